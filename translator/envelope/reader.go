@@ -1,0 +1,494 @@
+package envelope
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+)
+
+const (
+	// readBufferSize is the bufio buffer: large enough that header lines are
+	// usually returned in one piece, small enough for many concurrent readers.
+	readBufferSize = 32 << 10
+	// firstPayloadChunk is the most a length-delimited payload is given before
+	// its bytes arrive. Beyond it the buffer doubles as data is read, so a
+	// lying length costs at most twice what was actually sent.
+	firstPayloadChunk = 64 << 10
+)
+
+// Reader reads an envelope item by item from a stream. It is not safe for
+// concurrent use.
+type Reader struct {
+	src    *bufio.Reader
+	limits Limits
+	off    int64 // bytes consumed from src
+	// unread reports how many bytes the source still holds beyond src's
+	// buffer, when it can tell (bytes.Reader and friends); nil otherwise.
+	unread func() int
+
+	headerRead bool
+	header     Header
+	headerErr  error
+
+	items int   // item headers started so far
+	err   error // sticky: once the stream is out of step nothing after it can be trusted
+}
+
+// NewReader returns a Reader that reads the envelope from r within limits.
+func NewReader(r io.Reader, limits Limits) *Reader {
+	if limits.MaxHeaderBytes <= 0 {
+		limits.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	bufSize := readBufferSize
+	sized, ok := r.(interface{ Len() int })
+	if ok {
+		// A small in-memory envelope does not need the full buffer.
+		bufSize = min(max(sized.Len()+1, 512), readBufferSize)
+	}
+	rd := &Reader{src: bufio.NewReaderSize(r, bufSize), limits: limits}
+	if ok {
+		rd.unread = sized.Len
+	}
+	return rd
+}
+
+// Header reads and decodes the envelope header line. The first call reads it;
+// later calls return the same header or error. Next calls it implicitly.
+func (r *Reader) Header() (Header, error) {
+	if !r.headerRead {
+		r.headerRead = true
+		r.header, r.headerErr = r.readHeader()
+		if r.headerErr != nil {
+			r.err = r.headerErr
+		}
+	}
+	return r.header, r.headerErr
+}
+
+// Next returns the next item, or io.EOF when the envelope ended cleanly.
+//
+// An item over Limits.MaxItemBytes is returned with Oversized set and no
+// payload; the caller can reject that item and keep reading. Any error other
+// than io.EOF is final and returned again by later calls: a *SyntaxError, an
+// error wrapping ErrTooManyItems or ErrHeaderTooLarge, or an error of the
+// underlying reader (such as *http.MaxBytesError) wrapped with its position.
+func (r *Reader) Next() (Item, error) {
+	if _, err := r.Header(); err != nil {
+		return Item{}, err
+	}
+	if r.err != nil {
+		return Item{}, r.err
+	}
+	item, err := r.next()
+	if err != nil {
+		r.err = err
+	}
+	return item, err
+}
+
+// Parse reads a whole envelope held in memory. On error it returns the header
+// and the items read before the error.
+func Parse(data []byte, limits Limits) (Header, []Item, error) {
+	r := NewReader(bytes.NewReader(data), limits)
+	h, err := r.Header()
+	if err != nil {
+		return h, nil, err
+	}
+	var items []Item
+	for {
+		item, err := r.Next()
+		if err == io.EOF {
+			return h, items, nil
+		}
+		if err != nil {
+			return h, items, err
+		}
+		items = append(items, item)
+	}
+}
+
+func (r *Reader) readHeader() (Header, error) {
+	if _, err := r.skipSpace(); err != nil {
+		if err == io.EOF {
+			return Header{}, &SyntaxError{Offset: r.off, Item: -1, Msg: "missing envelope header", Err: io.ErrUnexpectedEOF}
+		}
+		return Header{}, r.readErr(-1, "envelope header", err)
+	}
+	start := r.off
+	line, _, err := r.readLine(-1)
+	if err != nil {
+		return Header{}, err
+	}
+	var h Header
+	err = decodeHeaderLine(line, start, -1, func(name string, value []byte) error {
+		var err error
+		switch name {
+		case "event_id":
+			h.EventID, err = stringValue(name, value)
+		case "dsn":
+			h.DSN, err = stringValue(name, value)
+		case "sent_at":
+			h.SentAt, err = stringValue(name, value)
+		case "sdk":
+			h.SDK = decodeSDK(value)
+		}
+		return err
+	})
+	if err != nil {
+		return Header{}, err
+	}
+	h.Raw = bytes.Clone(line)
+	return h, nil
+}
+
+// decodeSDK is lenient on purpose: Relay keeps "sdk" as an opaque value and
+// never rejects an envelope for its shape.
+func decodeSDK(raw []byte) *SDK {
+	if raw[0] != '{' {
+		return nil
+	}
+	var sdk SDK
+	_ = forEachMember(raw, func(key, value []byte) error {
+		switch memberName(key) {
+		case "name":
+			sdk.Name, _ = stringValue("name", value)
+		case "version":
+			sdk.Version, _ = stringValue("version", value)
+		}
+		return nil
+	})
+	return &sdk
+}
+
+func (r *Reader) next() (Item, error) {
+	skipped, err := r.skipSpace()
+	if err == io.EOF {
+		if skipped > 0 {
+			// Relay expects an item header after whitespace and fails the
+			// same way on an envelope ending in a blank line.
+			return Item{}, &SyntaxError{Offset: r.off, Item: r.items, Msg: "blank lines after the last item, expected an item header", Err: io.ErrUnexpectedEOF}
+		}
+		return Item{}, io.EOF
+	}
+	if err != nil {
+		return Item{}, r.readErr(r.items, "item header", err)
+	}
+	index := r.items
+	if r.limits.MaxItems > 0 && index >= r.limits.MaxItems {
+		return Item{}, fmt.Errorf("envelope: item %d at offset %d: %w (limit %d)", index, r.off, ErrTooManyItems, r.limits.MaxItems)
+	}
+	r.items++
+
+	start := r.off
+	line, atEOF, err := r.readLine(index)
+	if err != nil {
+		return Item{}, err
+	}
+	h, err := decodeItemHeader(line, start, index)
+	if err != nil {
+		return Item{}, err
+	}
+	item := Item{Header: h}
+	if h.Length >= 0 {
+		err = r.readSized(&item, index, atEOF)
+	} else {
+		err = r.readDelimited(&item, index, atEOF)
+	}
+	if err != nil {
+		return Item{}, err
+	}
+	return item, nil
+}
+
+// readSized reads a payload whose header gave its length, then the newline
+// (or end of input) that must follow it.
+func (r *Reader) readSized(item *Item, index int, atEOF bool) error {
+	n := item.Header.Length
+	if atEOF {
+		if n > 0 {
+			return r.truncated(index, n, 0)
+		}
+		item.Payload = []byte{}
+		return nil
+	}
+	if limit := r.limits.MaxItemBytes; limit > 0 && n > limit {
+		skipped, err := io.CopyN(io.Discard, r.src, n)
+		r.off += skipped
+		if err == io.EOF {
+			return r.truncated(index, n, skipped)
+		}
+		if err != nil {
+			return r.readErr(index, "payload", err)
+		}
+		item.Oversized = true
+		item.Size = n
+	} else {
+		payload, err := r.readN(index, n)
+		if err != nil {
+			return err
+		}
+		item.Payload = payload
+		item.Size = n
+	}
+
+	b, err := r.src.ReadByte()
+	switch {
+	case err == io.EOF:
+		return nil
+	case err != nil:
+		return r.readErr(index, "payload terminator", err)
+	case b != '\n':
+		return &SyntaxError{Offset: r.off, Item: index, Msg: fmt.Sprintf("length says %d but the payload is followed by %q instead of a newline", n, b)}
+	}
+	r.off++
+	return nil
+}
+
+// readN reads exactly n payload bytes. The buffer is sized by what the
+// source is known to hold, or else grows as bytes arrive: never by the claim
+// alone.
+func (r *Reader) readN(index int, n int64) ([]byte, error) {
+	size := min(n, firstPayloadChunk)
+	if r.unread != nil {
+		size = min(n, int64(r.src.Buffered()+r.unread()))
+	}
+	buf := make([]byte, 0, size)
+	for int64(len(buf)) < n {
+		if len(buf) == cap(buf) {
+			grown := make([]byte, len(buf), min(n, max(2*int64(cap(buf)), firstPayloadChunk)))
+			copy(grown, buf)
+			buf = grown
+		}
+		m, err := r.src.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		r.off += int64(m)
+		if err == io.EOF {
+			if int64(len(buf)) < n {
+				return nil, r.truncated(index, n, int64(len(buf)))
+			}
+			break
+		}
+		if err != nil {
+			return nil, r.readErr(index, "payload", err)
+		}
+	}
+	return buf, nil
+}
+
+// readDelimited reads a payload without a length: everything up to the next
+// newline or the end of input. Over the item limit it keeps counting but
+// stops storing.
+func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
+	if atEOF {
+		item.Payload = []byte{}
+		return nil
+	}
+	limit := r.limits.MaxItemBytes
+	var payload []byte
+	var size int64
+	for {
+		chunk, err := r.src.ReadSlice('\n')
+		r.off += int64(len(chunk))
+		if err == nil {
+			chunk = chunk[:len(chunk)-1]
+		}
+		size += int64(len(chunk))
+		if !item.Oversized {
+			if limit > 0 && size > limit {
+				item.Oversized = true
+				payload = nil
+			} else {
+				payload = appendDoubling(payload, chunk)
+			}
+		}
+		if err == nil || err == io.EOF {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			return r.readErr(index, "payload", err)
+		}
+	}
+	if !item.Oversized && payload == nil {
+		payload = []byte{}
+	}
+	item.Payload = payload
+	item.Size = size
+	return nil
+}
+
+// readLine returns the next header line without its newline, and whether the
+// input ended instead of a newline. The line may alias the read buffer and is
+// valid until the next read.
+func (r *Reader) readLine(index int) ([]byte, bool, error) {
+	start := r.off
+	limit := r.limits.MaxHeaderBytes
+	var long []byte // only for lines longer than the read buffer
+	for {
+		chunk, err := r.src.ReadSlice('\n')
+		r.off += int64(len(chunk))
+		switch err {
+		case nil:
+			chunk = chunk[:len(chunk)-1]
+		case io.EOF:
+		case bufio.ErrBufferFull:
+			if len(long)+len(chunk) > limit {
+				return nil, false, r.headerTooLarge(index, start)
+			}
+			long = append(long, chunk...)
+			continue
+		default:
+			what := "item header"
+			if index < 0 {
+				what = "envelope header"
+			}
+			return nil, false, r.readErr(index, what, err)
+		}
+		if len(long)+len(chunk) > limit {
+			return nil, false, r.headerTooLarge(index, start)
+		}
+		if long != nil {
+			chunk = append(long, chunk...)
+		}
+		return chunk, err == io.EOF, nil
+	}
+}
+
+// skipSpace consumes the JSON whitespace Relay's parser skips before a
+// header and reports how many bytes it skipped.
+func (r *Reader) skipSpace() (int, error) {
+	n := 0
+	for {
+		b, err := r.src.ReadByte()
+		if err != nil {
+			return n, err
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			return n, r.src.UnreadByte()
+		}
+		r.off++
+		n++
+	}
+}
+
+func (r *Reader) truncated(index int, length, got int64) error {
+	return &SyntaxError{
+		Offset: r.off,
+		Item:   index,
+		Msg:    fmt.Sprintf("length says %d but only %d bytes remain", length, got),
+		Err:    io.ErrUnexpectedEOF,
+	}
+}
+
+func (r *Reader) headerTooLarge(index int, start int64) error {
+	what := fmt.Sprintf("item %d header", index)
+	if index < 0 {
+		what = "envelope header"
+	}
+	return fmt.Errorf("envelope: %s at offset %d is longer than %d bytes: %w", what, start, r.limits.MaxHeaderBytes, ErrHeaderTooLarge)
+}
+
+// readErr wraps a failure of the underlying reader (a body size limit, a
+// broken gzip stream, a closed connection) with where it happened.
+func (r *Reader) readErr(index int, what string, err error) error {
+	if index < 0 {
+		return fmt.Errorf("envelope: reading %s at offset %d: %w", what, r.off, err)
+	}
+	return fmt.Errorf("envelope: item %d: reading %s at offset %d: %w", index, what, r.off, err)
+}
+
+// decodeHeaderLine checks that line is exactly one JSON object, as Relay
+// requires, and passes its members to fn.
+func decodeHeaderLine(line []byte, start int64, index int, fn func(name string, value []byte) error) error {
+	what := "item header"
+	if index < 0 {
+		what = "envelope header"
+	}
+	if len(line) == 0 || line[0] != '{' {
+		return &SyntaxError{Offset: start, Item: index, Msg: what + " is not a JSON object"}
+	}
+	// json.Valid allows trailing whitespace, Relay does not: a valid object
+	// followed by stray bytes gets a precise message ("\r" is the common
+	// case, CRLF line endings).
+	if trimmed := bytes.TrimRight(line, " \t\r"); len(trimmed) < len(line) && json.Valid(trimmed) {
+		return &SyntaxError{
+			Offset: start + int64(len(trimmed)),
+			Item:   index,
+			Msg:    fmt.Sprintf("%s is followed by %q instead of a newline", what, line[len(trimmed)]),
+		}
+	}
+	if !json.Valid(line) {
+		// Unmarshal only to describe the problem.
+		err := json.Unmarshal(line, new(json.RawMessage))
+		offset := start
+		var jerr *json.SyntaxError
+		if errors.As(err, &jerr) {
+			offset += jerr.Offset
+		}
+		return &SyntaxError{Offset: offset, Item: index, Msg: what + " is not valid JSON", Err: err}
+	}
+	err := forEachMember(line, func(key, value []byte) error {
+		return fn(memberName(key), value)
+	})
+	if err != nil {
+		return &SyntaxError{Offset: start, Item: index, Msg: err.Error()}
+	}
+	return nil
+}
+
+func decodeItemHeader(line []byte, start int64, index int) (ItemHeader, error) {
+	h := ItemHeader{Length: -1}
+	err := decodeHeaderLine(line, start, index, func(name string, value []byte) error {
+		var err error
+		switch name {
+		case "type":
+			h.Type, err = stringValue(name, value)
+		case "content_type":
+			h.ContentType, err = stringValue(name, value)
+		case "filename":
+			h.Filename, err = stringValue(name, value)
+		case "platform":
+			h.Platform, err = stringValue(name, value)
+		case "length":
+			h.Length, err = lengthValue(value)
+		}
+		return err
+	})
+	if err != nil {
+		return ItemHeader{}, err
+	}
+	if h.Type == "" {
+		return ItemHeader{}, &SyntaxError{Offset: start, Item: index, Msg: `item header has no "type"`}
+	}
+	h.Raw = bytes.Clone(line)
+	return h, nil
+}
+
+// lengthValue decodes "length": a non-negative integer, or null for absent.
+func lengthValue(raw []byte) (int64, error) {
+	if raw[0] == 'n' {
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf(`"length" %s is not an integer byte count`, snippet(raw))
+	}
+	if n < 0 {
+		return 0, fmt.Errorf(`"length" %d is negative`, n)
+	}
+	return n, nil
+}
+
+// appendDoubling is append with a doubling growth policy: append grows large
+// slices by only 1.25×, which copies a multi-megabyte payload many times.
+func appendDoubling(dst, src []byte) []byte {
+	if need := len(dst) + len(src); need > cap(dst) {
+		grown := make([]byte, len(dst), max(need, 2*cap(dst), 512))
+		copy(grown, dst)
+		dst = grown
+	}
+	return append(dst, src...)
+}

@@ -1,0 +1,115 @@
+// Package sentryhttp holds the pieces of Sentry's HTTP ingestion protocol that
+// both ends of this project need: DSNs and the envelope endpoint they name,
+// the auth header and its other forms, and the rate limits Sentry answers
+// with. The rules follow Relay, Sentry's ingestion server.
+package sentryhttp
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+)
+
+// ProtocolVersion is the sentry_version this project speaks and sends.
+const ProtocolVersion = "7"
+
+// DSN is a parsed Sentry DSN:
+//
+//	{scheme}://{public_key}[:{secret_key}]@{host}[:{port}]{path}/{project_id}
+type DSN struct {
+	Scheme    string // "http" or "https"
+	PublicKey string
+	SecretKey string // legacy; empty in current DSNs
+	Host      string // host and optional port as in the DSN, IPv6 literals in brackets
+	Path      string // prefix before the project id, without a trailing slash ("" or "/sentry")
+	ProjectID string // decimal digits
+}
+
+// ParseDSN parses a DSN. A query or fragment is ignored, as the SDKs do.
+// Errors never quote the DSN: it holds a key.
+func ParseDSN(s string) (DSN, error) {
+	if strings.TrimSpace(s) == "" {
+		return DSN{}, errors.New("sentry dsn: empty")
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		// url.Error quotes the whole input, key included: keep only the cause.
+		var uerr *url.Error
+		if errors.As(err, &uerr) {
+			err = uerr.Err
+		}
+		return DSN{}, fmt.Errorf("sentry dsn: not a URL: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return DSN{}, fmt.Errorf("sentry dsn: scheme %q is not http or https", u.Scheme)
+	}
+	if u.Opaque != "" {
+		return DSN{}, errors.New("sentry dsn: missing // after the scheme")
+	}
+	if u.User == nil || u.User.Username() == "" {
+		return DSN{}, errors.New("sentry dsn: missing public key (the part before @)")
+	}
+	if u.Hostname() == "" {
+		return DSN{}, errors.New("sentry dsn: missing host")
+	}
+	path := u.EscapedPath()
+	slash := strings.LastIndexByte(path, '/')
+	if slash < 0 || slash == len(path)-1 {
+		return DSN{}, errors.New("sentry dsn: missing project id (the last path segment)")
+	}
+	projectID := path[slash+1:]
+	if !isDigits(projectID) {
+		return DSN{}, fmt.Errorf("sentry dsn: project id %q is not a number", projectID)
+	}
+	secret, _ := u.User.Password()
+	return DSN{
+		Scheme:    u.Scheme,
+		PublicKey: u.User.Username(),
+		SecretKey: secret,
+		Host:      u.Host,
+		Path:      path[:slash],
+		ProjectID: projectID,
+	}, nil
+}
+
+// EnvelopeURL returns the endpoint envelopes for this DSN are posted to:
+// {scheme}://{host}{path}/api/{project_id}/envelope/.
+func (d DSN) EnvelopeURL() string {
+	return d.Scheme + "://" + d.Host + d.Path + "/api/" + d.ProjectID + "/envelope/"
+}
+
+// String returns the DSN redacted for logs: no secret key, and the public
+// key cut to a prefix that identifies it to a human without disclosing it,
+// as in "https://abcd…@o1.ingest.sentry.io/42". The zero DSN is "".
+func (d DSN) String() string {
+	if d == (DSN{}) {
+		return ""
+	}
+	return d.Scheme + "://" + shortKey(d.PublicKey) + "@" + d.Host + d.Path + "/" + d.ProjectID
+}
+
+// shortKey keeps at most 4 leading characters, and never more than half of
+// a short key, so the whole key is never shown.
+func shortKey(key string) string {
+	keep := min(4, utf8.RuneCountInString(key)/2)
+	i := 0
+	for range keep {
+		_, size := utf8.DecodeRuneInString(key[i:])
+		i += size
+	}
+	return key[:i] + "…"
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
