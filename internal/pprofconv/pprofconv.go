@@ -1,0 +1,393 @@
+// Package pprofconv converts OTLP profiles (pdata pprofile) into the pprof
+// format of github.com/google/pprof/profile, so that `go tool pprof` and the
+// rest of the pprof ecosystem can read what the collector produced.
+//
+// The conversion is strict about references: every index into the
+// ProfilesDictionary is bounds-checked and a bad one is reported as an error
+// naming the table, the index and the record that holds it. Malformed input
+// never panics.
+package pprofconv
+
+import (
+	"fmt"
+
+	"github.com/google/pprof/profile"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// Sample labels that carry a sample's link. OTLP links are not attributes, so
+// no semantic-convention key exists for them; these names match what
+// trace-aware pprof tooling (Pyroscope, Go's runtime/pprof labels) looks for.
+const (
+	labelTraceID = "trace_id"
+	labelSpanID  = "span_id"
+)
+
+// Build-id attributes of a mapping, in order of preference: the GNU build id
+// is what symbol servers index, the Go one what `go tool pprof` prints, and
+// the htlhash is a profiler-computed fallback.
+var buildIDKeys = [...]string{
+	string(semconv.ProcessExecutableBuildIDGNUKey),
+	string(semconv.ProcessExecutableBuildIDGoKey),
+	string(semconv.ProcessExecutableBuildIDHtlhashKey),
+}
+
+// Convert returns one pprof profile per pprofile.Profile in pd, in the order
+// they appear under ResourceProfiles and ScopeProfiles. Each result holds only
+// the functions, locations and mappings its own samples use, and passes
+// CheckValid.
+//
+// Sample values: a sample with values contributes their sum (a Profile has a
+// single sample type; several values are per-timestamp observations of it); a
+// sample with timestamps and no values counts 1 per timestamp; a sample with
+// neither counts 1.
+//
+// Index 0 of the mapping, attribute and link tables is the "absent" entry
+// defined by OTLP: references to it are treated as no mapping, no attribute,
+// no link. Every other reference, including index 0 of the other tables, is
+// resolved as written.
+//
+// Resource and profile attributes, which pprof has no place for, become
+// "key=value" comments.
+func Convert(pd pprofile.Profiles) ([]*profile.Profile, error) {
+	dict := pd.Dictionary()
+	var out []*profile.Profile
+	for ri, rp := range pd.ResourceProfiles().All() {
+		for si, sp := range rp.ScopeProfiles().All() {
+			for pi, p := range sp.Profiles().All() {
+				c := newConverter(dict)
+				pp, err := c.convert(rp.Resource(), p)
+				if err != nil {
+					return nil, fmt.Errorf("resource %d scope %d profile %d: %w", ri, si, pi, err)
+				}
+				out = append(out, pp)
+			}
+		}
+	}
+	return out, nil
+}
+
+// converter builds one pprof profile. Its maps are keyed by dictionary index
+// so that a location or function shared by many stacks is converted once and
+// the pprof tables stay deduplicated the way the dictionary was.
+type converter struct {
+	dict      pprofile.ProfilesDictionary
+	strings   pcommon.StringSlice
+	out       *profile.Profile
+	locations map[int32]*profile.Location
+	functions map[int32]*profile.Function
+	mappings  map[int32]*profile.Mapping
+	stacks    map[int32][]*profile.Location
+}
+
+func newConverter(dict pprofile.ProfilesDictionary) *converter {
+	return &converter{
+		dict:      dict,
+		strings:   dict.StringTable(),
+		out:       &profile.Profile{},
+		locations: make(map[int32]*profile.Location),
+		functions: make(map[int32]*profile.Function),
+		mappings:  make(map[int32]*profile.Mapping),
+		stacks:    make(map[int32][]*profile.Location),
+	}
+}
+
+func (c *converter) convert(res pcommon.Resource, p pprofile.Profile) (*profile.Profile, error) {
+	// Profile.sample_type
+	st, err := c.valueType(p.SampleType())
+	if err != nil {
+		return nil, fmt.Errorf("sample_type: %w", err)
+	}
+	c.out.SampleType = []*profile.ValueType{st}
+
+	// Profile.period_type, Profile.period
+	pt, err := c.valueType(p.PeriodType())
+	if err != nil {
+		return nil, fmt.Errorf("period_type: %w", err)
+	}
+	if pt.Type != "" || pt.Unit != "" {
+		c.out.PeriodType = pt
+	}
+	c.out.Period = p.Period()
+
+	// Profile.time_unix_nano, Profile.duration_nano
+	c.out.TimeNanos = int64(p.Time())
+	c.out.DurationNanos = int64(p.DurationNano())
+
+	// Resource.attributes, Profile.attribute_indices
+	for k, v := range res.Attributes().All() {
+		c.out.Comments = append(c.out.Comments, k+"="+v.AsString())
+	}
+	for i, idx := range p.AttributeIndices().All() {
+		key, val, ok, err := c.attribute(idx)
+		if err != nil {
+			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
+		}
+		if ok {
+			c.out.Comments = append(c.out.Comments, key+"="+val.AsString())
+		}
+	}
+
+	// Profile.samples
+	c.out.Sample = make([]*profile.Sample, 0, p.Samples().Len())
+	for i, s := range p.Samples().All() {
+		ps, err := c.sample(s)
+		if err != nil {
+			return nil, fmt.Errorf("sample %d: %w", i, err)
+		}
+		c.out.Sample = append(c.out.Sample, ps)
+	}
+	return c.out, nil
+}
+
+func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
+	ps := &profile.Sample{Value: []int64{sampleValue(s)}}
+
+	// Sample.stack_index
+	locs, err := c.stack(s.StackIndex())
+	if err != nil {
+		return nil, err
+	}
+	ps.Location = locs
+
+	// Sample.attribute_indices
+	for i, idx := range s.AttributeIndices().All() {
+		key, val, ok, err := c.attribute(idx)
+		if err != nil {
+			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
+		}
+		if !ok {
+			continue
+		}
+		if val.Type() == pcommon.ValueTypeInt {
+			if ps.NumLabel == nil {
+				ps.NumLabel = make(map[string][]int64)
+			}
+			ps.NumLabel[key] = append(ps.NumLabel[key], val.Int())
+			continue
+		}
+		if ps.Label == nil {
+			ps.Label = make(map[string][]string)
+		}
+		ps.Label[key] = append(ps.Label[key], val.AsString())
+	}
+
+	// Sample.link_index
+	if li := s.LinkIndex(); li != 0 {
+		links := c.dict.LinkTable()
+		if li < 0 || int(li) >= links.Len() {
+			return nil, fmt.Errorf("link_index %d out of range [0, %d)", li, links.Len())
+		}
+		link := links.At(int(li))
+		if ps.Label == nil {
+			ps.Label = make(map[string][]string)
+		}
+		if tid := link.TraceID(); !tid.IsEmpty() {
+			ps.Label[labelTraceID] = append(ps.Label[labelTraceID], tid.String())
+		}
+		if sid := link.SpanID(); !sid.IsEmpty() {
+			ps.Label[labelSpanID] = append(ps.Label[labelSpanID], sid.String())
+		}
+	}
+	return ps, nil
+}
+
+// sampleValue is the pprof value of one OTLP sample; see Convert.
+func sampleValue(s pprofile.Sample) int64 {
+	if vals := s.Values(); vals.Len() > 0 {
+		var sum int64
+		for _, v := range vals.All() {
+			sum += v
+		}
+		return sum
+	}
+	if n := s.TimestampsUnixNano().Len(); n > 0 {
+		return int64(n)
+	}
+	return 1
+}
+
+func (c *converter) stack(idx int32) ([]*profile.Location, error) {
+	if locs, ok := c.stacks[idx]; ok {
+		return locs, nil
+	}
+	stacks := c.dict.StackTable()
+	if idx < 0 || int(idx) >= stacks.Len() {
+		return nil, fmt.Errorf("stack_index %d out of range [0, %d)", idx, stacks.Len())
+	}
+	indices := stacks.At(int(idx)).LocationIndices()
+	locs := make([]*profile.Location, 0, indices.Len())
+	for i, li := range indices.All() {
+		loc, err := c.location(li)
+		if err != nil {
+			return nil, fmt.Errorf("stack %d location_indices[%d]: %w", idx, i, err)
+		}
+		locs = append(locs, loc)
+	}
+	c.stacks[idx] = locs
+	return locs, nil
+}
+
+func (c *converter) location(idx int32) (*profile.Location, error) {
+	if loc, ok := c.locations[idx]; ok {
+		return loc, nil
+	}
+	table := c.dict.LocationTable()
+	if idx < 0 || int(idx) >= table.Len() {
+		return nil, fmt.Errorf("location index %d out of range [0, %d)", idx, table.Len())
+	}
+	l := table.At(int(idx))
+	loc := &profile.Location{
+		ID:      uint64(len(c.out.Location) + 1),
+		Address: l.Address(),
+	}
+
+	// Location.mapping_index
+	if mi := l.MappingIndex(); mi != 0 {
+		m, err := c.mapping(mi)
+		if err != nil {
+			return nil, fmt.Errorf("location %d: %w", idx, err)
+		}
+		loc.Mapping = m
+	}
+
+	// Location.lines: OTLP lists inlined frames callee first, as pprof does.
+	loc.Line = make([]profile.Line, 0, l.Lines().Len())
+	for i, ln := range l.Lines().All() {
+		fn, err := c.function(ln.FunctionIndex())
+		if err != nil {
+			return nil, fmt.Errorf("location %d line %d: %w", idx, i, err)
+		}
+		loc.Line = append(loc.Line, profile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
+		if m := loc.Mapping; m != nil {
+			// pprof asks a symbolizer only for mappings that lack these.
+			m.HasFunctions = m.HasFunctions || fn.Name != ""
+			m.HasFilenames = m.HasFilenames || fn.Filename != ""
+			m.HasLineNumbers = m.HasLineNumbers || ln.Line() != 0
+			m.HasInlineFrames = m.HasInlineFrames || i > 0
+		}
+	}
+	c.out.Location = append(c.out.Location, loc)
+	c.locations[idx] = loc
+	return loc, nil
+}
+
+func (c *converter) function(idx int32) (*profile.Function, error) {
+	if fn, ok := c.functions[idx]; ok {
+		return fn, nil
+	}
+	table := c.dict.FunctionTable()
+	if idx < 0 || int(idx) >= table.Len() {
+		return nil, fmt.Errorf("function_index %d out of range [0, %d)", idx, table.Len())
+	}
+	f := table.At(int(idx))
+	name, err := c.str(f.NameStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("function %d name: %w", idx, err)
+	}
+	system, err := c.str(f.SystemNameStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("function %d system_name: %w", idx, err)
+	}
+	file, err := c.str(f.FilenameStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("function %d filename: %w", idx, err)
+	}
+	fn := &profile.Function{
+		ID:         uint64(len(c.out.Function) + 1),
+		Name:       name,
+		SystemName: system,
+		Filename:   file,
+		StartLine:  f.StartLine(),
+	}
+	c.out.Function = append(c.out.Function, fn)
+	c.functions[idx] = fn
+	return fn, nil
+}
+
+func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
+	if m, ok := c.mappings[idx]; ok {
+		return m, nil
+	}
+	table := c.dict.MappingTable()
+	if idx < 0 || int(idx) >= table.Len() {
+		return nil, fmt.Errorf("mapping_index %d out of range [0, %d)", idx, table.Len())
+	}
+	pm := table.At(int(idx))
+	file, err := c.str(pm.FilenameStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("mapping %d filename: %w", idx, err)
+	}
+	m := &profile.Mapping{
+		ID:     uint64(len(c.out.Mapping) + 1),
+		Start:  pm.MemoryStart(),
+		Limit:  pm.MemoryLimit(),
+		Offset: pm.FileOffset(),
+		File:   file,
+	}
+
+	// Mapping.attribute_indices: only the build id has a pprof field.
+	attrs := make(map[string]string, pm.AttributeIndices().Len())
+	for i, ai := range pm.AttributeIndices().All() {
+		key, val, ok, err := c.attribute(ai)
+		if err != nil {
+			return nil, fmt.Errorf("mapping %d attribute_indices[%d]: %w", idx, i, err)
+		}
+		if ok {
+			attrs[key] = val.AsString()
+		}
+	}
+	for _, k := range buildIDKeys {
+		if v, ok := attrs[k]; ok && v != "" {
+			m.BuildID = v
+			break
+		}
+	}
+	c.out.Mapping = append(c.out.Mapping, m)
+	c.mappings[idx] = m
+	return m, nil
+}
+
+// attribute resolves an attribute_table reference. ok is false for index 0,
+// the table's reserved empty entry.
+func (c *converter) attribute(idx int32) (key string, val pcommon.Value, ok bool, err error) {
+	if idx == 0 {
+		return "", pcommon.Value{}, false, nil
+	}
+	table := c.dict.AttributeTable()
+	if idx < 0 || int(idx) >= table.Len() {
+		return "", pcommon.Value{}, false, fmt.Errorf("attribute index %d out of range [0, %d)", idx, table.Len())
+	}
+	kv := table.At(int(idx))
+	key, err = c.str(kv.KeyStrindex())
+	if err != nil {
+		return "", pcommon.Value{}, false, fmt.Errorf("attribute %d key: %w", idx, err)
+	}
+	return key, kv.Value(), true, nil
+}
+
+func (c *converter) valueType(vt pprofile.ValueType) (*profile.ValueType, error) {
+	typ, err := c.str(vt.TypeStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("type: %w", err)
+	}
+	unit, err := c.str(vt.UnitStrindex())
+	if err != nil {
+		return nil, fmt.Errorf("unit: %w", err)
+	}
+	return &profile.ValueType{Type: typ, Unit: unit}, nil
+}
+
+func (c *converter) str(idx int32) (string, error) {
+	if idx < 0 || int(idx) >= c.strings.Len() {
+		// An empty string table with index 0 is a producer that did not seed
+		// the reserved "" entry; 0 still means the empty string.
+		if idx == 0 {
+			return "", nil
+		}
+		return "", fmt.Errorf("string index %d out of range [0, %d)", idx, c.strings.Len())
+	}
+	return c.strings.At(int(idx)), nil
+}

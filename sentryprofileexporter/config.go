@@ -1,0 +1,105 @@
+package sentryprofileexporter // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter"
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+)
+
+// Config is the configuration of the sentryprofile exporter.
+//
+// The HTTP client settings are squashed into the top level like in every
+// collector HTTP exporter, with one difference: `endpoint` is not used,
+// because the Sentry envelope URL is derived from the DSN of each resource.
+// `timeout` is the HTTP client's per-request timeout (as in otlphttp); the
+// exporterhelper timeout is not configured separately because both would
+// claim the same key.
+type Config struct {
+	// ClientConfig is a named field, not an embedded one: embedding would
+	// promote its Unmarshal method to Config and hide every other key.
+	ClientConfig confighttp.ClientConfig `mapstructure:",squash"`
+
+	QueueConfig configoptional.Optional[exporterhelper.QueueBatchConfig] `mapstructure:"sending_queue"`
+	RetryConfig configretry.BackOffConfig                                `mapstructure:"retry_on_failure"`
+
+	// DSN is the Sentry project DSN that receives every resource that routing
+	// does not send elsewhere. It carries the project's key, so it is opaque.
+	DSN configopaque.String `mapstructure:"dsn"`
+
+	// Routing sends resources to other projects by one resource attribute.
+	Routing RoutingConfig `mapstructure:"routing"`
+
+	// Platform is the Sentry platform written into a chunk when none can be
+	// derived from the profile's resource.
+	Platform string `mapstructure:"platform"`
+
+	// SampleRateHz is the rate used to spread aggregated samples (one value
+	// standing for many observations) over the profile's time range.
+	SampleRateHz float64 `mapstructure:"sample_rate_hz"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// RoutingConfig picks a DSN per resource from the value of a resource
+// attribute; resources whose value is not listed go to Config.DSN.
+type RoutingConfig struct {
+	// Attribute is the resource attribute whose string value selects the DSN.
+	Attribute string `mapstructure:"attribute"`
+	// DSNs maps an attribute value to the DSN of the project receiving it.
+	DSNs map[string]configopaque.String `mapstructure:"dsns"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var _ component.Config = (*Config)(nil)
+
+// Validate reports every configuration problem. Errors about a DSN never
+// contain the DSN itself (sentryhttp.ParseDSN does not quote it): it carries
+// the project key.
+func (cfg *Config) Validate() error {
+	var errs []error
+	if cfg.ClientConfig.Endpoint != "" {
+		errs = append(errs, errors.New("endpoint: not used by this exporter, the Sentry envelope URL is derived from the DSN; set dsn instead"))
+	}
+	if cfg.DSN == "" && len(cfg.Routing.DSNs) == 0 {
+		errs = append(errs, errors.New("dsn: required (or routing::dsns for every resource)"))
+	}
+	if cfg.DSN != "" {
+		if _, err := sentryhttp.ParseDSN(string(cfg.DSN)); err != nil {
+			errs = append(errs, fmt.Errorf("dsn: %w", err))
+		}
+	}
+	if len(cfg.Routing.DSNs) > 0 && cfg.Routing.Attribute == "" {
+		errs = append(errs, errors.New("routing::attribute: required when routing::dsns is set"))
+	}
+	// Sorted so that the same configuration always reports the same error.
+	values := make([]string, 0, len(cfg.Routing.DSNs))
+	for v := range cfg.Routing.DSNs {
+		values = append(values, v)
+	}
+	sort.Strings(values)
+	for _, v := range values {
+		if _, err := sentryhttp.ParseDSN(string(cfg.Routing.DSNs[v])); err != nil {
+			errs = append(errs, fmt.Errorf("routing::dsns::%s: %w", v, err))
+		}
+	}
+	if cfg.Platform == "" {
+		errs = append(errs, errors.New("platform: must not be empty"))
+	}
+	if !(cfg.SampleRateHz > 0) || math.IsInf(cfg.SampleRateHz, 0) {
+		errs = append(errs, fmt.Errorf("sample_rate_hz: must be a positive number, got %v", cfg.SampleRateHz))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,126 @@
+package sentryprofileexporter // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter"
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+)
+
+const (
+	itemTypeProfileChunk = "profile_chunk"
+
+	// maxItemBytes is Relay's limit for one profile item; a larger chunk is
+	// rejected by Sentry, so it is dropped here with the reason Relay uses.
+	maxItemBytes = 50 << 20
+	// maxEnvelopeBytes keeps an envelope well under Relay's 200 MiB limit on
+	// a decompressed envelope, and a request to a size proxies accept.
+	maxEnvelopeBytes = 20 << 20
+)
+
+// encodedChunk is one chunk serialized as a `profile_chunk` item payload.
+type encodedChunk struct {
+	chunkID  string
+	platform string
+	payload  []byte
+}
+
+// envelopeBatch is the chunks of one resource that travel in one envelope.
+// All of them belong to one rate-limit category: Relay answers 429 only when
+// every item of an envelope is limited and silently drops the limited items
+// otherwise, so mixing categories could lose data behind a 200.
+type envelopeBatch struct {
+	category string
+	chunks   []encodedChunk
+	size     int
+}
+
+// categoryOf is the data category Relay counts a profile chunk in, decided by
+// the `platform` item header (relay-profiling ProfileType::from_platform).
+func categoryOf(platform string) string {
+	switch platform {
+	case "cocoa", "android", "javascript":
+		return sentryhttp.CategoryProfileChunkUI
+	default:
+		return sentryhttp.CategoryProfileChunk
+	}
+}
+
+// groupByCategory splits the chunks of one resource into envelopes: one or
+// more per category, in the order the categories first appear.
+func groupByCategory(chunks []encodedChunk) []envelopeBatch {
+	var batches []envelopeBatch
+	open := map[string]int{} // category → index of its last batch
+	for _, c := range chunks {
+		cat := categoryOf(c.platform)
+		i, ok := open[cat]
+		if !ok || batches[i].size+len(c.payload) > maxEnvelopeBytes {
+			batches = append(batches, envelopeBatch{category: cat})
+			i = len(batches) - 1
+			open[cat] = i
+		}
+		batches[i].chunks = append(batches[i].chunks, c)
+		batches[i].size += len(c.payload)
+	}
+	return batches
+}
+
+// envelopeSDK names this exporter in the envelope header, as an SDK would.
+type envelopeSDK struct {
+	name, version string
+}
+
+// encodeEnvelope writes the envelope of a batch:
+//
+//	{"event_id":…,"sent_at":…,"dsn":…,"sdk":{…}}
+//	{"type":"profile_chunk","length":N,"platform":…}
+//	<chunk JSON>
+func encodeEnvelope(b envelopeBatch, p *project, sdk envelopeSDK, now time.Time) []byte {
+	h := envelope.Header{
+		EventID: eventIDOf(b.chunks),
+		DSN:     p.envelopeDSN,
+		SentAt:  now.UTC().Format(time.RFC3339),
+		SDK:     &envelope.SDK{Name: sdk.name, Version: sdk.version},
+	}
+	buf := make([]byte, 0, b.size+256*(len(b.chunks)+1))
+	buf = append(h.AppendJSON(buf), '\n')
+	for _, c := range b.chunks {
+		buf = envelope.AppendItem(buf, envelope.ItemHeader{
+			Type:     itemTypeProfileChunk,
+			Length:   int64(len(c.payload)),
+			Platform: c.platform,
+		}, c.payload)
+	}
+	return buf
+}
+
+// eventIDOf is the envelope `event_id`: the chunk id when the envelope holds a
+// single chunk (so Sentry's answer names the chunk), a fresh id otherwise.
+func eventIDOf(chunks []encodedChunk) string {
+	if len(chunks) == 1 && isHex32(chunks[0].chunkID) {
+		return chunks[0].chunkID
+	}
+	return newEventID()
+}
+
+func newEventID() string {
+	var id [16]byte
+	// crypto/rand.Read never returns an error (Go 1.24+).
+	_, _ = rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}
+
+func isHex32(s string) bool {
+	if len(s) != 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

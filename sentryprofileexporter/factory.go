@@ -1,0 +1,70 @@
+package sentryprofileexporter // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter"
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/configcompression"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/config/configretry"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/exporter"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exporterhelper/xexporterhelper"
+	"go.opentelemetry.io/collector/exporter/xexporter"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadata"
+)
+
+const (
+	// defaultPlatform is Sentry's platform for natively compiled code, the
+	// usual source of profiles that carry no language (eBPF, pprof).
+	defaultPlatform = "native"
+	// defaultSampleRateHz is the rate Sentry SDKs sample at (profiles spec).
+	defaultSampleRateHz = 101
+)
+
+// NewFactory returns the factory of the sentryprofile exporter.
+func NewFactory() xexporter.Factory {
+	return xexporter.NewFactory(
+		metadata.Type,
+		createDefaultConfig,
+		xexporter.WithProfiles(createProfiles, metadata.ProfilesStability),
+	)
+}
+
+func createDefaultConfig() component.Config {
+	client := confighttp.NewDefaultClientConfig()
+	client.Timeout = 30 * time.Second
+	client.Compression = configcompression.TypeGzip
+	return &Config{
+		ClientConfig: client,
+		QueueConfig:  configoptional.Some(exporterhelper.NewDefaultQueueConfig()),
+		RetryConfig:  configretry.NewDefaultBackOffConfig(),
+		Routing: RoutingConfig{
+			Attribute: string(semconv.ServiceNameKey),
+		},
+		Platform:     defaultPlatform,
+		SampleRateHz: defaultSampleRateHz,
+	}
+}
+
+func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
+	c := cfg.(*Config)
+	exp, err := newExporter(c, set)
+	if err != nil {
+		return nil, err
+	}
+	return xexporterhelper.NewProfiles(ctx, set, cfg, exp.pushProfiles,
+		exporterhelper.WithStart(exp.start),
+		exporterhelper.WithShutdown(exp.shutdown),
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		// The HTTP client's timeout bounds every request (see Config).
+		exporterhelper.WithTimeout(exporterhelper.TimeoutConfig{Timeout: 0}),
+		exporterhelper.WithRetry(c.RetryConfig),
+		exporterhelper.WithQueue(c.QueueConfig),
+	)
+}

@@ -1,0 +1,226 @@
+package translator
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// Attribute keys for Sentry fields that have no semantic convention. Fields
+// that do have one use the semconv constants directly; README.md lists both.
+//
+// Resource attributes (one resource per profile item).
+const (
+	attrPlatform             = "sentry.platform"
+	attrProjectID            = "sentry.project.id"
+	attrProfilerID           = "sentry.profiler_id"
+	attrChunkID              = "sentry.chunk_id"
+	attrEventID              = "sentry.event_id"
+	attrDist                 = "sentry.dist"
+	attrDeviceIsEmulator     = "sentry.device.is_emulator"
+	attrDeviceLocale         = "sentry.device.locale"
+	attrDeviceClassification = "sentry.device.classification"
+	attrTransactionName      = "sentry.transaction.name"
+	attrTransactionID        = "sentry.transaction.id"
+	attrTransactionTraceID   = "sentry.transaction.trace_id"
+)
+
+// Profile attributes: the per-item collections OTLP has no place for. They are
+// structured values (maps and arrays) so that the exporter can rebuild them
+// exactly.
+const (
+	attrTransactions   = "sentry.transactions"
+	attrThreadMetadata = "sentry.thread_metadata"
+	attrQueueMetadata  = "sentry.queue_metadata"
+	attrDebugImages    = "sentry.debug_meta.images"
+	attrMeasurements   = "sentry.measurements"
+)
+
+// Sample attributes: the thread a sample ran on, besides semconv thread.id and
+// thread.name.
+const (
+	// attrThreadID holds the Sentry thread id verbatim when it is not a
+	// canonical decimal integer (cocoa sends hex addresses); thread.id, an
+	// integer in semconv, cannot carry it exactly.
+	attrThreadID       = "sentry.thread.id"
+	attrThreadPriority = "sentry.thread.priority"
+	attrThreadActive   = "sentry.thread.active"
+	attrThreadState    = "sentry.thread.state"
+	attrQueueAddress   = "sentry.queue.address"
+	attrQueueLabel     = "sentry.queue.label"
+)
+
+// Location attributes: frame fields without a home in Function, Line or
+// Location.
+const (
+	attrFramePlatform    = "sentry.frame.platform"
+	attrFrameModule      = "sentry.frame.module"
+	attrFramePackage     = "sentry.frame.package"
+	attrFrameInApp       = "sentry.frame.in_app"
+	attrFrameRawFunction = "sentry.frame.raw_function"
+	// attrFrameFilename is present exactly when Function.filename holds the
+	// frame's abs_path; its value is the frame's filename, empty when the frame
+	// had none. Without it Function.filename is the frame's filename.
+	attrFrameFilename   = "sentry.frame.filename"
+	attrFrameSymbolAddr = "sentry.frame.symbol_addr"
+	attrFrameImageAddr  = "sentry.frame.image_addr"
+	attrFrameAddrMode   = "sentry.frame.addr_mode"
+	attrFrameStatus     = "sentry.frame.status"
+	attrFrameData       = "sentry.frame.data"
+)
+
+// Mapping attributes: debug_meta image identifiers. An ELF code_id is the GNU
+// build id and goes to the semconv key instead of attrImageCodeID.
+const (
+	attrImageType        = "sentry.image.type"
+	attrImageCodeID      = "sentry.image.code_id"
+	attrImageDebugID     = "sentry.image.debug_id"
+	attrImageDebugFile   = "sentry.image.debug_file"
+	attrImageUUID        = "sentry.image.uuid"
+	attrImageArch        = "sentry.image.arch"
+	attrImageImageVMAddr = "sentry.image.image_vmaddr"
+)
+
+// Keys inside the structured profile attributes, named after the Sentry JSON
+// fields they hold.
+const (
+	keyName            = "name"
+	keyPriority        = "priority"
+	keyLabel           = "label"
+	keyUnit            = "unit"
+	keyValues          = "values"
+	keyValue           = "value"
+	keyTimestampNano   = "timestamp_unix_nano"
+	keyID              = "id"
+	keyTraceID         = "trace_id"
+	keySegmentID       = "segment_id"
+	keyActiveThreadID  = "active_thread_id"
+	keyRelativeStartNS = "relative_start_ns"
+	keyRelativeEndNS   = "relative_end_ns"
+	keyType            = "type"
+	keyCodeFile        = "code_file"
+	keyCodeID          = "code_id"
+	keyDebugID         = "debug_id"
+	keyDebugFile       = "debug_file"
+	keyUUID            = "uuid"
+	keyArch            = "arch"
+	keyImageAddr       = "image_addr"
+	keyImageVMAddr     = "image_vmaddr"
+	keyImageSize       = "image_size"
+)
+
+// Sample and period types of the produced profiles: every timestamp is one
+// sample (OTLP's implicit value 1), taken every period nanoseconds of wall
+// time, so that a pprof conversion shows sample counts that multiply by the
+// period into wall-clock time at the SDKs' 101 Hz.
+const (
+	sampleTypeSamples = "samples"
+	sampleUnitCount   = "count"
+	periodTypeWall    = "wall"
+	periodUnitNanos   = "nanoseconds"
+	// sentryPeriodNanos is 1/101 s, the sampling interval the Sentry profiling
+	// spec prescribes (101 Hz, prime to avoid lockstep with periodic work).
+	sentryPeriodNanos = int64(1e9) / 101
+)
+
+// Original payload formats set by ReceiveOptions.KeepOriginalPayload.
+const (
+	OriginalPayloadFormatV1 = "sentry_profile_v1"
+	OriginalPayloadFormatV2 = "sentry_profile_chunk_v2"
+)
+
+// frameTypeOf maps a Sentry platform (of the profile or of one frame) to the
+// semconv profile.frame.type of its frames; "" when there is none. Browser
+// JavaScript engines other than V8 have no frame type of their own, so
+// javascript maps to v8js too.
+func frameTypeOf(platform string) string {
+	var kv attribute.KeyValue
+	switch platform {
+	case "python":
+		kv = semconv.ProfileFrameTypeCpython
+	case "node", "javascript":
+		kv = semconv.ProfileFrameTypeV8JS
+	case "java", "android", "kotlin":
+		kv = semconv.ProfileFrameTypeJVM
+	case "cocoa", "native", "c", "objc", "swift":
+		kv = semconv.ProfileFrameTypeNative
+	case "rust":
+		kv = semconv.ProfileFrameTypeRust
+	case "go":
+		kv = semconv.ProfileFrameTypeGo
+	case "php":
+		kv = semconv.ProfileFrameTypePHP
+	case "ruby":
+		kv = semconv.ProfileFrameTypeRuby
+	case "csharp", "dotnet":
+		kv = semconv.ProfileFrameTypeDotnet
+	case "elixir", "erlang":
+		kv = semconv.ProfileFrameTypeBeam
+	case "perl":
+		kv = semconv.ProfileFrameTypePerl
+	default:
+		return ""
+	}
+	return kv.Value.AsString()
+}
+
+// platformOfFrameType is the way back: the Sentry platform of frames of one
+// semconv profile.frame.type; "" when Sentry has none.
+func platformOfFrameType(frameType string) string {
+	switch frameType {
+	case semconv.ProfileFrameTypeCpython.Value.AsString():
+		return "python"
+	case semconv.ProfileFrameTypeV8JS.Value.AsString():
+		return "node"
+	case semconv.ProfileFrameTypeJVM.Value.AsString():
+		return "java"
+	case semconv.ProfileFrameTypeNative.Value.AsString(), semconv.ProfileFrameTypeKernel.Value.AsString():
+		return "native"
+	case semconv.ProfileFrameTypeRust.Value.AsString():
+		return "rust"
+	case semconv.ProfileFrameTypeGo.Value.AsString():
+		return "go"
+	case semconv.ProfileFrameTypePHP.Value.AsString():
+		return "php"
+	case semconv.ProfileFrameTypeRuby.Value.AsString():
+		return "ruby"
+	case semconv.ProfileFrameTypeDotnet.Value.AsString():
+		return "csharp"
+	case semconv.ProfileFrameTypeBeam.Value.AsString():
+		return "elixir"
+	case semconv.ProfileFrameTypePerl.Value.AsString():
+		return "perl"
+	}
+	return ""
+}
+
+// platformOfSDKLanguage maps semconv telemetry.sdk.language to a Sentry
+// platform, for resources whose frames carry no frame type.
+func platformOfSDKLanguage(language string) string {
+	switch language {
+	case semconv.TelemetrySDKLanguageCPP.Value.AsString():
+		return "native"
+	case semconv.TelemetrySDKLanguageDotnet.Value.AsString():
+		return "csharp"
+	case semconv.TelemetrySDKLanguageErlang.Value.AsString():
+		return "elixir"
+	case semconv.TelemetrySDKLanguageGo.Value.AsString():
+		return "go"
+	case semconv.TelemetrySDKLanguageJava.Value.AsString(), semconv.TelemetrySDKLanguageKotlin.Value.AsString():
+		return "java"
+	case semconv.TelemetrySDKLanguageNodejs.Value.AsString():
+		return "node"
+	case semconv.TelemetrySDKLanguagePHP.Value.AsString():
+		return "php"
+	case semconv.TelemetrySDKLanguagePython.Value.AsString():
+		return "python"
+	case semconv.TelemetrySDKLanguageRuby.Value.AsString():
+		return "ruby"
+	case semconv.TelemetrySDKLanguageRust.Value.AsString():
+		return "rust"
+	case semconv.TelemetrySDKLanguageSwift.Value.AsString():
+		return "cocoa"
+	case semconv.TelemetrySDKLanguageWebJS.Value.AsString():
+		return "javascript"
+	}
+	return ""
+}

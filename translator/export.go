@@ -1,0 +1,705 @@
+package translator
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// ExportOptions tune pdata → Sentry. The zero value works.
+type ExportOptions struct {
+	// DefaultPlatform is the chunk platform when neither sentry.platform, nor
+	// the frames' profile.frame.type, nor telemetry.sdk.language names one.
+	// Default "native": profiles with nothing else to go by are, in practice,
+	// address-only native stacks (eBPF and perf based profilers).
+	DefaultPlatform string
+	// SDKName and SDKVersion are the client_sdk of every chunk. Defaults:
+	// "sentryprofileexporter" and the version of this module.
+	SDKName, SDKVersion string
+	// DefaultSampleRateHz spreads aggregated samples (values without
+	// timestamps) over time when the profile has no usable period. Default
+	// 101, the Sentry SDKs' rate.
+	DefaultSampleRateHz float64
+}
+
+// DefaultSDKName is the client_sdk.name of produced chunks.
+const DefaultSDKName = "sentryprofileexporter"
+
+// Chunk is one V2 profile chunk and the resource it came from.
+type Chunk struct {
+	ResourceIndex int             // index of the ResourceProfiles it came from (the exporter routes by resource)
+	Profile       *sentry.Profile // V2 chunk that passes sentry.Validate
+}
+
+// Drop is a part of the input that produced no chunk.
+type Drop struct {
+	Reason  sentry.Reason
+	Samples int   // sample events lost
+	Err     error // why
+}
+
+// Limits of one conversion. Relay rejects a chunk that spans more than 66 s;
+// longer profiles are cut into 60 s chunks, the length SDKs use.
+const (
+	maxChunkSpanNanos = 66e9
+	chunkWindowNanos  = 60e9
+	// maxProfileEvents bounds the events one profile may expand to: values
+	// of aggregated samples are counts chosen by the sender, and a chunk that
+	// large would exceed Relay's 50 MB item limit anyway.
+	maxProfileEvents = 1 << 19
+)
+
+func (o ExportOptions) withDefaults() ExportOptions {
+	if o.DefaultPlatform == "" {
+		o.DefaultPlatform = "native"
+	}
+	if o.SDKName == "" {
+		o.SDKName = DefaultSDKName
+	}
+	if o.SDKVersion == "" {
+		o.SDKVersion = moduleVersion()
+	}
+	if !(o.DefaultSampleRateHz > 0) || math.IsInf(o.DefaultSampleRateHz, 0) {
+		o.DefaultSampleRateHz = 101
+	}
+	return o
+}
+
+// moduleVersion is the version of this module in the running binary, or
+// "0.0.0" in a development build, which has none.
+func moduleVersion() string {
+	const path = "github.com/sentryprofile/otelcol-sentryprofile"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "0.0.0"
+	}
+	v := info.Main.Version
+	if info.Main.Path != path {
+		v = ""
+		for _, dep := range info.Deps {
+			if dep.Path == path {
+				v = dep.Version
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		return "0.0.0"
+	}
+	return strings.TrimPrefix(v, "v")
+}
+
+// FromProfiles converts every profile of pd into V2 chunks. Each returned
+// chunk passes sentry.Validate; whatever cannot become one is reported as a
+// Drop with the number of sample events it held. The output is
+// deterministic: the same input gives the same chunks in the same order.
+//
+// Samples with timestamps become one event per timestamp (a value above 1
+// for a timestamp is that many events at that time). Samples with values and
+// no timestamps are spread over the profile from its start time, one event
+// per period (the profile's period, else 1/DefaultSampleRateHz), squeezed to
+// fit the profile's duration when they would overflow it. Profiles that span
+// more than 66 s are cut into chunks of 60 s.
+func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
+	opts = opts.withDefaults()
+	e := exporter{opts: opts, dict: pd.Dictionary()}
+	e.strings = e.dict.StringTable()
+	for ri, rp := range pd.ResourceProfiles().All() {
+		e.resource(ri, rp)
+	}
+	return e.chunks, e.drops
+}
+
+type exporter struct {
+	opts    ExportOptions
+	dict    pprofile.ProfilesDictionary
+	strings pcommon.StringSlice
+	chunks  []Chunk
+	drops   []Drop
+}
+
+// resourceMeta is what every chunk of one resource shares.
+type resourceMeta struct {
+	index                      int
+	profilerID                 string
+	platform, language         string
+	release, environment, dist string
+	eventID                    string
+}
+
+func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles) {
+	attrs := rp.Resource().Attributes()
+	meta := resourceMeta{
+		index:       ri,
+		platform:    mapStr(attrs, attrPlatform),
+		language:    mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
+		release:     mapStr(attrs, string(semconv.ServiceVersionKey)),
+		environment: mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
+		dist:        mapStr(attrs, attrDist),
+	}
+	meta.profilerID = resourceProfilerID(attrs)
+
+	// Profiles of one scope that share id and time range are views of the
+	// same samples with different sample types (a pprof profile with several
+	// sample types becomes several OTLP profiles): only the best-ranked view
+	// is converted.
+	for si, sp := range rp.ScopeProfiles().All() {
+		profiles := sp.Profiles()
+		type viewKey struct {
+			id       pprofile.ProfileID
+			time     pcommon.Timestamp
+			duration uint64
+		}
+		best := make(map[viewKey]int, profiles.Len())
+		for _, prof := range profiles.All() {
+			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
+			r := e.sampleTypeRank(prof)
+			if cur, ok := best[k]; !ok || r < cur {
+				best[k] = r
+			}
+		}
+		for pi, prof := range profiles.All() {
+			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
+			r := e.sampleTypeRank(prof)
+			if r != best[k] {
+				continue
+			}
+			if r == rankUnsupported {
+				st := prof.SampleType()
+				e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
+					fmt.Errorf("resource %d scope %d profile %d: sample type %q/%q is neither a count of samples nor a time",
+						ri, si, pi, e.str(st.TypeStrindex()), e.str(st.UnitStrindex())))
+				continue
+			}
+			e.profile(meta, prof, fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi))
+		}
+	}
+}
+
+// Sample type ranks, best first.
+const (
+	rankSamples     = iota // samples/count: one per event
+	rankWall               // wall time
+	rankCPU                // cpu time
+	rankOtherTime          // another kind of time
+	rankUnsupported        // bytes, objects, …: not samples of a stack over time
+)
+
+func (e *exporter) sampleTypeRank(prof pprofile.Profile) int {
+	st := prof.SampleType()
+	typ, unit := e.str(st.TypeStrindex()), e.str(st.UnitStrindex())
+	switch {
+	case unit == "count" || unit == "":
+		switch typ {
+		case "", "samples", "sample", "count", "events":
+			return rankSamples
+		case "wall":
+			return rankWall
+		case "cpu":
+			return rankCPU
+		}
+		return rankUnsupported
+	case timeUnitNanos(unit) > 0:
+		switch typ {
+		case "wall":
+			return rankWall
+		case "cpu", "samples", "sample", "":
+			return rankCPU
+		case "off_cpu":
+			return rankOtherTime
+		}
+	}
+	return rankUnsupported
+}
+
+// timeUnitNanos is the length of a time unit in nanoseconds, 0 for other
+// units.
+func timeUnitNanos(unit string) float64 {
+	switch unit {
+	case "nanoseconds", "nanosecond", "ns":
+		return 1
+	case "microseconds", "microsecond", "us":
+		return 1e3
+	case "milliseconds", "millisecond", "ms":
+		return 1e6
+	case "seconds", "second", "s":
+		return 1e9
+	}
+	return 0
+}
+
+func (e *exporter) drop(reason sentry.Reason, samples int, err error) {
+	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
+}
+
+func (e *exporter) str(i int32) string {
+	if i <= 0 || int(i) >= e.strings.Len() {
+		return ""
+	}
+	return e.strings.At(int(i))
+}
+
+func mapStr(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
+	}
+	return ""
+}
+
+// resourceProfilerID is a stable profiler_id for a source: sentry.profiler_id
+// when the resource came from a Sentry chunk, the event_id of a V1 profile
+// (a transaction profile is its own profiler session), else a digest of the
+// resource attributes, so that one source keeps one id across exports.
+func resourceProfilerID(attrs pcommon.Map) string {
+	if id := normalizeID(mapStr(attrs, attrProfilerID)); id != "" {
+		return id
+	}
+	if id := normalizeID(mapStr(attrs, attrEventID)); id != "" {
+		return id
+	}
+	keys := make([]string, 0, attrs.Len())
+	for k := range attrs.All() {
+		switch k {
+		case attrChunkID, attrEventID, attrTransactionID, attrTransactionName, attrTransactionTraceID:
+			// Per-item identities: the source is the same without them.
+		default:
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		v, _ := attrs.Get(k)
+		fmt.Fprintf(h, "%s\x00%s\x00", k, v.AsString())
+	}
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	return uuidV4Hex(id)
+}
+
+// uuidV4Hex formats 16 bytes of a digest as the 32 hex digits of a UUID with
+// the version-4 and variant bits set, the shape Sentry ids have.
+func uuidV4Hex(id [16]byte) string {
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return hex.EncodeToString(id[:])
+}
+
+// normalizeID returns a 32-hex-digit id in lower case without dashes, or ""
+// when s is not one.
+func normalizeID(s string) string {
+	id := parseID16(strings.ToLower(s))
+	if id == ([16]byte{}) {
+		return ""
+	}
+	return hex.EncodeToString(id[:])
+}
+
+// sampleInfo is what every event of one pprofile Sample shares.
+type sampleInfo struct {
+	stack  int32
+	thread int32 // index in profileExport.threads
+	queue  string
+	state  string
+}
+
+// threadInfo is one thread of a profile, from the sample attributes.
+type threadInfo struct {
+	id          string
+	name        string
+	priority    int64
+	hasPriority bool
+}
+
+type exportEvent struct {
+	ts     uint64
+	sample int32
+}
+
+// profileExport converts one pprofile.Profile.
+type profileExport struct {
+	*exporter
+	meta    resourceMeta
+	prof    pprofile.Profile
+	where   string
+	samples []sampleInfo
+	threads []threadInfo
+	events  []exportEvent
+	attrs   profileAttrs
+}
+
+func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where string) {
+	x := &profileExport{exporter: e, meta: meta, prof: prof, where: where}
+	x.attrs = x.readProfileAttrs()
+	if !x.collectEvents() {
+		return
+	}
+	if len(x.events) == 0 {
+		if n := prof.Samples().Len(); n > 0 {
+			e.drop(sentry.ReasonNotEnoughSamples, 0, fmt.Errorf("%s: %d samples hold no events", where, n))
+		}
+		return
+	}
+	slices.SortFunc(x.events, func(a, b exportEvent) int {
+		if c := cmp.Compare(a.ts, b.ts); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.samples[a.sample].thread, x.samples[b.sample].thread); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.sample, b.sample)
+	})
+
+	platform := x.platform()
+	windows := splitWindows(x.events)
+	for w, evs := range windows {
+		var next uint64
+		if w+1 < len(windows) {
+			next = windows[w+1][0].ts
+		}
+		chunk := x.chunk(evs, w, next, platform)
+		n := len(evs)
+		if err := sentry.Validate(chunk, sentry.DefaultLimits()); err != nil {
+			reason := sentry.ReasonInvalidSampledProfile
+			var serr *sentry.Error
+			if errors.As(err, &serr) {
+				reason = serr.Reason
+			}
+			e.drop(reason, n, fmt.Errorf("%s chunk %d: %w", where, w, err))
+			continue
+		}
+		e.chunks = append(e.chunks, Chunk{ResourceIndex: meta.index, Profile: chunk})
+	}
+}
+
+// splitWindows cuts time-sorted events into chunks: one when they span at
+// most 66 s, else consecutive 60 s windows.
+func splitWindows(events []exportEvent) [][]exportEvent {
+	first, last := events[0].ts, events[len(events)-1].ts
+	if last-first <= maxChunkSpanNanos {
+		return [][]exportEvent{events}
+	}
+	var out [][]exportEvent
+	for len(events) > 0 {
+		end := events[0].ts + chunkWindowNanos
+		n, _ := slices.BinarySearchFunc(events, end, func(ev exportEvent, t uint64) int { return cmp.Compare(ev.ts, t) })
+		out = append(out, events[:n:n])
+		events = events[n:]
+	}
+	return out
+}
+
+// collectEvents expands the profile's samples into events; false when the
+// profile was dropped whole.
+func (x *profileExport) collectEvents() bool {
+	prof := x.prof
+	samples := prof.Samples()
+	x.samples = make([]sampleInfo, samples.Len())
+	threadIndex := make(map[string]int32)
+
+	unitNanos := timeUnitNanos(x.str(prof.SampleType().UnitStrindex()))
+	period := x.periodNanos()
+	weight := func(v int64) int64 {
+		if v <= 0 {
+			return 0
+		}
+		if unitNanos == 0 {
+			return v
+		}
+		return max(1, int64(math.Round(float64(v)*unitNanos/period)))
+	}
+
+	var malformed, overflow int64
+	var aggregated []int64 // events per sample without timestamps
+	threadTotals := map[int32]int64{}
+	budget := int64(maxProfileEvents)
+	for i, s := range samples.All() {
+		info := &x.samples[i]
+		info.stack = s.StackIndex()
+		info.thread = x.sampleThread(s, threadIndex)
+		info.queue, info.state = x.sampleQueueState(s)
+		ts, values := s.TimestampsUnixNano(), s.Values()
+		ok := x.stackValid(info.stack)
+
+		if ts.Len() > 0 {
+			perTS := values.Len() == ts.Len()
+			for j := range ts.Len() {
+				n := int64(1)
+				if perTS {
+					n = weight(values.At(j))
+				}
+				switch {
+				case !ok:
+					malformed += n
+				case n > budget:
+					overflow += n - budget
+					n = budget
+					fallthrough
+				default:
+					budget -= n
+					for range n {
+						x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i)})
+					}
+				}
+			}
+			continue
+		}
+
+		var n int64
+		if values.Len() == 0 {
+			n = 1 // a sample with neither values nor timestamps was seen once
+		}
+		for j := range values.Len() {
+			n = satAdd(n, weight(values.At(j)))
+		}
+		switch {
+		case !ok:
+			malformed = satAdd(malformed, n)
+			continue
+		case n > budget:
+			overflow = satAdd(overflow, n-budget)
+			n = budget
+		}
+		budget -= n
+		if n > 0 {
+			if aggregated == nil {
+				aggregated = make([]int64, samples.Len())
+			}
+			aggregated[i] = n
+			threadTotals[info.thread] += n
+		}
+	}
+	if aggregated != nil {
+		x.spread(aggregated, threadTotals, period)
+	}
+	if malformed > 0 {
+		x.drop(sentry.ReasonMalformedStacks, clampInt(malformed),
+			fmt.Errorf("%s: samples reference stacks, locations or functions outside the dictionary", x.where))
+	}
+	if overflow > 0 {
+		x.drop(sentry.ReasonExceedSizeLimit, clampInt(overflow),
+			fmt.Errorf("%s: more than %d sample events", x.where, maxProfileEvents))
+	}
+	return true
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func clampInt(v int64) int {
+	return int(min(v, math.MaxInt32))
+}
+
+// periodNanos is the sampling interval in nanoseconds: the profile's period
+// when its period type is a time, else 1/DefaultSampleRateHz.
+func (x *profileExport) periodNanos() float64 {
+	if u := timeUnitNanos(x.str(x.prof.PeriodType().UnitStrindex())); u > 0 && x.prof.Period() > 0 {
+		return float64(x.prof.Period()) * u
+	}
+	return 1e9 / x.opts.DefaultSampleRateHz
+}
+
+// spread gives the events of aggregated samples timestamps: each thread's
+// events follow each other from the profile start at the period, sample by
+// sample, or closer when that would run past the profile's duration.
+func (x *profileExport) spread(aggregated []int64, threadTotals map[int32]int64, period float64) {
+	start := uint64(x.prof.Time())
+	duration := float64(x.prof.DurationNano())
+	next := make(map[int32]int64, len(threadTotals))
+	for i, n := range aggregated {
+		if n == 0 {
+			continue
+		}
+		thread := x.samples[i].thread
+		step := period
+		if total := float64(threadTotals[thread]); duration > 0 && total*step > duration {
+			step = max(duration/total, 1)
+		}
+		for range n {
+			k := next[thread]
+			next[thread] = k + 1
+			x.events = append(x.events, exportEvent{ts: start + uint64(float64(k)*step), sample: int32(i)})
+		}
+	}
+}
+
+// sampleThread returns the thread of a sample: sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one.
+func (x *profileExport) sampleThread(s pprofile.Sample, index map[string]int32) int32 {
+	var t threadInfo
+	var numeric int64
+	hasNumeric := false
+	x.eachAttr(s.AttributeIndices(), func(key string, v pcommon.Value) {
+		switch key {
+		case attrThreadID:
+			if v.Type() == pcommon.ValueTypeStr {
+				t.id = v.Str()
+			}
+		case string(semconv.ThreadIDKey):
+			if v.Type() == pcommon.ValueTypeInt {
+				numeric, hasNumeric = v.Int(), true
+			} else if v.Type() == pcommon.ValueTypeStr {
+				t.id = cmp.Or(t.id, v.Str())
+			}
+		case string(semconv.ThreadNameKey):
+			t.name = v.AsString()
+		case attrThreadPriority:
+			if v.Type() == pcommon.ValueTypeInt {
+				t.priority, t.hasPriority = v.Int(), true
+			}
+		}
+	})
+	if t.id == "" && hasNumeric {
+		t.id = strconv.FormatInt(numeric, 10)
+	}
+	if t.id == "" {
+		t.id = "0"
+	}
+	if i, ok := index[t.id]; ok {
+		return i
+	}
+	i := int32(len(x.threads))
+	index[t.id] = i
+	x.threads = append(x.threads, t)
+	return i
+}
+
+func (x *profileExport) sampleQueueState(s pprofile.Sample) (queue, state string) {
+	x.eachAttr(s.AttributeIndices(), func(key string, v pcommon.Value) {
+		switch key {
+		case attrQueueAddress:
+			queue = v.AsString()
+		case attrThreadState:
+			state = v.AsString()
+		}
+	})
+	return queue, state
+}
+
+// eachAttr calls f for every in-range attribute of indices.
+func (x *profileExport) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+	table := x.dict.AttributeTable()
+	for i := range indices.Len() {
+		idx := indices.At(i)
+		if idx <= 0 || int(idx) >= table.Len() {
+			continue
+		}
+		a := table.At(int(idx))
+		f(x.str(a.KeyStrindex()), a.Value())
+	}
+}
+
+// stackValid reports whether a stack and everything it references are inside
+// the dictionary.
+func (x *profileExport) stackValid(stack int32) bool {
+	stacks, locations, functions := x.dict.StackTable(), x.dict.LocationTable(), x.dict.FunctionTable()
+	if stack < 0 || int(stack) >= stacks.Len() {
+		return false
+	}
+	locs := stacks.At(int(stack)).LocationIndices()
+	for i := range locs.Len() {
+		l := locs.At(i)
+		if l < 0 || int(l) >= locations.Len() {
+			return false
+		}
+		lines := locations.At(int(l)).Lines()
+		for j := range lines.Len() {
+			if f := lines.At(j).FunctionIndex(); f < 0 || int(f) >= functions.Len() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// platform is the chunk platform: sentry.platform, else the most common
+// frame type of the sampled stacks (interpreted frames win over native ones,
+// which every runtime has underneath), else telemetry.sdk.language, else the
+// default.
+func (x *profileExport) platform() string {
+	if x.meta.platform != "" {
+		return x.meta.platform
+	}
+	counts := map[string]int{}
+	seen := map[int32]bool{}
+	for _, s := range x.samples {
+		if seen[s.stack] || !x.stackValid(s.stack) {
+			continue
+		}
+		seen[s.stack] = true
+		locs := x.dict.StackTable().At(int(s.stack)).LocationIndices()
+		for i := range locs.Len() {
+			if p := platformOfFrameType(x.locationFrameType(locs.At(i))); p != "" {
+				counts[p]++
+			}
+		}
+	}
+	best, bestN := "", 0
+	for p, n := range counts {
+		if p == "native" {
+			continue
+		}
+		if n > bestN || (n == bestN && p < best) {
+			best, bestN = p, n
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if counts["native"] > 0 {
+		return "native"
+	}
+	if p := platformOfSDKLanguage(x.meta.language); p != "" {
+		return p
+	}
+	return x.opts.DefaultPlatform
+}
+
+func (x *profileExport) locationFrameType(l int32) string {
+	var ft string
+	x.eachAttr(x.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
+		if key == string(semconv.ProfileFrameTypeKey) {
+			ft = v.AsString()
+		}
+	})
+	return ft
+}
+
+// chunkIDFor is the chunk_id of window w: the profile id for the first
+// window (so a Sentry chunk keeps its id), a digest of it for the others and
+// for profiles without an id.
+func (x *profileExport) chunkIDFor(w int) string {
+	id := x.prof.ProfileID()
+	if w == 0 && !id.IsEmpty() {
+		return hex.EncodeToString(id[:])
+	}
+	h := sha256.New()
+	h.Write([]byte(x.meta.profilerID))
+	h.Write(id[:])
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(x.prof.Time()))
+	h.Write(buf[:])
+	h.Write([]byte(x.where))
+	binary.LittleEndian.PutUint64(buf[:], uint64(w))
+	h.Write(buf[:])
+	var out [16]byte
+	copy(out[:], h.Sum(nil))
+	return uuidV4Hex(out)
+}

@@ -1,0 +1,656 @@
+package translator
+
+import (
+	"cmp"
+	"encoding/hex"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// ReceiveOptions tune Sentry → pdata.
+type ReceiveOptions struct {
+	// ServiceName, when non-empty, overrides the derived service.name (the
+	// package part of a `package@version` release, else
+	// "unknown_service:<platform>").
+	ServiceName string
+	// ProjectID is the Sentry project id from the request path; it becomes the
+	// sentry.project.id resource attribute when non-empty.
+	ProjectID string
+	// KeepOriginalPayload sets Profile.original_payload to the item JSON, with
+	// the format OriginalPayloadFormatV1 or OriginalPayloadFormatV2.
+	KeepOriginalPayload bool
+}
+
+// Item is one validated profile item with what the envelope gives it.
+type Item struct {
+	Profile     *sentry.Profile          // decoded, normalized and validated
+	Transaction *sentry.TransactionEvent // the envelope's `transaction` item (V1 links), or nil
+	Payload     []byte                   // the item's JSON, for original_payload
+}
+
+// ProfilesBuilder accumulates items into one pprofile.Profiles whose profiles
+// share one dictionary. It is not safe for concurrent use.
+type ProfilesBuilder struct {
+	opts    ReceiveOptions
+	pd      pprofile.Profiles
+	dict    *dictionaryBuilder
+	samples int
+
+	locations map[locationKey]int32
+	mappings  map[sentry.Image]int32
+
+	// Scratch space reused from one item to the next.
+	frameLocations []int32
+	stackIndices   []int32
+	stackScratch   []int32
+	attrScratch    []int32
+	threadAttrBuf  []int32
+	images         []imageRange
+	events         []event
+	groupStarts    []int32
+	timestamps     []uint64
+}
+
+// locationKey is a frame as it lands in the Location table: its content, the
+// frame type it gets from the profile's platform and the mapping its address
+// falls in.
+type locationKey struct {
+	frame     sentry.Frame
+	frameType string
+	mapping   int32
+}
+
+type imageRange struct {
+	start, end uint64
+	mapping    int32
+}
+
+// event is one Sentry sample on its way to a pprofile Sample.
+type event struct {
+	group int32
+	ts    uint64
+}
+
+// sampleKey groups the events that become one pprofile Sample.
+type sampleKey struct {
+	stack, thread, queue, state, link int32
+}
+
+// NewProfilesBuilder returns an empty builder.
+func NewProfilesBuilder(opts ReceiveOptions) *ProfilesBuilder {
+	pd := pprofile.NewProfiles()
+	return &ProfilesBuilder{
+		opts:      opts,
+		pd:        pd,
+		dict:      newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
+		locations: make(map[locationKey]int32),
+		mappings:  make(map[sentry.Image]int32),
+	}
+}
+
+// ToProfiles converts items into one pprofile.Profiles.
+func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
+	b := NewProfilesBuilder(opts)
+	for _, it := range items {
+		b.Add(it)
+	}
+	return b.Profiles()
+}
+
+// SampleCount is the number of Sentry sample events added so far.
+func (b *ProfilesBuilder) SampleCount() int { return b.samples }
+
+// Profiles finishes the build and returns the result; the builder must not be
+// used afterwards.
+func (b *ProfilesBuilder) Profiles() pprofile.Profiles {
+	pd := b.pd
+	*b = ProfilesBuilder{}
+	return pd
+}
+
+// Add converts one item into a ResourceProfiles holding one Profile and
+// returns the number of Sentry samples it holds. A validated item converts
+// whole; on an unvalidated one, samples whose stack, frames or time are out
+// of range are skipped, never trusted.
+func (b *ProfilesBuilder) Add(item Item) int {
+	p := item.Profile
+	if p == nil {
+		return 0
+	}
+	b.grow(p)
+
+	rp := b.pd.ResourceProfiles().AppendEmpty()
+	putResource(rp.Resource().Attributes(), p, b.opts)
+	sp := rp.ScopeProfiles().AppendEmpty()
+	sp.Scope().SetName(scopeName)
+	prof := sp.Profiles().AppendEmpty()
+
+	// profile.frames → Location table; profile.stacks → Stack table.
+	b.indexImages(p)
+	b.frameLocations = b.frameLocations[:0]
+	for i := range p.Frames {
+		b.frameLocations = append(b.frameLocations, b.location(&p.Frames[i], p.Platform))
+	}
+	b.stackIndices = b.stackIndices[:0]
+	for i := range p.Stacks.Len() {
+		b.stackIndices = append(b.stackIndices, b.stack(p.Stacks.At(i)))
+	}
+
+	start := profileStart(p)
+	n := b.addSamples(prof, p, item.Transaction, start)
+
+	// timestamp (V1) or the first sample (V2) → Profile.time; the samples'
+	// span → duration_nano, half-open so that the last sample is inside.
+	prof.SetTime(pcommon.Timestamp(start))
+	if n > 0 {
+		first, last := b.events[0].ts, b.events[0].ts
+		for _, e := range b.events {
+			first, last = min(first, e.ts), max(last, e.ts)
+		}
+		if !isV2(p) {
+			first = min(first, start)
+		}
+		prof.SetTime(pcommon.Timestamp(first))
+		prof.SetDurationNano(last - first + 1)
+	}
+
+	dict := b.dict
+	prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
+	prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
+	prof.PeriodType().SetTypeStrindex(dict.str(periodTypeWall))
+	prof.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
+	prof.SetPeriod(sentryPeriodNanos)
+
+	// chunk_id (V2) or event_id (V1) → profile_id.
+	if isV2(p) {
+		prof.SetProfileID(pprofile.ProfileID(parseID16(p.ChunkID)))
+	} else {
+		prof.SetProfileID(pprofile.ProfileID(parseID16(p.EventID)))
+	}
+
+	b.putProfileAttributes(prof, p, start)
+
+	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
+		if isV2(p) {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
+		} else {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
+		}
+		prof.OriginalPayload().FromRaw(item.Payload)
+	}
+	b.samples += n
+	return n
+}
+
+// scopeName is the instrumentation scope of every produced profile.
+const scopeName = "github.com/sentryprofile/otelcol-sentryprofile/translator"
+
+func isV2(p *sentry.Profile) bool { return p.Version == sentry.VersionV2 }
+
+// profileStart is the Unix time in nanoseconds that V1 elapsed_since_start_ns
+// values count from: the profile timestamp (0 when absent).
+func profileStart(p *sentry.Profile) uint64 {
+	if isV2(p) || p.Timestamp.IsZero() {
+		return 0
+	}
+	ns := p.Timestamp.UnixNano()
+	if ns < 0 {
+		return 0
+	}
+	return uint64(ns)
+}
+
+// grow sizes the dictionary maps for the item before it is walked, so that a
+// large chunk does not rehash its way up.
+func (b *ProfilesBuilder) grow(p *sentry.Profile) {
+	d := b.dict
+	frames, stacks := len(p.Frames), p.Stacks.Len()
+	b.locations = presized(b.locations, frames)
+	d.functions = presized(d.functions, frames)
+	d.strings = presized(d.strings, 2*frames)
+	d.stackHeads = presized(d.stackHeads, stacks)
+	tables := d.dict
+	tables.LocationTable().EnsureCapacity(tables.LocationTable().Len() + frames)
+	tables.FunctionTable().EnsureCapacity(tables.FunctionTable().Len() + frames)
+	tables.StringTable().EnsureCapacity(tables.StringTable().Len() + 2*frames)
+	tables.StackTable().EnsureCapacity(tables.StackTable().Len() + stacks)
+	d.stackNext = slices.Grow(d.stackNext, stacks)
+	b.frameLocations = slices.Grow(b.frameLocations[:0], frames)
+	b.stackIndices = slices.Grow(b.stackIndices[:0], stacks)
+	b.events = slices.Grow(b.events[:0], len(p.Samples))
+}
+
+// presized returns m with room for extra more keys: a copy made at the
+// right size while m is still small, m itself once it is in use (Go grows
+// it from there at amortized cost).
+func presized[K comparable, V any](m map[K]V, extra int) map[K]V {
+	if len(m) > 64 || extra <= 64 {
+		return m
+	}
+	n := make(map[K]V, len(m)+extra)
+	maps.Copy(n, m)
+	return n
+}
+
+// indexImages makes a Mapping of every debug_meta image and sorts their
+// address ranges for frame lookups.
+func (b *ProfilesBuilder) indexImages(p *sentry.Profile) {
+	b.images = b.images[:0]
+	for i := range p.DebugMeta.Images {
+		img := &p.DebugMeta.Images[i]
+		m := b.mapping(img)
+		if img.ImageSize > 0 && img.ImageAddr+img.ImageSize > img.ImageAddr {
+			b.images = append(b.images, imageRange{start: img.ImageAddr, end: img.ImageAddr + img.ImageSize, mapping: m})
+		}
+	}
+	slices.SortFunc(b.images, func(x, y imageRange) int { return cmp.Compare(x.start, y.start) })
+}
+
+// imageOf returns the mapping whose address range holds addr, or 0.
+func (b *ProfilesBuilder) imageOf(addr uint64) int32 {
+	if addr == 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearchFunc(b.images, addr, func(r imageRange, a uint64) int {
+		return cmp.Compare(r.start, a+1)
+	})
+	// images[i-1] is the last range starting at or below addr.
+	if i > 0 && addr < b.images[i-1].end {
+		return b.images[i-1].mapping
+	}
+	return 0
+}
+
+// mapping returns the Mapping of a debug_meta image.
+func (b *ProfilesBuilder) mapping(img *sentry.Image) int32 {
+	if i, ok := b.mappings[*img]; ok {
+		return i
+	}
+	d := b.dict
+	table := d.dict.MappingTable()
+	i := int32(table.Len())
+	m := table.AppendEmpty()
+	// image_addr, image_size → memory_start, memory_limit.
+	m.SetMemoryStart(img.ImageAddr)
+	if img.ImageAddr+img.ImageSize >= img.ImageAddr {
+		m.SetMemoryLimit(img.ImageAddr + img.ImageSize)
+	}
+	// code_file → filename (debug_file when there is no code file).
+	if img.CodeFile != "" {
+		m.SetFilenameStrindex(d.str(img.CodeFile))
+	} else {
+		m.SetFilenameStrindex(d.str(img.DebugFile))
+	}
+	attrs := b.attrScratch[:0]
+	if img.Type != "" {
+		attrs = append(attrs, d.attrStr(attrImageType, img.Type))
+	}
+	if img.CodeID != "" {
+		// An ELF code_id is the GNU build id, which semconv names.
+		if img.Type == "elf" {
+			attrs = append(attrs, d.attrStr(string(semconv.ProcessExecutableBuildIDGNUKey), img.CodeID))
+		} else {
+			attrs = append(attrs, d.attrStr(attrImageCodeID, img.CodeID))
+		}
+	}
+	if img.DebugID != "" {
+		attrs = append(attrs, d.attrStr(attrImageDebugID, img.DebugID))
+	}
+	if img.DebugFile != "" && img.CodeFile != "" {
+		attrs = append(attrs, d.attrStr(attrImageDebugFile, img.DebugFile))
+	}
+	if img.UUID != "" {
+		attrs = append(attrs, d.attrStr(attrImageUUID, img.UUID))
+	}
+	if img.Arch != "" {
+		attrs = append(attrs, d.attrStr(attrImageArch, img.Arch))
+	}
+	if img.ImageVMAddr != 0 {
+		attrs = append(attrs, d.attrStr(attrImageImageVMAddr, hexAddr(img.ImageVMAddr)))
+	}
+	if len(attrs) > 0 {
+		m.AttributeIndices().FromRaw(attrs)
+	}
+	b.attrScratch = attrs
+	b.mappings[*img] = i
+	return i
+}
+
+// location returns the Location of a frame, creating it and its Function on
+// first sight. Identical frames (node sends one per call-tree node) share one.
+func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
+	platform := f.Platform
+	if platform == "" {
+		platform = profilePlatform
+	}
+	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
+	if i, ok := b.locations[k]; ok {
+		return i
+	}
+	d := b.dict
+	table := d.dict.LocationTable()
+	i := int32(table.Len())
+	loc := table.AppendEmpty()
+	// instruction_addr → address; the image holding it → mapping_index.
+	loc.SetAddress(f.InstructionAddr)
+	loc.SetMappingIndex(k.mapping)
+
+	// function, symbol, abs_path or filename → Function; lineno, colno → Line.
+	filename := f.Filename
+	if f.AbsPath != "" {
+		filename = f.AbsPath
+	}
+	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
+		line := loc.Lines().AppendEmpty()
+		line.SetFunctionIndex(d.function(f.Function, f.Symbol, filename, 0))
+		line.SetLine(int64(f.Lineno))
+		line.SetColumn(int64(f.Colno))
+	}
+
+	attrs := b.attrScratch[:0]
+	if k.frameType != "" {
+		attrs = append(attrs, d.attrStr(string(semconv.ProfileFrameTypeKey), k.frameType))
+	}
+	if f.Platform != "" {
+		attrs = append(attrs, d.attrStr(attrFramePlatform, f.Platform))
+	}
+	if f.AbsPath != "" {
+		attrs = append(attrs, d.attrStr(attrFrameFilename, f.Filename))
+	}
+	if f.RawFunction != "" {
+		attrs = append(attrs, d.attrStr(attrFrameRawFunction, f.RawFunction))
+	}
+	if f.Module != "" {
+		attrs = append(attrs, d.attrStr(attrFrameModule, f.Module))
+	}
+	if f.Package != "" {
+		attrs = append(attrs, d.attrStr(attrFramePackage, f.Package))
+	}
+	if f.InApp.Set() {
+		attrs = append(attrs, d.attrBool(attrFrameInApp, f.InApp.True()))
+	}
+	if f.SymbolAddr != 0 {
+		attrs = append(attrs, d.attrStr(attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+	}
+	if f.ImageAddr != 0 {
+		attrs = append(attrs, d.attrStr(attrFrameImageAddr, hexAddr(f.ImageAddr)))
+	}
+	if f.AddrMode != "" {
+		attrs = append(attrs, d.attrStr(attrFrameAddrMode, f.AddrMode))
+	}
+	if f.Status != "" {
+		attrs = append(attrs, d.attrStr(attrFrameStatus, f.Status))
+	}
+	if f.Data != "" {
+		attrs = append(attrs, d.attrStr(attrFrameData, f.Data))
+	}
+	if len(attrs) > 0 {
+		loc.AttributeIndices().FromRaw(attrs)
+	}
+	b.attrScratch = attrs
+	b.locations[k] = i
+	return i
+}
+
+// stack returns the Stack of a Sentry stack, or -1 when a frame index is out
+// of range.
+func (b *ProfilesBuilder) stack(frames []int64) int32 {
+	locs := b.stackScratch[:0]
+	for _, f := range frames {
+		if f < 0 || f >= int64(len(b.frameLocations)) {
+			return -1
+		}
+		locs = append(locs, b.frameLocations[f])
+	}
+	b.stackScratch = locs
+	return b.dict.stack(locs)
+}
+
+// threadAttrs are the attribute indices every sample of one thread carries.
+type threadAttrs struct {
+	first, n int32 // range in ProfilesBuilder.threadAttrBuf
+}
+
+// addSamples groups profile.samples by (stack, thread, queue, state, link)
+// into pprofile Samples with sorted timestamps, and returns the number of
+// Sentry samples kept.
+func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, tx *sentry.TransactionEvent, start uint64) int {
+	d := b.dict
+	threads := make(map[string]int32, 8)
+	b.threadAttrBuf = b.threadAttrBuf[:0]
+	var threadInfo []threadAttrs
+	groups := make(map[sampleKey]int32, min(len(p.Samples), 4*len(b.stackIndices)))
+	keys := make([]sampleKey, 0, min(len(p.Samples), 4*len(b.stackIndices)))
+	lk := newLinker(d, p, tx, start)
+	active := activeThreads(p)
+
+	b.events = b.events[:0]
+	// Samples cycle through a few threads: remember the last one instead of
+	// hashing its id for every sample.
+	lastThreadID, lastThread := "", int32(-1)
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+			continue
+		}
+		stack := b.stackIndices[s.StackID]
+		if stack < 0 {
+			continue
+		}
+		// V2 timestamp, or V1 timestamp + elapsed_since_start_ns.
+		var ts uint64
+		if isV2(p) {
+			if s.Timestamp < 0 {
+				continue
+			}
+			ts = uint64(s.Timestamp)
+		} else {
+			ts = start + s.ElapsedSinceStartNS
+			if ts < start {
+				continue
+			}
+		}
+		thread := lastThread
+		if thread < 0 || s.ThreadID != lastThreadID {
+			var ok bool
+			thread, ok = threads[s.ThreadID]
+			if !ok {
+				thread = int32(len(threadInfo))
+				threads[s.ThreadID] = thread
+				threadInfo = append(threadInfo, b.threadAttributes(p, s.ThreadID, active))
+			}
+			lastThreadID, lastThread = s.ThreadID, thread
+		}
+		k := sampleKey{stack: stack, thread: thread, link: lk.linkFor(s.ThreadID, ts)}
+		// queue_address and state → sample attributes.
+		if s.QueueAddress != "" {
+			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)
+		}
+		if s.State != "" {
+			k.state = d.attrStr(attrThreadState, s.State)
+		}
+		g, ok := groups[k]
+		if !ok {
+			g = int32(len(keys))
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		b.events = append(b.events, event{group: g, ts: ts})
+	}
+	if len(b.events) == 0 {
+		return 0
+	}
+
+	// Counting sort of the events by group: one backing array for every
+	// Sample's timestamps instead of one growing slice per Sample.
+	starts := slices.Grow(b.groupStarts[:0], len(keys)+1)[:len(keys)+1]
+	clear(starts)
+	for _, e := range b.events {
+		starts[e.group+1]++
+	}
+	for g := 1; g < len(starts); g++ {
+		starts[g] += starts[g-1]
+	}
+	ts := slices.Grow(b.timestamps[:0], len(b.events))[:len(b.events)]
+	fill := slices.Clone(starts[:len(keys)])
+	for _, e := range b.events {
+		ts[fill[e.group]] = e.ts
+		fill[e.group]++
+	}
+	b.groupStarts, b.timestamps = starts, ts
+
+	queueLabels := queueLabelIndex(d, p)
+	samples := prof.Samples()
+	samples.EnsureCapacity(len(keys))
+	attrs := make([]int32, 0, 8)
+	for g, k := range keys {
+		s := samples.AppendEmpty()
+		s.SetStackIndex(k.stack)
+		s.SetLinkIndex(k.link)
+		t := threadInfo[k.thread]
+		attrs = append(attrs[:0], b.threadAttrBuf[t.first:t.first+t.n]...)
+		if k.queue != 0 {
+			attrs = append(attrs, k.queue)
+			if label, ok := queueLabels[k.queue]; ok {
+				attrs = append(attrs, label)
+			}
+		}
+		if k.state != 0 {
+			attrs = append(attrs, k.state)
+		}
+		if len(attrs) > 0 {
+			s.AttributeIndices().FromRaw(attrs)
+		}
+		group := ts[starts[g]:starts[g+1]]
+		if !slices.IsSorted(group) {
+			slices.Sort(group)
+		}
+		s.TimestampsUnixNano().FromRaw(group)
+	}
+	return len(b.events)
+}
+
+// threadAttributes appends the attributes of one thread to threadAttrBuf:
+// thread.id (and the Sentry id verbatim when it is not decimal), thread.name
+// and sentry.thread.priority from thread_metadata, sentry.thread.active for
+// the V1 transaction's active thread.
+func (b *ProfilesBuilder) threadAttributes(p *sentry.Profile, id string, active []string) threadAttrs {
+	d := b.dict
+	first := int32(len(b.threadAttrBuf))
+	if n, ok := threadIDNumber(id); ok {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(string(semconv.ThreadIDKey), n))
+	}
+	if !isDecimalThreadID(id) {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(attrThreadID, id))
+	}
+	for i := range p.ThreadMetadata {
+		tm := &p.ThreadMetadata[i]
+		if tm.ThreadID != id {
+			continue
+		}
+		if tm.Name != "" {
+			b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(string(semconv.ThreadNameKey), tm.Name))
+		}
+		if tm.HasPriority {
+			b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(attrThreadPriority, tm.Priority))
+		}
+		break
+	}
+	if slices.Contains(active, id) {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrBool(attrThreadActive, true))
+	}
+	return threadAttrs{first: first, n: int32(len(b.threadAttrBuf)) - first}
+}
+
+func activeThreads(p *sentry.Profile) []string {
+	var ids []string
+	for _, t := range p.Transactions {
+		if t.ActiveThreadID != "" {
+			ids = append(ids, t.ActiveThreadID)
+		}
+	}
+	return ids
+}
+
+// queueLabelIndex maps the attribute of each queue_metadata address to the
+// attribute of its label, so samples on a queue carry the label too.
+func queueLabelIndex(d *dictionaryBuilder, p *sentry.Profile) map[int32]int32 {
+	if len(p.QueueMetadata) == 0 {
+		return nil
+	}
+	m := make(map[int32]int32, len(p.QueueMetadata))
+	for _, q := range p.QueueMetadata {
+		if q.Label != "" {
+			m[d.attrStr(attrQueueAddress, q.Address)] = d.attrStr(attrQueueLabel, q.Label)
+		}
+	}
+	return m
+}
+
+// isDecimalThreadID reports whether id is exactly the decimal text of an
+// int64, so that the integer thread.id gives it back unchanged.
+func isDecimalThreadID(id string) bool {
+	n, err := strconv.ParseInt(id, 10, 64)
+	return err == nil && strconv.FormatInt(n, 10) == id
+}
+
+// threadIDNumber returns the integer value of a decimal or 0x-hex thread id
+// that fits thread.id (an int64).
+func threadIDNumber(id string) (int64, bool) {
+	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
+		return n, true
+	}
+	if h, ok := strings.CutPrefix(strings.ToLower(id), "0x"); ok {
+		if n, err := strconv.ParseInt(h, 16, 64); err == nil {
+			return n, true
+		}
+	}
+	return 0, false
+}
+
+// parseID16 decodes a 32-hex-digit Sentry id (dashes allowed); zero when it
+// is not one.
+func parseID16(s string) [16]byte {
+	var id [16]byte
+	s = strings.ReplaceAll(s, "-", "")
+	if len(s) != 32 {
+		return id
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return [16]byte{}
+	}
+	return id
+}
+
+func parseSpanID(s string) pcommon.SpanID {
+	var id pcommon.SpanID
+	if len(s) != 16 {
+		return id
+	}
+	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+		return pcommon.SpanID{}
+	}
+	return id
+}
+
+func hexAddr(v uint64) string {
+	return "0x" + strconv.FormatUint(v, 16)
+}
+
+func parseHexAddr(s string) (uint64, bool) {
+	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
+	if !ok {
+		n, err := strconv.ParseUint(s, 10, 64)
+		return n, err == nil
+	}
+	n, err := strconv.ParseUint(h, 16, 64)
+	return n, err == nil
+}

@@ -1,0 +1,1076 @@
+package sentry
+
+import (
+	"bytes"
+	"strconv"
+	"time"
+)
+
+// DecodeProfile decodes a V1 `profile` or V2 `profile_chunk` payload.
+//
+// It accepts what real SDKs send: ids, thread ids and counters as strings or
+// numbers, addresses as "0x…" hex, decimal strings or numbers, dashed UUIDs,
+// null for any optional field, `transaction` or `transactions`, and unknown
+// keys anywhere (skipped). Duplicate keys follow encoding/json into a map:
+// the last one wins, and an object value replaces the earlier one whole.
+// Where a key has an alias (`event_id`/`profile_id`, frame `function`/`name`,
+// `filename`/`file`, `lineno`/`line`, `colno`/`column`,
+// `symbol_addr`/`sym_addr`), the canonical key wins over the alias. When
+// both `transaction` and `transactions` are present, `transaction` comes
+// first in Transactions (it is the one Relay uses). Strings are unescaped in
+// full and invalid UTF-8 is replaced with U+FFFD. Frame `data` is kept as
+// compact JSON text. Sample and measurement timestamps are parsed from their
+// decimal text into exact Unix nanoseconds; a negative timestamp decodes as
+// is and is rejected by Validate, which names the sample.
+//
+// Errors are *Error with ReasonInvalidJSON (syntax, wrong types, numbers out
+// of range; the message names the field and byte offset),
+// ReasonPlatformNotSupported (Android payloads that carry an ART trace in
+// `sampled_profile`, Perfetto chunk metadata, legacy Android profiles without
+// `version`, version "2.android-trace"), or ReasonUnsupportedVersion
+// (`version` absent or other than "1" and "2").
+func DecodeProfile(data []byte) (*Profile, error) {
+	d := profileDecoder{s: newScanner(data)}
+	p := &Profile{}
+	if err := d.document(p); err != nil {
+		// A payload of another format (legacy Android, the obsolete
+		// pre-sample cocoa format) fails on types before the decoder has
+		// seen its version; report what it is rather than where it broke.
+		if rejected := classifyForeign(data); rejected != nil {
+			return nil, rejected
+		}
+		return nil, NewError(ReasonInvalidJSON, err.Error())
+	}
+	if rejected := d.rejectFormat(p); rejected != nil {
+		return nil, rejected
+	}
+	return p, nil
+}
+
+// profileDecoder walks a profile document; it holds what is only known once
+// the whole document has been read.
+type profileDecoder struct {
+	s scanner
+
+	// Set when the payload is an Android trace chunk or Perfetto metadata.
+	sampledProfile bool
+	contentType    string
+
+	transaction  []Transaction // "transaction" (zero or one element)
+	transactions []Transaction // "transactions"
+	hasEventID   bool          // "event_id" seen: "profile_id" no longer applies
+}
+
+func (d *profileDecoder) document(p *Profile) error {
+	if err := d.top(p); err != nil {
+		return err
+	}
+	if d.s.peek() != 0 {
+		return d.s.errorf("unexpected data after the top-level value")
+	}
+	p.Transactions = append(d.transaction, d.transactions...)
+	if len(p.Transactions) == 0 {
+		p.Transactions = nil
+	}
+	return nil
+}
+
+// rejectFormat reports a decoded document that is not a sample-format
+// profile.
+func (d *profileDecoder) rejectFormat(p *Profile) *Error {
+	switch {
+	case d.sampledProfile:
+		return NewError(ReasonPlatformNotSupported, "Android trace profiles (sampled_profile) are not supported")
+	case d.contentType == "perfetto":
+		return NewError(ReasonPlatformNotSupported, "Perfetto profile chunks are not supported")
+	}
+	return checkVersion(p.Version, p.Platform)
+}
+
+func checkVersion(version, platform string) *Error {
+	if version == VersionV1 || version == VersionV2 {
+		return nil
+	}
+	if platform == "android" {
+		return NewError(ReasonPlatformNotSupported, "Android profile of version "+strconv.Quote(version)+" is not in the sample format")
+	}
+	if version == "" {
+		return NewError(ReasonUnsupportedVersion, "version is absent")
+	}
+	return NewError(ReasonUnsupportedVersion, "version "+strconv.Quote(version)+" is not supported")
+}
+
+// classifyForeign reads only the top-level "version", "platform" and
+// "sampled_profile" of a payload that failed to decode, and returns the
+// rejection for a payload of another profile format, or nil.
+func classifyForeign(data []byte) *Error {
+	s := newScanner(data)
+	var version, platform string
+	sampled := false
+	if err := s.beginObject(); err != nil {
+		return nil
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil {
+			return nil
+		}
+		if !ok {
+			break
+		}
+		switch string(key) {
+		case "version":
+			version, err = s.stringValue()
+		case "platform":
+			platform, err = s.stringValue()
+		case "sampled_profile":
+			sampled = true
+			err = s.skipValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return nil
+		}
+	}
+	if sampled {
+		return NewError(ReasonPlatformNotSupported, "Android trace profiles (sampled_profile) are not supported")
+	}
+	return checkVersion(version, platform)
+}
+
+// top decodes the top-level object.
+func (d *profileDecoder) top(p *Profile) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		switch string(key) {
+		case "version":
+			p.Version, err = s.stringValue()
+		case "event_id":
+			d.hasEventID = true
+			p.EventID, err = s.stringValue()
+		case "profile_id":
+			var id string
+			if id, err = s.stringValue(); !d.hasEventID {
+				p.EventID = id
+			}
+		case "profiler_id":
+			p.ProfilerID, err = s.stringValue()
+		case "chunk_id":
+			p.ChunkID, err = s.stringValue()
+		case "platform":
+			p.Platform, err = s.stringValue()
+		case "release":
+			p.Release, err = s.stringValue()
+		case "environment":
+			p.Environment, err = s.stringValue()
+		case "dist":
+			p.Dist, err = s.stringValue()
+		case "timestamp":
+			p.Timestamp, err = d.timestamp()
+		case "device":
+			p.Device = Device{}
+			err = d.device(&p.Device)
+		case "os":
+			p.OS = OS{}
+			err = d.os(&p.OS)
+		case "runtime":
+			p.Runtime = Runtime{}
+			err = d.runtime(&p.Runtime)
+		case "client_sdk":
+			p.ClientSDK = ClientSDK{}
+			err = d.clientSDK(&p.ClientSDK)
+		case "debug_meta":
+			p.DebugMeta = DebugMeta{}
+			err = d.debugMeta(&p.DebugMeta)
+		case "transaction":
+			d.transaction = d.transaction[:0]
+			if isNull, nerr := s.null(); nerr != nil || isNull {
+				err = nerr
+				break
+			}
+			var t Transaction
+			if err = d.transactionObject(&t); err == nil {
+				d.transaction = append(d.transaction, t)
+			}
+		case "transactions":
+			d.transactions = d.transactions[:0]
+			err = d.transactionList()
+		case "measurements":
+			p.Measurements = nil
+			err = d.measurements(&p.Measurements)
+		case "profile":
+			p.Samples, p.Stacks, p.Frames, p.ThreadMetadata, p.QueueMetadata = nil, Stacks{}, nil, nil, nil
+			err = d.profile(p)
+		case "sampled_profile":
+			var isNull bool
+			if isNull, err = s.null(); err == nil && !isNull {
+				d.sampledProfile = true
+				err = s.skipValue()
+			}
+		case "content_type":
+			d.contentType, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+// timestamp reads V1's RFC 3339 "timestamp", or the float seconds some V2
+// chunks carry, as a UTC time.
+func (d *profileDecoder) timestamp() (time.Time, error) {
+	s := &d.s
+	switch s.peek() {
+	case '"':
+		start := s.pos
+		b, err := s.readString()
+		if err != nil {
+			return time.Time{}, err
+		}
+		if len(b) == 0 {
+			return time.Time{}, nil
+		}
+		t, perr := time.Parse(time.RFC3339Nano, string(b))
+		if perr != nil {
+			return time.Time{}, s.errorAt(start, "invalid RFC 3339 timestamp "+strconv.Quote(string(b)))
+		}
+		return t.UTC(), nil
+	case 'n':
+		_, err := s.null()
+		return time.Time{}, err
+	}
+	start := s.pos
+	sec, nsec, err := s.secondsValue()
+	if err != nil {
+		return time.Time{}, err
+	}
+	// Keep numeric timestamps in the years RFC 3339 can write (0000-9999),
+	// which is also where time.Time's Unix() is exact.
+	if sec < minTimestampSeconds || sec > maxTimestampSeconds {
+		return time.Time{}, s.errorAt(start, "timestamp out of range")
+	}
+	return time.Unix(sec, nsec).UTC(), nil
+}
+
+// Seconds since the epoch of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
+const (
+	minTimestampSeconds = -62167219200
+	maxTimestampSeconds = 253402300799
+)
+
+// object runs member for each key of an object; null is an absent object.
+// The hot arrays (samples, stacks, frames) do not go through it.
+func (d *profileDecoder) object(member func(key []byte) error) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := member(key); err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+// array runs element for each element of an array; null is an absent array.
+func (d *profileDecoder) array(element func(i int) error) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		if err := element(n - 1); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+func (d *profileDecoder) device(dev *Device) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "architecture":
+			dev.Architecture, err = s.stringValue()
+		case "is_emulator":
+			dev.IsEmulator, err = s.boolValue()
+		case "locale":
+			dev.Locale, err = s.stringValue()
+		case "manufacturer":
+			dev.Manufacturer, err = s.stringValue()
+		case "model":
+			dev.Model, err = s.stringValue()
+		case "classification":
+			dev.Classification, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+func (d *profileDecoder) os(o *OS) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "name":
+			o.Name, err = s.stringValue()
+		case "version":
+			o.Version, err = s.stringValue()
+		case "build_number":
+			o.BuildNumber, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+func (d *profileDecoder) runtime(r *Runtime) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "name":
+			r.Name, err = s.stringValue()
+		case "version":
+			r.Version, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+func (d *profileDecoder) clientSDK(c *ClientSDK) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "name":
+			c.Name, err = s.stringValue()
+		case "version":
+			c.Version, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+func (d *profileDecoder) debugMeta(m *DebugMeta) error {
+	s := &d.s
+	return d.object(func(key []byte) error {
+		if string(key) != "images" {
+			return s.skipValue()
+		}
+		m.Images = nil
+		return d.array(func(int) error {
+			m.Images = append(m.Images, Image{})
+			return d.image(&m.Images[len(m.Images)-1])
+		})
+	})
+}
+
+func (d *profileDecoder) image(img *Image) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "type":
+			img.Type, err = s.stringValue()
+		case "code_file":
+			img.CodeFile, err = s.stringValue()
+		case "code_id":
+			img.CodeID, err = s.stringValue()
+		case "debug_id":
+			img.DebugID, err = s.stringValue()
+		case "debug_file":
+			img.DebugFile, err = s.stringValue()
+		case "uuid":
+			img.UUID, err = s.stringValue()
+		case "arch":
+			img.Arch, err = s.stringValue()
+		case "image_addr":
+			img.ImageAddr, err = s.addrValue()
+		case "image_vmaddr":
+			img.ImageVMAddr, err = s.addrValue()
+		case "image_size":
+			img.ImageSize, err = s.uintValue(64)
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+func (d *profileDecoder) transactionList() error {
+	return d.array(func(int) error {
+		d.transactions = append(d.transactions, Transaction{})
+		return d.transactionObject(&d.transactions[len(d.transactions)-1])
+	})
+}
+
+func (d *profileDecoder) transactionObject(t *Transaction) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "id":
+			t.ID, err = s.stringValue()
+		case "name":
+			t.Name, err = s.stringValue()
+		case "trace_id":
+			t.TraceID, err = s.stringValue()
+		case "segment_id":
+			t.SegmentID, err = s.stringValue()
+		case "active_thread_id":
+			t.ActiveThreadID, err = s.idValue()
+		case "relative_start_ns":
+			t.RelativeStartNS, err = s.uintValue(64)
+		case "relative_end_ns":
+			t.RelativeEndNS, err = s.uintValue(64)
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+// measurements decodes {name: {unit, values}}; a repeated name replaces the
+// earlier entry in place.
+func (d *profileDecoder) measurements(out *[]Measurement) error {
+	s := &d.s
+	var index map[string]int
+	return d.object(func(key []byte) error {
+		name := s.intern(key)
+		if isNull, err := s.null(); err != nil || isNull {
+			return err
+		}
+		var m Measurement
+		m.Name = name
+		if err := d.measurement(&m); err != nil {
+			return err
+		}
+		if i, ok := index[name]; ok {
+			(*out)[i] = m
+			return nil
+		}
+		if index == nil {
+			index = make(map[string]int)
+		}
+		index[name] = len(*out)
+		*out = append(*out, m)
+		return nil
+	})
+}
+
+func (d *profileDecoder) measurement(m *Measurement) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "unit":
+			m.Unit, err = s.stringValue()
+		case "values":
+			m.Values = nil
+			err = d.array(func(int) error {
+				m.Values = append(m.Values, MeasurementValue{})
+				return d.measurementValue(&m.Values[len(m.Values)-1])
+			})
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+func (d *profileDecoder) measurementValue(v *MeasurementValue) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "elapsed_since_start_ns":
+			v.ElapsedSinceStartNS, err = s.uintValue(64)
+		case "timestamp":
+			v.Timestamp, err = s.nanosValue()
+		case "value":
+			v.Value, err = s.floatValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+// profile decodes the "profile" object.
+func (d *profileDecoder) profile(p *Profile) error {
+	s := &d.s
+	return d.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "samples":
+			p.Samples = p.Samples[:0]
+			err = d.samples(&p.Samples)
+			if len(p.Samples) == 0 {
+				p.Samples = nil
+			}
+		case "stacks":
+			p.Stacks = Stacks{}
+			err = d.stacks(&p.Stacks)
+		case "frames":
+			p.Frames = p.Frames[:0]
+			err = d.frames(&p.Frames)
+			if len(p.Frames) == 0 {
+				p.Frames = nil
+			}
+		case "thread_metadata":
+			p.ThreadMetadata = nil
+			err = d.threadMetadata(&p.ThreadMetadata)
+		case "queue_metadata":
+			p.QueueMetadata = nil
+			err = d.queueMetadata(&p.QueueMetadata)
+		default:
+			err = s.skipValue()
+		}
+		return err
+	})
+}
+
+// samples decodes "profile.samples", the bulk of every payload: one pass, no
+// allocation per sample beyond the amortized growth of the slice.
+func (d *profileDecoder) samples(out *[]Sample) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	samples := *out
+	// Every sample is an object, so the '{' left in the payload bound their
+	// number from above (closely: samples are most of a payload). Sizing the
+	// slice once saves the regrowth copies of a slice that is most of the
+	// decoded profile.
+	if n := bytes.Count(s.data[s.pos:], []byte("{")); cap(samples)-len(samples) < n {
+		samples = append(make([]Sample, 0, len(samples)+n), samples...)
+	}
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	defer func() { *out = samples }()
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		samples = append(samples, Sample{})
+		if err := d.sample(&samples[len(samples)-1]); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+func (d *profileDecoder) sample(smp *Sample) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, ok, err := s.sampleKey(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch key {
+		case sampleStackID:
+			smp.StackID, err = s.int64Value()
+		case sampleThreadID:
+			smp.ThreadID, err = s.idValue()
+		case sampleTimestamp:
+			smp.Timestamp, err = s.nanosValue()
+		case sampleElapsed:
+			smp.ElapsedSinceStartNS, err = s.uintValue(64)
+		case sampleQueueAddress:
+			smp.QueueAddress, err = s.stringValue()
+		case sampleState:
+			smp.State, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, sampleKeyNames[key])
+		}
+	}
+}
+
+// Keys of a sample object.
+const (
+	sampleOther = iota
+	sampleStackID
+	sampleThreadID
+	sampleTimestamp
+	sampleElapsed
+	sampleQueueAddress
+	sampleState
+)
+
+var sampleKeyNames = [...]string{
+	sampleOther:        "(unknown key)",
+	sampleStackID:      "stack_id",
+	sampleThreadID:     "thread_id",
+	sampleTimestamp:    "timestamp",
+	sampleElapsed:      "elapsed_since_start_ns",
+	sampleQueueAddress: "queue_address",
+	sampleState:        "state",
+}
+
+// sampleKey is objectNext for sample objects, the most repeated object of a
+// payload: it recognises the known keys by comparing the input with their
+// quoted spelling, and falls back to objectNext for anything else (escaped
+// or unknown keys).
+func (s *scanner) sampleKey(n *int) (key int, ok bool, err error) {
+	c := s.peek()
+	if *n > 0 && c == ',' {
+		comma := s.pos
+		s.pos++
+		if s.peek() == '"' {
+			if k := s.matchSampleKey(); k != sampleOther {
+				*n++
+				return k, true, nil
+			}
+		}
+		// Let objectNext report or read what follows the comma.
+		s.pos = comma
+	} else if *n == 0 && c == '"' {
+		if k := s.matchSampleKey(); k != sampleOther {
+			*n++
+			return k, true, nil
+		}
+	}
+	raw, ok, err := s.objectNext(n)
+	if err != nil || !ok {
+		return sampleOther, ok, err
+	}
+	for k, name := range sampleKeyNames {
+		if k != sampleOther && string(raw) == name {
+			return k, true, nil
+		}
+	}
+	return sampleOther, true, nil
+}
+
+// matchSampleKey consumes a known sample key and its colon when the input at
+// s.pos spells one exactly.
+func (s *scanner) matchSampleKey() int {
+	rest := s.data[s.pos:]
+	if len(rest) < 2 {
+		return sampleOther
+	}
+	// Comparisons with constant strings compile to a few wide loads.
+	k, n := sampleOther, 0
+	switch rest[1] {
+	case 's':
+		if len(rest) >= 10 && string(rest[:10]) == `"stack_id"` {
+			k, n = sampleStackID, 10
+		} else if len(rest) >= 7 && string(rest[:7]) == `"state"` {
+			k, n = sampleState, 7
+		}
+	case 't':
+		if len(rest) >= 11 && string(rest[:11]) == `"timestamp"` {
+			k, n = sampleTimestamp, 11
+		} else if len(rest) >= 11 && string(rest[:11]) == `"thread_id"` {
+			k, n = sampleThreadID, 11
+		}
+	case 'e':
+		if len(rest) >= 24 && string(rest[:24]) == `"elapsed_since_start_ns"` {
+			k, n = sampleElapsed, 24
+		}
+	case 'q':
+		if len(rest) >= 15 && string(rest[:15]) == `"queue_address"` {
+			k, n = sampleQueueAddress, 15
+		}
+	}
+	if k == sampleOther {
+		return sampleOther
+	}
+	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r' || rest[n] == '\t') {
+		n++
+	}
+	if n >= len(rest) || rest[n] != ':' {
+		return sampleOther
+	}
+	s.pos += n + 1
+	return k
+}
+
+// stacks decodes "profile.stacks" into the flat Stacks storage.
+func (d *profileDecoder) stacks(st *Stacks) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	offsets, indices := st.Offsets, st.FrameIndices
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	defer func() {
+		st.Offsets, st.FrameIndices = offsets, indices
+		if len(st.Offsets) == 0 {
+			st.Offsets = nil
+		}
+		if len(st.FrameIndices) == 0 {
+			st.FrameIndices = nil
+		}
+	}()
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		offsets = grow(offsets)
+		offsets = append(offsets, len(indices))
+		if indices, err = s.stackIndices(indices); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+// stackIndices appends the frame indices of one stack. Stacks hold most of
+// the numbers of a payload, so compact non-negative indices ("[0,12,7]") are
+// read by a tight loop; anything else (whitespace, signs, long or malformed
+// numbers) continues in the general loop from the last complete index.
+func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
+	if err := s.beginArray(); err != nil {
+		return indices, err
+	}
+	data := s.data
+	resume, count := s.pos, 0 // where the general loop would continue, indices read
+	for i := s.pos; i < len(data); {
+		c := data[i]
+		if c == ']' && count == 0 {
+			s.pos = i + 1
+			s.depth--
+			return indices, nil
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		var v int64
+		start := i
+		if c == '0' {
+			i++
+		} else {
+			// Eighteen digits cannot overflow int64; longer numbers take
+			// the general path, which checks.
+			for i < len(data) && i-start < 18 && data[i] >= '0' && data[i] <= '9' {
+				v = v*10 + int64(data[i]-'0')
+				i++
+			}
+		}
+		if i >= len(data) || (data[i] != ',' && data[i] != ']') {
+			break
+		}
+		indices = grow(indices)
+		indices = append(indices, v)
+		count++
+		if data[i] == ']' {
+			s.pos = i + 1
+			s.depth--
+			return indices, nil
+		}
+		resume = i
+		i++
+	}
+	s.pos = resume
+	for m := count; ; {
+		more, err := s.arrayNext(&m)
+		if err != nil {
+			return indices, inElement(err, m)
+		}
+		if !more {
+			return indices, nil
+		}
+		v, err := s.int64Value()
+		if err != nil {
+			return indices, inElement(err, m-1)
+		}
+		indices = grow(indices)
+		indices = append(indices, v)
+	}
+}
+
+// grow makes room for one more element, doubling the capacity: append's
+// growth slows to 1.25x for large slices, which for the hot arrays means
+// copying them several times over.
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	n := make([]T, len(s), max(2*cap(s), 64))
+	copy(n, s)
+	return n
+}
+
+// frames decodes "profile.frames".
+func (d *profileDecoder) frames(out *[]Frame) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	frames := *out
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	defer func() { *out = frames }()
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		frames = grow(frames)
+		frames = append(frames, Frame{})
+		if err := d.frame(&frames[len(frames)-1]); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+// Canonical frame keys seen so far, so that their aliases do not override
+// them.
+const (
+	seenFunction = 1 << iota
+	seenFilename
+	seenLineno
+	seenColno
+	seenSymbolAddr
+)
+
+func (d *profileDecoder) frame(f *Frame) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	seen := 0
+	for n := 0; ; {
+		key, ok, err := s.objectNext(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch string(key) {
+		case "function":
+			seen |= seenFunction
+			f.Function, err = s.stringValue()
+		case "name":
+			err = aliasString(s, &f.Function, seen&seenFunction != 0)
+		case "raw_function":
+			f.RawFunction, err = s.stringValue()
+		case "symbol":
+			f.Symbol, err = s.stringValue()
+		case "module":
+			f.Module, err = s.stringValue()
+		case "package":
+			f.Package, err = s.stringValue()
+		case "filename":
+			seen |= seenFilename
+			f.Filename, err = s.stringValue()
+		case "file":
+			err = aliasString(s, &f.Filename, seen&seenFilename != 0)
+		case "abs_path":
+			f.AbsPath, err = s.stringValue()
+		case "lineno":
+			seen |= seenLineno
+			f.Lineno, err = lineValue(s)
+		case "line":
+			err = aliasLine(s, &f.Lineno, seen&seenLineno != 0)
+		case "colno":
+			seen |= seenColno
+			f.Colno, err = lineValue(s)
+		case "column":
+			err = aliasLine(s, &f.Colno, seen&seenColno != 0)
+		case "in_app":
+			f.InApp, err = s.boolValue()
+		case "platform":
+			f.Platform, err = s.stringValue()
+		case "instruction_addr":
+			f.InstructionAddr, err = s.addrValue()
+		case "symbol_addr":
+			seen |= seenSymbolAddr
+			f.SymbolAddr, err = s.addrValue()
+		case "sym_addr":
+			var v uint64
+			if v, err = s.addrValue(); seen&seenSymbolAddr == 0 {
+				f.SymbolAddr = v
+			}
+		case "image_addr":
+			f.ImageAddr, err = s.addrValue()
+		case "addr_mode":
+			f.AddrMode, err = s.stringValue()
+		case "status":
+			f.Status, err = s.stringValue()
+		case "data":
+			f.Data, err = s.rawValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			return inField(err, string(key))
+		}
+	}
+}
+
+func aliasString(s *scanner, dst *string, canonicalSeen bool) error {
+	v, err := s.stringValue()
+	if !canonicalSeen {
+		*dst = v
+	}
+	return err
+}
+
+func lineValue(s *scanner) (uint32, error) {
+	v, err := s.uintValue(32)
+	return uint32(v), err
+}
+
+func aliasLine(s *scanner, dst *uint32, canonicalSeen bool) error {
+	v, err := lineValue(s)
+	if !canonicalSeen {
+		*dst = v
+	}
+	return err
+}
+
+// threadMetadata decodes {thread_id: {name, priority}} in input order; a
+// repeated thread id replaces the earlier entry in place.
+func (d *profileDecoder) threadMetadata(out *[]ThreadMetadata) error {
+	s := &d.s
+	var index map[string]int
+	return d.object(func(key []byte) error {
+		id := s.intern(key)
+		if isNull, err := s.null(); err != nil || isNull {
+			return err
+		}
+		tm := ThreadMetadata{ThreadID: id}
+		err := d.object(func(key []byte) (err error) {
+			switch string(key) {
+			case "name":
+				tm.Name, err = s.stringValue()
+			case "priority":
+				var isNull bool
+				if isNull, err = s.null(); err == nil && !isNull {
+					tm.Priority, err = s.int64Value()
+					tm.HasPriority = err == nil
+				} else {
+					tm.Priority, tm.HasPriority = 0, false
+				}
+			default:
+				err = s.skipValue()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if i, ok := index[id]; ok {
+			(*out)[i] = tm
+			return nil
+		}
+		if index == nil {
+			index = make(map[string]int)
+		}
+		index[id] = len(*out)
+		*out = append(*out, tm)
+		return nil
+	})
+}
+
+// queueMetadata decodes cocoa {queue_address: {label}} in input order; a
+// repeated address replaces the earlier entry in place.
+func (d *profileDecoder) queueMetadata(out *[]QueueMetadata) error {
+	s := &d.s
+	var index map[string]int
+	return d.object(func(key []byte) error {
+		addr := s.intern(key)
+		if isNull, err := s.null(); err != nil || isNull {
+			return err
+		}
+		qm := QueueMetadata{Address: addr}
+		err := d.object(func(key []byte) (err error) {
+			if string(key) == "label" {
+				qm.Label, err = s.stringValue()
+				return err
+			}
+			return s.skipValue()
+		})
+		if err != nil {
+			return err
+		}
+		if i, ok := index[addr]; ok {
+			(*out)[i] = qm
+			return nil
+		}
+		if index == nil {
+			index = make(map[string]int)
+		}
+		index[addr] = len(*out)
+		*out = append(*out, qm)
+		return nil
+	})
+}

@@ -1,0 +1,445 @@
+package sentry
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendChunkJSON appends p to dst as a V2 `profile_chunk` JSON document
+// (version "2", whatever p.Version says) and returns the extended slice.
+//
+// The output is deterministic and on one line: keys in a fixed order,
+// thread_metadata, queue_metadata and measurements in slice order, no HTML
+// escaping, floats in the shortest form that reads back to the same value
+// (NaN and infinities, which JSON cannot hold, are written as null), and
+// timestamps written from Unix nanoseconds as exact decimal seconds with
+// trailing zeros trimmed (1724777211503779900 → 1724777211.5037799).
+// Profile.Timestamp, when set, is written the same way. Zero and absent fields
+// are omitted, except that profile.samples, stacks and frames are always
+// present. Addresses are written as lower-case "0x…" hex, thread ids as
+// strings, frame "data" verbatim (it must hold valid JSON, which
+// DecodeProfile guarantees). Strings with invalid UTF-8 have each bad byte
+// replaced with U+FFFD.
+//
+// Every field of the model is written, so DecodeProfile of the output equals
+// p for any p that DecodeProfile produced from a version "2" payload.
+func AppendChunkJSON(dst []byte, p *Profile) []byte {
+	w := chunkWriter{b: dst}
+	w.open('{')
+	w.str("version", VersionV2)
+	w.str("event_id", p.EventID)
+	w.str("profiler_id", p.ProfilerID)
+	w.str("chunk_id", p.ChunkID)
+	w.str("platform", p.Platform)
+	w.str("release", p.Release)
+	w.str("environment", p.Environment)
+	w.str("dist", p.Dist)
+	if !p.Timestamp.IsZero() {
+		w.key("timestamp")
+		w.b = appendSeconds(w.b, p.Timestamp.Unix(), int64(p.Timestamp.Nanosecond()))
+	}
+	w.device(&p.Device)
+	if p.OS != (OS{}) {
+		w.object("os")
+		w.str("name", p.OS.Name)
+		w.str("version", p.OS.Version)
+		w.str("build_number", p.OS.BuildNumber)
+		w.close('}')
+	}
+	if p.Runtime != (Runtime{}) {
+		w.object("runtime")
+		w.str("name", p.Runtime.Name)
+		w.str("version", p.Runtime.Version)
+		w.close('}')
+	}
+	if p.ClientSDK != (ClientSDK{}) {
+		w.object("client_sdk")
+		w.str("name", p.ClientSDK.Name)
+		w.str("version", p.ClientSDK.Version)
+		w.close('}')
+	}
+	if len(p.DebugMeta.Images) > 0 {
+		w.object("debug_meta")
+		w.array("images")
+		for i := range p.DebugMeta.Images {
+			w.image(&p.DebugMeta.Images[i])
+		}
+		w.close(']')
+		w.close('}')
+	}
+	if len(p.Transactions) > 0 {
+		w.array("transactions")
+		for i := range p.Transactions {
+			w.transaction(&p.Transactions[i])
+		}
+		w.close(']')
+	}
+	if len(p.Measurements) > 0 {
+		w.object("measurements")
+		for i := range p.Measurements {
+			w.measurement(&p.Measurements[i])
+		}
+		w.close('}')
+	}
+
+	w.object("profile")
+	w.array("samples")
+	for i := range p.Samples {
+		w.sample(&p.Samples[i])
+	}
+	w.close(']')
+	w.array("stacks")
+	for i := 0; i < p.Stacks.Len(); i++ {
+		w.element()
+		w.b = append(w.b, '[')
+		for j, f := range p.Stacks.At(i) {
+			if j > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = strconv.AppendInt(w.b, f, 10)
+		}
+		w.b = append(w.b, ']')
+	}
+	w.close(']')
+	w.array("frames")
+	for i := range p.Frames {
+		w.frame(&p.Frames[i])
+	}
+	w.close(']')
+	if len(p.ThreadMetadata) > 0 {
+		w.object("thread_metadata")
+		for i := range p.ThreadMetadata {
+			tm := &p.ThreadMetadata[i]
+			w.object(tm.ThreadID)
+			w.str("name", tm.Name)
+			if tm.HasPriority {
+				w.key("priority")
+				w.b = strconv.AppendInt(w.b, tm.Priority, 10)
+			}
+			w.close('}')
+		}
+		w.close('}')
+	}
+	if len(p.QueueMetadata) > 0 {
+		w.object("queue_metadata")
+		for i := range p.QueueMetadata {
+			qm := &p.QueueMetadata[i]
+			w.object(qm.Address)
+			w.str("label", qm.Label)
+			w.close('}')
+		}
+		w.close('}')
+	}
+	w.close('}')
+	w.close('}')
+	return w.b
+}
+
+// chunkWriter appends JSON, tracking whether the current object or array
+// already has a member so that commas fall where they belong.
+type chunkWriter struct {
+	b []byte
+	// nonEmpty has one entry per open object or array; the chunk layout
+	// nests five deep at most (measurements.name.values[i]).
+	nonEmpty [8]bool
+	depth    int
+}
+
+func (w *chunkWriter) open(c byte) {
+	w.b = append(w.b, c)
+	w.nonEmpty[w.depth] = false
+	w.depth++
+}
+
+func (w *chunkWriter) close(c byte) {
+	w.b = append(w.b, c)
+	w.depth--
+}
+
+// element starts a new member of the innermost object or array.
+func (w *chunkWriter) element() {
+	top := &w.nonEmpty[w.depth-1]
+	if *top {
+		w.b = append(w.b, ',')
+	}
+	*top = true
+}
+
+func (w *chunkWriter) key(k string) {
+	w.element()
+	w.b = appendString(w.b, k)
+	w.b = append(w.b, ':')
+}
+
+func (w *chunkWriter) object(k string) {
+	w.key(k)
+	w.open('{')
+}
+
+func (w *chunkWriter) array(k string) {
+	w.key(k)
+	w.open('[')
+}
+
+// elementObject opens an object as the next array element.
+func (w *chunkWriter) elementObject() {
+	w.element()
+	w.open('{')
+}
+
+func (w *chunkWriter) str(k, v string) {
+	if v != "" {
+		w.key(k)
+		w.b = appendString(w.b, v)
+	}
+}
+
+func (w *chunkWriter) uint(k string, v uint64) {
+	if v != 0 {
+		w.key(k)
+		w.b = strconv.AppendUint(w.b, v, 10)
+	}
+}
+
+func (w *chunkWriter) addr(k string, v uint64) {
+	if v != 0 {
+		w.key(k)
+		w.b = append(w.b, `"0x`...)
+		w.b = strconv.AppendUint(w.b, v, 16)
+		w.b = append(w.b, '"')
+	}
+}
+
+func (w *chunkWriter) boolean(k string, v OptionalBool) {
+	if v.Set() {
+		w.key(k)
+		w.b = strconv.AppendBool(w.b, v.True())
+	}
+}
+
+func (w *chunkWriter) nanos(k string, v int64) {
+	if v != 0 {
+		w.key(k)
+		w.b = appendNanos(w.b, v)
+	}
+}
+
+func (w *chunkWriter) device(d *Device) {
+	if *d == (Device{}) {
+		return
+	}
+	w.object("device")
+	w.str("architecture", d.Architecture)
+	w.boolean("is_emulator", d.IsEmulator)
+	w.str("locale", d.Locale)
+	w.str("manufacturer", d.Manufacturer)
+	w.str("model", d.Model)
+	w.str("classification", d.Classification)
+	w.close('}')
+}
+
+func (w *chunkWriter) image(img *Image) {
+	w.elementObject()
+	w.str("type", img.Type)
+	w.str("code_file", img.CodeFile)
+	w.str("code_id", img.CodeID)
+	w.str("debug_id", img.DebugID)
+	w.str("debug_file", img.DebugFile)
+	w.str("uuid", img.UUID)
+	w.str("arch", img.Arch)
+	w.addr("image_addr", img.ImageAddr)
+	w.addr("image_vmaddr", img.ImageVMAddr)
+	w.uint("image_size", img.ImageSize)
+	w.close('}')
+}
+
+func (w *chunkWriter) transaction(t *Transaction) {
+	w.elementObject()
+	w.str("id", t.ID)
+	w.str("name", t.Name)
+	w.str("trace_id", t.TraceID)
+	w.str("segment_id", t.SegmentID)
+	w.str("active_thread_id", t.ActiveThreadID)
+	w.uint("relative_start_ns", t.RelativeStartNS)
+	w.uint("relative_end_ns", t.RelativeEndNS)
+	w.close('}')
+}
+
+func (w *chunkWriter) measurement(m *Measurement) {
+	w.object(m.Name)
+	w.str("unit", m.Unit)
+	w.array("values")
+	for i := range m.Values {
+		v := &m.Values[i]
+		w.elementObject()
+		w.uint("elapsed_since_start_ns", v.ElapsedSinceStartNS)
+		w.nanos("timestamp", v.Timestamp)
+		w.key("value")
+		w.b = appendFloat(w.b, v.Value)
+		w.close('}')
+	}
+	w.close(']')
+	w.close('}')
+}
+
+func (w *chunkWriter) sample(s *Sample) {
+	w.elementObject()
+	w.key("stack_id")
+	w.b = strconv.AppendInt(w.b, s.StackID, 10)
+	w.str("thread_id", s.ThreadID)
+	w.uint("elapsed_since_start_ns", s.ElapsedSinceStartNS)
+	w.nanos("timestamp", s.Timestamp)
+	w.str("queue_address", s.QueueAddress)
+	w.str("state", s.State)
+	w.close('}')
+}
+
+func (w *chunkWriter) frame(f *Frame) {
+	w.elementObject()
+	w.str("function", f.Function)
+	w.str("raw_function", f.RawFunction)
+	w.str("symbol", f.Symbol)
+	w.str("module", f.Module)
+	w.str("package", f.Package)
+	w.str("filename", f.Filename)
+	w.str("abs_path", f.AbsPath)
+	w.uint("lineno", uint64(f.Lineno))
+	w.uint("colno", uint64(f.Colno))
+	w.boolean("in_app", f.InApp)
+	w.str("platform", f.Platform)
+	w.addr("instruction_addr", f.InstructionAddr)
+	w.addr("symbol_addr", f.SymbolAddr)
+	w.addr("image_addr", f.ImageAddr)
+	w.str("addr_mode", f.AddrMode)
+	w.str("status", f.Status)
+	if f.Data != "" {
+		w.key("data")
+		w.b = append(w.b, f.Data...)
+	}
+	w.close('}')
+}
+
+// appendNanos writes Unix nanoseconds as exact decimal seconds, trailing
+// zeros of the fraction trimmed.
+func appendNanos(b []byte, ns int64) []byte {
+	u := uint64(ns)
+	if ns < 0 {
+		b = append(b, '-')
+		u = -u
+	}
+	return appendSecondsFraction(b, u/1e9, u%1e9)
+}
+
+// appendSeconds writes sec+nsec/1e9 (nsec in [0, 1e9), as time.Time gives
+// them) as exact decimal seconds.
+func appendSeconds(b []byte, sec, nsec int64) []byte {
+	if sec >= 0 {
+		return appendSecondsFraction(b, uint64(sec), uint64(nsec))
+	}
+	// -2 s + 0.5 s is -1.5 s: borrow one second for the fraction.
+	b = append(b, '-')
+	whole := uint64(-(sec + 1))
+	if nsec == 0 {
+		return appendSecondsFraction(b, whole+1, 0)
+	}
+	return appendSecondsFraction(b, whole, uint64(1e9-nsec))
+}
+
+func appendSecondsFraction(b []byte, whole, frac uint64) []byte {
+	b = strconv.AppendUint(b, whole, 10)
+	if frac == 0 {
+		return b
+	}
+	var digits [10]byte
+	digits[0] = '.'
+	for i := 9; i >= 1; i-- {
+		digits[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	n := 10
+	for digits[n-1] == '0' {
+		n--
+	}
+	return append(b, digits[:n]...)
+}
+
+// appendFloat writes f as encoding/json does: the shortest representation
+// that parses back to f, in exponent form only for very large or very small
+// magnitudes.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, "null"...)
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// Shorten e-09 to e-9, as encoding/json does.
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendString writes s as a JSON string without HTML escaping. U+2028 and
+// U+2029 are escaped so the output is also valid JavaScript, and invalid
+// UTF-8 bytes become U+FFFD.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}

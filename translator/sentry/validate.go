@@ -1,0 +1,367 @@
+package sentry
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Limits bounds what Validate accepts. A zero field means its default.
+type Limits struct {
+	MaxDurationV1 time.Duration // default 30s (Relay's MAX_PROFILE_DURATION)
+	MaxDurationV2 time.Duration // default 66s (Relay's MAX_PROFILE_CHUNK_DURATION)
+}
+
+// DefaultLimits returns Relay's limits.
+func DefaultLimits() Limits {
+	return Limits{MaxDurationV1: 30 * time.Second, MaxDurationV2: 66 * time.Second}
+}
+
+func (l Limits) withDefaults() Limits {
+	def := DefaultLimits()
+	if l.MaxDurationV1 <= 0 {
+		l.MaxDurationV1 = def.MaxDurationV1
+	}
+	if l.MaxDurationV2 <= 0 {
+		l.MaxDurationV2 = def.MaxDurationV2
+	}
+	return l
+}
+
+// Validate applies the rules by which Relay rejects a sample-format profile
+// and returns the first one p breaks as an *Error (Item is -1: the caller
+// locates it with AtItem), or nil. It only accepts or rejects: p is not
+// changed. It gives the same answer before and after Normalize.
+//
+// The rules, in the order they are checked:
+//
+//   - version is "1" or "2" (ReasonUnsupportedVersion).
+//   - Metadata (ReasonMissingProfileMetadata when absent): V1 needs event_id,
+//     platform, timestamp, device.architecture, os.name and os.version, and
+//     for cocoa also os.build_number, device.is_emulator, device.locale,
+//     device.manufacturer and device.model; V2 needs profiler_id, chunk_id,
+//     platform, client_sdk.name and client_sdk.version. An id present but
+//     not a UUID is ReasonInvalidJSON, as in Relay where it fails to
+//     deserialize.
+//   - V1 transaction: `transaction` or `transactions[0]` must exist
+//     (ReasonNoTransactionAssociated) with a non-nil UUID id and trace_id, a
+//     name, and relative_start_ns < relative_end_ns unless both are zero
+//     (ReasonInvalidTransactionMetadata). active_thread_id is optional, as
+//     in Relay, which defaults it to 0.
+//   - At least one sample (ReasonNotEnoughSamples).
+//   - V2 sample timestamps are positive (ReasonMalformedSamples, Sample set).
+//   - Every stack_id names a stack (ReasonMalformedSamples, Sample set) and
+//     every frame index names a frame (ReasonMalformedStacks; Stack is the
+//     stack and Frame the position of the bad index within it, since the
+//     index itself is not a frame).
+//   - Something is left after Relay's lossy clean-up (ReasonNotEnoughSamples):
+//     V1 keeps the samples inside the transaction's relative range, trims
+//     each thread's idle (empty-stack) samples at its edges and drops
+//     threads left with one sample; V2 drops threads with at most one
+//     non-idle sample.
+//   - Duration of what is left (ReasonDurationIsTooLong): V1 last minus first
+//     elapsed_since_start_ns over MaxDurationV1; V2 latest minus earliest
+//     timestamp over MaxDurationV2.
+func Validate(p *Profile, limits Limits) error {
+	limits = limits.withDefaults()
+	switch p.Version {
+	case VersionV1:
+		if err := validateMetadataV1(p); err != nil {
+			return err
+		}
+		if err := validateTransaction(p); err != nil {
+			return err
+		}
+	case VersionV2:
+		if err := validateMetadataV2(p); err != nil {
+			return err
+		}
+	default:
+		if e := checkVersion(p.Version, p.Platform); e != nil {
+			return e
+		}
+	}
+	if len(p.Samples) == 0 {
+		return NewError(ReasonNotEnoughSamples, "profile has no samples")
+	}
+	if err := validateIndices(p); err != nil {
+		return err
+	}
+	if p.Version == VersionV1 {
+		return validateSamplesV1(p, limits.MaxDurationV1)
+	}
+	return validateSamplesV2(p, limits.MaxDurationV2)
+}
+
+func missing(field string) *Error {
+	return NewError(ReasonMissingProfileMetadata, field+" is missing")
+}
+
+// validateID checks a required UUID field.
+func validateID(field, id string) *Error {
+	if id == "" {
+		return missing(field)
+	}
+	if !isUUID(id) {
+		return NewError(ReasonInvalidJSON, field+" "+strconv.Quote(id)+" is not a UUID")
+	}
+	return nil
+}
+
+func validateMetadataV1(p *Profile) error {
+	if e := validateID("event_id", p.EventID); e != nil {
+		return e
+	}
+	for _, f := range [...]struct {
+		name, value string
+	}{
+		{"platform", p.Platform},
+		{"device.architecture", p.Device.Architecture},
+		{"os.name", p.OS.Name},
+		{"os.version", p.OS.Version},
+	} {
+		if f.value == "" {
+			return missing(f.name)
+		}
+	}
+	if p.Timestamp.IsZero() {
+		return missing("timestamp")
+	}
+	// Relay's extra requirement for cocoa: the device fields Apple SDKs
+	// always send.
+	if p.Platform == "cocoa" {
+		for _, f := range [...]struct {
+			name, value string
+		}{
+			{"os.build_number", p.OS.BuildNumber},
+			{"device.locale", p.Device.Locale},
+			{"device.manufacturer", p.Device.Manufacturer},
+			{"device.model", p.Device.Model},
+		} {
+			if f.value == "" {
+				return missing(f.name)
+			}
+		}
+		if !p.Device.IsEmulator.Set() {
+			return missing("device.is_emulator")
+		}
+	}
+	return nil
+}
+
+func validateMetadataV2(p *Profile) error {
+	if e := validateID("profiler_id", p.ProfilerID); e != nil {
+		return e
+	}
+	if e := validateID("chunk_id", p.ChunkID); e != nil {
+		return e
+	}
+	for _, f := range [...]struct {
+		name, value string
+	}{
+		{"platform", p.Platform},
+		{"client_sdk.name", p.ClientSDK.Name},
+		{"client_sdk.version", p.ClientSDK.Version},
+	} {
+		if f.value == "" {
+			return missing(f.name)
+		}
+	}
+	return nil
+}
+
+func validateTransaction(p *Profile) error {
+	if len(p.Transactions) == 0 {
+		return NewError(ReasonNoTransactionAssociated, "profile has no transaction or transactions")
+	}
+	t := &p.Transactions[0]
+	invalid := func(msg string) *Error {
+		return NewError(ReasonInvalidTransactionMetadata, "transaction: "+msg)
+	}
+	for _, f := range [...]struct {
+		name, value string
+	}{{"id", t.ID}, {"trace_id", t.TraceID}} {
+		switch {
+		case f.value == "":
+			return invalid(f.name + " is missing")
+		case !isUUID(f.value):
+			return invalid(f.name + " " + strconv.Quote(f.value) + " is not a UUID")
+		case isNilUUID(f.value):
+			return invalid(f.name + " is the nil UUID")
+		}
+	}
+	if t.Name == "" {
+		return invalid("name is missing")
+	}
+	if (t.RelativeStartNS != 0 || t.RelativeEndNS != 0) && t.RelativeStartNS >= t.RelativeEndNS {
+		return invalid(fmt.Sprintf("relative_start_ns %d is not before relative_end_ns %d", t.RelativeStartNS, t.RelativeEndNS))
+	}
+	return nil
+}
+
+// validateIndices checks that samples name stacks and stacks name frames.
+func validateIndices(p *Profile) error {
+	nStacks := int64(p.Stacks.Len())
+	v2 := p.Version == VersionV2
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if smp.StackID < 0 || smp.StackID >= nStacks {
+			e := NewError(ReasonMalformedSamples, fmt.Sprintf("stack_id %d is out of range (%d stacks)", smp.StackID, nStacks))
+			e.Sample = i
+			return e
+		}
+		if v2 && smp.Timestamp <= 0 {
+			e := NewError(ReasonMalformedSamples, fmt.Sprintf("timestamp %s is not positive", formatNanos(smp.Timestamp)))
+			e.Sample = i
+			return e
+		}
+	}
+	nFrames := int64(len(p.Frames))
+	offsets := p.Stacks.Offsets
+	for i, start := range offsets {
+		end := len(p.Stacks.FrameIndices)
+		if i+1 < len(offsets) {
+			end = offsets[i+1]
+		}
+		if start < 0 || start > end || end > len(p.Stacks.FrameIndices) {
+			e := NewError(ReasonMalformedStacks, "stack offsets are inconsistent")
+			e.Stack = i
+			return e
+		}
+		for j, f := range p.Stacks.FrameIndices[start:end] {
+			if f < 0 || f >= nFrames {
+				e := NewError(ReasonMalformedStacks, fmt.Sprintf("frame index %d at position %d is out of range (%d frames)", f, j, nFrames))
+				e.Stack = i
+				e.Frame = j
+				return e
+			}
+		}
+	}
+	return nil
+}
+
+// threadSpan follows one thread through Relay's clean-up.
+type threadSpan struct {
+	firstActive, lastActive int // sample indices of its first and last non-idle sample
+	kept                    int // samples Relay would keep
+}
+
+// threadSpans indexes per-thread state by thread id. Samples repeat a few
+// thread ids, so the last one looked up is remembered.
+type threadSpans struct {
+	byID   map[string]*threadSpan
+	lastID string
+	last   *threadSpan
+}
+
+func (t *threadSpans) get(id string) *threadSpan {
+	if t.last != nil && id == t.lastID {
+		return t.last
+	}
+	ts, ok := t.byID[id]
+	if !ok {
+		ts = &threadSpan{firstActive: -1, lastActive: -1}
+		t.byID[id] = ts
+	}
+	t.lastID, t.last = id, ts
+	return ts
+}
+
+func isIdle(p *Profile, smp *Sample) bool {
+	return len(p.Stacks.At(int(smp.StackID))) == 0
+}
+
+func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
+	var start, end uint64
+	ranged := false
+	if len(p.Transactions) > 0 && p.Transactions[0].RelativeEndNS > 0 {
+		start, end, ranged = p.Transactions[0].RelativeStartNS, p.Transactions[0].RelativeEndNS, true
+	}
+	inRange := func(smp *Sample) bool {
+		return !ranged || (smp.ElapsedSinceStartNS >= start && smp.ElapsedSinceStartNS <= end)
+	}
+	threads := threadSpans{byID: make(map[string]*threadSpan)}
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if !inRange(smp) || isIdle(p, smp) {
+			continue
+		}
+		ts := threads.get(smp.ThreadID)
+		if ts.firstActive < 0 {
+			ts.firstActive = i
+		}
+		ts.lastActive = i
+	}
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if !inRange(smp) {
+			continue
+		}
+		if ts := threads.get(smp.ThreadID); ts.firstActive >= 0 && i >= ts.firstActive && i <= ts.lastActive {
+			ts.kept++
+		}
+	}
+	var first, last uint64
+	kept := false
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if !inRange(smp) {
+			continue
+		}
+		ts := threads.get(smp.ThreadID)
+		if ts.kept < 2 || i < ts.firstActive || i > ts.lastActive {
+			continue
+		}
+		if !kept || smp.ElapsedSinceStartNS < first {
+			first = smp.ElapsedSinceStartNS
+		}
+		if !kept || smp.ElapsedSinceStartNS > last {
+			last = smp.ElapsedSinceStartNS
+		}
+		kept = true
+	}
+	if !kept {
+		return NewError(ReasonNotEnoughSamples, "no thread has two samples once idle edges and samples outside the transaction are left out")
+	}
+	if d := last - first; d > uint64(maxDuration) {
+		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("samples span %s, more than %s", time.Duration(d), maxDuration))
+	}
+	return nil
+}
+
+func validateSamplesV2(p *Profile, maxDuration time.Duration) error {
+	threads := threadSpans{byID: make(map[string]*threadSpan)}
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if !isIdle(p, smp) {
+			threads.get(smp.ThreadID).kept++
+		}
+	}
+	var first, last int64
+	kept := false
+	for i := range p.Samples {
+		smp := &p.Samples[i]
+		if threads.get(smp.ThreadID).kept < 2 {
+			continue
+		}
+		if !kept || smp.Timestamp < first {
+			first = smp.Timestamp
+		}
+		if !kept || smp.Timestamp > last {
+			last = smp.Timestamp
+		}
+		kept = true
+	}
+	if !kept {
+		return NewError(ReasonNotEnoughSamples, "no thread has two non-idle samples")
+	}
+	if d := last - first; d > int64(maxDuration) {
+		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("samples span %s, more than %s", time.Duration(d), maxDuration))
+	}
+	return nil
+}
+
+// formatNanos writes Unix nanoseconds as decimal seconds for messages.
+func formatNanos(ns int64) string {
+	return string(appendNanos(nil, ns))
+}
