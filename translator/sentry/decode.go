@@ -1,7 +1,6 @@
 package sentry
 
 import (
-	"bytes"
 	"strconv"
 	"time"
 )
@@ -19,9 +18,13 @@ import (
 // both `transaction` and `transactions` are present, `transaction` comes
 // first in Transactions (it is the one Relay uses). Strings are unescaped in
 // full and invalid UTF-8 is replaced with U+FFFD. Frame `data` is kept as
-// compact JSON text. Sample and measurement timestamps are parsed from their
-// decimal text into exact Unix nanoseconds; a negative timestamp decodes as
-// is and is rejected by Validate, which names the sample.
+// compact JSON text. Sample and measurement timestamps (numbers or numeric
+// strings, exponent allowed) are parsed from their decimal text into exact
+// Unix nanoseconds, digits past the ninth fractional one truncated; a
+// negative or zero timestamp decodes as is and is rejected by Validate,
+// which names the sample, while "NaN", "Infinity" and values beyond int64
+// nanoseconds are ReasonInvalidJSON. The top-level "timestamp" is read as
+// RFC 3339 (V1) or as float seconds (some V2 chunks carry one) into UTC.
 //
 // Errors are *Error with ReasonInvalidJSON (syntax, wrong types, numbers out
 // of range; the message names the field and byte offset),
@@ -65,7 +68,7 @@ func (d *profileDecoder) document(p *Profile) error {
 	if err := d.top(p); err != nil {
 		return err
 	}
-	if d.s.peek() != 0 {
+	if d.s.peek(); d.s.pos < len(d.s.data) {
 		return d.s.errorf("unexpected data after the top-level value")
 	}
 	p.Transactions = append(d.transaction, d.transactions...)
@@ -587,283 +590,6 @@ func (d *profileDecoder) profile(p *Profile) error {
 		}
 		return err
 	})
-}
-
-// samples decodes "profile.samples", the bulk of every payload: one pass, no
-// allocation per sample beyond the amortized growth of the slice.
-func (d *profileDecoder) samples(out *[]Sample) error {
-	s := &d.s
-	if isNull, err := s.null(); err != nil || isNull {
-		return err
-	}
-	samples := *out
-	// Every sample is an object, so the '{' left in the payload bound their
-	// number from above (closely: samples are most of a payload). Sizing the
-	// slice once saves the regrowth copies of a slice that is most of the
-	// decoded profile.
-	if n := bytes.Count(s.data[s.pos:], []byte("{")); cap(samples)-len(samples) < n {
-		samples = append(make([]Sample, 0, len(samples)+n), samples...)
-	}
-	if err := s.beginArray(); err != nil {
-		return err
-	}
-	defer func() { *out = samples }()
-	for n := 0; ; {
-		ok, err := s.arrayNext(&n)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		samples = append(samples, Sample{})
-		if err := d.sample(&samples[len(samples)-1]); err != nil {
-			return inElement(err, n-1)
-		}
-	}
-}
-
-func (d *profileDecoder) sample(smp *Sample) error {
-	s := &d.s
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	for n := 0; ; {
-		key, ok, err := s.sampleKey(&n)
-		if err != nil || !ok {
-			return err
-		}
-		switch key {
-		case sampleStackID:
-			smp.StackID, err = s.int64Value()
-		case sampleThreadID:
-			smp.ThreadID, err = s.idValue()
-		case sampleTimestamp:
-			smp.Timestamp, err = s.nanosValue()
-		case sampleElapsed:
-			smp.ElapsedSinceStartNS, err = s.uintValue(64)
-		case sampleQueueAddress:
-			smp.QueueAddress, err = s.stringValue()
-		case sampleState:
-			smp.State, err = s.stringValue()
-		default:
-			err = s.skipValue()
-		}
-		if err != nil {
-			return inField(err, sampleKeyNames[key])
-		}
-	}
-}
-
-// Keys of a sample object.
-const (
-	sampleOther = iota
-	sampleStackID
-	sampleThreadID
-	sampleTimestamp
-	sampleElapsed
-	sampleQueueAddress
-	sampleState
-)
-
-var sampleKeyNames = [...]string{
-	sampleOther:        "(unknown key)",
-	sampleStackID:      "stack_id",
-	sampleThreadID:     "thread_id",
-	sampleTimestamp:    "timestamp",
-	sampleElapsed:      "elapsed_since_start_ns",
-	sampleQueueAddress: "queue_address",
-	sampleState:        "state",
-}
-
-// sampleKey is objectNext for sample objects, the most repeated object of a
-// payload: it recognises the known keys by comparing the input with their
-// quoted spelling, and falls back to objectNext for anything else (escaped
-// or unknown keys).
-func (s *scanner) sampleKey(n *int) (key int, ok bool, err error) {
-	c := s.peek()
-	if *n > 0 && c == ',' {
-		comma := s.pos
-		s.pos++
-		if s.peek() == '"' {
-			if k := s.matchSampleKey(); k != sampleOther {
-				*n++
-				return k, true, nil
-			}
-		}
-		// Let objectNext report or read what follows the comma.
-		s.pos = comma
-	} else if *n == 0 && c == '"' {
-		if k := s.matchSampleKey(); k != sampleOther {
-			*n++
-			return k, true, nil
-		}
-	}
-	raw, ok, err := s.objectNext(n)
-	if err != nil || !ok {
-		return sampleOther, ok, err
-	}
-	for k, name := range sampleKeyNames {
-		if k != sampleOther && string(raw) == name {
-			return k, true, nil
-		}
-	}
-	return sampleOther, true, nil
-}
-
-// matchSampleKey consumes a known sample key and its colon when the input at
-// s.pos spells one exactly.
-func (s *scanner) matchSampleKey() int {
-	rest := s.data[s.pos:]
-	if len(rest) < 2 {
-		return sampleOther
-	}
-	// Comparisons with constant strings compile to a few wide loads.
-	k, n := sampleOther, 0
-	switch rest[1] {
-	case 's':
-		if len(rest) >= 10 && string(rest[:10]) == `"stack_id"` {
-			k, n = sampleStackID, 10
-		} else if len(rest) >= 7 && string(rest[:7]) == `"state"` {
-			k, n = sampleState, 7
-		}
-	case 't':
-		if len(rest) >= 11 && string(rest[:11]) == `"timestamp"` {
-			k, n = sampleTimestamp, 11
-		} else if len(rest) >= 11 && string(rest[:11]) == `"thread_id"` {
-			k, n = sampleThreadID, 11
-		}
-	case 'e':
-		if len(rest) >= 24 && string(rest[:24]) == `"elapsed_since_start_ns"` {
-			k, n = sampleElapsed, 24
-		}
-	case 'q':
-		if len(rest) >= 15 && string(rest[:15]) == `"queue_address"` {
-			k, n = sampleQueueAddress, 15
-		}
-	}
-	if k == sampleOther {
-		return sampleOther
-	}
-	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r' || rest[n] == '\t') {
-		n++
-	}
-	if n >= len(rest) || rest[n] != ':' {
-		return sampleOther
-	}
-	s.pos += n + 1
-	return k
-}
-
-// stacks decodes "profile.stacks" into the flat Stacks storage.
-func (d *profileDecoder) stacks(st *Stacks) error {
-	s := &d.s
-	if isNull, err := s.null(); err != nil || isNull {
-		return err
-	}
-	offsets, indices := st.Offsets, st.FrameIndices
-	if err := s.beginArray(); err != nil {
-		return err
-	}
-	defer func() {
-		st.Offsets, st.FrameIndices = offsets, indices
-		if len(st.Offsets) == 0 {
-			st.Offsets = nil
-		}
-		if len(st.FrameIndices) == 0 {
-			st.FrameIndices = nil
-		}
-	}()
-	for n := 0; ; {
-		ok, err := s.arrayNext(&n)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return nil
-		}
-		offsets = grow(offsets)
-		offsets = append(offsets, len(indices))
-		if indices, err = s.stackIndices(indices); err != nil {
-			return inElement(err, n-1)
-		}
-	}
-}
-
-// stackIndices appends the frame indices of one stack. Stacks hold most of
-// the numbers of a payload, so compact non-negative indices ("[0,12,7]") are
-// read by a tight loop; anything else (whitespace, signs, long or malformed
-// numbers) continues in the general loop from the last complete index.
-func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
-	if err := s.beginArray(); err != nil {
-		return indices, err
-	}
-	data := s.data
-	resume, count := s.pos, 0 // where the general loop would continue, indices read
-	for i := s.pos; i < len(data); {
-		c := data[i]
-		if c == ']' && count == 0 {
-			s.pos = i + 1
-			s.depth--
-			return indices, nil
-		}
-		if c < '0' || c > '9' {
-			break
-		}
-		var v int64
-		start := i
-		if c == '0' {
-			i++
-		} else {
-			// Eighteen digits cannot overflow int64; longer numbers take
-			// the general path, which checks.
-			for i < len(data) && i-start < 18 && data[i] >= '0' && data[i] <= '9' {
-				v = v*10 + int64(data[i]-'0')
-				i++
-			}
-		}
-		if i >= len(data) || (data[i] != ',' && data[i] != ']') {
-			break
-		}
-		indices = grow(indices)
-		indices = append(indices, v)
-		count++
-		if data[i] == ']' {
-			s.pos = i + 1
-			s.depth--
-			return indices, nil
-		}
-		resume = i
-		i++
-	}
-	s.pos = resume
-	for m := count; ; {
-		more, err := s.arrayNext(&m)
-		if err != nil {
-			return indices, inElement(err, m)
-		}
-		if !more {
-			return indices, nil
-		}
-		v, err := s.int64Value()
-		if err != nil {
-			return indices, inElement(err, m-1)
-		}
-		indices = grow(indices)
-		indices = append(indices, v)
-	}
-}
-
-// grow makes room for one more element, doubling the capacity: append's
-// growth slows to 1.25x for large slices, which for the hot arrays means
-// copying them several times over.
-func grow[T any](s []T) []T {
-	if len(s) < cap(s) {
-		return s
-	}
-	n := make([]T, len(s), max(2*cap(s), 64))
-	copy(n, s)
-	return n
 }
 
 // frames decodes "profile.frames".

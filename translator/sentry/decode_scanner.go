@@ -84,7 +84,9 @@ type scanner struct {
 }
 
 func newScanner(data []byte) scanner {
-	return scanner{data: data, interned: make(map[string]string, 64)}
+	// Distinct strings grow with the frames, roughly one per kilobyte of
+	// payload; sizing the table up front saves its rehashing.
+	return scanner{data: data, interned: make(map[string]string, min(64+len(data)/1024, 1<<16))}
 }
 
 func (s *scanner) errorf(msg string) error {
@@ -743,34 +745,9 @@ func (s *scanner) floatValue() (float64, error) {
 // as 0.
 func (s *scanner) nanosValue() (int64, error) {
 	s.peek()
-	data := s.data
-	i := s.pos
-	// Fast path for the common shape: up to 10 integer digits, a point and
-	// up to 9 fraction digits, ended by a delimiter.
-	if i < len(data) && data[i] >= '1' && data[i] <= '9' {
-		var sec int64
-		j := i
-		for j < len(data) && j-i < 10 && data[j] >= '0' && data[j] <= '9' {
-			sec = sec*10 + int64(data[j]-'0')
-			j++
-		}
-		if j < len(data) && data[j] == '.' {
-			j++
-			f := j
-			var frac int64
-			for j < len(data) && j-f < 9 && data[j] >= '0' && data[j] <= '9' {
-				frac = frac*10 + int64(data[j]-'0')
-				j++
-			}
-			if j > f && j < len(data) && isDelimiter(data[j]) && sec <= maxNanosSeconds {
-				frac *= pow10[9-(j-f)]
-				s.pos = j
-				return sec*1e9 + frac, nil
-			}
-		} else if j < len(data) && isDelimiter(data[j]) && sec <= maxNanosSeconds {
-			s.pos = j
-			return sec * 1e9, nil
-		}
+	if v, end, ok := fastNanos(s.data, s.pos); ok {
+		s.pos = end
+		return v, nil
 	}
 	sec, nsec, err := s.secondsValue()
 	if err != nil {
@@ -780,6 +757,60 @@ func (s *scanner) nanosValue() (int64, error) {
 		return 0, s.errorf("timestamp out of range for Unix nanoseconds")
 	}
 	return sec*1e9 + nsec, nil
+}
+
+// fastNanos reads the common shape of a timestamp at data[i:]: up to 10
+// integer digits, optionally a point and up to 9 fraction digits, ended by a
+// delimiter. It returns ok=false for anything else, which the exact general
+// parser then handles.
+func fastNanos(data []byte, i int) (v int64, end int, ok bool) {
+	if i >= len(data) || data[i] < '1' || data[i] > '9' {
+		return 0, 0, false
+	}
+	var sec int64
+	j := i
+	for j < len(data) && j-i < 10 && data[j] >= '0' && data[j] <= '9' {
+		sec = sec*10 + int64(data[j]-'0')
+		j++
+	}
+	if sec > maxNanosSeconds || j >= len(data) {
+		return 0, 0, false
+	}
+	if data[j] != '.' {
+		return sec * 1e9, j, isDelimiter(data[j])
+	}
+	j++
+	f := j
+	var frac int64
+	for j < len(data) && j-f < 9 && data[j] >= '0' && data[j] <= '9' {
+		frac = frac*10 + int64(data[j]-'0')
+		j++
+	}
+	if j == f || j >= len(data) || !isDelimiter(data[j]) {
+		return 0, 0, false
+	}
+	return sec*1e9 + frac*pow10[9-(j-f)], j, true
+}
+
+// fastIndex reads a compact non-negative integer of at most 18 digits (which
+// cannot overflow int64) at data[i:]; ok=false sends anything else to the
+// general parser.
+func fastIndex(data []byte, i int) (v int64, end int, ok bool) {
+	if i >= len(data) || data[i] < '0' || data[i] > '9' {
+		return 0, 0, false
+	}
+	if data[i] == '0' {
+		return 0, i + 1, i+1 < len(data) && (data[i+1] < '0' || data[i+1] > '9')
+	}
+	j := i
+	for j < len(data) && j-i < 18 && data[j] >= '0' && data[j] <= '9' {
+		v = v*10 + int64(data[j]-'0')
+		j++
+	}
+	if j >= len(data) || (data[j] >= '0' && data[j] <= '9') || data[j] == '.' || data[j] == 'e' || data[j] == 'E' {
+		return 0, 0, false
+	}
+	return v, j, true
 }
 
 // maxNanosSeconds keeps sec*1e9+nsec inside int64.

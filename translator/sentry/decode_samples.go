@@ -1,0 +1,393 @@
+package sentry
+
+import "bytes"
+
+// The hot arrays: samples and stacks are most of every payload, so they get
+// allocation-free fast paths for the compact shape SDKs write, backed by the
+// general scanner for everything else.
+
+// samples decodes "profile.samples", the bulk of every payload: one pass, no
+// allocation per sample beyond the amortized growth of the slice.
+func (d *profileDecoder) samples(out *[]Sample) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	samples := *out
+	// Every sample is an object, so the '{' left in the payload bound their
+	// number from above (closely: samples are most of a payload). Sizing the
+	// slice once saves the regrowth copies of a slice that is most of the
+	// decoded profile.
+	if n := bytes.Count(s.data[s.pos:], []byte("{")); cap(samples)-len(samples) < n {
+		samples = append(make([]Sample, 0, len(samples)+n), samples...)
+	}
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	defer func() { *out = samples }()
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		samples = append(samples, Sample{})
+		smp := &samples[len(samples)-1]
+		start := s.pos
+		if s.compactSample(smp) {
+			continue
+		}
+		s.pos, *smp = start, Sample{}
+		if err := d.sample(smp); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+func (d *profileDecoder) sample(smp *Sample) error {
+	s := &d.s
+	if err := s.beginObject(); err != nil {
+		return err
+	}
+	for n := 0; ; {
+		key, unknown, ok, err := s.sampleKey(&n)
+		if err != nil || !ok {
+			return err
+		}
+		switch key {
+		case sampleStackID:
+			smp.StackID, err = s.int64Value()
+		case sampleThreadID:
+			smp.ThreadID, err = s.idValue()
+		case sampleTimestamp:
+			smp.Timestamp, err = s.nanosValue()
+		case sampleElapsed:
+			smp.ElapsedSinceStartNS, err = s.uintValue(64)
+		case sampleQueueAddress:
+			smp.QueueAddress, err = s.stringValue()
+		case sampleState:
+			smp.State, err = s.stringValue()
+		default:
+			err = s.skipValue()
+		}
+		if err != nil {
+			if key == sampleOther {
+				return inField(err, string(unknown))
+			}
+			return inField(err, sampleKeyNames[key])
+		}
+	}
+}
+
+// compactSample reads the sample object at s.pos when it has the compact
+// shape SDKs write: no whitespace, only known keys, stack_id a small integer,
+// thread_id a plain string or an integer, timestamp a plain decimal,
+// elapsed_since_start_ns an integer or integer string, queue_address and
+// state plain strings. It works on a local index, which the compiler keeps in
+// a register. On anything else it returns false, leaving s.pos and smp for
+// the caller to reset before decoding the sample with the general path, which
+// also reports errors.
+func (s *scanner) compactSample(smp *Sample) bool {
+	data := s.data
+	i := s.pos
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	i++
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return false
+		}
+		s.pos = i
+		key := s.matchSampleKey()
+		i = s.pos
+		var ok bool
+		switch key {
+		case sampleStackID:
+			smp.StackID, i, ok = fastIndex(data, i)
+		case sampleTimestamp:
+			smp.Timestamp, i, ok = fastNanos(data, i)
+		case sampleThreadID:
+			smp.ThreadID, i, ok = s.compactID(i)
+		case sampleElapsed:
+			var v int64
+			if i < len(data) && data[i] == '"' {
+				if v, i, ok = fastIndex(data, i+1); ok && i < len(data) && data[i] == '"' {
+					i++
+				} else {
+					ok = false
+				}
+			} else {
+				v, i, ok = fastIndex(data, i)
+			}
+			smp.ElapsedSinceStartNS = uint64(v)
+		case sampleQueueAddress:
+			smp.QueueAddress, i, ok = s.compactString(i)
+		case sampleState:
+			smp.State, i, ok = s.compactString(i)
+		}
+		if !ok || i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case '}':
+			s.pos = i + 1
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// compactID reads a thread id at data[i:] written as a plain ASCII string or
+// an integer, interning it; ok=false leaves it to the general path.
+func (s *scanner) compactID(i int) (id string, end int, ok bool) {
+	data := s.data
+	if i < len(data) && data[i] != '"' {
+		_, end, ok := fastIndex(data, i)
+		if !ok {
+			return "", 0, false
+		}
+		return s.intern(data[i:end]), end, true
+	}
+	return s.compactString(i)
+}
+
+// compactString reads a plain ASCII string (no escapes) at data[i:],
+// interning it; ok=false leaves anything else to the general path.
+func (s *scanner) compactString(i int) (str string, end int, ok bool) {
+	data := s.data
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	start := i + 1
+	j := start
+	for j < len(data) && !needsCare[data[j]] {
+		j++
+	}
+	if j >= len(data) || data[j] != '"' {
+		return "", 0, false
+	}
+	raw := data[start:j]
+	for _, r := range s.recent {
+		if len(r) == len(raw) && r == string(raw) {
+			return r, j + 1, true
+		}
+	}
+	return s.intern(raw), j + 1, true
+}
+
+// Keys of a sample object.
+const (
+	sampleOther = iota
+	sampleStackID
+	sampleThreadID
+	sampleTimestamp
+	sampleElapsed
+	sampleQueueAddress
+	sampleState
+)
+
+var sampleKeyNames = [...]string{
+	sampleOther:        "",
+	sampleStackID:      "stack_id",
+	sampleThreadID:     "thread_id",
+	sampleTimestamp:    "timestamp",
+	sampleElapsed:      "elapsed_since_start_ns",
+	sampleQueueAddress: "queue_address",
+	sampleState:        "state",
+}
+
+// sampleKey is objectNext for sample objects, the most repeated object of a
+// payload: it recognises the known keys by comparing the input with their
+// quoted spelling, and falls back to objectNext for anything else (escaped
+// or unknown keys), whose text it returns as unknown.
+func (s *scanner) sampleKey(n *int) (key int, unknown []byte, ok bool, err error) {
+	c := s.peek()
+	if *n > 0 && c == ',' {
+		comma := s.pos
+		s.pos++
+		if s.peek() == '"' {
+			if k := s.matchSampleKey(); k != sampleOther {
+				*n++
+				return k, nil, true, nil
+			}
+		}
+		// Let objectNext report or read what follows the comma.
+		s.pos = comma
+	} else if *n == 0 && c == '"' {
+		if k := s.matchSampleKey(); k != sampleOther {
+			*n++
+			return k, nil, true, nil
+		}
+	}
+	raw, ok, err := s.objectNext(n)
+	if err != nil || !ok {
+		return sampleOther, nil, ok, err
+	}
+	for k, name := range sampleKeyNames {
+		if k != sampleOther && string(raw) == name {
+			return k, nil, true, nil
+		}
+	}
+	return sampleOther, raw, true, nil
+}
+
+// matchSampleKey consumes a known sample key and its colon when the input at
+// s.pos spells one exactly.
+func (s *scanner) matchSampleKey() int {
+	rest := s.data[s.pos:]
+	if len(rest) < 2 {
+		return sampleOther
+	}
+	// Comparisons with constant strings compile to a few wide loads.
+	k, n := sampleOther, 0
+	switch rest[1] {
+	case 's':
+		if len(rest) >= 10 && string(rest[:10]) == `"stack_id"` {
+			k, n = sampleStackID, 10
+		} else if len(rest) >= 7 && string(rest[:7]) == `"state"` {
+			k, n = sampleState, 7
+		}
+	case 't':
+		if len(rest) >= 11 && string(rest[:11]) == `"timestamp"` {
+			k, n = sampleTimestamp, 11
+		} else if len(rest) >= 11 && string(rest[:11]) == `"thread_id"` {
+			k, n = sampleThreadID, 11
+		}
+	case 'e':
+		if len(rest) >= 24 && string(rest[:24]) == `"elapsed_since_start_ns"` {
+			k, n = sampleElapsed, 24
+		}
+	case 'q':
+		if len(rest) >= 15 && string(rest[:15]) == `"queue_address"` {
+			k, n = sampleQueueAddress, 15
+		}
+	}
+	if k == sampleOther {
+		return sampleOther
+	}
+	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r' || rest[n] == '\t') {
+		n++
+	}
+	if n >= len(rest) || rest[n] != ':' {
+		return sampleOther
+	}
+	s.pos += n + 1
+	return k
+}
+
+// stacks decodes "profile.stacks" into the flat Stacks storage.
+func (d *profileDecoder) stacks(st *Stacks) error {
+	s := &d.s
+	if isNull, err := s.null(); err != nil || isNull {
+		return err
+	}
+	offsets, indices := st.Offsets, st.FrameIndices
+	if err := s.beginArray(); err != nil {
+		return err
+	}
+	defer func() {
+		st.Offsets, st.FrameIndices = offsets, indices
+		if len(st.Offsets) == 0 {
+			st.Offsets = nil
+		}
+		if len(st.FrameIndices) == 0 {
+			st.FrameIndices = nil
+		}
+	}()
+	for n := 0; ; {
+		ok, err := s.arrayNext(&n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return nil
+		}
+		offsets = grow(offsets)
+		offsets = append(offsets, len(indices))
+		if indices, err = s.stackIndices(indices); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+// stackIndices appends the frame indices of one stack. Stacks hold most of
+// the numbers of a payload, so compact non-negative indices ("[0,12,7]") are
+// read by a tight loop; anything else (whitespace, signs, long or malformed
+// numbers) continues in the general loop from the last complete index.
+func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
+	if err := s.beginArray(); err != nil {
+		return indices, err
+	}
+	data := s.data
+	resume, count := s.pos, 0 // where the general loop would continue, indices read
+	for i := s.pos; i < len(data); {
+		c := data[i]
+		if c == ']' && count == 0 {
+			s.pos = i + 1
+			s.depth--
+			return indices, nil
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		var v int64
+		start := i
+		if c == '0' {
+			i++
+		} else {
+			// Eighteen digits cannot overflow int64; longer numbers take
+			// the general path, which checks.
+			for i < len(data) && i-start < 18 && data[i] >= '0' && data[i] <= '9' {
+				v = v*10 + int64(data[i]-'0')
+				i++
+			}
+		}
+		if i >= len(data) || (data[i] != ',' && data[i] != ']') {
+			break
+		}
+		indices = grow(indices)
+		indices = append(indices, v)
+		count++
+		if data[i] == ']' {
+			s.pos = i + 1
+			s.depth--
+			return indices, nil
+		}
+		resume = i
+		i++
+	}
+	s.pos = resume
+	for m := count; ; {
+		more, err := s.arrayNext(&m)
+		if err != nil {
+			return indices, inElement(err, m)
+		}
+		if !more {
+			return indices, nil
+		}
+		v, err := s.int64Value()
+		if err != nil {
+			return indices, inElement(err, m-1)
+		}
+		indices = grow(indices)
+		indices = append(indices, v)
+	}
+}
+
+// grow makes room for one more element, doubling the capacity: append's
+// growth slows to 1.25x for large slices, which for the hot arrays means
+// copying them several times over.
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s
+	}
+	n := make([]T, len(s), max(2*cap(s), 64))
+	copy(n, s)
+	return n
+}
