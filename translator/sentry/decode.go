@@ -547,7 +547,7 @@ func (d *profileDecoder) measurementValue(v *MeasurementValue) error {
 		case "elapsed_since_start_ns":
 			v.ElapsedSinceStartNS, err = s.uintValue(64)
 		case "timestamp":
-			v.Timestamp, err = s.nanosValue()
+			v.Timestamp, err = s.measurementNanos()
 		case "value":
 			v.Value, err = s.floatValue()
 		default:
@@ -799,4 +799,31 @@ func (d *profileDecoder) queueMetadata(out *[]QueueMetadata) error {
 		*out = append(*out, qm)
 		return nil
 	})
+}
+
+// millisecondsThreshold separates the two clocks SDKs use for V2 measurement
+// "timestamp": seconds, as the spec says, and epoch milliseconds, which
+// @sentry/profiling-node writes while its samples use seconds. No epoch-seconds
+// value reaches it before the year 5138.
+const millisecondsThreshold = 100_000_000_000
+
+// measurementNanos reads a V2 measurement "timestamp" as Unix nanoseconds,
+// accepting epoch seconds or epoch milliseconds (see millisecondsThreshold).
+func (s *scanner) measurementNanos() (int64, error) {
+	start := s.pos
+	whole, frac, err := s.secondsValue()
+	if err != nil {
+		return 0, err
+	}
+	if whole < millisecondsThreshold && whole > -millisecondsThreshold {
+		if whole > maxNanosSeconds || whole < -maxNanosSeconds {
+			return 0, s.errorAt(start, "timestamp out of range for Unix nanoseconds")
+		}
+		return whole*1e9 + frac, nil
+	}
+	// The text counts milliseconds: whole ms plus frac billionths of a ms.
+	if whole > maxNanosSeconds*1000 || whole < -maxNanosSeconds*1000 {
+		return 0, s.errorAt(start, "timestamp out of range for Unix nanoseconds")
+	}
+	return whole*1e6 + frac/1e3, nil
 }

@@ -827,3 +827,36 @@ func TestDecodeTransactionEvent(t *testing.T) {
 		})
 	}
 }
+
+// @sentry/profiling-node writes measurement times in epoch milliseconds while
+// its samples use epoch seconds; both must land on the same clock.
+func TestDecodeMeasurementTimestampClock(t *testing.T) {
+	tests := []struct {
+		name string
+		ts   string
+		want int64
+	}{
+		{"seconds with microseconds", "1795000000.123456", 1795000000123456000},
+		{"milliseconds from the node SDK", "1795000000123.456", 1795000000123456000},
+		{"whole milliseconds", "1795000000123", 1795000000123000000},
+		{"seconds as a string", `"1795000000.5"`, 1795000000500000000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			payload := `{"version":"2","profiler_id":"71bba98d90b545c39f2ae73f702d7ef4","chunk_id":"3e11a5c9831f4e49939c0a81944ea2cb",` +
+				`"platform":"node","client_sdk":{"name":"sentry.javascript.node","version":"11.1.0"},` +
+				`"measurements":{"memory_footprint":{"unit":"byte","values":[{"timestamp":` + tt.ts + `,"value":1024}]}},` +
+				`"profile":{"samples":[{"stack_id":0,"thread_id":"0","timestamp":1795000000.1}],"stacks":[[0]],"frames":[{"function":"f"}],"thread_metadata":{}}}`
+			p, err := DecodeProfile([]byte(payload))
+			if err != nil {
+				t.Fatalf("DecodeProfile: %v", err)
+			}
+			if got := p.Measurements[0].Values[0].Timestamp; got != tt.want {
+				t.Fatalf("measurement timestamp = %d, want %d", got, tt.want)
+			}
+		})
+	}
+	if _, err := DecodeProfile([]byte(`{"version":"2","measurements":{"m":{"unit":"byte","values":[{"timestamp":1e30,"value":1}]}}}`)); err == nil {
+		t.Fatal("a timestamp past int64 nanoseconds in either clock must be an error")
+	}
+}
