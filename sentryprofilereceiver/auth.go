@@ -1,0 +1,102 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+)
+
+// authenticator decides whether an envelope may enter the pipeline, with the
+// answers Relay gives: 401 when no key is presented or a form is unreadable,
+// 400 when the forms disagree with each other or with the URL, 403 when the
+// key or the project is not accepted.
+type authenticator struct {
+	// keyDigests are SHA-256 digests of the accepted public keys. Comparing
+	// digests of equal length keeps the comparison constant-time and leaks
+	// neither the keys' contents nor their lengths. Empty accepts any key.
+	keyDigests [][sha256.Size]byte
+	// projects are the accepted project ids; empty accepts any project.
+	projects map[string]struct{}
+}
+
+func newAuthenticator(cfg *Config) *authenticator {
+	a := &authenticator{}
+	for _, k := range cfg.PublicKeys {
+		a.keyDigests = append(a.keyDigests, sha256.Sum256([]byte(k)))
+	}
+	if len(cfg.Projects) > 0 {
+		a.projects = make(map[string]struct{}, len(cfg.Projects))
+		for _, p := range cfg.Projects {
+			a.projects[p] = struct{}{}
+		}
+	}
+	return a
+}
+
+// authenticate checks every credential form of the request together with the
+// envelope header's dsn (empty when absent) for the project in the URL.
+// The returned error never contains a key, so it is safe to answer and log.
+func (a *authenticator) authenticate(r *http.Request, envelopeDSN, projectID string) *requestError {
+	creds, err := sentryhttp.CredentialsFromRequest(r)
+	if err != nil {
+		// The parser's message may quote the header, keys included: it stays
+		// out of the response and the logs.
+		return &requestError{status: http.StatusUnauthorized, detail: "invalid authorization information"}
+	}
+	if envelopeDSN != "" {
+		dsn, err := sentryhttp.ParseDSN(envelopeDSN)
+		if err != nil {
+			return &requestError{status: http.StatusBadRequest, detail: "invalid dsn in envelope header"}
+		}
+		// A DSN names one project; an envelope posted to another project's
+		// URL is a client bug (or an attempt to borrow a key), not a
+		// permission question, so it is malformed rather than forbidden.
+		if dsn.ProjectID != projectID {
+			return &requestError{status: http.StatusBadRequest, detail: "envelope dsn is for project " + dsn.ProjectID + ", not " + projectID}
+		}
+		creds = append(creds, sentryhttp.Credentials{PublicKey: dsn.PublicKey, SecretKey: dsn.SecretKey, Source: sentryhttp.SourceDSN})
+	}
+	if len(creds) == 0 {
+		return &requestError{status: http.StatusUnauthorized, detail: "missing authorization information"}
+	}
+	key := creds[0].PublicKey
+	for _, c := range creds[1:] {
+		if c.PublicKey != key {
+			return &requestError{status: http.StatusBadRequest, detail: "multiple authorization payloads"}
+		}
+	}
+	if key == "" {
+		return &requestError{status: http.StatusUnauthorized, detail: "missing public key (sentry_key)"}
+	}
+	if !a.acceptsKey(key) {
+		return &requestError{status: http.StatusForbidden, detail: "unknown public key"}
+	}
+	if !a.acceptsProject(projectID) {
+		return &requestError{status: http.StatusForbidden, detail: "project " + projectID + " is not accepted here"}
+	}
+	return nil
+}
+
+func (a *authenticator) acceptsKey(key string) bool {
+	if len(a.keyDigests) == 0 {
+		return true
+	}
+	d := sha256.Sum256([]byte(key))
+	// Every configured key is compared, so the time taken does not tell
+	// which one (if any) matched.
+	match := 0
+	for i := range a.keyDigests {
+		match |= subtle.ConstantTimeCompare(d[:], a.keyDigests[i][:])
+	}
+	return match == 1
+}
+
+func (a *authenticator) acceptsProject(projectID string) bool {
+	if len(a.projects) == 0 {
+		return true
+	}
+	_, ok := a.projects[projectID]
+	return ok
+}

@@ -1,0 +1,217 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/confignet"
+	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/confmap"
+)
+
+const (
+	defaultEndpoint = "localhost:8000"
+
+	// Relay's limit for a whole envelope after decompression; SDKs never
+	// send more, so a larger body is not a Sentry client.
+	defaultMaxRequestBodySize = 200 << 20
+	// Relay's limit for one profile item.
+	defaultMaxProfileItemSize = 50 << 20
+	// A generous bound: an SDK envelope holds a handful of items.
+	defaultMaxItemsPerEnvelope = 1000
+	// What Sentry SDKs assume for a 429 that carries no header.
+	defaultRetryAfter = 60 * time.Second
+)
+
+// Config is the configuration of the sentryprofile receiver.
+type Config struct {
+	// ServerConfig is named rather than embedded: its Unmarshal method would
+	// otherwise be promoted to Config and decode only the HTTP keys.
+	ServerConfig confighttp.ServerConfig `mapstructure:",squash"`
+
+	// PublicKeys are the DSN public keys (`sentry_key`) accepted. Empty
+	// accepts any key; a request must still carry one.
+	PublicKeys []configopaque.String `mapstructure:"public_keys"`
+
+	// Projects are the numeric project ids accepted in the URL path. Empty
+	// accepts any project.
+	Projects []string `mapstructure:"projects"`
+
+	// ServiceName, when set, is the `service.name` of every profile received.
+	// Empty lets the translator derive it from the payload.
+	ServiceName string `mapstructure:"service_name"`
+
+	// IncludeOriginalPayload attaches each item's original JSON to its
+	// profile, for consumers that need Sentry's own representation.
+	IncludeOriginalPayload bool `mapstructure:"include_original_payload"`
+
+	// MaxItemsPerEnvelope bounds the items read from one envelope.
+	MaxItemsPerEnvelope int `mapstructure:"max_items_per_envelope"`
+
+	// MaxProfileItemSize bounds one profile item's payload in bytes; a larger
+	// item is dropped as profiling_exceed_size_limit without being buffered.
+	MaxProfileItemSize int64 `mapstructure:"max_profile_item_size"`
+
+	// RetryAfter is what a 429 asks the SDK to wait when the pipeline refuses
+	// data with a retryable error.
+	RetryAfter time.Duration `mapstructure:"retry_after"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+var (
+	_ component.Config    = (*Config)(nil)
+	_ confmap.Unmarshaler = (*Config)(nil)
+)
+
+// Unmarshal accepts project ids written as YAML numbers (`projects: [42]`),
+// as they appear in a DSN, besides strings. It also refuses unknown keys,
+// which confmap lets through once a squashed field decodes itself: a
+// misspelt `public_keys` would otherwise silently accept every key.
+func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
+	raw := conf.ToStringMap()
+	known := make(map[string]bool)
+	collectKeys(reflect.TypeFor[Config](), known)
+	var unknown []string
+	for k := range raw {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return fmt.Errorf("unknown configuration keys %q", unknown)
+	}
+	if ids, ok := raw["projects"].([]any); ok {
+		text := make([]any, len(ids))
+		for i, id := range ids {
+			switch id.(type) {
+			case int, int64, uint64:
+				text[i] = fmt.Sprint(id)
+			default:
+				text[i] = id // strings, and anything else for the decoder to refuse
+			}
+		}
+		raw["projects"] = text
+	}
+	// plain has Config's fields without this method, so decoding it does not
+	// come back here; the squashed ServerConfig still decodes itself.
+	type plain Config
+	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(cfg))
+}
+
+// Validate reports every configuration problem at once, naming the key.
+func (cfg *Config) Validate() error {
+	var errs []error
+	if err := validateEndpoint(cfg.ServerConfig.NetAddr); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.ServerConfig.MaxRequestBodySize <= 0 {
+		errs = append(errs, fmt.Errorf("max_request_body_size must be positive, got %d", cfg.ServerConfig.MaxRequestBodySize))
+	}
+	if cfg.MaxProfileItemSize <= 0 {
+		errs = append(errs, fmt.Errorf("max_profile_item_size must be positive, got %d", cfg.MaxProfileItemSize))
+	} else if cfg.ServerConfig.MaxRequestBodySize > 0 && cfg.MaxProfileItemSize > cfg.ServerConfig.MaxRequestBodySize {
+		errs = append(errs, fmt.Errorf("max_profile_item_size (%d) exceeds max_request_body_size (%d): no envelope could carry such an item; raise max_request_body_size too",
+			cfg.MaxProfileItemSize, cfg.ServerConfig.MaxRequestBodySize))
+	}
+	if cfg.MaxItemsPerEnvelope <= 0 {
+		errs = append(errs, fmt.Errorf("max_items_per_envelope must be positive, got %d", cfg.MaxItemsPerEnvelope))
+	}
+	if cfg.RetryAfter < time.Second {
+		errs = append(errs, fmt.Errorf("retry_after must be at least 1s (Retry-After is whole seconds), got %s", cfg.RetryAfter))
+	}
+	for i, p := range cfg.Projects {
+		if !isProjectID(p) {
+			errs = append(errs, fmt.Errorf("projects[%d] = %q: a Sentry project id is a positive decimal number", i, p))
+		}
+	}
+	for i, k := range cfg.PublicKeys {
+		// The key's value is never printed: treat it like the secret it
+		// often is in practice (anyone holding it can send data).
+		switch {
+		case k == "":
+			errs = append(errs, fmt.Errorf("public_keys[%d] is empty; remove it or set the DSN's public key", i))
+		case strings.IndexFunc(string(k), invalidKeyRune) >= 0:
+			errs = append(errs, fmt.Errorf("public_keys[%d] contains whitespace, a comma or a quote; no SDK can send such a key", i))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// collectKeys adds the mapstructure keys of t's fields, descending into
+// squashed ones.
+func collectKeys(t reflect.Type, keys map[string]bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("mapstructure"), ",")
+		if slices.Contains(strings.Split(opts, ","), "squash") {
+			collectKeys(f.Type, keys)
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name) // mapstructure's default
+		}
+		keys[name] = true
+	}
+}
+
+func validateEndpoint(addr confignet.AddrConfig) error {
+	if addr.Endpoint == "" {
+		return errors.New("endpoint must be set, e.g. \"localhost:8000\"")
+	}
+	switch addr.Transport {
+	case confignet.TransportTypeTCP, confignet.TransportTypeTCP4, confignet.TransportTypeTCP6:
+		_, port, err := net.SplitHostPort(addr.Endpoint)
+		if err != nil {
+			return fmt.Errorf("endpoint %q must be host:port: %w", addr.Endpoint, err)
+		}
+		if isServiceName(port) {
+			return nil
+		}
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return fmt.Errorf("endpoint %q: port %q is not a number between 0 and 65535", addr.Endpoint, port)
+		}
+	}
+	return nil
+}
+
+// isServiceName accepts a named port ("http"), which net.Listen resolves.
+func isServiceName(port string) bool {
+	if port == "" {
+		return false
+	}
+	for _, r := range port {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// isProjectID reports whether s is what Sentry uses in the URL path: a
+// positive decimal number without sign or leading zeros.
+func isProjectID(s string) bool {
+	if s == "" || s[0] == '0' {
+		return false
+	}
+	_, err := strconv.ParseUint(s, 10, 64) // base 10 admits neither sign nor '_'
+	return err == nil
+}
+
+func invalidKeyRune(r rune) bool {
+	return unicode.IsSpace(r) || r == ',' || r == '"' || r == '\''
+}

@@ -1,0 +1,164 @@
+package sentryprofilereceiver
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// recordedRequest is a *.request_headers.json fixture: how an SDK posted the
+// body stored beside it.
+type recordedRequest struct {
+	Path    string            `json:"path"`
+	Headers map[string]string `json:"headers"`
+}
+
+// payloadSamples counts profile.samples in a profile payload with nothing but
+// encoding/json, independently of the decoder under test.
+func payloadSamples(t *testing.T, payload []byte) int {
+	t.Helper()
+	var p struct {
+		Profile struct {
+			Samples []json.RawMessage `json:"samples"`
+		} `json:"profile"`
+	}
+	require.NoError(t, json.Unmarshal(payload, &p))
+	return len(p.Profile.Samples)
+}
+
+// profileItemSamples splits an envelope with the grammar of the Sentry docs
+// (length when given, else up to the newline) and returns the samples of
+// every profile item.
+func profileItemSamples(t *testing.T, env []byte) int {
+	t.Helper()
+	_, rest, _ := bytes.Cut(env, []byte("\n"))
+	total := 0
+	for len(bytes.TrimSpace(rest)) > 0 {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		var h struct {
+			Type   string `json:"type"`
+			Length *int   `json:"length"`
+		}
+		require.NoError(t, json.Unmarshal(line, &h), "item header %q", line)
+		var payload []byte
+		if h.Length != nil {
+			payload, rest = after[:*h.Length], after[*h.Length:]
+			rest = bytes.TrimPrefix(rest, []byte("\n"))
+		} else {
+			payload, rest, _ = bytes.Cut(after, []byte("\n"))
+		}
+		switch h.Type {
+		case itemProfile, itemProfileChunk, itemProfileChunkUI:
+			total += payloadSamples(t, payload)
+		}
+	}
+	return total
+}
+
+// TestFixtureEnvelopes posts every captured SDK envelope: the recorded wire
+// body and headers where they exist, else the envelope as text.
+func TestFixtureEnvelopes(t *testing.T) {
+	paths := fixtures.Files(t, ".envelope")
+	require.NotEmpty(t, paths)
+	sink := new(consumertest.ProfilesSink)
+	tr := startReceiver(t, sink, nil)
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			sink.Reset()
+			env, err := os.ReadFile(path)
+			require.NoError(t, err)
+			want := profileItemSamples(t, env)
+			require.Positive(t, want, "a fixture envelope carries a profile")
+
+			stem := strings.TrimSuffix(path, ".envelope")
+			req := newRequest(t, http.MethodPost, tr.url+"/api/42/envelope/?sentry_key="+testKey, env, nil)
+			if wire, err := os.ReadFile(stem + ".request.gz"); err == nil {
+				var rec recordedRequest
+				raw, err := os.ReadFile(stem + ".request_headers.json")
+				require.NoError(t, err)
+				require.NoError(t, json.Unmarshal(raw, &rec))
+				req = newRequest(t, http.MethodPost, tr.url+rec.Path, wire, nil)
+				for k, v := range rec.Headers {
+					switch k {
+					case "Host", "Content-Length": // the client sets both for this connection
+					default:
+						req.Header.Set(k, v)
+					}
+				}
+			}
+			resp := do(t, req)
+			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+			assert.Equal(t, want, sampleEvents(sink))
+			require.Len(t, sink.AllProfiles(), 1, "one Profiles per envelope")
+		})
+	}
+}
+
+// TestFixtureProfiles wraps each sample-format profile fixture in the
+// envelope its SDK would send: V1 as a `profile` item without a transaction
+// item, V2 as a `profile_chunk` item with its platform header. Where Relay
+// would drop a fixture, the reason is read from the fixture itself.
+func TestFixtureProfiles(t *testing.T) {
+	tests := []struct {
+		file       string
+		wantReason sentry.Reason // empty: accepted with every sample
+	}{
+		{file: "relay__relay-profiling_tests_fixtures_sample_v1_valid.json"},
+		{file: "relay__relay-profiling_tests_fixtures_sample_v2_valid.json"},
+		{file: "vroom__test_data__node.json"},
+		{file: "vroomrs__tests_fixtures__sample_v2_valid_android.json"},
+		{file: "vroomrs__tests_fixtures__sample_v2_valid_cocoa.json"},
+		// Stored after Relay: no device or os object, flat transaction_id.
+		{file: "sentry__fixtures_profiles_valid_js_profile.json", wantReason: sentry.ReasonMissingProfileMetadata},
+		// A cocoa V1 profile without device.is_emulator, which Relay requires.
+		{file: "vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", wantReason: sentry.ReasonMissingProfileMetadata},
+		// Both keep fewer frames (4 and 1) than their stacks name (up to 11
+		// and 7): Relay checks indices before anything else about samples.
+		{file: "vroomrs__tests_fixtures__sample_v1_valid_python.json", wantReason: sentry.ReasonMalformedStacks},
+		{file: "vroomrs__tests_fixtures__sample_v2_valid_python.json", wantReason: sentry.ReasonMalformedStacks},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			payload := fixtures.Read(t, tt.file)
+			var meta struct {
+				Version  string `json:"version"`
+				Platform string `json:"platform"`
+			}
+			require.NoError(t, json.Unmarshal(payload, &meta))
+			header := `{"type":"profile","length":` + strconv.Itoa(len(payload)) + `}`
+			if meta.Version == sentry.VersionV2 {
+				header = `{"type":"profile_chunk","platform":"` + meta.Platform + `","length":` + strconv.Itoa(len(payload)) + `}`
+			}
+			body := envelopeOf(eventHeader, item{header: header, payload: string(payload)})
+
+			sink := new(consumertest.ProfilesSink)
+			tr := startReceiver(t, sink, nil)
+			resp := post(t, tr, body, nil)
+			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+			if tt.wantReason == "" {
+				assert.Equal(t, payloadSamples(t, payload), sampleEvents(sink))
+				return
+			}
+			assert.Zero(t, sink.ProfileCount())
+			metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{{
+				Attributes: attribute.NewSet(attribute.String("reason", string(tt.wantReason))), Value: 1,
+			}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+		})
+	}
+}

@@ -1,0 +1,152 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/andybalholm/brotli"
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/component/componentstatus"
+	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
+)
+
+// extraDecoders are the Content-Encodings Sentry SDKs and Relay use that
+// confighttp does not decode itself. confighttp bounds their output by
+// max_request_body_size like its own.
+var extraDecoders = map[string]func(io.ReadCloser) (io.ReadCloser, error){
+	// sentry-python sends br when the brotli module is installed.
+	"br": func(body io.ReadCloser) (io.ReadCloser, error) {
+		return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
+	},
+	// Relay accepts the legacy name of gzip.
+	"x-gzip": func(body io.ReadCloser) (io.ReadCloser, error) {
+		return gzip.NewReader(body)
+	},
+	// "No encoding", spelled out; a nil body tells confighttp to keep the
+	// request body as it is.
+	"identity": func(io.ReadCloser) (io.ReadCloser, error) { return nil, nil },
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// sentryReceiver owns the HTTP server; the envelopeHandler does the work.
+type sentryReceiver struct {
+	cfg       *Config
+	settings  receiver.Settings
+	handler   *envelopeHandler
+	telemetry *metadata.TelemetryBuilder
+
+	server   *http.Server
+	listener net.Listener
+	// encodings are the Content-Encodings the server decodes, known once
+	// confighttp has applied its defaults.
+	encodings map[string]bool
+	serving   sync.WaitGroup
+}
+
+var _ component.Component = (*sentryReceiver)(nil)
+
+func newReceiver(cfg *Config, set receiver.Settings, next xconsumer.Profiles) (*sentryReceiver, error) {
+	obsrep, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID:             set.ID,
+		Transport:              "http",
+		ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sentryprofile: obsreport: %w", err)
+	}
+	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
+	if err != nil {
+		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
+	}
+	return &sentryReceiver{
+		cfg:       cfg,
+		settings:  set,
+		handler:   newEnvelopeHandler(cfg, set.Logger, next, obsrep, tb),
+		telemetry: tb,
+	}, nil
+}
+
+// Start listens on the endpoint and serves until Shutdown. An error after
+// Start returned (the listener failing) is reported as a fatal status.
+func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.decodeError)}
+	for name, dec := range extraDecoders {
+		opts = append(opts, confighttp.WithDecoder(name, dec))
+	}
+	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
+	if err != nil {
+		return fmt.Errorf("sentryprofile: http server: %w", err)
+	}
+	r.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms)
+	listener, err := r.cfg.ServerConfig.ToListener(ctx)
+	if err != nil {
+		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
+	}
+	r.server, r.listener = server, listener
+	// The bound address, not the endpoint: they differ when the port is 0.
+	r.settings.Logger.Info("Starting HTTP server", zap.String("endpoint", listener.Addr().String()))
+
+	r.serving.Add(1)
+	go func() {
+		defer r.serving.Done()
+		if err := server.Serve(listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+		}
+	}()
+	return nil
+}
+
+// Shutdown stops accepting envelopes and waits for the ones in flight; it is
+// a no-op before Start.
+func (r *sentryReceiver) Shutdown(ctx context.Context) error {
+	var err error
+	if r.server != nil {
+		err = r.server.Shutdown(ctx)
+	}
+	r.serving.Wait()
+	r.telemetry.Shutdown()
+	return err
+}
+
+// decodeError answers confighttp's refusals (body decoding, auth extension)
+// in Relay's JSON shape. confighttp says 400 for an encoding it does not
+// know; 415 tells the client the encoding, not the data, is the problem.
+func (r *sentryReceiver) decodeError(w http.ResponseWriter, req *http.Request, msg string, status int) {
+	if status == http.StatusBadRequest && r.encodings != nil && !r.encodings[req.Header.Get("Content-Encoding")] {
+		status = http.StatusUnsupportedMediaType
+		msg = "unsupported Content-Encoding " + req.Header.Get("Content-Encoding")
+	}
+	writeError(w, &requestError{status: status, detail: msg})
+}
+
+// supportedEncodings mirrors confighttp's decoder table: the configured
+// algorithms plus ours.
+func supportedEncodings(configured []string) map[string]bool {
+	if configured == nil {
+		return nil
+	}
+	set := make(map[string]bool, len(configured)+len(extraDecoders))
+	for _, e := range configured {
+		set[e] = true
+	}
+	for e := range extraDecoders {
+		set[e] = true
+	}
+	return set
+}
