@@ -1,0 +1,119 @@
+# otelcol-sentryprofile: build, run and test the collector distribution.
+#
+# A fresh machine needs only Go (and node/npm for the real-SDK e2e test): every
+# other tool is installed at a pinned version into ./bin by the target that
+# needs it.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+GO          ?= go
+OCB_VERSION := v0.164.0
+BIN_DIR     := $(CURDIR)/bin
+OCB         := $(BIN_DIR)/builder
+DIST_DIR    := $(CURDIR)/_build
+DIST_NAME   := otelcol-sentryprofile
+COLLECTOR   := $(BIN_DIR)/$(DIST_NAME)
+SENTRYPROF  := $(BIN_DIR)/sentryprof
+CONFIG      ?= config.yaml
+FEATURE_GATES := --feature-gates=service.profilesSupport
+
+# Flags for the unit and integration tests. The race detector is on: the
+# receiver and exporter are concurrent servers, and measured on 2 cores the
+# whole module takes under 3 minutes with it (16 s without, warm cache).
+# `make test GOTEST_FLAGS=` turns it off.
+GOTEST_FLAGS ?= -race
+# Time each fuzz target runs in `make fuzz`, and the packages searched for
+# targets.
+FUZZTIME ?= 10s
+FUZZ_PKGS ?= ./...
+# E2E=1 makes the real-SDK test mandatory (CI); unset, `make test` runs it
+# when node and npm are installed and says so when they are not.
+E2E ?=
+
+# Everything the distribution is built from: a change to any of these
+# rebuilds it, so `make run` never starts a stale binary.
+GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
+	-not -path './_build/*' -not -path './e2e/*' -not -path '*/node_modules/*' 2>/dev/null)
+DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
+	$(wildcard replacements/*/go.mod replacements/*/go.sum)
+
+.PHONY: build run test unit smoke e2e bench fuzz lint generate clean
+
+## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
+build: $(COLLECTOR) $(SENTRYPROF)
+
+$(OCB):
+	@mkdir -p $(BIN_DIR)
+	GOBIN=$(BIN_DIR) $(GO) install go.opentelemetry.io/collector/cmd/builder@$(OCB_VERSION)
+
+$(COLLECTOR): $(DIST_INPUTS) | $(OCB)
+	$(OCB) --config builder-config.yaml
+	install -m 0755 $(DIST_DIR)/$(DIST_NAME) $@
+
+$(SENTRYPROF): $(DIST_INPUTS)
+	@mkdir -p $(BIN_DIR)
+	$(GO) build -trimpath -o $@ ./cmd/sentryprof
+
+## run: build if needed, then start the collector with config.yaml (Sentry receiver on :8000)
+run: $(COLLECTOR)
+	@mkdir -p data
+	$(COLLECTOR) --config $(CONFIG) $(FEATURE_GATES)
+
+## test: unit and integration tests, the built collector's smoke test, then the real-SDK e2e test
+test:
+	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory unit; \
+	$(MAKE) --no-print-directory smoke; \
+	if [ "$(E2E)" = "1" ] || { command -v node && command -v npm; } >/dev/null 2>&1; then \
+		$(MAKE) --no-print-directory e2e; \
+	else \
+		echo "make test: node/npm not found, skipping the real-SDK e2e test (install them, or set E2E=1 to make it mandatory)"; \
+	fi; \
+	echo "make test: passed in $$(( $$(date +%s) - start ))s"
+
+# The e2e package's own switches are cleared so that `go test ./...` stays
+# the fast, hermetic part even when the caller exported E2E=1.
+unit:
+	env -u E2E -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
+	cd replacements/statusutil && $(GO) test $(GOTEST_FLAGS) ./...
+
+## smoke: run the built collector with config.yaml and check what it writes, validate every example config, read sentryprof's pprof with go tool pprof
+smoke: build
+	OTELCOL_BIN=$(COLLECTOR) SENTRYPROF_BIN=$(SENTRYPROF) $(GO) test -count=1 -run '^(TestCollector|TestSentryprof)' -v ./e2e
+
+## e2e: install @sentry/node from npm and profile a real Node program into the receiver and the built collector
+e2e: $(COLLECTOR)
+	E2E=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 15m -run '^TestNodeSDK' -v ./e2e
+
+## bench: every benchmark, summarised as a table (MB/s, allocs/op, ratio to encoding/json)
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./... | $(GO) run ./internal/benchtable -tee
+
+## fuzz: run every Fuzz target in the repository for FUZZTIME each
+fuzz:
+	@list=$$($(GO) test -list '^Fuzz' $(FUZZ_PKGS)); \
+	targets=$$(echo "$$list" | awk '/^Fuzz/ { names = names " " $$1 } /^ok / { if (names != "") print $$2 names; names = "" }'); \
+	if [ -z "$$targets" ]; then echo "fuzz: no Fuzz targets in $(FUZZ_PKGS)"; exit 0; fi; \
+	echo "$$targets" | while read -r pkg names; do \
+		for target in $$names; do \
+			echo "fuzz: $$pkg $$target ($(FUZZTIME))"; \
+			$(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) "$$pkg"; \
+		done; \
+	done
+
+## lint: gofmt (fails on any unformatted file) and go vet, on the module and the local replacement modules
+lint:
+	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './_build/*' -not -path '*/node_modules/*')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	cd replacements/statusutil && $(GO) vet ./...
+
+## generate: regenerate the components' metadata code with mdatagen (a go tool of this module)
+generate:
+	$(GO) generate ./...
+
+## clean: remove the generated distribution, ./bin and the default output in ./data
+clean:
+	rm -rf $(DIST_DIR) $(BIN_DIR) data

@@ -1,0 +1,255 @@
+// Command benchtable reads `go test -bench -benchmem` output on stdin and
+// prints one table row per benchmark: time, throughput, allocations, and how
+// it compares with the encoding/json reference of its package.
+//
+// A benchmark is a reference when its name contains "EncodingJSON". Each
+// other benchmark is compared with the reference of the same package whose
+// name shares the longest prefix with its own, so BenchmarkDecode/Chunk is
+// measured against BenchmarkDecode/EncodingJSON rather than against
+// BenchmarkEncode/EncodingJSON. Repeated runs (-count) are summarised by their
+// median. The raw output passes through to stderr when -tee is set, so a
+// failing benchmark is never hidden behind the table.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// referenceMarker names the benchmarks every other one is compared with.
+const referenceMarker = "EncodingJSON"
+
+// result is one benchmark's measurements, medians over its runs.
+type result struct {
+	Package     string
+	Name        string // without the "Benchmark" prefix and the -GOMAXPROCS suffix
+	NsPerOp     float64
+	MBPerSec    float64 // 0 when the benchmark does not call b.SetBytes
+	BytesPerOp  float64 // -1 when -benchmem was not set
+	AllocsPerOp float64 // -1 when -benchmem was not set
+	Runs        int
+}
+
+// run is one line of benchmark output.
+type run struct {
+	nsPerOp, mbPerSec, bytesPerOp, allocsPerOp float64
+}
+
+func main() {
+	tee := flag.Bool("tee", false, "copy the raw benchmark output to stderr")
+	flag.Parse()
+
+	var in io.Reader = os.Stdin
+	if *tee {
+		in = io.TeeReader(os.Stdin, os.Stderr)
+	}
+	results, failed, err := parse(in)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+	if err := writeTable(os.Stdout, results); err != nil {
+		fmt.Fprintln(os.Stderr, "benchtable:", err)
+		os.Exit(1)
+	}
+	if failed {
+		// The table is still printed: the benchmarks that did run are worth
+		// seeing, but the run as a whole must not look green.
+		fmt.Fprintln(os.Stderr, "benchtable: the benchmark run reported a failure")
+		os.Exit(1)
+	}
+}
+
+// parse reads benchmark output and returns the results in the order their
+// first run appeared, and whether the output reported a failing package.
+func parse(r io.Reader) ([]result, bool, error) {
+	type key struct{ pkg, name string }
+	runs := map[key][]run{}
+	var order []key
+	var pkg string
+	failed := false
+
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "pkg: "):
+			pkg = strings.TrimSpace(strings.TrimPrefix(line, "pkg: "))
+		case strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "--- FAIL"):
+			failed = true
+		case strings.HasPrefix(line, "Benchmark"):
+			name, rn, ok := parseBenchmarkLine(line)
+			if !ok {
+				continue // a benchmark's own log output, or its name before a failure
+			}
+			k := key{pkg, name}
+			if _, seen := runs[k]; !seen {
+				order = append(order, k)
+			}
+			runs[k] = append(runs[k], rn)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, failed, fmt.Errorf("reading benchmark output: %w", err)
+	}
+
+	out := make([]result, 0, len(order))
+	for _, k := range order {
+		rs := runs[k]
+		out = append(out, result{
+			Package:     k.pkg,
+			Name:        k.name,
+			NsPerOp:     median(rs, func(r run) float64 { return r.nsPerOp }),
+			MBPerSec:    median(rs, func(r run) float64 { return r.mbPerSec }),
+			BytesPerOp:  median(rs, func(r run) float64 { return r.bytesPerOp }),
+			AllocsPerOp: median(rs, func(r run) float64 { return r.allocsPerOp }),
+			Runs:        len(rs),
+		})
+	}
+	return out, failed, nil
+}
+
+// parseBenchmarkLine reads "BenchmarkName-8  1000  123 ns/op  45.6 MB/s
+// 789 B/op  3 allocs/op": a name, an iteration count, then value-unit pairs.
+func parseBenchmarkLine(line string) (string, run, bool) {
+	fields := strings.Fields(line)
+	if len(fields) < 4 {
+		return "", run{}, false
+	}
+	if _, err := strconv.ParseInt(fields[1], 10, 64); err != nil {
+		return "", run{}, false
+	}
+	rn := run{nsPerOp: -1, bytesPerOp: -1, allocsPerOp: -1}
+	for i := 2; i+1 < len(fields); i += 2 {
+		v, err := strconv.ParseFloat(fields[i], 64)
+		if err != nil {
+			return "", run{}, false
+		}
+		switch fields[i+1] {
+		case "ns/op":
+			rn.nsPerOp = v
+		case "MB/s":
+			rn.mbPerSec = v
+		case "B/op":
+			rn.bytesPerOp = v
+		case "allocs/op":
+			rn.allocsPerOp = v
+		}
+	}
+	if rn.nsPerOp < 0 {
+		return "", run{}, false
+	}
+	return trimName(fields[0]), rn, true
+}
+
+// trimName drops the "Benchmark" prefix and the "-GOMAXPROCS" suffix that
+// the testing package appends when GOMAXPROCS is not 1.
+func trimName(name string) string {
+	name = strings.TrimPrefix(name, "Benchmark")
+	if i := strings.LastIndexByte(name, '-'); i >= 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			name = name[:i]
+		}
+	}
+	return name
+}
+
+func median(rs []run, field func(run) float64) float64 {
+	vs := make([]float64, len(rs))
+	for i, r := range rs {
+		vs[i] = field(r)
+	}
+	sort.Float64s(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
+}
+
+// reference returns the encoding/json benchmark b is compared with: the
+// reference of b's package sharing the longest name prefix with b, the first
+// one on a tie. It returns false for a reference itself and for packages
+// without one.
+func reference(b result, all []result) (result, bool) {
+	if strings.Contains(b.Name, referenceMarker) {
+		return result{}, false
+	}
+	best, bestLen, found := result{}, -1, false
+	for _, r := range all {
+		if r.Package != b.Package || !strings.Contains(r.Name, referenceMarker) {
+			continue
+		}
+		if l := commonPrefixLen(r.Name, b.Name); l > bestLen {
+			best, bestLen, found = r, l, true
+		}
+	}
+	return best, found
+}
+
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// speedup says how many times faster b is than its reference; above 1 means
+// faster than encoding/json.
+func speedup(b, ref result) float64 {
+	if b.NsPerOp <= 0 {
+		return 0
+	}
+	return ref.NsPerOp / b.NsPerOp
+}
+
+func writeTable(w io.Writer, results []result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "package\tbenchmark\tns/op\tMB/s\tB/op\tallocs/op\tvs encoding/json\t")
+	for _, b := range results {
+		vs := "-"
+		if strings.Contains(b.Name, referenceMarker) {
+			vs = "reference"
+		} else if ref, ok := reference(b, results); ok {
+			vs = fmt.Sprintf("%.2fx", speedup(b, ref))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			shortPackage(b.Package), b.Name,
+			formatNumber(b.NsPerOp, 0), formatOptional(b.MBPerSec, b.MBPerSec > 0, 2),
+			formatOptional(b.BytesPerOp, b.BytesPerOp >= 0, 0), formatOptional(b.AllocsPerOp, b.AllocsPerOp >= 0, 0),
+			vs)
+	}
+	return tw.Flush()
+}
+
+// shortPackage keeps the last two path elements: enough to tell the
+// translator's packages apart without the module path on every line.
+func shortPackage(pkg string) string {
+	parts := strings.Split(pkg, "/")
+	if len(parts) > 2 {
+		parts = parts[len(parts)-2:]
+	}
+	return strings.Join(parts, "/")
+}
+
+func formatNumber(v float64, decimals int) string {
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+func formatOptional(v float64, present bool, decimals int) string {
+	if !present {
+		return "-"
+	}
+	return formatNumber(v, decimals)
+}
