@@ -117,6 +117,7 @@ func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
 	opts = opts.withDefaults()
 	e := exporter{opts: opts, dict: pd.Dictionary()}
 	e.strings = e.dict.StringTable()
+	e.indexAttributes()
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp)
 	}
@@ -129,6 +130,68 @@ type exporter struct {
 	strings pcommon.StringSlice
 	chunks  []Chunk
 	drops   []Drop
+
+	// The attribute table read once into flat arrays: every sample,
+	// location and mapping refers to it, and resolving a key through the
+	// string table on each reference was the exporter's main cost.
+	attrKeys  []string
+	attrVals  []pcommon.Value
+	attrRoles []attrRole
+	// stackStates memoizes stackValid per dictionary stack: samples of one
+	// stack on several threads share it.
+	stackStates    []stackState
+	locationStates []stackState // the same for locations, allocated on first use
+	tables         chunkTables
+}
+
+// attrRole is what a sample attribute means to the exporter.
+type attrRole uint8
+
+const (
+	roleOther attrRole = iota
+	roleSentryThreadID
+	roleThreadID
+	roleThreadName
+	roleThreadPriority
+	roleQueueAddress
+	roleThreadState
+)
+
+// stackState is the memoized validity of a dictionary stack or location.
+type stackState uint8
+
+const (
+	stackUnchecked stackState = iota
+	stackValid
+	stackInvalid
+)
+
+func (e *exporter) indexAttributes() {
+	table := e.dict.AttributeTable()
+	n := table.Len()
+	e.attrKeys = make([]string, n)
+	e.attrVals = make([]pcommon.Value, n)
+	e.attrRoles = make([]attrRole, n)
+	for i := range n {
+		a := table.At(i)
+		key := e.str(a.KeyStrindex())
+		e.attrKeys[i], e.attrVals[i] = key, a.Value()
+		switch key {
+		case attrThreadID:
+			e.attrRoles[i] = roleSentryThreadID
+		case string(semconv.ThreadIDKey):
+			e.attrRoles[i] = roleThreadID
+		case string(semconv.ThreadNameKey):
+			e.attrRoles[i] = roleThreadName
+		case attrThreadPriority:
+			e.attrRoles[i] = roleThreadPriority
+		case attrQueueAddress:
+			e.attrRoles[i] = roleQueueAddress
+		case attrThreadState:
+			e.attrRoles[i] = roleThreadState
+		}
+	}
+	e.stackStates = make([]stackState, e.dict.StackTable().Len())
 }
 
 // resourceMeta is what every chunk of one resource shares.
@@ -332,13 +395,14 @@ type exportEvent struct {
 // profileExport converts one pprofile.Profile.
 type profileExport struct {
 	*exporter
-	meta    resourceMeta
-	prof    pprofile.Profile
-	where   string
-	samples []sampleInfo
-	threads []threadInfo
-	events  []exportEvent
-	attrs   profileAttrs
+	meta     resourceMeta
+	prof     pprofile.Profile
+	where    string
+	samples  []sampleInfo
+	threads  []threadInfo
+	attrMemo []sampleAttrMemo
+	events   []exportEvent
+	attrs    profileAttrs
 }
 
 func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where string) {
@@ -353,15 +417,7 @@ func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where strin
 		}
 		return
 	}
-	slices.SortFunc(x.events, func(a, b exportEvent) int {
-		if c := cmp.Compare(a.ts, b.ts); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.samples[a.sample].thread, x.samples[b.sample].thread); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.sample, b.sample)
-	})
+	x.sortEvents()
 
 	platform := x.platform()
 	windows := splitWindows(x.events)
@@ -383,6 +439,83 @@ func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where strin
 		}
 		e.chunks = append(e.chunks, Chunk{ResourceIndex: meta.index, Profile: chunk})
 	}
+}
+
+// sortEvents orders the events by time, then thread, then sample: a least
+// significant digit radix sort, stable at every step, by sample index, by
+// thread, then by the timestamp's bits above the earliest one. Tens of
+// thousands of events sort in a few passes over the array, where a
+// comparison sort spent most of the exporter's time.
+func (x *profileExport) sortEvents() {
+	events := x.events
+	if len(events) < 2 || x.eventsSorted() {
+		return
+	}
+	scratch := make([]exportEvent, len(events))
+	if !slices.IsSortedFunc(events, func(a, b exportEvent) int { return cmp.Compare(a.sample, b.sample) }) {
+		events, scratch = countingSort(events, scratch, len(x.samples), func(e exportEvent) int { return int(e.sample) })
+	}
+	if len(x.threads) > 1 {
+		events, scratch = countingSort(events, scratch, len(x.threads), func(e exportEvent) int { return int(x.samples[e.sample].thread) })
+	}
+	lo, hi := events[0].ts, events[0].ts
+	for _, e := range events {
+		lo, hi = min(lo, e.ts), max(hi, e.ts)
+	}
+	const digitBits = 11
+	var counts [1<<digitBits + 1]int
+	for shift := uint(0); shift < 64 && (hi-lo)>>shift > 0; shift += digitBits {
+		clear(counts[:])
+		for _, e := range events {
+			counts[((e.ts-lo)>>shift)&(1<<digitBits-1)+1]++
+		}
+		for i := 1; i < len(counts); i++ {
+			counts[i] += counts[i-1]
+		}
+		for _, e := range events {
+			d := ((e.ts - lo) >> shift) & (1<<digitBits - 1)
+			scratch[counts[d]] = e
+			counts[d]++
+		}
+		events, scratch = scratch, events
+	}
+	x.events = events
+}
+
+// eventsSorted reports whether the events are already in sortEvents' order.
+func (x *profileExport) eventsSorted() bool {
+	for i := 1; i < len(x.events); i++ {
+		a, b := x.events[i-1], x.events[i]
+		if a.ts != b.ts {
+			if a.ts > b.ts {
+				return false
+			}
+			continue
+		}
+		ta, tb := x.samples[a.sample].thread, x.samples[b.sample].thread
+		if ta > tb || (ta == tb && a.sample > b.sample) {
+			return false
+		}
+	}
+	return true
+}
+
+// countingSort stably orders src by key (in [0, buckets)) into dst and
+// returns the sorted slice and the other buffer.
+func countingSort(src, dst []exportEvent, buckets int, key func(exportEvent) int) ([]exportEvent, []exportEvent) {
+	counts := make([]int, buckets+1)
+	for _, e := range src {
+		counts[key(e)+1]++
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	for _, e := range src {
+		k := key(e)
+		dst[counts[k]] = e
+		counts[k]++
+	}
+	return dst, src
 }
 
 // splitWindows cuts time-sorted events into chunks: one when they span at
@@ -409,6 +542,11 @@ func (x *profileExport) collectEvents() bool {
 	samples := prof.Samples()
 	x.samples = make([]sampleInfo, samples.Len())
 	threadIndex := make(map[string]int32)
+	events := 0
+	for _, s := range samples.All() {
+		events += s.TimestampsUnixNano().Len()
+	}
+	x.events = slices.Grow(x.events, min(events, maxProfileEvents))
 
 	unitNanos := timeUnitNanos(x.str(prof.SampleType().UnitStrindex()))
 	period := x.periodNanos()
@@ -429,8 +567,7 @@ func (x *profileExport) collectEvents() bool {
 	for i, s := range samples.All() {
 		info := &x.samples[i]
 		info.stack = s.StackIndex()
-		info.thread = x.sampleThread(s, threadIndex)
-		info.queue, info.state = x.sampleQueueState(s)
+		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
 		ts, values := s.TimestampsUnixNano(), s.Values()
 		ok := x.stackValid(info.stack)
 
@@ -448,6 +585,9 @@ func (x *profileExport) collectEvents() bool {
 					overflow += n - budget
 					n = budget
 					fallthrough
+				case n == 1:
+					budget--
+					x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i)})
 				default:
 					budget -= n
 					for range n {
@@ -540,93 +680,169 @@ func (x *profileExport) spread(aggregated []int64, threadTotals map[int32]int64,
 	}
 }
 
-// sampleThread returns the thread of a sample: sentry.thread.id, else
-// thread.id, else one synthetic thread "0" for every sample without one.
-func (x *profileExport) sampleThread(s pprofile.Sample, index map[string]int32) int32 {
+// sampleAttrs reads the thread of a sample (sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one),
+// its queue_address and its state.
+func (x *profileExport) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
+	// Samples of one thread carry the same few attribute indices: the
+	// answer for a list seen recently is remembered.
+	indices := s.AttributeIndices()
+	var key attrList
+	memo := indices.Len() <= len(key.indices)
+	if memo {
+		key.n = indices.Len()
+		for i := range key.n {
+			key.indices[i] = indices.At(i)
+		}
+		for i := range x.attrMemo {
+			if m := &x.attrMemo[i]; m.key == key {
+				return m.thread, m.queue, m.state
+			}
+		}
+	}
+	thread, queue, state = x.readSampleAttrs(indices, index)
+	if memo {
+		if len(x.attrMemo) == attrMemoSize {
+			x.attrMemo = x.attrMemo[:0]
+		}
+		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
+	}
+	return thread, queue, state
+}
+
+// attrList is a short list of attribute indices, comparable.
+type attrList struct {
+	indices [4]int32
+	n       int
+}
+
+type sampleAttrMemo struct {
+	key          attrList
+	thread       int32
+	queue, state string
+}
+
+const attrMemoSize = 32
+
+func (x *profileExport) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
 	var t threadInfo
 	var numeric int64
 	hasNumeric := false
-	x.eachAttr(s.AttributeIndices(), func(key string, v pcommon.Value) {
-		switch key {
-		case attrThreadID:
+	for i := range indices.Len() {
+		idx := indices.At(i)
+		if idx <= 0 || int(idx) >= len(x.attrRoles) {
+			continue
+		}
+		v := x.attrVals[idx]
+		switch x.attrRoles[idx] {
+		case roleSentryThreadID:
 			if v.Type() == pcommon.ValueTypeStr {
 				t.id = v.Str()
 			}
-		case string(semconv.ThreadIDKey):
+		case roleThreadID:
 			if v.Type() == pcommon.ValueTypeInt {
 				numeric, hasNumeric = v.Int(), true
 			} else if v.Type() == pcommon.ValueTypeStr {
 				t.id = cmp.Or(t.id, v.Str())
 			}
-		case string(semconv.ThreadNameKey):
+		case roleThreadName:
 			t.name = v.AsString()
-		case attrThreadPriority:
+		case roleThreadPriority:
 			if v.Type() == pcommon.ValueTypeInt {
 				t.priority, t.hasPriority = v.Int(), true
 			}
+		case roleQueueAddress:
+			queue = v.AsString()
+		case roleThreadState:
+			state = v.AsString()
 		}
-	})
-	if t.id == "" && hasNumeric {
-		t.id = strconv.FormatInt(numeric, 10)
 	}
-	if t.id == "" {
+	switch {
+	case t.id != "":
+	case hasNumeric:
+		t.id = strconv.FormatInt(numeric, 10)
+	default:
 		t.id = "0"
 	}
 	if i, ok := index[t.id]; ok {
-		return i
+		return i, queue, state
 	}
 	i := int32(len(x.threads))
 	index[t.id] = i
 	x.threads = append(x.threads, t)
-	return i
-}
-
-func (x *profileExport) sampleQueueState(s pprofile.Sample) (queue, state string) {
-	x.eachAttr(s.AttributeIndices(), func(key string, v pcommon.Value) {
-		switch key {
-		case attrQueueAddress:
-			queue = v.AsString()
-		case attrThreadState:
-			state = v.AsString()
-		}
-	})
-	return queue, state
+	return i, queue, state
 }
 
 // eachAttr calls f for every in-range attribute of indices.
 func (x *profileExport) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
-	table := x.dict.AttributeTable()
 	for i := range indices.Len() {
 		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= table.Len() {
+		if idx <= 0 || int(idx) >= len(x.attrKeys) {
 			continue
 		}
-		a := table.At(int(idx))
-		f(x.str(a.KeyStrindex()), a.Value())
+		f(x.attrKeys[idx], x.attrVals[idx])
 	}
 }
 
 // stackValid reports whether a stack and everything it references are inside
 // the dictionary.
 func (x *profileExport) stackValid(stack int32) bool {
-	stacks, locations, functions := x.dict.StackTable(), x.dict.LocationTable(), x.dict.FunctionTable()
-	if stack < 0 || int(stack) >= stacks.Len() {
+	if stack < 0 || int(stack) >= len(x.stackStates) {
 		return false
 	}
-	locs := stacks.At(int(stack)).LocationIndices()
+	switch x.stackStates[stack] {
+	case stackValid:
+		return true
+	case stackInvalid:
+		return false
+	}
+	ok := x.checkStack(stack)
+	x.stackStates[stack] = stackInvalid
+	if ok {
+		x.stackStates[stack] = stackValid
+	}
+	return ok
+}
+
+func (x *profileExport) checkStack(stack int32) bool {
+	locs := x.dict.StackTable().At(int(stack)).LocationIndices()
 	for i := range locs.Len() {
-		l := locs.At(i)
-		if l < 0 || int(l) >= locations.Len() {
+		if !x.locationValid(locs.At(i)) {
 			return false
-		}
-		lines := locations.At(int(l)).Lines()
-		for j := range lines.Len() {
-			if f := lines.At(j).FunctionIndex(); f < 0 || int(f) >= functions.Len() {
-				return false
-			}
 		}
 	}
 	return true
+}
+
+// locationValid reports whether a location and the functions of its lines
+// are inside the dictionary, memoized per location: stacks share most of
+// their locations.
+func (x *profileExport) locationValid(l int32) bool {
+	if x.locationStates == nil {
+		x.locationStates = make([]stackState, x.dict.LocationTable().Len())
+	}
+	if l < 0 || int(l) >= len(x.locationStates) {
+		return false
+	}
+	switch x.locationStates[l] {
+	case stackValid:
+		return true
+	case stackInvalid:
+		return false
+	}
+	ok := true
+	functions := x.dict.FunctionTable().Len()
+	lines := x.dict.LocationTable().At(int(l)).Lines()
+	for j := range lines.Len() {
+		if f := lines.At(j).FunctionIndex(); f < 0 || int(f) >= functions {
+			ok = false
+		}
+	}
+	x.locationStates[l] = stackInvalid
+	if ok {
+		x.locationStates[l] = stackValid
+	}
+	return ok
 }
 
 // platform is the chunk platform: sentry.platform, else the most common

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -48,15 +49,37 @@ type chunkBuilder struct {
 	*profileExport
 	p        *sentry.Profile
 	platform string
-	// stackIDs maps a dictionary stack to its Sentry stack; frameIDs maps a
-	// dictionary location to the first of its Sentry frames (one per line).
-	stackIDs map[int32]int64
-	frameIDs map[int32]frameSpan
+	// The Sentry stack of each dictionary stack and the Sentry frames of
+	// each dictionary location live in the exporter's chunkTables.
 	mappings []int32 // dictionary mappings the frames use, in first-use order
 	seenMap  map[int32]bool
 }
 
 type frameSpan struct{ first, n int64 }
+
+// chunkTables map dictionary stacks and locations to the Sentry stacks and
+// frames of the chunk being built: flat arrays indexed by dictionary index,
+// allocated once per FromProfiles call and reused by every chunk. An entry
+// belongs to the current chunk when its generation is gen, so starting a
+// chunk costs one increment instead of clearing the arrays.
+type chunkTables struct {
+	gen         uint32
+	stackGen    []uint32
+	stackIDs    []int64
+	locationGen []uint32
+	frameSpans  []frameSpan
+}
+
+// next starts a chunk.
+func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
+	if t.stackGen == nil {
+		t.stackGen = make([]uint32, d.StackTable().Len())
+		t.stackIDs = make([]int64, d.StackTable().Len())
+		t.locationGen = make([]uint32, d.LocationTable().Len())
+		t.frameSpans = make([]frameSpan, d.LocationTable().Len())
+	}
+	t.gen++
+}
 
 // chunk builds the V2 chunk of one window of time-sorted events.
 // next is the time the following window starts at, 0 for the last window.
@@ -71,28 +94,50 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		Dist:        x.meta.dist,
 		ClientSDK:   sentry.ClientSDK{Name: x.opts.SDKName, Version: x.opts.SDKVersion},
 	}
+	x.tables.next(x.dict)
 	c := &chunkBuilder{
 		profileExport: x,
 		p:             p,
 		platform:      platform,
-		stackIDs:      make(map[int32]int64),
-		frameIDs:      make(map[int32]frameSpan),
 		seenMap:       make(map[int32]bool),
 	}
 
-	// Samples: timestamp to the microsecond like the SDKs, thread, stack.
-	p.Samples = make([]sentry.Sample, 0, len(events))
+	// Samples: timestamp, thread, stack. A pprofile Sample's events share
+	// their Sentry stack, looked up once per Sample.
+	p.Samples = make([]sentry.Sample, len(events))
 	usedThreads := make([]bool, len(x.threads))
-	for _, ev := range events {
+	sampleStacks := make([]int64, len(x.samples))
+	for i := range sampleStacks {
+		sampleStacks[i] = -1
+	}
+	if w == 0 && next == 0 {
+		// The only window: size the stack storage for every stack the
+		// samples use, instead of growing it through every power of two.
+		n, stacks := 0, c.dict.StackTable()
+		for i := range x.samples {
+			if st := x.samples[i].stack; x.stackValid(st) && c.tables.stackGen[st] != c.tables.gen {
+				c.tables.stackGen[st] = c.tables.gen
+				c.tables.stackIDs[st] = -1
+				n += stacks.At(int(st)).LocationIndices().Len()
+			}
+		}
+		c.p.Stacks.FrameIndices = make([]int64, 0, n)
+	}
+	for i, ev := range events {
 		info := &x.samples[ev.sample]
 		usedThreads[info.thread] = true
-		p.Samples = append(p.Samples, sentry.Sample{
-			StackID:      c.stack(info.stack),
+		stack := sampleStacks[ev.sample]
+		if stack < 0 {
+			stack = c.stack(info.stack)
+			sampleStacks[ev.sample] = stack
+		}
+		p.Samples[i] = sentry.Sample{
+			StackID:      stack,
 			ThreadID:     x.threads[info.thread].id,
 			Timestamp:    int64(ev.ts),
 			QueueAddress: info.queue,
 			State:        info.state,
-		})
+		}
 	}
 
 	// thread_metadata: as received, else from the samples' thread attributes.
@@ -150,27 +195,38 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 // formats, each location expanded into one frame per line (inlined functions
 // first, as OTLP orders them).
 func (c *chunkBuilder) stack(stack int32) int64 {
-	if id, ok := c.stackIDs[stack]; ok {
-		return id
+	t := &c.tables
+	if t.stackGen[stack] == t.gen && t.stackIDs[stack] >= 0 {
+		return t.stackIDs[stack]
 	}
 	locs := c.dict.StackTable().At(int(stack)).LocationIndices()
-	frames := make([]int64, 0, locs.Len())
+	id := int64(c.p.Stacks.Len())
+	st := &c.p.Stacks
+	st.Offsets = append(st.Offsets, len(st.FrameIndices))
+	st.FrameIndices = slices.Grow(st.FrameIndices, locs.Len())
 	for i := range locs.Len() {
-		span := c.frames(locs.At(i))
+		l := locs.At(i)
+		span := t.frameSpans[l]
+		if t.locationGen[l] != t.gen {
+			span = c.frames(l)
+		}
+		if span.n == 1 {
+			st.FrameIndices = append(st.FrameIndices, span.first)
+			continue
+		}
 		for f := span.first; f < span.first+span.n; f++ {
-			frames = append(frames, f)
+			st.FrameIndices = append(st.FrameIndices, f)
 		}
 	}
-	id := int64(c.p.Stacks.Len())
-	c.p.Stacks.Append(frames...)
-	c.stackIDs[stack] = id
+	t.stackGen[stack], t.stackIDs[stack] = t.gen, id
 	return id
 }
 
 // frames returns the Sentry frames of a location, adding them on first use.
 func (c *chunkBuilder) frames(l int32) frameSpan {
-	if s, ok := c.frameIDs[l]; ok {
-		return s
+	t := &c.tables
+	if t.locationGen[l] == t.gen {
+		return t.frameSpans[l]
 	}
 	loc := c.dict.LocationTable().At(int(l))
 	base := sentry.Frame{InstructionAddr: loc.Address()}
@@ -246,7 +302,7 @@ func (c *chunkBuilder) frames(l int32) frameSpan {
 		c.p.Frames = append(c.p.Frames, f)
 	}
 	span.n = int64(len(c.p.Frames)) - span.first
-	c.frameIDs[l] = span
+	t.locationGen[l], t.frameSpans[l] = t.gen, span
 	return span
 }
 

@@ -49,14 +49,23 @@ type ProfilesBuilder struct {
 
 	// Scratch space reused from one item to the next.
 	frameLocations []int32
-	stackIndices   []int32
+	stackIndices   []int32 // Sentry stack → dictionary stack, -1 when invalid
+	stackSlots     []int32 // Sentry stack → first Sentry stack with the same dictionary stack
+	slotOfStack    map[int32]int32
 	stackScratch   []int32
 	attrScratch    []int32
 	threadAttrBuf  []int32
+	threads        threadTable
+	sampleThreads  []int32 // Sentry sample → index in threads
 	images         []imageRange
 	events         []event
+	groups         []sampleGroup
+	groupHeads     []int32
 	groupStarts    []int32
+	groupFill      []int32
 	timestamps     []uint64
+	// The item's earliest and latest sample times, set by addSamples.
+	firstTS, lastTS uint64
 }
 
 // locationKey is a frame as it lands in the Location table: its content, the
@@ -108,11 +117,12 @@ func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
 // SampleCount is the number of Sentry sample events added so far.
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
 
-// Profiles finishes the build and returns the result; the builder must not be
-// used afterwards.
+// Profiles finishes the build and returns the result. The builder must not
+// be given more items afterwards; SampleCount still reports the total, so
+// that a caller may read both in either order.
 func (b *ProfilesBuilder) Profiles() pprofile.Profiles {
 	pd := b.pd
-	*b = ProfilesBuilder{}
+	*b = ProfilesBuilder{samples: b.samples}
 	return pd
 }
 
@@ -133,6 +143,9 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	sp.Scope().SetName(scopeName)
 	prof := sp.Profiles().AppendEmpty()
 
+	// samples[].thread_id, thread_metadata → the threads' attributes.
+	b.resolveThreads(p)
+
 	// profile.frames → Location table; profile.stacks → Stack table.
 	b.indexImages(p)
 	b.frameLocations = b.frameLocations[:0]
@@ -140,8 +153,23 @@ func (b *ProfilesBuilder) Add(item Item) int {
 		b.frameLocations = append(b.frameLocations, b.location(&p.Frames[i], p.Platform))
 	}
 	b.stackIndices = b.stackIndices[:0]
+	b.stackSlots = b.stackSlots[:0]
+	if b.slotOfStack == nil {
+		b.slotOfStack = make(map[int32]int32, p.Stacks.Len())
+	}
+	clear(b.slotOfStack)
 	for i := range p.Stacks.Len() {
-		b.stackIndices = append(b.stackIndices, b.stack(p.Stacks.At(i)))
+		stack := b.stack(p.Stacks.At(i))
+		b.stackIndices = append(b.stackIndices, stack)
+		// Sentry stacks that are the same dictionary stack (duplicates, or
+		// frames that are duplicates) share one slot, so that their samples
+		// merge into one pprofile Sample per thread.
+		slot, ok := b.slotOfStack[stack]
+		if !ok {
+			slot = int32(i)
+			b.slotOfStack[stack] = slot
+		}
+		b.stackSlots = append(b.stackSlots, slot)
 	}
 
 	start := profileStart(p)
@@ -151,10 +179,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	// span → duration_nano, half-open so that the last sample is inside.
 	prof.SetTime(pcommon.Timestamp(start))
 	if n > 0 {
-		first, last := b.events[0].ts, b.events[0].ts
-		for _, e := range b.events {
-			first, last = min(first, e.ts), max(last, e.ts)
-		}
+		first, last := b.firstTS, b.lastTS
 		if !isV2(p) {
 			first = min(first, start)
 		}
@@ -216,11 +241,15 @@ func (b *ProfilesBuilder) grow(p *sentry.Profile) {
 	b.locations = presized(b.locations, frames)
 	d.functions = presized(d.functions, frames)
 	d.strings = presized(d.strings, 2*frames)
+	// A frame's module, filename and in_app become attributes; most are
+	// shared, a few per frame are new.
+	d.attrs = presized(d.attrs, 2*frames)
 	d.stackHeads = presized(d.stackHeads, stacks)
 	tables := d.dict
 	tables.LocationTable().EnsureCapacity(tables.LocationTable().Len() + frames)
 	tables.FunctionTable().EnsureCapacity(tables.FunctionTable().Len() + frames)
 	tables.StringTable().EnsureCapacity(tables.StringTable().Len() + 2*frames)
+	tables.AttributeTable().EnsureCapacity(tables.AttributeTable().Len() + 2*frames)
 	tables.StackTable().EnsureCapacity(tables.StackTable().Len() + stacks)
 	d.stackNext = slices.Grow(d.stackNext, stacks)
 	b.frameLocations = slices.Grow(b.frameLocations[:0], frames)
@@ -419,23 +448,118 @@ type threadAttrs struct {
 	first, n int32 // range in ProfilesBuilder.threadAttrBuf
 }
 
+// largeItemSamples is the sample count above which an item's scratch space
+// is released as soon as it is used rather than kept for the next item.
+const largeItemSamples = 1 << 18
+
+// sampleGroup is one future pprofile Sample: the events sharing a key.
+type sampleGroup struct {
+	key  sampleKey
+	next int32
+}
+
+// threadTable gives the threads of one item dense indices. Sentry profiles
+// have a handful of threads and samples cycle through them, so a short
+// linear scan over ids the decoder interned (equal ids share their bytes,
+// which makes a match one pointer comparison) beats hashing every sample's
+// id; the map takes over for items with many threads.
+type threadTable struct {
+	ids   []string
+	attrs []threadAttrs
+	index map[string]int32
+}
+
+const threadScanLimit = 16
+
+func (t *threadTable) reset() {
+	t.ids, t.attrs = t.ids[:0], t.attrs[:0]
+	clear(t.index)
+}
+
+func (t *threadTable) find(id string) (int32, bool) {
+	if len(t.ids) <= threadScanLimit {
+		for i, known := range t.ids {
+			if known == id {
+				return int32(i), true
+			}
+		}
+		return 0, false
+	}
+	i, ok := t.index[id]
+	return i, ok
+}
+
+func (t *threadTable) add(id string, attrs threadAttrs) int32 {
+	i := int32(len(t.ids))
+	t.ids = append(t.ids, id)
+	t.attrs = append(t.attrs, attrs)
+	if len(t.ids) > threadScanLimit {
+		if t.index == nil {
+			t.index = make(map[string]int32, 2*threadScanLimit)
+		}
+		if len(t.index) == 0 {
+			for j, known := range t.ids {
+				t.index[known] = int32(j)
+			}
+		} else {
+			t.index[id] = i
+		}
+	}
+	return i
+}
+
+// resolveThreads gives every sample its thread index in sampleThreads and
+// writes the threads' attributes. It runs before frames and stacks are
+// walked so that the thread attributes, which every pprofile Sample
+// references, get the smallest attribute indices: one-byte varints in the
+// protobuf encoding.
+func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
+	b.threads.reset()
+	b.threadAttrBuf = b.threadAttrBuf[:0]
+	active := activeThreads(p)
+	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
+	last, lastID := int32(-1), ""
+	for i := range p.Samples {
+		id := p.Samples[i].ThreadID
+		if last < 0 || id != lastID {
+			t, ok := b.threads.find(id)
+			if !ok {
+				t = b.threads.add(id, b.threadAttributes(p, id, active))
+			}
+			last, lastID = t, id
+		}
+		threads = append(threads, last)
+	}
+	b.sampleThreads = threads
+}
+
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps, and returns the number of
 // Sentry samples kept.
 func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, tx *sentry.TransactionEvent, start uint64) int {
 	d := b.dict
-	threads := make(map[string]int32, 8)
-	b.threadAttrBuf = b.threadAttrBuf[:0]
-	var threadInfo []threadAttrs
-	groups := make(map[sampleKey]int32, min(len(p.Samples), 4*len(b.stackIndices)))
-	keys := make([]sampleKey, 0, min(len(p.Samples), 4*len(b.stackIndices)))
 	lk := newLinker(d, p, tx, start)
-	active := activeThreads(p)
+	v2 := isV2(p)
 
-	b.events = b.events[:0]
-	// Samples cycle through a few threads: remember the last one instead of
-	// hashing its id for every sample.
-	lastThreadID, lastThread := "", int32(-1)
+	// A group is found through its (stack, thread) cell: a dense table when
+	// it is not much larger than the samples, else a map. Groups of one
+	// cell that differ in queue, state or link are chained through next.
+	nThreads := uint64(len(b.threads.ids))
+	cells := uint64(len(b.stackSlots)) * nThreads
+	dense := cells <= 2*uint64(len(p.Samples))+1024
+	var heads []int32
+	var headMap map[uint64]int32
+	if dense {
+		heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
+		for i := range heads {
+			heads[i] = -1
+		}
+		b.groupHeads = heads
+	} else {
+		headMap = make(map[uint64]int32, len(b.stackSlots))
+	}
+	groups := b.groups[:0]
+	events := b.events[:0]
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
@@ -447,7 +571,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 		}
 		// V2 timestamp, or V1 timestamp + elapsed_since_start_ns.
 		var ts uint64
-		if isV2(p) {
+		if v2 {
 			if s.Timestamp < 0 {
 				continue
 			}
@@ -458,18 +582,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 				continue
 			}
 		}
-		thread := lastThread
-		if thread < 0 || s.ThreadID != lastThreadID {
-			var ok bool
-			thread, ok = threads[s.ThreadID]
-			if !ok {
-				thread = int32(len(threadInfo))
-				threads[s.ThreadID] = thread
-				threadInfo = append(threadInfo, b.threadAttributes(p, s.ThreadID, active))
-			}
-			lastThreadID, lastThread = s.ThreadID, thread
-		}
-		k := sampleKey{stack: stack, thread: thread, link: lk.linkFor(s.ThreadID, ts)}
+		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
 		// queue_address and state → sample attributes.
 		if s.QueueAddress != "" {
 			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)
@@ -477,45 +590,72 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 		if s.State != "" {
 			k.state = d.attrStr(attrThreadState, s.State)
 		}
-		g, ok := groups[k]
-		if !ok {
-			g = int32(len(keys))
-			groups[k] = g
-			keys = append(keys, k)
+		cell := uint64(b.stackSlots[s.StackID])*nThreads + uint64(k.thread)
+		head := int32(-1)
+		if dense {
+			head = heads[cell]
+		} else if h, ok := headMap[cell]; ok {
+			head = h
 		}
-		b.events = append(b.events, event{group: g, ts: ts})
+		g := head
+		for g >= 0 && groups[g].key != k {
+			g = groups[g].next
+		}
+		if g < 0 {
+			g = int32(len(groups))
+			groups = append(groups, sampleGroup{key: k, next: head})
+			if dense {
+				heads[cell] = g
+			} else {
+				headMap[cell] = g
+			}
+		}
+		events = append(events, event{group: g, ts: ts})
 	}
-	if len(b.events) == 0 {
+	b.groups, b.events = groups, events
+	if len(events) == 0 {
 		return 0
+	}
+	b.firstTS, b.lastTS = events[0].ts, events[0].ts
+	for _, e := range events {
+		b.firstTS, b.lastTS = min(b.firstTS, e.ts), max(b.lastTS, e.ts)
 	}
 
 	// Counting sort of the events by group: one backing array for every
 	// Sample's timestamps instead of one growing slice per Sample.
-	starts := slices.Grow(b.groupStarts[:0], len(keys)+1)[:len(keys)+1]
+	starts := slices.Grow(b.groupStarts[:0], len(groups)+1)[:len(groups)+1]
 	clear(starts)
-	for _, e := range b.events {
+	for _, e := range events {
 		starts[e.group+1]++
 	}
 	for g := 1; g < len(starts); g++ {
 		starts[g] += starts[g-1]
 	}
-	ts := slices.Grow(b.timestamps[:0], len(b.events))[:len(b.events)]
-	fill := slices.Clone(starts[:len(keys)])
-	for _, e := range b.events {
+	ts := slices.Grow(b.timestamps[:0], len(events))[:len(events)]
+	fill := slices.Grow(b.groupFill[:0], len(groups))[:len(groups)]
+	copy(fill, starts[:len(groups)])
+	for _, e := range events {
 		ts[fill[e.group]] = e.ts
 		fill[e.group]++
 	}
-	b.groupStarts, b.timestamps = starts, ts
+	b.groupStarts, b.timestamps, b.groupFill = starts, ts, fill
+	if len(events) > largeItemSamples {
+		// The pdata Samples built next are the peak of a large item's
+		// translation: let the scratch space that is no longer needed go
+		// rather than keep it for the next item.
+		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+	}
 
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
-	samples.EnsureCapacity(len(keys))
-	attrs := make([]int32, 0, 8)
-	for g, k := range keys {
+	samples.EnsureCapacity(samples.Len() + len(groups))
+	attrs := b.attrScratch[:0]
+	for g := range groups {
+		k := &groups[g].key
 		s := samples.AppendEmpty()
 		s.SetStackIndex(k.stack)
 		s.SetLinkIndex(k.link)
-		t := threadInfo[k.thread]
+		t := b.threads.attrs[k.thread]
 		attrs = append(attrs[:0], b.threadAttrBuf[t.first:t.first+t.n]...)
 		if k.queue != 0 {
 			attrs = append(attrs, k.queue)
@@ -535,7 +675,8 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 		}
 		s.TimestampsUnixNano().FromRaw(group)
 	}
-	return len(b.events)
+	b.attrScratch = attrs
+	return len(events)
 }
 
 // threadAttributes appends the attributes of one thread to threadAttrBuf:

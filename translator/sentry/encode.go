@@ -2,6 +2,7 @@ package sentry
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -25,7 +26,9 @@ import (
 // Every field of the model is written, so DecodeProfile of the output equals
 // p for any p that DecodeProfile produced from a version "2" payload.
 func AppendChunkJSON(dst []byte, p *Profile) []byte {
-	w := chunkWriter{b: dst}
+	// Samples and stacks are most of a chunk: size the buffer for them
+	// once rather than growing it through every power of two.
+	w := chunkWriter{b: slices.Grow(dst, 80*len(p.Samples)+5*len(p.Stacks.FrameIndices)+200*len(p.Frames)+1024)}
 	w.open('{')
 	w.str("version", VersionV2)
 	w.str("event_id", p.EventID)
@@ -85,9 +88,7 @@ func AppendChunkJSON(dst []byte, p *Profile) []byte {
 
 	w.object("profile")
 	w.array("samples")
-	for i := range p.Samples {
-		w.sample(&p.Samples[i])
-	}
+	w.samples(p.Samples)
 	w.close(']')
 	w.array("stacks")
 	for i := 0; i < p.Stacks.Len(); i++ {
@@ -97,7 +98,7 @@ func AppendChunkJSON(dst []byte, p *Profile) []byte {
 			if j > 0 {
 				w.b = append(w.b, ',')
 			}
-			w.b = strconv.AppendInt(w.b, f, 10)
+			w.b = appendInt(w.b, f)
 		}
 		w.b = append(w.b, ']')
 	}
@@ -283,16 +284,86 @@ func (w *chunkWriter) measurement(m *Measurement) {
 	w.close('}')
 }
 
-func (w *chunkWriter) sample(s *Sample) {
-	w.elementObject()
-	w.key("stack_id")
-	w.b = strconv.AppendInt(w.b, s.StackID, 10)
-	w.str("thread_id", s.ThreadID)
-	w.uint("elapsed_since_start_ns", s.ElapsedSinceStartNS)
-	w.nanos("timestamp", s.Timestamp)
-	w.str("queue_address", s.QueueAddress)
-	w.str("state", s.State)
-	w.close('}')
+// samples writes the elements of profile.samples. It is the bulk of a
+// chunk, so it appends the fixed parts directly instead of going through
+// key(), and reuses the text of the whole seconds of the previous
+// timestamp: consecutive samples fall in the same second.
+func (w *chunkWriter) samples(samples []Sample) {
+	b := w.b
+	var seconds secondsCache
+	for i := range samples {
+		s := &samples[i]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"stack_id":`...)
+		b = appendInt(b, s.StackID)
+		if s.ThreadID != "" {
+			b = append(b, `,"thread_id":`...)
+			b = appendString(b, s.ThreadID)
+		}
+		if s.ElapsedSinceStartNS != 0 {
+			b = append(b, `,"elapsed_since_start_ns":`...)
+			b = strconv.AppendUint(b, s.ElapsedSinceStartNS, 10)
+		}
+		if s.Timestamp != 0 {
+			b = append(b, `,"timestamp":`...)
+			b = seconds.appendNanos(b, s.Timestamp)
+		}
+		if s.QueueAddress != "" {
+			b = append(b, `,"queue_address":`...)
+			b = appendString(b, s.QueueAddress)
+		}
+		if s.State != "" {
+			b = append(b, `,"state":`...)
+			b = appendString(b, s.State)
+		}
+		b = append(b, '}')
+	}
+	if len(samples) > 0 {
+		w.nonEmpty[w.depth-1] = true
+	}
+	w.b = b
+}
+
+// secondsCache remembers the decimal text of the last whole number of
+// seconds appendNanos wrote.
+type secondsCache struct {
+	whole uint64
+	text  [24]byte
+	n     int
+}
+
+// appendNanos is the package's appendNanos for non-negative values, with the
+// whole seconds taken from the cache when they repeat.
+func (c *secondsCache) appendNanos(b []byte, ns int64) []byte {
+	if ns < 0 {
+		return appendNanos(b, ns)
+	}
+	u := uint64(ns)
+	whole, frac := u/1e9, u%1e9
+	if c.n == 0 || whole != c.whole {
+		c.whole = whole
+		c.n = len(strconv.AppendUint(c.text[:0], whole, 10))
+	}
+	b = append(b, c.text[:c.n]...)
+	return appendFraction(b, frac)
+}
+
+// appendInt is strconv.AppendInt with a fast path for the small
+// non-negative numbers that stack and frame indices are.
+func appendInt(b []byte, v int64) []byte {
+	switch {
+	case v < 0 || v >= 10000:
+		return strconv.AppendInt(b, v, 10)
+	case v < 10:
+		return append(b, byte('0'+v))
+	case v < 100:
+		return append(b, byte('0'+v/10), byte('0'+v%10))
+	case v < 1000:
+		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
 }
 
 func (w *chunkWriter) frame(f *Frame) {
@@ -347,7 +418,12 @@ func appendSeconds(b []byte, sec, nsec int64) []byte {
 }
 
 func appendSecondsFraction(b []byte, whole, frac uint64) []byte {
-	b = strconv.AppendUint(b, whole, 10)
+	return appendFraction(strconv.AppendUint(b, whole, 10), frac)
+}
+
+// appendFraction writes frac nanoseconds as a decimal fraction of a second,
+// trailing zeros trimmed; nothing when frac is 0.
+func appendFraction(b []byte, frac uint64) []byte {
 	if frac == 0 {
 		return b
 	}

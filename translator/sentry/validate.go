@@ -246,24 +246,47 @@ type threadSpan struct {
 	kept                    int // samples Relay would keep
 }
 
-// threadSpans indexes per-thread state by thread id. Samples repeat a few
-// thread ids, so the last one looked up is remembered.
+// threadSpans indexes per-thread state by thread id. Profiles have a
+// handful of threads and samples cycle through them, so the first few are
+// found by a linear scan (the decoder interns ids, so a match is usually a
+// pointer comparison) and only the rest are hashed.
 type threadSpans struct {
-	byID   map[string]*threadSpan
-	lastID string
-	last   *threadSpan
+	ids   []string
+	spans []*threadSpan
+	byID  map[string]*threadSpan
+	last  int // index in ids of the last match
 }
 
+const threadScanLimit = 16
+
 func (t *threadSpans) get(id string) *threadSpan {
-	if t.last != nil && id == t.lastID {
-		return t.last
+	if t.last < len(t.ids) && t.ids[t.last] == id {
+		return t.spans[t.last]
 	}
-	ts, ok := t.byID[id]
-	if !ok {
-		ts = &threadSpan{firstActive: -1, lastActive: -1}
-		t.byID[id] = ts
+	if t.byID != nil {
+		ts, ok := t.byID[id]
+		if !ok {
+			ts = &threadSpan{firstActive: -1, lastActive: -1}
+			t.byID[id] = ts
+		}
+		return ts
 	}
-	t.lastID, t.last = id, ts
+	for i, known := range t.ids {
+		if known == id {
+			t.last = i
+			return t.spans[i]
+		}
+	}
+	ts := &threadSpan{firstActive: -1, lastActive: -1}
+	t.ids = append(t.ids, id)
+	t.spans = append(t.spans, ts)
+	if len(t.ids) > threadScanLimit {
+		// Too many threads to scan: hash them all from now on.
+		t.byID = make(map[string]*threadSpan, 2*len(t.ids))
+		for i, known := range t.ids {
+			t.byID[known] = t.spans[i]
+		}
+	}
 	return ts
 }
 
@@ -280,7 +303,7 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 	inRange := func(smp *Sample) bool {
 		return !ranged || (smp.ElapsedSinceStartNS >= start && smp.ElapsedSinceStartNS <= end)
 	}
-	threads := threadSpans{byID: make(map[string]*threadSpan)}
+	var threads threadSpans
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		if !inRange(smp) || isIdle(p, smp) {
@@ -330,7 +353,7 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 }
 
 func validateSamplesV2(p *Profile, maxDuration time.Duration) error {
-	threads := threadSpans{byID: make(map[string]*threadSpan)}
+	var threads threadSpans
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		if !isIdle(p, smp) {
