@@ -99,7 +99,7 @@ func ChunkV2(cfg ChunkConfig) []byte {
 	for i := range frames {
 		frames[i] = appendScriptFrame(nil, rng, i, cfg.Platform)
 	}
-	stacks := randomStacks(rng, cfg.Stacks, cfg.MinDepth, cfg.MaxDepth, cfg.Frames)
+	stacks := randomStacks(rng, cfg.Stacks, cfg.MinDepth, cfg.MaxDepth, cfg.Frames, cfg.Threads)
 
 	ticks := cfg.ticks()
 	b := make([]byte, 0, estimateChunkSize(cfg))
@@ -128,7 +128,7 @@ func ChunkV2(cfg ChunkConfig) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"stack_id":`...)
-			b = strconv.AppendInt(b, int64(hotIndex(rng, cfg.Stacks)), 10)
+			b = strconv.AppendInt(b, int64(threadStack(rng, t, cfg.Threads, cfg.Stacks)), 10)
 			b = append(b, `,"thread_id":"`...)
 			b = append(b, tid...)
 			b = append(b, `","timestamp":`...)
@@ -233,14 +233,14 @@ func ProfileV1Cocoa(seed uint64) []byte {
 				b = append(b, "0x000000016d8fb180"...)
 			}
 			b = append(b, `","stack_id":`...)
-			b = strconv.AppendInt(b, int64(hotIndex(rng, stacks)), 10)
+			b = strconv.AppendInt(b, int64(threadStack(rng, t, threads, stacks)), 10)
 			b = append(b, `,"thread_id":"`...)
 			b = strconv.AppendInt(b, int64(cocoaThreadID(t)), 10)
 			b = append(b, `"}`...)
 		}
 	}
 	b = append(b, `],"stacks":`...)
-	b = appendStacks(b, randomStacks(rng, stacks, minDepth, maxDepth, frames))
+	b = appendStacks(b, randomStacks(rng, stacks, minDepth, maxDepth, frames, threads))
 	b = append(b, `,"thread_metadata":{`...)
 	for t := range threads {
 		if t > 0 {
@@ -290,25 +290,47 @@ func Envelope(itemType, platform string, payload []byte) []byte {
 	return append(b, '\n')
 }
 
-// randomStacks returns stacks as frame-index lists, leaf first. Stacks are
-// grown from the root; the three root-most frames come from the first 16
-// frames so that stacks share a base, as real programs' stacks do.
-func randomStacks(rng *rand.Rand, n, minDepth, maxDepth, frames int) [][]int {
-	const sharedRoots, sharedBase = 3, 16
+// randomStacks returns stacks as frame-index lists, leaf first. Stack s
+// belongs to thread s mod threads, as in real SDK data, where every stack
+// ends in its thread's root frames: the main thread's (frames 0-2) or the
+// worker pool's (frames 3-5, shared by identical workers). Above the roots,
+// frames are drawn from the whole table.
+func randomStacks(rng *rand.Rand, n, minDepth, maxDepth, frames, threads int) [][]int {
+	const rootDepth = 3
 	out := make([][]int, n)
 	for i := range out {
 		depth := minDepth + rng.IntN(maxDepth-minDepth+1)
 		s := make([]int, depth)
+		root := 0
+		if threads > 1 && i%threads != 0 {
+			root = rootDepth
+		}
 		for j := range depth {
-			pool := frames
-			if depth-1-j < sharedRoots {
-				pool = min(frames, sharedBase)
+			if fromRoot := depth - 1 - j; fromRoot < rootDepth && frames >= 2*rootDepth {
+				s[j] = root + fromRoot
+				continue
 			}
-			s[j] = rng.IntN(pool)
+			s[j] = rng.IntN(frames)
 		}
 		out[i] = s
 	}
 	return out
+}
+
+// threadStack picks the stack that thread t is sampled in: one of its own
+// stacks (those ≡ t mod threads, see randomStacks), skewed towards a few hot
+// ones. One worker sample in ten is in the pool's common code (waiting for
+// work, the executor loop), whose stacks the first worker owns.
+func threadStack(rng *rand.Rand, t, threads, stacks int) int {
+	owner := t
+	if t > 1 && rng.IntN(10) == 0 {
+		owner = 1
+	}
+	if owner >= stacks {
+		return hotIndex(rng, stacks)
+	}
+	own := (stacks - owner + threads - 1) / threads
+	return owner + threads*hotIndex(rng, own)
 }
 
 func appendStacks(b []byte, stacks [][]int) []byte {

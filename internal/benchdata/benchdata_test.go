@@ -333,3 +333,46 @@ func TestPayloadsPassValidation(t *testing.T) {
 		})
 	}
 }
+
+// Real SDK stacks end in their thread's root frames, so a stack is sampled
+// on the thread that owns it (or on an identical pool worker): the number of
+// distinct (stack, thread) pairs stays close to the number of stacks, which
+// is what the translate benchmarks must see.
+func TestChunkV2StacksBelongToThreads(t *testing.T) {
+	cfg := LargeChunkConfig()
+	var chunk struct {
+		Profile struct {
+			Samples []struct {
+				StackID  int    `json:"stack_id"`
+				ThreadID string `json:"thread_id"`
+			} `json:"samples"`
+			Stacks [][]int `json:"stacks"`
+		} `json:"profile"`
+	}
+	if err := json.Unmarshal(ChunkV2(cfg), &chunk); err != nil {
+		t.Fatal(err)
+	}
+	type pair struct {
+		stack  int
+		thread string
+	}
+	pairs := map[pair]bool{}
+	stacksUsed := map[int]bool{}
+	mainThread := chunk.Profile.Samples[0].ThreadID
+	for i, s := range chunk.Profile.Samples {
+		pairs[pair{s.StackID, s.ThreadID}] = true
+		stacksUsed[s.StackID] = true
+		if s.ThreadID == mainThread && s.StackID%cfg.Threads != 0 {
+			t.Fatalf("sample %d: the main thread runs stack %d, which a worker owns", i, s.StackID)
+		}
+	}
+	if len(pairs) > len(stacksUsed)*3/2 {
+		t.Fatalf("%d distinct (stack, thread) pairs for %d stacks: stacks are not thread-owned", len(pairs), len(stacksUsed))
+	}
+	mainRoot := chunk.Profile.Stacks[0][len(chunk.Profile.Stacks[0])-1]
+	workerRoot := chunk.Profile.Stacks[1][len(chunk.Profile.Stacks[1])-1]
+	if mainRoot == workerRoot {
+		t.Fatalf("main and worker stacks share the root frame %d", mainRoot)
+	}
+	t.Logf("%d samples, %d stacks used, %d (stack, thread) pairs", len(chunk.Profile.Samples), len(stacksUsed), len(pairs))
+}
