@@ -407,14 +407,7 @@ func (d *profileDecoder) debugMeta(m *DebugMeta) error {
 
 func (d *profileDecoder) image(img *Image) error {
 	s := &d.s
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	for n := 0; ; {
-		key, ok, err := s.objectNext(&n)
-		if err != nil || !ok {
-			return err
-		}
+	return d.object(func(key []byte) (err error) {
 		switch string(key) {
 		case "type":
 			img.Type, err = s.stringValue()
@@ -439,10 +432,8 @@ func (d *profileDecoder) image(img *Image) error {
 		default:
 			err = s.skipValue()
 		}
-		if err != nil {
-			return inField(err, string(key))
-		}
-	}
+		return err
+	})
 }
 
 func (d *profileDecoder) transactionList() error {
@@ -454,14 +445,7 @@ func (d *profileDecoder) transactionList() error {
 
 func (d *profileDecoder) transactionObject(t *Transaction) error {
 	s := &d.s
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	for n := 0; ; {
-		key, ok, err := s.objectNext(&n)
-		if err != nil || !ok {
-			return err
-		}
+	return d.object(func(key []byte) (err error) {
 		switch string(key) {
 		case "id":
 			t.ID, err = s.stringValue()
@@ -480,10 +464,8 @@ func (d *profileDecoder) transactionObject(t *Transaction) error {
 		default:
 			err = s.skipValue()
 		}
-		if err != nil {
-			return inField(err, string(key))
-		}
-	}
+		return err
+	})
 }
 
 // measurements decodes {name: {unit, values}}; a repeated name replaces the
@@ -535,14 +517,7 @@ func (d *profileDecoder) measurement(m *Measurement) error {
 
 func (d *profileDecoder) measurementValue(v *MeasurementValue) error {
 	s := &d.s
-	if err := s.beginObject(); err != nil {
-		return err
-	}
-	for n := 0; ; {
-		key, ok, err := s.objectNext(&n)
-		if err != nil || !ok {
-			return err
-		}
+	return d.object(func(key []byte) (err error) {
 		switch string(key) {
 		case "elapsed_since_start_ns":
 			v.ElapsedSinceStartNS, err = s.uintValue(64)
@@ -553,10 +528,8 @@ func (d *profileDecoder) measurementValue(v *MeasurementValue) error {
 		default:
 			err = s.skipValue()
 		}
-		if err != nil {
-			return inField(err, string(key))
-		}
-	}
+		return err
+	})
 }
 
 // profile decodes the "profile" object.
