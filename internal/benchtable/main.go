@@ -175,17 +175,18 @@ func median(rs []run, field func(run) float64) float64 {
 	return (vs[n/2-1] + vs[n/2]) / 2
 }
 
-// reference returns the encoding/json benchmark b is compared with: the
-// reference of b's package sharing the longest name prefix with b, the first
-// one on a tie. It returns false for a reference itself and for packages
-// without one.
+// reference returns the encoding/json benchmark b is compared with: among
+// the references of b's package and top-level benchmark (the name before the
+// first "/"), the one sharing the longest name prefix with b, the first one
+// on a tie. It returns false for a reference itself and for benchmarks whose
+// group has none: a ratio between different workloads means nothing.
 func reference(b result, all []result) (result, bool) {
 	if strings.Contains(b.Name, referenceMarker) {
 		return result{}, false
 	}
 	best, bestLen, found := result{}, -1, false
 	for _, r := range all {
-		if r.Package != b.Package || !strings.Contains(r.Name, referenceMarker) {
+		if r.Package != b.Package || group(r.Name) != group(b.Name) || !strings.Contains(r.Name, referenceMarker) {
 			continue
 		}
 		if l := commonPrefixLen(r.Name, b.Name); l > bestLen {
@@ -193,6 +194,12 @@ func reference(b result, all []result) (result, bool) {
 		}
 	}
 	return best, found
+}
+
+// group is the top-level benchmark of a name: "Decode" for "Decode/Ours".
+func group(name string) string {
+	top, _, _ := strings.Cut(name, "/")
+	return top
 }
 
 func commonPrefixLen(a, b string) int {
