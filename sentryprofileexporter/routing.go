@@ -2,6 +2,7 @@ package sentryprofileexporter // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"fmt"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -18,6 +19,9 @@ type project struct {
 	auth        string // X-Sentry-Auth value
 	envelopeDSN string // envelope header `dsn`: the DSN without its secret
 	limits      *sentryhttp.RateLimits
+	// redactor blanks the DSN's key and secret out of text that came back
+	// from the server, before it reaches an error or a log line.
+	redactor *strings.Replacer
 }
 
 // router picks the project of a resource.
@@ -43,6 +47,7 @@ func newRouter(cfg *Config, client string) (*router, error) {
 			auth:        sentryhttp.AuthHeader(d.PublicKey, client),
 			envelopeDSN: publicDSN(d),
 			limits:      &sentryhttp.RateLimits{},
+			redactor:    newRedactor(d),
 		}
 		projects[raw] = p
 		return p, nil
@@ -84,4 +89,16 @@ func (r *router) route(res pcommon.Resource) *project {
 // business travelling in a payload that proxies may log.
 func publicDSN(d sentryhttp.DSN) string {
 	return d.Scheme + "://" + d.PublicKey + "@" + d.Host + d.Path + "/" + d.ProjectID
+}
+
+// newRedactor replaces the DSN's public key and secret with "[redacted]":
+// a proxy in front of Sentry may echo request headers in its error pages.
+func newRedactor(d sentryhttp.DSN) *strings.Replacer {
+	var pairs []string
+	for _, secret := range []string{d.SecretKey, d.PublicKey} {
+		if secret != "" {
+			pairs = append(pairs, secret, "[redacted]")
+		}
+	}
+	return strings.NewReplacer(pairs...)
 }

@@ -85,7 +85,7 @@ func (e *sentryExporter) statusError(p *project, resp *http.Response) error {
 	if truncated {
 		body = body[:maxErrorBodyBytes]
 	}
-	msg := strings.TrimSpace(string(body))
+	msg := p.redactor.Replace(strings.TrimSpace(string(body)))
 	if truncated {
 		msg += "…"
 	}

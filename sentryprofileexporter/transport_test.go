@@ -194,6 +194,27 @@ func TestBadRequestIsDroppedAndLogged(t *testing.T) {
 	assertNoSecret(t, exp.logs, err)
 }
 
+// TestErrorBodyIsRedacted answers like a proxy that echoes the request's
+// X-Sentry-Auth in its error page: the key must not reach the error or logs.
+func TestErrorBodyIsRedacted(t *testing.T) {
+	relay := newFakeRelay(t, func(int) reply {
+		return reply{status: http.StatusBadGateway, body: "upstream failed for sentry_key=" + testPublicKey + " secret " + testSecretKey}
+	})
+	cfg := newTestConfig(relay.dsn())
+	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.RetryConfig.Enabled = false
+	exp := startExporter(t, cfg, nil)
+
+	err := exp.ConsumeProfiles(context.Background(), markedProfiles("svc"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "upstream failed for sentry_key=[redacted]", "the rest of the body stays readable")
+	assert.NotContains(t, err.Error(), testPublicKey)
+	assertNoSecret(t, exp.logs, err)
+	for _, e := range exp.logs.All() {
+		assert.NotContains(t, e.Message+" "+fmt.Sprint(e.ContextMap()), testPublicKey, "public key in a log line")
+	}
+}
+
 func TestPermanentStatuses(t *testing.T) {
 	for _, status := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestEntityTooLarge, http.StatusNotFound} {
 		t.Run(http.StatusText(status), func(t *testing.T) {

@@ -30,6 +30,13 @@ const (
 	defaultMaxItemsPerEnvelope = 1000
 	// What Sentry SDKs assume for a 429 that carries no header.
 	defaultRetryAfter = 60 * time.Second
+	// Envelopes read and translated at once. Each may hold up to
+	// max_request_body_size before the pipeline (and memory_limiter) sees
+	// it, so this is what bounds the receiver's own memory.
+	defaultMaxConcurrentEnvelopes = 16
+	// Long enough for a 50 MiB item over a slow mobile link, short enough
+	// that a client trickling its body cannot hold a connection for ever.
+	defaultReadTimeout = 2 * time.Minute
 )
 
 // Config is the configuration of the sentryprofile receiver.
@@ -64,6 +71,10 @@ type Config struct {
 	// RetryAfter is what a 429 asks the SDK to wait when the pipeline refuses
 	// data with a retryable error.
 	RetryAfter time.Duration `mapstructure:"retry_after"`
+
+	// MaxConcurrentEnvelopes bounds the envelopes read and translated at
+	// once; further requests wait (their bodies unread) for a slot.
+	MaxConcurrentEnvelopes int `mapstructure:"max_concurrent_envelopes"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -127,6 +138,9 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.MaxItemsPerEnvelope <= 0 {
 		errs = append(errs, fmt.Errorf("max_items_per_envelope must be positive, got %d", cfg.MaxItemsPerEnvelope))
+	}
+	if cfg.MaxConcurrentEnvelopes <= 0 {
+		errs = append(errs, fmt.Errorf("max_concurrent_envelopes must be positive, got %d", cfg.MaxConcurrentEnvelopes))
 	}
 	if cfg.RetryAfter < time.Second {
 		errs = append(errs, fmt.Errorf("retry_after must be at least 1s (Retry-After is whole seconds), got %s", cfg.RetryAfter))

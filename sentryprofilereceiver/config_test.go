@@ -35,6 +35,7 @@ func TestLoadConfig(t *testing.T) {
 	custom.MaxItemsPerEnvelope = 50
 	custom.MaxProfileItemSize = 10 << 20
 	custom.RetryAfter = 90 * time.Second
+	custom.MaxConcurrentEnvelopes = 4
 
 	tests := []struct {
 		id               component.ID
@@ -87,6 +88,8 @@ func TestDefaultConfig(t *testing.T) {
 	assert.Equal(t, int64(50<<20), cfg.MaxProfileItemSize, "Relay's profile item limit")
 	assert.Equal(t, 1000, cfg.MaxItemsPerEnvelope)
 	assert.Equal(t, 60*time.Second, cfg.RetryAfter)
+	assert.Equal(t, 16, cfg.MaxConcurrentEnvelopes)
+	assert.Equal(t, 2*time.Minute, cfg.ServerConfig.ReadTimeout, "a trickled body cannot hold a connection for ever")
 	assert.False(t, cfg.IncludeOriginalPayload)
 	assert.Empty(t, cfg.PublicKeys, "any key is accepted by default")
 	assert.Empty(t, cfg.Projects, "any project is accepted by default")
@@ -115,6 +118,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "item larger than body", mutate: func(c *Config) { c.MaxProfileItemSize = 300 << 20 }, wantErr: "exceeds max_request_body_size"},
 		{name: "zero items", mutate: func(c *Config) { c.MaxItemsPerEnvelope = 0 }, wantErr: "max_items_per_envelope must be positive"},
 		{name: "sub-second retry", mutate: func(c *Config) { c.RetryAfter = 500 * time.Millisecond }, wantErr: "retry_after must be at least 1s"},
+		{name: "no envelope slots", mutate: func(c *Config) { c.MaxConcurrentEnvelopes = 0 }, wantErr: "max_concurrent_envelopes must be positive"},
 		{name: "numeric projects", mutate: func(c *Config) { c.Projects = []string{"1", "18446744073709551615"} }},
 		{name: "project name", mutate: func(c *Config) { c.Projects = []string{"42", "backend"} }, wantErr: `projects[1] = "backend"`},
 		{name: "project zero", mutate: func(c *Config) { c.Projects = []string{"0"} }, wantErr: `projects[0] = "0"`},

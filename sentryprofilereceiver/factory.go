@@ -25,11 +25,13 @@ func createDefaultConfig() component.Config {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = defaultEndpoint
 	server.MaxRequestBodySize = defaultMaxRequestBodySize
+	server.ReadTimeout = defaultReadTimeout
 	return &Config{
-		ServerConfig:        server,
-		MaxItemsPerEnvelope: defaultMaxItemsPerEnvelope,
-		MaxProfileItemSize:  defaultMaxProfileItemSize,
-		RetryAfter:          defaultRetryAfter,
+		ServerConfig:           server,
+		MaxItemsPerEnvelope:    defaultMaxItemsPerEnvelope,
+		MaxProfileItemSize:     defaultMaxProfileItemSize,
+		RetryAfter:             defaultRetryAfter,
+		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
 	}
 }
 

@@ -71,6 +71,9 @@ type envelopeHandler struct {
 	// retryAfter and rateLimits are the 429 headers, rendered once.
 	retryAfter string
 	rateLimits string
+
+	// slots holds one token per envelope being read or translated.
+	slots chan struct{}
 }
 
 func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles, obsrep *receiverhelper.ObsReport, tb *metadata.TelemetryBuilder) *envelopeHandler {
@@ -83,6 +86,7 @@ func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles
 		obsrep:     obsrep,
 		telemetry:  tb,
 		retryAfter: seconds,
+		slots:      make(chan struct{}, cfg.MaxConcurrentEnvelopes),
 		// No category list means every category: while the pipeline pushes
 		// back, any envelope still costs a read, so the SDK is asked to hold
 		// them all. Scope "organization" is what Relay uses for quotas that
@@ -114,6 +118,14 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		// Relay's route only matches numeric ids.
 		writeError(w, &requestError{status: http.StatusNotFound, detail: "not found; the project id is numeric"})
 		return
+	}
+	// Wait for a slot before reading the body: a waiting request costs a
+	// connection, not its envelope's memory.
+	select {
+	case h.slots <- struct{}{}:
+		defer func() { <-h.slots }()
+	case <-r.Context().Done():
+		return // the client is gone; nobody reads an answer
 	}
 	eventID, items, rerr := h.readEnvelope(r, projectID)
 	if rerr != nil {

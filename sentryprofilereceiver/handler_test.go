@@ -230,6 +230,39 @@ func TestRespondsAfterConsumer(t *testing.T) {
 	assert.Equal(t, http.StatusOK, (<-answered).status)
 }
 
+// TestConcurrentEnvelopesAreBounded holds the only envelope slot in the
+// consumer: a second request must wait, unread, until the slot frees, and
+// then go through.
+func TestConcurrentEnvelopesAreBounded(t *testing.T) {
+	entered := make(chan struct{}, 2)
+	release := make(chan struct{})
+	next, err := xconsumer.NewProfiles(func(context.Context, pprofile.Profiles) error {
+		entered <- struct{}{}
+		<-release
+		return nil
+	})
+	require.NoError(t, err)
+	tr := startReceiver(t, next, func(c *Config) { c.MaxConcurrentEnvelopes = 1 })
+
+	answered := make(chan response, 2)
+	for range 2 {
+		go func() {
+			answered <- post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
+		}()
+	}
+	<-entered
+	select {
+	case <-entered:
+		t.Fatal("a second envelope reached the consumer while the only slot was taken")
+	case <-time.After(200 * time.Millisecond):
+	}
+	release <- struct{}{}
+	<-entered // the waiting request got the slot
+	release <- struct{}{}
+	assert.Equal(t, http.StatusOK, (<-answered).status)
+	assert.Equal(t, http.StatusOK, (<-answered).status)
+}
+
 // TestBadItemAmongGood sends one envelope mixing good and bad items: the good
 // ones arrive, every bad one is counted under its Relay reason.
 func TestBadItemAmongGood(t *testing.T) {

@@ -302,7 +302,7 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 				item.Oversized = true
 				payload = nil
 			} else {
-				payload = appendDoubling(payload, chunk)
+				payload = appendDoubling(payload, chunk, limit)
 			}
 		}
 		if err == nil || err == io.EOF {
@@ -484,9 +484,15 @@ func lengthValue(raw []byte) (int64, error) {
 
 // appendDoubling is append with a doubling growth policy: append grows large
 // slices by only 1.25×, which copies a multi-megabyte payload many times.
-func appendDoubling(dst, src []byte) []byte {
+// The capacity never passes limit (when positive): a payload that may hold
+// limit bytes must not cost up to twice that.
+func appendDoubling(dst, src []byte, limit int64) []byte {
 	if need := len(dst) + len(src); need > cap(dst) {
-		grown := make([]byte, len(dst), max(need, 2*cap(dst), 512))
+		grow := max(need, 2*cap(dst), 512)
+		if limit > 0 && int64(grow) > limit {
+			grow = max(need, int(limit))
+		}
+		grown := make([]byte, len(dst), grow)
 		copy(grown, dst)
 		dst = grown
 	}
