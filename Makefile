@@ -43,7 +43,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
 DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
 	$(wildcard replacements/*/go.mod replacements/*/go.sum)
 
-.PHONY: build run test unit smoke e2e bench fuzz lint generate clean
+.PHONY: build run test unit smoke e2e load bench fuzz lint generate clean
 
 ## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
 build: $(COLLECTOR) $(SENTRYPROF)
@@ -80,7 +80,7 @@ test:
 # The e2e package's own switches are cleared so that `go test ./...` stays
 # the fast, hermetic part even when the caller exported E2E=1.
 unit:
-	env -u E2E -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
+	env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd replacements/statusutil && $(GO) test $(GOTEST_FLAGS) ./...
 
 ## smoke: run the built collector with config.yaml and check what it writes, validate every example config, read sentryprof's pprof with go tool pprof
@@ -90,6 +90,10 @@ smoke: build
 ## e2e: install @sentry/node from npm and profile a real Node program into the receiver and the built collector
 e2e: $(COLLECTOR)
 	E2E=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 15m -run '^TestNodeSDK' -v ./e2e
+
+## load: 30 s load, slow-downstream, exporter-fault and SIGKILL tests against the built collector (loopback only)
+load: $(COLLECTOR)
+	LOAD=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 20m -v -run 'Load|Exporter(Faults|SIGKILL)' ./reliability
 
 ## bench: every benchmark, summarised as a table (MB/s, allocs/op, ratio to encoding/json)
 bench:
