@@ -76,7 +76,7 @@ type scanner struct {
 	interned map[string]string
 	// recent short-circuits the map for the few thread ids a payload
 	// alternates between.
-	recent [4]string
+	recent [16]string
 	next   int
 
 	// scratch holds unescaped strings until they are interned.
