@@ -29,21 +29,6 @@ func translate(data []byte) (pprofile.Profiles, int, error) {
 	return b.Profiles(), n, nil
 }
 
-// sampleEvents counts the Sentry sample events pd holds: one per timestamp.
-func sampleEvents(pd pprofile.Profiles) int {
-	n := 0
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, prof := range sp.Profiles().All() {
-				for _, s := range prof.Samples().All() {
-					n += s.TimestampsUnixNano().Len()
-				}
-			}
-		}
-	}
-	return n
-}
-
 // protoSize is the size of pd as an OTLP protobuf request. The marshaler
 // may rewrite its input, so it gets a copy.
 func protoSize(tb testing.TB, pd pprofile.Profiles) int {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // eventSink counts the sample events that reach the end of the pipeline
@@ -27,7 +28,7 @@ type eventSink struct {
 }
 
 func (s *eventSink) consume(_ context.Context, pd pprofile.Profiles) error {
-	s.events.Add(int64(sampleEvents(pd)))
+	s.events.Add(int64(translator.SampleEvents(pd)))
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // issueProtoRatio is issue 7's size target: the OTLP protobuf request of a
@@ -33,8 +34,8 @@ func TestProtoSizeRatio(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if events == 0 || sampleEvents(pd) != events {
-				t.Fatalf("pdata holds %d sample events, the builder reported %d", sampleEvents(pd), events)
+			if events == 0 || translator.SampleEvents(pd) != events {
+				t.Fatalf("pdata holds %d sample events, the builder reported %d", translator.SampleEvents(pd), events)
 			}
 			size := protoSize(t, pd)
 			ratio := float64(size) / float64(len(tt.data))

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -206,7 +207,7 @@ func (s *otlpSink) serve(w http.ResponseWriter, r *http.Request) {
 		req := pprofileotlp.NewExportRequest()
 		if err = req.UnmarshalProto(body); err == nil {
 			time.Sleep(s.delay)
-			s.samples.Add(int64(sampleEvents(req.Profiles())))
+			s.samples.Add(int64(translator.SampleEvents(req.Profiles())))
 			s.requests.Add(1)
 			resp, _ := pprofileotlp.NewExportResponse().MarshalProto()
 			w.Header().Set("Content-Type", "application/x-protobuf")

@@ -24,6 +24,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // testKey is the DSN public key the receivers under test accept, and
@@ -150,7 +151,7 @@ func (c *recordingConsumer) Capabilities() consumer.Capabilities {
 func (c *recordingConsumer) ConsumeProfiles(_ context.Context, pd pprofile.Profiles) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offered = append(c.offered, sampleEvents(pd))
+	c.offered = append(c.offered, translator.SampleEvents(pd))
 	if c.fail != nil {
 		return c.fail
 	}
@@ -168,7 +169,7 @@ func (c *recordingConsumer) deliveredSamples() int {
 	defer c.mu.Unlock()
 	n := 0
 	for _, pd := range c.delivered {
-		n += sampleEvents(pd)
+		n += translator.SampleEvents(pd)
 	}
 	return n
 }
@@ -183,34 +184,6 @@ func (c *recordingConsumer) all() []pprofile.Profiles {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]pprofile.Profiles(nil), c.delivered...)
-}
-
-// sampleEvents counts Sentry samples in OTLP profiles: the receiver groups
-// samples with one stack and thread into a pprofile Sample with a timestamp
-// per Sentry sample; a sample without timestamps stands for its values.
-func sampleEvents(pd pprofile.Profiles) int {
-	n := 0
-	rps := pd.ResourceProfiles()
-	for i := 0; i < rps.Len(); i++ {
-		sps := rps.At(i).ScopeProfiles()
-		for j := 0; j < sps.Len(); j++ {
-			profiles := sps.At(j).Profiles()
-			for k := 0; k < profiles.Len(); k++ {
-				samples := profiles.At(k).Samples()
-				for l := 0; l < samples.Len(); l++ {
-					s := samples.At(l)
-					if ts := s.TimestampsUnixNano().Len(); ts > 0 {
-						n += ts
-						continue
-					}
-					for m := 0; m < s.Values().Len(); m++ {
-						n += int(s.Values().At(m))
-					}
-				}
-			}
-		}
-	}
-	return n
 }
 
 // heapWatch samples the heap while a request is in flight and reports the

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -739,7 +740,7 @@ func requireProtoRoundTrip(t *testing.T, all []pprofile.Profiles) {
 		require.NoError(t, err)
 		back, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(data)
 		require.NoError(t, err)
-		assert.Equal(t, sampleEvents(pd), sampleEvents(back))
+		assert.Equal(t, translator.SampleEvents(pd), translator.SampleEvents(back))
 	}
 }
 

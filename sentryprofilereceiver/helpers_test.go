@@ -16,6 +16,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // testKey is the public key of every test DSN.
@@ -171,19 +172,7 @@ func newRequest(t *testing.T, method, url string, body []byte, headers map[strin
 func sampleEvents(sink *consumertest.ProfilesSink) int {
 	n := 0
 	for _, pd := range sink.AllProfiles() {
-		rps := pd.ResourceProfiles()
-		for i := 0; i < rps.Len(); i++ {
-			sps := rps.At(i).ScopeProfiles()
-			for j := 0; j < sps.Len(); j++ {
-				profiles := sps.At(j).Profiles()
-				for k := 0; k < profiles.Len(); k++ {
-					samples := profiles.At(k).Samples()
-					for l := 0; l < samples.Len(); l++ {
-						n += samples.At(l).TimestampsUnixNano().Len()
-					}
-				}
-			}
-		}
+		n += translator.SampleEvents(pd)
 	}
 	return n
 }

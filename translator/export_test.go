@@ -430,3 +430,20 @@ func TestDebugIDFromBuildID(t *testing.T) {
 		})
 	}
 }
+
+func TestSampleEvents(t *testing.T) {
+	pd := pprofile.NewProfiles()
+	samples := pd.ResourceProfiles().AppendEmpty().ScopeProfiles().AppendEmpty().Profiles().AppendEmpty().Samples()
+	samples.AppendEmpty().TimestampsUnixNano().FromRaw([]uint64{1, 2, 3}) // three events
+	samples.AppendEmpty().Values().FromRaw([]int64{5})                    // aggregated: five
+	withBoth := samples.AppendEmpty()                                     // timestamps win over values
+	withBoth.TimestampsUnixNano().FromRaw([]uint64{4})
+	withBoth.Values().FromRaw([]int64{9})
+	samples.AppendEmpty().Values().FromRaw([]int64{-2}) // a negative value counts nothing
+	if got := SampleEvents(pd); got != 3+5+1 {
+		t.Fatalf("SampleEvents = %d, want 9", got)
+	}
+	if got := SampleEvents(pprofile.NewProfiles()); got != 0 {
+		t.Fatalf("SampleEvents of nothing = %d", got)
+	}
+}

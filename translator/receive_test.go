@@ -329,7 +329,7 @@ func TestReceiveUnvalidatedInput(t *testing.T) {
 	assert.Equal(t, 0, b.Add(Item{Profile: empty}))
 	pd := b.Profiles()
 	requireValidPdata(t, pd)
-	assert.Equal(t, 2, eventCount(pd))
+	assert.Equal(t, 2, SampleEvents(pd))
 }
 
 func TestReceiveOriginalPayloadAndSharedDictionary(t *testing.T) {

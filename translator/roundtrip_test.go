@@ -10,7 +10,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
@@ -103,7 +102,7 @@ func TestRejectedFixturesStillConvert(t *testing.T) {
 			for _, d := range drops {
 				n += d.Samples
 			}
-			assert.Equal(t, eventCount(pd), n, "every event is either sent or counted as dropped")
+			assert.Equal(t, SampleEvents(pd), n, "every event is either sent or counted as dropped")
 		})
 	}
 }
@@ -173,7 +172,7 @@ func TestRoundTripSentryToPdataToSentry(t *testing.T) {
 			in := tc.item.Profile
 			pd := ToProfiles([]Item{tc.item}, ReceiveOptions{})
 			requireValidPdata(t, pd)
-			require.Equal(t, len(in.Samples), eventCount(pd), "every sample event is kept")
+			require.Equal(t, len(in.Samples), SampleEvents(pd), "every sample event is kept")
 
 			if tc.item.Transaction != nil {
 				linked := 0
@@ -220,21 +219,6 @@ func TestRoundTripSentryToPdataToSentry(t *testing.T) {
 			assert.Subset(t, in.Frames, out.Frames, "no frame is invented")
 		})
 	}
-}
-
-// eventCount is the number of timestamps in pd: the Sentry samples it holds.
-func eventCount(pd pprofile.Profiles) int {
-	n := 0
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, prof := range sp.Profiles().All() {
-				for _, s := range prof.Samples().All() {
-					n += s.TimestampsUnixNano().Len()
-				}
-			}
-		}
-	}
-	return n
 }
 
 // sampleExtras finds the queue address and state the input had for the

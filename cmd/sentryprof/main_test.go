@@ -16,6 +16,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -190,17 +191,7 @@ func assertOTLP(t *testing.T, pd pprofile.Profiles, wantSamples int) {
 	scratch := pprofile.NewProfiles()
 	pd.CopyTo(scratch)
 	require.NoError(t, scratch.MergeTo(pprofile.NewProfiles()))
-	events := 0
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, p := range sp.Profiles().All() {
-				for _, s := range p.Samples().All() {
-					events += s.TimestampsUnixNano().Len()
-				}
-			}
-		}
-	}
-	assert.Equal(t, wantSamples, events, "sample events in OTLP")
+	assert.Equal(t, wantSamples, translator.SampleEvents(pd), "sample events in OTLP")
 }
 
 // assertChunks checks export output: one V2 chunk per line, each passing

@@ -2,7 +2,8 @@ package envelope
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/jsontext"
 )
 
 // AppendJSON appends the envelope header as one line of JSON, without the
@@ -18,9 +19,9 @@ func (h Header) AppendJSON(dst []byte) []byte {
 	if h.SDK != nil {
 		dst = appendKey(dst, n, "sdk")
 		dst = append(dst, `{"name":`...)
-		dst = appendString(dst, h.SDK.Name)
+		dst = jsontext.AppendString(dst, h.SDK.Name)
 		dst = append(dst, `,"version":`...)
-		dst = appendString(dst, h.SDK.Version)
+		dst = jsontext.AppendString(dst, h.SDK.Version)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
@@ -33,7 +34,7 @@ func (h Header) AppendJSON(dst []byte) []byte {
 // consulted.
 func AppendItem(dst []byte, h ItemHeader, payload []byte) []byte {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, h.Type)
+	dst = jsontext.AppendString(dst, h.Type)
 	dst = append(dst, `,"length":`...)
 	dst = strconv.AppendInt(dst, int64(len(payload)), 10)
 	// objectStart 0: "type" and "length" precede, so a comma is always due.
@@ -52,7 +53,7 @@ func appendStringMember(dst []byte, objectStart int, key, value string) []byte {
 		return dst
 	}
 	dst = appendKey(dst, objectStart, key)
-	return appendString(dst, value)
+	return jsontext.AppendString(dst, value)
 }
 
 func appendKey(dst []byte, objectStart int, key string) []byte {
@@ -62,55 +63,4 @@ func appendKey(dst []byte, objectStart int, key string) []byte {
 	dst = append(dst, '"')
 	dst = append(dst, key...)
 	return append(dst, '"', ':')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD, as
-// encoding/json does; U+2028 and U+2029 are escaped so the line stays safe
-// for JavaScript consumers.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '"', '\\':
-				dst = append(dst, '\\', b)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -4,7 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/jsontext"
 )
 
 // AppendChunkJSON appends p to dst as a V2 `profile_chunk` JSON document
@@ -169,7 +170,7 @@ func (w *chunkWriter) element() {
 
 func (w *chunkWriter) key(k string) {
 	w.element()
-	w.b = appendString(w.b, k)
+	w.b = jsontext.AppendString(w.b, k)
 	w.b = append(w.b, ':')
 }
 
@@ -192,7 +193,7 @@ func (w *chunkWriter) elementObject() {
 func (w *chunkWriter) str(k, v string) {
 	if v != "" {
 		w.key(k)
-		w.b = appendString(w.b, v)
+		w.b = jsontext.AppendString(w.b, v)
 	}
 }
 
@@ -300,7 +301,7 @@ func (w *chunkWriter) samples(samples []Sample) {
 		b = appendInt(b, s.StackID)
 		if s.ThreadID != "" {
 			b = append(b, `,"thread_id":`...)
-			b = appendString(b, s.ThreadID)
+			b = jsontext.AppendString(b, s.ThreadID)
 		}
 		if s.ElapsedSinceStartNS != 0 {
 			b = append(b, `,"elapsed_since_start_ns":`...)
@@ -312,11 +313,11 @@ func (w *chunkWriter) samples(samples []Sample) {
 		}
 		if s.QueueAddress != "" {
 			b = append(b, `,"queue_address":`...)
-			b = appendString(b, s.QueueAddress)
+			b = jsontext.AppendString(b, s.QueueAddress)
 		}
 		if s.State != "" {
 			b = append(b, `,"state":`...)
-			b = appendString(b, s.State)
+			b = jsontext.AppendString(b, s.State)
 		}
 		b = append(b, '}')
 	}
@@ -462,60 +463,4 @@ func appendFloat(b []byte, f float64) []byte {
 		}
 	}
 	return b
-}
-
-// appendString writes s as a JSON string without HTML escaping. U+2028 and
-// U+2029 are escaped so the output is also valid JavaScript, and invalid
-// UTF-8 bytes become U+FFFD.
-func appendString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

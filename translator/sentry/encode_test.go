@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -113,30 +112,6 @@ func TestAppendFloat(t *testing.T) {
 	}
 	assert.Equal(t, "null", string(appendFloat(nil, math.NaN())))
 	assert.Equal(t, "null", string(appendFloat(nil, math.Inf(-1))))
-}
-
-func TestAppendString(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain", `"plain"`},
-		{`q"b\`, `"q\"b\\"`},
-		{"<a href='x'>&</a>", `"<a href='x'>&</a>"`},
-		{"\n\r\t\b\f\x00\x1f", `"\n\r\t\b\f\u0000\u001f"`},
-		{"é😀", `"é😀"`},
-		{"\u2028\u2029", `"\u2028\u2029"`},
-		{"bad \xff\xfe!", `"bad \ufffd\ufffd!"`},
-		{"cut \xe2\x82", `"cut \ufffd\ufffd"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			got := appendString(nil, tt.in)
-			assert.Equal(t, tt.want, string(got))
-			var back string
-			require.NoError(t, json.Unmarshal(got, &back))
-			if utf8.ValidString(tt.in) {
-				assert.Equal(t, tt.in, back)
-			}
-		})
-	}
 }
 
 // checkRoundTrip encodes p, checks the output, decodes it and wants p back.
