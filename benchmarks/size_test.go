@@ -12,18 +12,18 @@ import (
 const issueProtoRatio = 0.20
 
 // TestProtoSizeRatio guards the size of translated profiles. The generated
-// large chunk does not meet issueProtoRatio (0.242: it samples every stack
-// on every thread, and BENCHMARKS.md shows why that puts the target out of
-// reach), so its case asserts the bound reached today, to catch
-// regressions, and reports whether the issue's target holds.
+// large chunk misses issueProtoRatio by half a point (0.2048: 8-byte
+// timestamps and 2-byte location indices, see BENCHMARKS.md), so each case
+// asserts the bound reached today, to catch regressions, and reports
+// whether the issue's target holds.
 func TestProtoSizeRatio(t *testing.T) {
 	tests := []struct {
 		name     string
 		data     []byte
 		maxRatio float64
 	}{
-		{"large chunk", benchdata.ChunkV2(benchdata.LargeChunkConfig()), 0.25},
-		{"V1 cocoa", benchdata.ProfileV1Cocoa(1), 0.19},
+		{"large chunk", benchdata.ChunkV2(benchdata.LargeChunkConfig()), 0.21},
+		{"V1 cocoa", benchdata.ProfileV1Cocoa(1), 0.15},
 		// Fixed costs (resource, dictionary zero entries, one string per
 		// frame) weigh more in 68 KB.
 		{"small chunk", benchdata.ChunkV2(benchdata.SmallChunkConfig()), 0.45},
