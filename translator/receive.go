@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -55,8 +56,9 @@ type ProfilesBuilder struct {
 	stackScratch   []int32
 	attrScratch    []int32
 	threadAttrBuf  []int32
-	threads        threadTable
-	sampleThreads  []int32 // Sentry sample → index in threads
+	threads        idindex.Index // thread ids of the item → dense numbers
+	threadAttrsOf  []threadAttrs // thread number → its attributes
+	sampleThreads  []int32       // Sentry sample → index in threads
 	images         []imageRange
 	events         []event
 	groups         []sampleGroup
@@ -458,77 +460,24 @@ type sampleGroup struct {
 	next int32
 }
 
-// threadTable gives the threads of one item dense indices. Sentry profiles
-// have a handful of threads and samples cycle through them, so a short
-// linear scan over ids the decoder interned (equal ids share their bytes,
-// which makes a match one pointer comparison) beats hashing every sample's
-// id; the map takes over for items with many threads.
-type threadTable struct {
-	ids   []string
-	attrs []threadAttrs
-	index map[string]int32
-}
-
-const threadScanLimit = 16
-
-func (t *threadTable) reset() {
-	t.ids, t.attrs = t.ids[:0], t.attrs[:0]
-	clear(t.index)
-}
-
-func (t *threadTable) find(id string) (int32, bool) {
-	if len(t.ids) <= threadScanLimit {
-		for i, known := range t.ids {
-			if known == id {
-				return int32(i), true
-			}
-		}
-		return 0, false
-	}
-	i, ok := t.index[id]
-	return i, ok
-}
-
-func (t *threadTable) add(id string, attrs threadAttrs) int32 {
-	i := int32(len(t.ids))
-	t.ids = append(t.ids, id)
-	t.attrs = append(t.attrs, attrs)
-	if len(t.ids) > threadScanLimit {
-		if t.index == nil {
-			t.index = make(map[string]int32, 2*threadScanLimit)
-		}
-		if len(t.index) == 0 {
-			for j, known := range t.ids {
-				t.index[known] = int32(j)
-			}
-		} else {
-			t.index[id] = i
-		}
-	}
-	return i
-}
-
 // resolveThreads gives every sample its thread index in sampleThreads and
 // writes the threads' attributes. It runs before frames and stacks are
 // walked so that the thread attributes, which every pprofile Sample
 // references, get the smallest attribute indices: one-byte varints in the
 // protobuf encoding.
 func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
-	b.threads.reset()
+	b.threads.Reset()
+	b.threadAttrsOf = b.threadAttrsOf[:0]
 	b.threadAttrBuf = b.threadAttrBuf[:0]
 	active := activeThreads(p)
 	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
-	last, lastID := int32(-1), ""
 	for i := range p.Samples {
 		id := p.Samples[i].ThreadID
-		if last < 0 || id != lastID {
-			t, ok := b.threads.find(id)
-			if !ok {
-				t = b.threads.add(id, b.threadAttributes(p, id, active))
-			}
-			last, lastID = t, id
+		t, added := b.threads.Lookup(id)
+		if added {
+			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
 		}
-		threads = append(threads, last)
+		threads = append(threads, t)
 	}
 	b.sampleThreads = threads
 }
@@ -544,7 +493,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 	// A group is found through its (stack, thread) cell: a dense table when
 	// it is not much larger than the samples, else a map. Groups of one
 	// cell that differ in queue, state or link are chained through next.
-	nThreads := uint64(len(b.threads.ids))
+	nThreads := uint64(b.threads.Len())
 	cells := uint64(len(b.stackSlots)) * nThreads
 	dense := cells <= 2*uint64(len(p.Samples))+1024
 	var heads []int32
@@ -655,7 +604,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 		s := samples.AppendEmpty()
 		s.SetStackIndex(k.stack)
 		s.SetLinkIndex(k.link)
-		t := b.threads.attrs[k.thread]
+		t := b.threadAttrsOf[k.thread]
 		attrs = append(attrs[:0], b.threadAttrBuf[t.first:t.first+t.n]...)
 		if k.queue != 0 {
 			attrs = append(attrs, k.queue)

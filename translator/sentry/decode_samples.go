@@ -14,11 +14,11 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		return err
 	}
 	samples := *out
-	// Every sample is an object, so the '{' left in the payload bound their
-	// number from above (closely: samples are most of a payload). Sizing the
-	// slice once saves the regrowth copies of a slice that is most of the
-	// decoded profile.
-	if n := bytes.Count(s.data[s.pos:], []byte("{")); cap(samples)-len(samples) < n {
+	// Sizing the slice once saves the regrowth copies of what is most of
+	// the decoded profile. The '{' up to the array's end in compact form
+	// count its samples closely; the bound keeps a payload whose strings
+	// are full of braces from reserving more than its own size.
+	if n := estimateElements(s.data[s.pos:], "}]", '{', minSampleBytes); cap(samples)-len(samples) < n {
 		samples = append(make([]Sample, 0, len(samples)+n), samples...)
 	}
 	if err := s.beginArray(); err != nil {
@@ -33,6 +33,7 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		if !ok {
 			return nil
 		}
+		samples = grow(samples)
 		samples = append(samples, Sample{})
 		smp := &samples[len(samples)-1]
 		start := s.pos
@@ -173,10 +174,8 @@ func (s *scanner) compactString(i int) (str string, end int, ok bool) {
 		return "", 0, false
 	}
 	raw := data[start:j]
-	for _, r := range s.recent {
-		if len(r) == len(raw) && r == string(raw) {
-			return r, j + 1, true
-		}
+	if r, ok := s.findRecent(raw); ok {
+		return r, j + 1, true
 	}
 	return s.intern(raw), j + 1, true
 }
@@ -288,6 +287,11 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 		return err
 	}
 	offsets, indices := st.Offsets, st.FrameIndices
+	// As for samples: the separators up to the array's compact end bound
+	// the indices, and every index takes at least two bytes.
+	if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
+		indices = append(make([]int64, 0, len(indices)+n+1), indices...)
+	}
 	if err := s.beginArray(); err != nil {
 		return err
 	}
@@ -378,6 +382,22 @@ func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 		indices = grow(indices)
 		indices = append(indices, v)
 	}
+}
+
+// minSampleBytes is less than the shortest sample object an SDK writes
+// (`{"stack_id":0,"thread_id":"1","timestamp":1.5}` is 46 bytes).
+const minSampleBytes = 40
+
+// estimateElements estimates the elements of the array at the start of data
+// from the occurrences of sep before the first end (the array's last
+// characters in compact JSON), bounded by one element per minBytes. It
+// returns 0 when end does not occur: the array then grows as it is read.
+func estimateElements(data []byte, end string, sep byte, minBytes int) int {
+	n := bytes.Index(data, []byte(end))
+	if n < 0 {
+		return 0
+	}
+	return min(bytes.Count(data[:n], []byte{sep}), n/minBytes)
 }
 
 // grow makes room for one more element, doubling the capacity: append's

@@ -77,7 +77,8 @@ type scanner struct {
 	// recent short-circuits the map for the few thread ids a payload
 	// alternates between.
 	recent [16]string
-	next   int
+	next   int // the slot the next interned string goes to
+	hit    int // the slot of the last match: samples cycle through their threads in order
 
 	// scratch holds unescaped strings until they are interned.
 	scratch []byte
@@ -436,9 +437,25 @@ func (s *scanner) intern(b []byte) string {
 // sample after sample, and comparing a few bytes beats scanning them.
 func (s *scanner) matchRecent() (string, bool) {
 	rest := s.data[s.pos+1:]
-	for _, r := range s.recent {
+	for k := range len(s.recent) {
+		slot := (s.hit + 1 + k) % len(s.recent)
+		r := s.recent[slot]
 		if r != "" && len(rest) > len(r) && rest[len(r)] == '"' && string(rest[:len(r)]) == r {
 			s.pos += len(r) + 2
+			s.hit = slot
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// findRecent returns the recently interned string equal to raw. The scan
+// starts after the last match, where the next thread of a cycle usually is.
+func (s *scanner) findRecent(raw []byte) (string, bool) {
+	for k := range len(s.recent) {
+		slot := (s.hit + 1 + k) % len(s.recent)
+		if r := s.recent[slot]; len(r) == len(raw) && r == string(raw) {
+			s.hit = slot
 			return r, true
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 )
 
 // Limits bounds what Validate accepts. A zero field means its default.
@@ -246,49 +248,30 @@ type threadSpan struct {
 	kept                    int // samples Relay would keep
 }
 
-// threadSpans indexes per-thread state by thread id. Profiles have a
-// handful of threads and samples cycle through them, so the first few are
-// found by a linear scan (the decoder interns ids, so a match is usually a
-// pointer comparison) and only the rest are hashed.
+// threadSpans is the per-thread state of one profile, found through each
+// sample's dense thread number.
 type threadSpans struct {
-	ids   []string
-	spans []*threadSpan
-	byID  map[string]*threadSpan
-	last  int // index in ids of the last match
+	ofSample []int32 // sample index → thread number
+	spans    []threadSpan
 }
 
-const threadScanLimit = 16
-
-func (t *threadSpans) get(id string) *threadSpan {
-	if t.last < len(t.ids) && t.ids[t.last] == id {
-		return t.spans[t.last]
-	}
-	if t.byID != nil {
-		ts, ok := t.byID[id]
-		if !ok {
-			ts = &threadSpan{firstActive: -1, lastActive: -1}
-			t.byID[id] = ts
+// newThreadSpans numbers the threads of p's samples once, so that the
+// passes over the samples below index a slice instead of comparing ids.
+func newThreadSpans(p *Profile) threadSpans {
+	var ids idindex.Index
+	t := threadSpans{ofSample: make([]int32, len(p.Samples))}
+	for i := range p.Samples {
+		n, added := ids.Lookup(p.Samples[i].ThreadID)
+		if added {
+			t.spans = append(t.spans, threadSpan{firstActive: -1, lastActive: -1})
 		}
-		return ts
+		t.ofSample[i] = n
 	}
-	for i, known := range t.ids {
-		if known == id {
-			t.last = i
-			return t.spans[i]
-		}
-	}
-	ts := &threadSpan{firstActive: -1, lastActive: -1}
-	t.ids = append(t.ids, id)
-	t.spans = append(t.spans, ts)
-	if len(t.ids) > threadScanLimit {
-		// Too many threads to scan: hash them all from now on.
-		t.byID = make(map[string]*threadSpan, 2*len(t.ids))
-		for i, known := range t.ids {
-			t.byID[known] = t.spans[i]
-		}
-	}
-	return ts
+	return t
 }
+
+// get returns the state of the thread of sample i.
+func (t *threadSpans) get(i int) *threadSpan { return &t.spans[t.ofSample[i]] }
 
 func isIdle(p *Profile, smp *Sample) bool {
 	return len(p.Stacks.At(int(smp.StackID))) == 0
@@ -303,13 +286,13 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 	inRange := func(smp *Sample) bool {
 		return !ranged || (smp.ElapsedSinceStartNS >= start && smp.ElapsedSinceStartNS <= end)
 	}
-	var threads threadSpans
+	threads := newThreadSpans(p)
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		if !inRange(smp) || isIdle(p, smp) {
 			continue
 		}
-		ts := threads.get(smp.ThreadID)
+		ts := threads.get(i)
 		if ts.firstActive < 0 {
 			ts.firstActive = i
 		}
@@ -320,7 +303,7 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 		if !inRange(smp) {
 			continue
 		}
-		if ts := threads.get(smp.ThreadID); ts.firstActive >= 0 && i >= ts.firstActive && i <= ts.lastActive {
+		if ts := threads.get(i); ts.firstActive >= 0 && i >= ts.firstActive && i <= ts.lastActive {
 			ts.kept++
 		}
 	}
@@ -331,7 +314,7 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 		if !inRange(smp) {
 			continue
 		}
-		ts := threads.get(smp.ThreadID)
+		ts := threads.get(i)
 		if ts.kept < 2 || i < ts.firstActive || i > ts.lastActive {
 			continue
 		}
@@ -353,18 +336,18 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 }
 
 func validateSamplesV2(p *Profile, maxDuration time.Duration) error {
-	var threads threadSpans
+	threads := newThreadSpans(p)
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		if !isIdle(p, smp) {
-			threads.get(smp.ThreadID).kept++
+			threads.get(i).kept++
 		}
 	}
 	var first, last int64
 	kept := false
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		if threads.get(smp.ThreadID).kept < 2 {
+		if threads.get(i).kept < 2 {
 			continue
 		}
 		if !kept || smp.Timestamp < first {
