@@ -57,23 +57,36 @@ type dictionarySizes struct {
 
 func newDictionaryBuilder(dict pprofile.ProfilesDictionary, hint dictionarySizes) *dictionaryBuilder {
 	b := &dictionaryBuilder{
-		dict:         dict,
 		strings:      make(map[string]int32, hint.strings+1),
 		functions:    make(map[functionKey]int32, hint.functions+1),
 		links:        make(map[linkKey]int32),
 		attrs:        make(map[attrKey]int32, hint.attributes+1),
 		seed:         maphash.MakeSeed(),
 		stackHeads:   make(map[uint64]int32, hint.stacks+1),
-		stackNext:    make([]int32, 1, hint.stacks+1),
+		stackNext:    make([]int32, 0, hint.stacks+1),
 		complexHeads: make(map[uint64]int32),
 		complexNext:  make(map[int32]int32),
 	}
+	b.reset(dict)
 	dict.StringTable().EnsureCapacity(hint.strings + 1)
 	dict.FunctionTable().EnsureCapacity(hint.functions + 1)
 	dict.LocationTable().EnsureCapacity(hint.locations + 1)
 	dict.MappingTable().EnsureCapacity(hint.mappings + 1)
 	dict.StackTable().EnsureCapacity(hint.stacks + 1)
 	dict.AttributeTable().EnsureCapacity(hint.attributes + 1)
+	return b
+}
+
+// reset starts over on an empty dict, keeping the memory of the maps.
+func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
+	b.dict = dict
+	clear(b.strings)
+	clear(b.functions)
+	clear(b.links)
+	clear(b.attrs)
+	clear(b.stackHeads)
+	clear(b.complexHeads)
+	clear(b.complexNext)
 
 	// Index 0 of every table is the zero entry, as OTLP requires: references
 	// of 0 mean "none".
@@ -84,11 +97,10 @@ func newDictionaryBuilder(dict pprofile.ProfilesDictionary, hint dictionarySizes
 	dict.LocationTable().AppendEmpty()
 	dict.MappingTable().AppendEmpty()
 	dict.StackTable().AppendEmpty()
-	b.stackNext[0] = -1
+	b.stackNext = append(b.stackNext[:0], -1)
 	dict.LinkTable().AppendEmpty()
 	b.links[linkKey{}] = 0
 	dict.AttributeTable().AppendEmpty()
-	return b
 }
 
 func (b *dictionaryBuilder) str(s string) int32 {

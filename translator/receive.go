@@ -47,6 +47,9 @@ type ProfilesBuilder struct {
 
 	locations map[locationKey]int32
 	mappings  map[sentry.Image]int32
+	// The most frames and stacks of an item since the maps were made: the
+	// maps have grown to hold them.
+	frameRoom, stackRoom int
 
 	// Scratch space reused from one item to the next.
 	frameLocations []int32
@@ -97,15 +100,38 @@ type sampleKey struct {
 
 // NewProfilesBuilder returns an empty builder.
 func NewProfilesBuilder(opts ReceiveOptions) *ProfilesBuilder {
-	pd := pprofile.NewProfiles()
-	return &ProfilesBuilder{
-		opts:      opts,
-		pd:        pd,
-		dict:      newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
-		locations: make(map[locationKey]int32),
-		mappings:  make(map[sentry.Image]int32),
-	}
+	b := &ProfilesBuilder{}
+	b.Reset(opts)
+	return b
 }
+
+// Reset starts a new, empty Profiles with opts. The builder keeps the memory
+// it grew on earlier items (maps and scratch space), so that a receiver
+// reusing one builder per worker allocates it once rather than per
+// envelope; what only an unusually large item needed is let go.
+func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
+	pd := pprofile.NewProfiles()
+	if b.dict == nil || b.frameRoom > maxKeptFrames || b.stackRoom > maxKeptStacks || cap(b.events) > maxKeptSamples {
+		*b = ProfilesBuilder{
+			dict:      newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
+			locations: make(map[locationKey]int32),
+			mappings:  make(map[sentry.Image]int32),
+		}
+	} else {
+		b.dict.reset(pd.Dictionary())
+		clear(b.locations)
+		clear(b.mappings)
+	}
+	b.opts, b.pd, b.samples = opts, pd, 0
+}
+
+// Bounds of what Reset keeps: the maps and scratch space of items up to
+// this size (the dictionary maps hold about two entries per frame).
+const (
+	maxKeptFrames  = 1 << 14
+	maxKeptStacks  = 1 << 15
+	maxKeptSamples = 1 << 17
+)
 
 // ToProfiles converts items into one pprofile.Profiles.
 func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
@@ -120,11 +146,11 @@ func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
 
 // Profiles finishes the build and returns the result. The builder must not
-// be given more items afterwards; SampleCount still reports the total, so
+// be given more items until Reset; SampleCount still reports the total, so
 // that a caller may read both in either order.
 func (b *ProfilesBuilder) Profiles() pprofile.Profiles {
 	pd := b.pd
-	*b = ProfilesBuilder{samples: b.samples}
+	b.pd = pprofile.Profiles{}
 	return pd
 }
 
@@ -240,13 +266,21 @@ func profileStart(p *sentry.Profile) uint64 {
 func (b *ProfilesBuilder) grow(p *sentry.Profile) {
 	d := b.dict
 	frames, stacks := len(p.Frames), p.Stacks.Len()
-	b.locations = presized(b.locations, frames)
-	d.functions = presized(d.functions, frames)
-	d.strings = presized(d.strings, 2*frames)
-	// A frame's module, filename and in_app become attributes; most are
-	// shared, a few per frame are new.
-	d.attrs = presized(d.attrs, 2*frames)
-	d.stackHeads = presized(d.stackHeads, stacks)
+	// Maps that held a larger item before (Reset empties them, keeping
+	// their memory) have room already.
+	if frames > b.frameRoom {
+		b.frameRoom = frames
+		b.locations = presized(b.locations, frames)
+		d.functions = presized(d.functions, frames)
+		d.strings = presized(d.strings, 2*frames)
+		// A frame's module, filename and in_app become attributes; most
+		// are shared, a few per frame are new.
+		d.attrs = presized(d.attrs, 2*frames)
+	}
+	if stacks > b.stackRoom {
+		b.stackRoom = stacks
+		d.stackHeads = presized(d.stackHeads, stacks)
+	}
 	tables := d.dict
 	tables.LocationTable().EnsureCapacity(tables.LocationTable().Len() + frames)
 	tables.FunctionTable().EnsureCapacity(tables.FunctionTable().Len() + frames)

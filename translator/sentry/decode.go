@@ -33,9 +33,65 @@ import (
 // `version`, version "2.android-trace"), or ReasonUnsupportedVersion
 // (`version` absent or other than "1" and "2").
 func DecodeProfile(data []byte) (*Profile, error) {
-	d := profileDecoder{s: newScanner(data)}
-	p := &Profile{}
-	if err := d.document(p); err != nil {
+	var dec Decoder
+	return dec.Decode(data)
+}
+
+// A Decoder decodes profiles into memory it keeps from one call to the next:
+// the sample, frame and stack arrays that are most of a decoded profile, and
+// the table that interns its strings. A receiver that decodes one payload
+// after another through a Decoder allocates them once instead of per
+// payload. The zero value is ready to use; a Decoder is not safe for
+// concurrent use.
+type Decoder struct {
+	samples  []Sample
+	frames   []Frame
+	offsets  []int
+	indices  []int64
+	interned map[string]string
+}
+
+// Retention bounds of a Decoder: memory beyond them, which only unusually
+// large payloads need, is left to the garbage collector after its payload
+// rather than kept for the next one.
+const (
+	maxKeptSamples  = 1 << 17 // 9 MiB of Sample
+	maxKeptFrames   = 1 << 15
+	maxKeptIndices  = 1 << 20 // 8 MiB of frame indices
+	maxKeptInterned = 1 << 15
+)
+
+// Decode decodes a payload like DecodeProfile. The returned Profile's
+// Samples, Frames and Stacks share the Decoder's memory: they are valid
+// until its next Decode, and whatever outlives it must be copied (strings
+// may be kept: they are never overwritten).
+func (dec *Decoder) Decode(data []byte) (*Profile, error) {
+	if len(dec.interned) > maxKeptInterned {
+		dec.interned = nil
+	}
+	d := profileDecoder{s: newScanner(data, dec.interned)}
+	p := &Profile{
+		Samples: dec.samples[:0],
+		Frames:  dec.frames[:0],
+		Stacks:  Stacks{Offsets: dec.offsets[:0], FrameIndices: dec.indices[:0]},
+	}
+	err := d.document(p)
+	dec.keep(p, d.s.interned)
+	// A decoded profile reads the same whether its arrays came from the
+	// Decoder or not: absent or empty arrays are nil.
+	if len(p.Samples) == 0 {
+		p.Samples = nil
+	}
+	if len(p.Frames) == 0 {
+		p.Frames = nil
+	}
+	if len(p.Stacks.Offsets) == 0 {
+		p.Stacks.Offsets = nil
+	}
+	if len(p.Stacks.FrameIndices) == 0 {
+		p.Stacks.FrameIndices = nil
+	}
+	if err != nil {
 		// A payload of another format (legacy Android, the obsolete
 		// pre-sample cocoa format) fails on types before the decoder has
 		// seen its version; report what it is rather than where it broke.
@@ -48,6 +104,27 @@ func DecodeProfile(data []byte) (*Profile, error) {
 		return nil, rejected
 	}
 	return p, nil
+}
+
+// keep holds on to the arrays p grew, within the retention bounds.
+func (dec *Decoder) keep(p *Profile, interned map[string]string) {
+	dec.samples = keepLarger(dec.samples, p.Samples, maxKeptSamples)
+	dec.frames = keepLarger(dec.frames, p.Frames, maxKeptFrames)
+	dec.offsets = keepLarger(dec.offsets, p.Stacks.Offsets, maxKeptIndices)
+	dec.indices = keepLarger(dec.indices, p.Stacks.FrameIndices, maxKeptIndices)
+	dec.interned = interned
+}
+
+// keepLarger returns whichever of kept and used has the larger capacity, or
+// nil when that is above limit.
+func keepLarger[T any](kept, used []T, limit int) []T {
+	if cap(used) > cap(kept) {
+		kept = used
+	}
+	if cap(kept) > limit {
+		return nil
+	}
+	return kept
 }
 
 // profileDecoder walks a profile document; it holds what is only known once
@@ -107,7 +184,7 @@ func checkVersion(version, platform string) *Error {
 // "sampled_profile" of a payload that failed to decode, and returns the
 // rejection for a payload of another profile format, or nil.
 func classifyForeign(data []byte) *Error {
-	s := newScanner(data)
+	s := newScanner(data, nil)
 	var version, platform string
 	sampled := false
 	if err := s.beginObject(); err != nil {
@@ -213,7 +290,10 @@ func (d *profileDecoder) top(p *Profile) error {
 			p.Measurements = nil
 			err = d.measurements(&p.Measurements)
 		case "profile":
-			p.Samples, p.Stacks, p.Frames, p.ThreadMetadata, p.QueueMetadata = nil, Stacks{}, nil, nil, nil
+			// A repeated "profile" replaces the earlier one whole; the
+			// arrays keep their memory.
+			p.Samples, p.Frames, p.ThreadMetadata, p.QueueMetadata = p.Samples[:0], p.Frames[:0], nil, nil
+			p.Stacks = Stacks{Offsets: p.Stacks.Offsets[:0], FrameIndices: p.Stacks.FrameIndices[:0]}
 			err = d.profile(p)
 		case "sampled_profile":
 			var isNull bool
@@ -544,7 +624,7 @@ func (d *profileDecoder) profile(p *Profile) error {
 				p.Samples = nil
 			}
 		case "stacks":
-			p.Stacks = Stacks{}
+			p.Stacks = Stacks{Offsets: p.Stacks.Offsets[:0], FrameIndices: p.Stacks.FrameIndices[:0]}
 			err = d.stacks(&p.Stacks)
 		case "frames":
 			p.Frames = p.Frames[:0]

@@ -166,6 +166,15 @@ func (s *scanner) compactString(i int) (str string, end int, ok bool) {
 		return "", 0, false
 	}
 	start := i + 1
+	// Samples cycle through their threads in order: try the id predicted
+	// to come next before scanning for the closing quote.
+	slot := (s.hit + 1) % len(s.recent)
+	if r := s.recent[slot]; r != "" {
+		if end := start + len(r); end < len(data) && data[end] == '"' && string(data[start:end]) == r {
+			s.hit = slot
+			return r, end + 1, true
+		}
+	}
 	j := start
 	for j < len(data) && !needsCare[data[j]] {
 		j++
@@ -340,19 +349,19 @@ func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 		if c < '0' || c > '9' {
 			break
 		}
-		var v int64
+		// One subtraction tests for a digit; the number's length and
+		// leading zero are checked once it is read. Eighteen digits cannot
+		// overflow int64; longer numbers take the general path, which checks.
 		start := i
-		if c == '0' {
-			i++
-		} else {
-			// Eighteen digits cannot overflow int64; longer numbers take
-			// the general path, which checks.
-			for i < len(data) && i-start < 18 && data[i] >= '0' && data[i] <= '9' {
-				v = v*10 + int64(data[i]-'0')
-				i++
+		v := int64(c - '0')
+		for i++; i < len(data); i++ {
+			d := data[i] - '0'
+			if d > 9 {
+				break
 			}
+			v = v*10 + int64(d)
 		}
-		if i >= len(data) || (data[i] != ',' && data[i] != ']') {
+		if i-start > 18 || (c == '0' && i-start > 1) || i >= len(data) || (data[i] != ',' && data[i] != ']') {
 			break
 		}
 		indices = grow(indices)

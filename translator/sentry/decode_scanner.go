@@ -84,10 +84,17 @@ type scanner struct {
 	scratch []byte
 }
 
-func newScanner(data []byte) scanner {
-	// Distinct strings grow with the frames, roughly one per kilobyte of
-	// payload; sizing the table up front saves its rehashing.
-	return scanner{data: data, interned: make(map[string]string, min(64+len(data)/1024, 1<<16))}
+// newScanner returns a scanner over data that interns into interned, which
+// it empties first; nil makes a new table.
+func newScanner(data []byte, interned map[string]string) scanner {
+	if interned == nil {
+		// Distinct strings grow with the frames, roughly one per kilobyte
+		// of payload; sizing the table up front saves its rehashing.
+		interned = make(map[string]string, min(64+len(data)/1024, 1<<16))
+	} else {
+		clear(interned)
+	}
+	return scanner{data: data, interned: interned}
 }
 
 func (s *scanner) errorf(msg string) error {

@@ -1,0 +1,87 @@
+package sentry
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDecoderReuse decodes a mix of payloads one after another through one
+// Decoder, with errors in between, and checks that each decodes exactly as
+// a fresh DecodeProfile does: nothing of an earlier payload shows through.
+func TestDecoderReuse(t *testing.T) {
+	generated := generatedPayloads()
+	t.Run("generated", func(t *testing.T) { checkDecoderReuse(t, generated) })
+	t.Run("fixtures between generated", func(t *testing.T) {
+		var payloads [][]byte
+		for _, p := range profilePayloads(t) {
+			payloads = append(payloads, p, generated[len(payloads)%len(generated)])
+		}
+		checkDecoderReuse(t, payloads)
+	})
+}
+
+// generatedPayloads mixes random V1 and V2 payloads of up to 40 samples
+// with a larger chunk, a truncated payload and one without arrays.
+func generatedPayloads() [][]byte {
+	g := payloadGen{rng: rand.New(rand.NewPCG(3, 5))}
+	var payloads [][]byte
+	for i := range 200 {
+		version := VersionV1
+		if i%2 == 0 {
+			version = VersionV2
+		}
+		payloads = append(payloads, g.payload(version, g.rng.IntN(40)))
+		switch i % 25 {
+		case 3:
+			payloads = append(payloads, largeChunk(3000, 300, 120))
+		case 7:
+			payloads = append(payloads, []byte(`{"version":"2","profile":{"samples":[{"stack_id":0,`)) // truncated
+		case 11:
+			payloads = append(payloads, []byte(`{"version":"2","platform":"node","profile":{}}`)) // no arrays at all
+		}
+	}
+	return payloads
+}
+
+func checkDecoderReuse(t *testing.T, payloads [][]byte) {
+	t.Helper()
+	var dec Decoder
+	for i, payload := range payloads {
+		want, wantErr := DecodeProfile(payload)
+		got, err := dec.Decode(payload)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("payload %d: Decoder error %v, DecodeProfile error %v", i, err, wantErr)
+		}
+		if err != nil {
+			if err.Error() != wantErr.Error() {
+				t.Fatalf("payload %d: Decoder error %q, DecodeProfile error %q", i, err, wantErr)
+			}
+			continue
+		}
+		if diff := diffProfiles(got, want); diff != "" {
+			t.Fatalf("payload %d decodes differently through a reused Decoder: %s\npayload: %s", i, diff, payload)
+		}
+		if got.Samples == nil != (want.Samples == nil) || got.Frames == nil != (want.Frames == nil) ||
+			got.Stacks.Offsets == nil != (want.Stacks.Offsets == nil) {
+			t.Fatalf("payload %d: nil and empty arrays differ from DecodeProfile", i)
+		}
+	}
+}
+
+// TestDecoderRetention checks that a Decoder does not keep the arrays of an
+// unusually large payload for the next one.
+func TestDecoderRetention(t *testing.T) {
+	var dec Decoder
+	if _, err := dec.Decode(largeChunk(2000, 100, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if cap(dec.samples) < 2000 {
+		t.Fatalf("kept %d samples of capacity after a 2,000-sample chunk, want them kept", cap(dec.samples))
+	}
+	if _, err := dec.Decode(largeChunk(maxKeptSamples+1000, 100, 50)); err != nil {
+		t.Fatal(err)
+	}
+	if cap(dec.samples) != 0 {
+		t.Fatalf("kept %d samples of capacity after a chunk above the bound of %d", cap(dec.samples), maxKeptSamples)
+	}
+}
