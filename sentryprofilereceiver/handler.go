@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -74,6 +75,16 @@ type envelopeHandler struct {
 
 	// slots holds one token per envelope being read or translated.
 	slots chan struct{}
+	// translations holds *translation: the decoder and builder of an
+	// envelope, kept for the next one.
+	translations sync.Pool
+}
+
+// translation is what translating an envelope reuses from the previous one:
+// the decoded profile's arrays and the builder's maps and scratch space.
+type translation struct {
+	decoder sentry.Decoder
+	builder *translator.ProfilesBuilder
 }
 
 func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles, obsrep *receiverhelper.ObsReport, tb *metadata.TelemetryBuilder) *envelopeHandler {
@@ -229,7 +240,13 @@ func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *req
 // translate turns the envelope's profile items into one Profiles. A bad item
 // is dropped, logged at debug and counted; it never fails the envelope.
 func (h *envelopeHandler) translate(ctx context.Context, projectID string, items []envelope.Item) (pprofile.Profiles, int) {
-	builder := translator.NewProfilesBuilder(translator.ReceiveOptions{
+	t, _ := h.translations.Get().(*translation)
+	if t == nil {
+		t = &translation{builder: translator.NewProfilesBuilder(translator.ReceiveOptions{})}
+	}
+	defer h.translations.Put(t)
+	builder := t.builder
+	builder.Reset(translator.ReceiveOptions{
 		ServiceName:         h.cfg.ServiceName,
 		ProjectID:           projectID,
 		KeepOriginalPayload: h.cfg.IncludeOriginalPayload,
@@ -251,7 +268,7 @@ func (h *envelopeHandler) translate(ctx context.Context, projectID string, items
 			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
 			continue
 		}
-		profile, serr := h.decodeProfile(ctx, projectID, i, item)
+		profile, serr := h.decodeProfile(ctx, &t.decoder, projectID, i, item)
 		if serr != nil {
 			h.discard(ctx, projectID, item, serr)
 			continue
@@ -269,12 +286,14 @@ func (h *envelopeHandler) translate(ctx context.Context, projectID string, items
 
 // decodeProfile applies Relay's checks to one profile item in Relay's order:
 // size, JSON, normalization, validation.
-func (h *envelopeHandler) decodeProfile(ctx context.Context, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
+func (h *envelopeHandler) decodeProfile(ctx context.Context, dec *sentry.Decoder, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
 	if item.Oversized || item.Size > h.cfg.MaxProfileItemSize {
 		return nil, sentry.NewError(sentry.ReasonExceedSizeLimit,
 			fmt.Sprintf("%d bytes, limit %d", item.Size, h.cfg.MaxProfileItemSize)).AtItem(i)
 	}
-	profile, err := sentry.DecodeProfile(item.Payload)
+	// The profile lives in dec's memory until its next Decode: the caller
+	// adds it to the builder before decoding the next item.
+	profile, err := dec.Decode(item.Payload)
 	if err != nil {
 		return nil, asProfileError(err, sentry.ReasonInvalidJSON).AtItem(i)
 	}

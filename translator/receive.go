@@ -45,8 +45,13 @@ type ProfilesBuilder struct {
 	dict    *dictionaryBuilder
 	samples int
 
-	locations map[locationKey]int32
-	mappings  map[sentry.Image]int32
+	// Locations are found through a hint of a few frame fields, and
+	// confirmed by comparing the whole key: hashing every field of every
+	// frame costs more than the rare hint collision.
+	locationHeads map[locationHint]int32
+	locationKeys  []locationEntry // by Location index
+	mappings      map[sentry.Image]int32
+	frameKeys     frameAttrKeys
 	// The most frames and stacks of an item since the maps were made: the
 	// maps have grown to hold them.
 	frameRoom, stackRoom int
@@ -82,6 +87,40 @@ type locationKey struct {
 	mapping   int32
 }
 
+// locationHint is what most frames differ in.
+type locationHint struct {
+	function, path string
+	addr           uint64
+	lineno         uint32
+}
+
+// locationEntry is one Location's key, chained to the previous Location with
+// the same hint (-1 at the end).
+type locationEntry struct {
+	key  locationKey
+	next int32
+}
+
+// frameAttrKeys caches the string indices of the location attribute keys
+// and the attributes every frame of a platform shares, for the current
+// dictionary; 0 is "not looked up yet" (index 0 is the empty string).
+type frameAttrKeys struct {
+	frameType, platform, filename, rawFunction, module, pkg int32
+	inApp, symbolAddr, imageAddr, addrMode, status, data    int32
+	// The frame type attribute of the last frame type seen, and the two
+	// in_app attributes.
+	lastFrameType     string
+	lastFrameTypeAttr int32
+	inAppAttr         [2]int32
+}
+
+func (b *ProfilesBuilder) frameKey(cached *int32, key string) int32 {
+	if *cached == 0 {
+		*cached = b.dict.str(key)
+	}
+	return *cached
+}
+
 type imageRange struct {
 	start, end uint64
 	mapping    int32
@@ -113,15 +152,18 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	pd := pprofile.NewProfiles()
 	if b.dict == nil || b.frameRoom > maxKeptFrames || b.stackRoom > maxKeptStacks || cap(b.events) > maxKeptSamples {
 		*b = ProfilesBuilder{
-			dict:      newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
-			locations: make(map[locationKey]int32),
-			mappings:  make(map[sentry.Image]int32),
+			dict:          newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
+			locationHeads: make(map[locationHint]int32),
+			mappings:      make(map[sentry.Image]int32),
 		}
 	} else {
 		b.dict.reset(pd.Dictionary())
-		clear(b.locations)
+		clear(b.locationHeads)
 		clear(b.mappings)
 	}
+	// Index 0 is the zero Location, which no frame maps to.
+	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
+	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples = opts, pd, 0
 }
 
@@ -270,7 +312,8 @@ func (b *ProfilesBuilder) grow(p *sentry.Profile) {
 	// their memory) have room already.
 	if frames > b.frameRoom {
 		b.frameRoom = frames
-		b.locations = presized(b.locations, frames)
+		b.locationHeads = presized(b.locationHeads, frames)
+		b.locationKeys = slices.Grow(b.locationKeys, frames)
 		d.functions = presized(d.functions, frames)
 		d.strings = presized(d.strings, 2*frames)
 		// A frame's module, filename and in_app become attributes; most
@@ -397,22 +440,31 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		platform = profilePlatform
 	}
 	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
-	if i, ok := b.locations[k]; ok {
-		return i
-	}
-	d := b.dict
-	table := d.dict.LocationTable()
-	i := int32(table.Len())
-	loc := table.AppendEmpty()
-	// instruction_addr → address; the image holding it → mapping_index.
-	loc.SetAddress(f.InstructionAddr)
-	loc.SetMappingIndex(k.mapping)
-
 	// function, symbol, abs_path or filename → Function; lineno, colno → Line.
 	filename := f.Filename
 	if f.AbsPath != "" {
 		filename = f.AbsPath
 	}
+	hint := locationHint{function: f.Function, path: filename, addr: f.InstructionAddr, lineno: f.Lineno}
+	head, ok := b.locationHeads[hint]
+	if !ok {
+		head = -1
+	}
+	for i := head; i >= 0; i = b.locationKeys[i].next {
+		if b.locationKeys[i].key == k {
+			return i
+		}
+	}
+	d := b.dict
+	table := d.dict.LocationTable()
+	i := int32(table.Len())
+	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
+	b.locationHeads[hint] = i
+	loc := table.AppendEmpty()
+	// instruction_addr → address; the image holding it → mapping_index.
+	loc.SetAddress(f.InstructionAddr)
+	loc.SetMappingIndex(k.mapping)
+
 	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
 		line := loc.Lines().AppendEmpty()
 		line.SetFunctionIndex(d.function(f.Function, f.Symbol, filename, 0))
@@ -420,48 +472,62 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		line.SetColumn(int64(f.Colno))
 	}
 
+	keys := &b.frameKeys
+	str := func(cached *int32, key, value string) int32 {
+		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
+	}
 	attrs := b.attrScratch[:0]
 	if k.frameType != "" {
-		attrs = append(attrs, d.attrStr(string(semconv.ProfileFrameTypeKey), k.frameType))
+		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
+			keys.lastFrameType = k.frameType
+			keys.lastFrameTypeAttr = str(&keys.frameType, string(semconv.ProfileFrameTypeKey), k.frameType)
+		}
+		attrs = append(attrs, keys.lastFrameTypeAttr)
 	}
 	if f.Platform != "" {
-		attrs = append(attrs, d.attrStr(attrFramePlatform, f.Platform))
+		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
 	}
 	if f.AbsPath != "" {
-		attrs = append(attrs, d.attrStr(attrFrameFilename, f.Filename))
+		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
 	}
 	if f.RawFunction != "" {
-		attrs = append(attrs, d.attrStr(attrFrameRawFunction, f.RawFunction))
+		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
 	}
 	if f.Module != "" {
-		attrs = append(attrs, d.attrStr(attrFrameModule, f.Module))
+		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
 	}
 	if f.Package != "" {
-		attrs = append(attrs, d.attrStr(attrFramePackage, f.Package))
+		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
 	}
 	if f.InApp.Set() {
-		attrs = append(attrs, d.attrBool(attrFrameInApp, f.InApp.True()))
+		v := 0
+		if f.InApp.True() {
+			v = 1
+		}
+		if keys.inAppAttr[v] == 0 {
+			keys.inAppAttr[v] = d.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
+		}
+		attrs = append(attrs, keys.inAppAttr[v])
 	}
 	if f.SymbolAddr != 0 {
-		attrs = append(attrs, d.attrStr(attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
 	}
 	if f.ImageAddr != 0 {
-		attrs = append(attrs, d.attrStr(attrFrameImageAddr, hexAddr(f.ImageAddr)))
+		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
 	}
 	if f.AddrMode != "" {
-		attrs = append(attrs, d.attrStr(attrFrameAddrMode, f.AddrMode))
+		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
 	}
 	if f.Status != "" {
-		attrs = append(attrs, d.attrStr(attrFrameStatus, f.Status))
+		attrs = append(attrs, str(&keys.status, attrFrameStatus, f.Status))
 	}
 	if f.Data != "" {
-		attrs = append(attrs, d.attrStr(attrFrameData, f.Data))
+		attrs = append(attrs, str(&keys.data, attrFrameData, f.Data))
 	}
 	if len(attrs) > 0 {
 		loc.AttributeIndices().FromRaw(attrs)
 	}
 	b.attrScratch = attrs
-	b.locations[k] = i
 	return i
 }
 

@@ -44,21 +44,29 @@ func DecodeProfile(data []byte) (*Profile, error) {
 // payload. The zero value is ready to use; a Decoder is not safe for
 // concurrent use.
 type Decoder struct {
-	samples  []Sample
-	frames   []Frame
-	offsets  []int
-	indices  []int64
-	interned map[string]string
+	samples []Sample
+	frames  []Frame
+	offsets []int
+	indices []int64
+	// interned outlives a payload: an SDK sends the same function names,
+	// paths and thread ids chunk after chunk, and a string found here is
+	// not allocated again.
+	interned      map[string]string
+	internedBytes int
 }
 
 // Retention bounds of a Decoder: memory beyond them, which only unusually
 // large payloads need, is left to the garbage collector after its payload
 // rather than kept for the next one.
+// They hold a 60-second chunk of eight busy threads (48k samples, 250k
+// frame indices, 2k frames), about 8 MiB.
 const (
-	maxKeptSamples  = 1 << 17 // 9 MiB of Sample
-	maxKeptFrames   = 1 << 15
-	maxKeptIndices  = 1 << 20 // 8 MiB of frame indices
-	maxKeptInterned = 1 << 15
+	maxKeptSamples       = 1 << 16 // 4.5 MiB of Sample
+	maxKeptFrames        = 1 << 13 // 1.6 MiB of Frame
+	maxKeptStacks        = 1 << 15
+	maxKeptIndices       = 1 << 19 // 4 MiB of frame indices
+	maxKeptInterned      = 1 << 15
+	maxKeptInternedBytes = 2 << 20
 )
 
 // Decode decodes a payload like DecodeProfile. The returned Profile's
@@ -66,8 +74,9 @@ const (
 // until its next Decode, and whatever outlives it must be copied (strings
 // may be kept: they are never overwritten).
 func (dec *Decoder) Decode(data []byte) (*Profile, error) {
-	if len(dec.interned) > maxKeptInterned {
-		dec.interned = nil
+	if len(dec.interned) > maxKeptInterned || dec.internedBytes > maxKeptInternedBytes {
+		// Start over rather than let the strings of many payloads pile up.
+		dec.interned, dec.internedBytes = nil, 0
 	}
 	d := profileDecoder{s: newScanner(data, dec.interned)}
 	p := &Profile{
@@ -76,7 +85,7 @@ func (dec *Decoder) Decode(data []byte) (*Profile, error) {
 		Stacks:  Stacks{Offsets: dec.offsets[:0], FrameIndices: dec.indices[:0]},
 	}
 	err := d.document(p)
-	dec.keep(p, d.s.interned)
+	dec.keep(p, d.s.interned, d.s.internedBytes)
 	// A decoded profile reads the same whether its arrays came from the
 	// Decoder or not: absent or empty arrays are nil.
 	if len(p.Samples) == 0 {
@@ -107,12 +116,13 @@ func (dec *Decoder) Decode(data []byte) (*Profile, error) {
 }
 
 // keep holds on to the arrays p grew, within the retention bounds.
-func (dec *Decoder) keep(p *Profile, interned map[string]string) {
+func (dec *Decoder) keep(p *Profile, interned map[string]string, internedBytes int) {
 	dec.samples = keepLarger(dec.samples, p.Samples, maxKeptSamples)
 	dec.frames = keepLarger(dec.frames, p.Frames, maxKeptFrames)
-	dec.offsets = keepLarger(dec.offsets, p.Stacks.Offsets, maxKeptIndices)
+	dec.offsets = keepLarger(dec.offsets, p.Stacks.Offsets, maxKeptStacks)
 	dec.indices = keepLarger(dec.indices, p.Stacks.FrameIndices, maxKeptIndices)
 	dec.interned = interned
+	dec.internedBytes += internedBytes
 }
 
 // keepLarger returns whichever of kept and used has the larger capacity, or

@@ -67,9 +67,9 @@ func (d *profileDecoder) sample(smp *Sample) error {
 		case sampleElapsed:
 			smp.ElapsedSinceStartNS, err = s.uintValue(64)
 		case sampleQueueAddress:
-			smp.QueueAddress, err = s.stringValue()
+			smp.QueueAddress, err = s.recentStringValue()
 		case sampleState:
-			smp.State, err = s.stringValue()
+			smp.State, err = s.recentStringValue()
 		default:
 			err = s.skipValue()
 		}
@@ -153,7 +153,7 @@ func (s *scanner) compactID(i int) (id string, end int, ok bool) {
 		if !ok {
 			return "", 0, false
 		}
-		return s.intern(data[i:end]), end, true
+		return s.internRecent(data[i:end]), end, true
 	}
 	return s.compactString(i)
 }
@@ -186,7 +186,7 @@ func (s *scanner) compactString(i int) (str string, end int, ok bool) {
 	if r, ok := s.findRecent(raw); ok {
 		return r, j + 1, true
 	}
-	return s.intern(raw), j + 1, true
+	return s.internRecent(raw), j + 1, true
 }
 
 // Keys of a sample object.

@@ -73,7 +73,8 @@ type scanner struct {
 	// interned maps string contents to one shared copy: thread ids repeat on
 	// every sample and frame paths repeat across frames, so each distinct
 	// string is allocated once per payload.
-	interned map[string]string
+	interned      map[string]string
+	internedBytes int // the bytes of the strings this scanner added to interned
 	// recent short-circuits the map for the few thread ids a payload
 	// alternates between.
 	recent [16]string
@@ -84,15 +85,13 @@ type scanner struct {
 	scratch []byte
 }
 
-// newScanner returns a scanner over data that interns into interned, which
-// it empties first; nil makes a new table.
+// newScanner returns a scanner over data that interns into interned; nil
+// makes a new table.
 func newScanner(data []byte, interned map[string]string) scanner {
 	if interned == nil {
 		// Distinct strings grow with the frames, roughly one per kilobyte
 		// of payload; sizing the table up front saves its rehashing.
 		interned = make(map[string]string, min(64+len(data)/1024, 1<<16))
-	} else {
-		clear(interned)
 	}
 	return scanner{data: data, interned: interned}
 }
@@ -431,8 +430,18 @@ func (s *scanner) intern(b []byte) string {
 	if !ok {
 		v = string(b)
 		s.interned[v] = v
+		s.internedBytes += len(v)
 	}
-	if isPlainASCII(v) {
+	return v
+}
+
+// internRecent interns b and remembers it among the recent strings that
+// matchRecent and findRecent compare first. Only the values that repeat
+// sample after sample (thread ids, queue addresses, states) go there: frame
+// strings would only push them out.
+func (s *scanner) internRecent(b []byte) string {
+	v := s.intern(b)
+	if v != "" && isPlainASCII(v) {
 		s.recent[s.next] = v
 		s.next = (s.next + 1) % len(s.recent)
 	}
@@ -484,9 +493,6 @@ func isPlainASCII(s string) bool {
 func (s *scanner) stringValue() (string, error) {
 	switch s.peek() {
 	case '"':
-		if v, ok := s.matchRecent(); ok {
-			return v, nil
-		}
 		b, err := s.readString()
 		if err != nil {
 			return "", err
@@ -499,6 +505,22 @@ func (s *scanner) stringValue() (string, error) {
 	return "", s.unexpected("string")
 }
 
+// recentStringValue is stringValue for the values samples repeat: it tries
+// the recent strings first.
+func (s *scanner) recentStringValue() (string, error) {
+	if s.peek() != '"' {
+		return s.stringValue()
+	}
+	if v, ok := s.matchRecent(); ok {
+		return v, nil
+	}
+	b, err := s.readString()
+	if err != nil {
+		return "", err
+	}
+	return s.internRecent(b), nil
+}
+
 // idValue reads an identifier sent as a string or as a number (thread ids,
 // active_thread_id). A number is kept as its decimal text; it must be a
 // non-negative integer, as Relay reads these as u64.
@@ -506,7 +528,7 @@ func (s *scanner) idValue() (string, error) {
 	c := s.peek()
 	switch {
 	case c == '"' || c == 'n':
-		return s.stringValue()
+		return s.recentStringValue()
 	case c >= '0' && c <= '9':
 		start := s.pos
 		integer, err := s.scanNumber()
@@ -516,7 +538,7 @@ func (s *scanner) idValue() (string, error) {
 		if !integer {
 			return "", s.errorAt(start, "expected an integer id")
 		}
-		return s.intern(s.data[start:s.pos]), nil
+		return s.internRecent(s.data[start:s.pos]), nil
 	case c == '-':
 		return "", s.errorf("negative id")
 	}

@@ -2,6 +2,7 @@ package sentry
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,29 @@ func TestDecoderRetention(t *testing.T) {
 	}
 	if cap(dec.samples) != 0 {
 		t.Fatalf("kept %d samples of capacity after a chunk above the bound of %d", cap(dec.samples), maxKeptSamples)
+	}
+}
+
+// TestDecoderInternBound checks that the strings a Decoder keeps for the
+// next payload stay within their bound: a payload of huge strings is not
+// held on to.
+func TestDecoderInternBound(t *testing.T) {
+	var dec Decoder
+	huge := `{"version":"2","platform":"python","profile":{"frames":[{"function":"` + strings.Repeat("f", maxKeptInternedBytes+1) +
+		`"}],"stacks":[[0]],"samples":[{"stack_id":0,"thread_id":"1","timestamp":1}]}}`
+	if _, err := dec.Decode([]byte(huge)); err != nil {
+		t.Fatal(err)
+	}
+	small := largeChunk(100, 10, 10)
+	if _, err := dec.Decode(small); err != nil {
+		t.Fatal(err)
+	}
+	if dec.internedBytes > maxKeptInternedBytes {
+		t.Fatalf("the decoder keeps %d bytes of strings, bound %d", dec.internedBytes, maxKeptInternedBytes)
+	}
+	for s := range dec.interned {
+		if len(s) > maxKeptInternedBytes {
+			t.Fatal("the huge function name of the previous payload is still interned")
+		}
 	}
 }
