@@ -1,13 +1,13 @@
 package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 
 import (
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/andybalholm/brotli"
@@ -22,21 +22,26 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 )
 
-// extraDecoders are the Content-Encodings Sentry SDKs and Relay use that
-// confighttp does not decode itself. confighttp bounds their output by
+// decoders are the Content-Encodings the receiver decodes itself, in place
+// of or besides confighttp's. confighttp bounds their output by
 // max_request_body_size like its own.
-var extraDecoders = map[string]func(io.ReadCloser) (io.ReadCloser, error){
-	// sentry-python sends br when the brotli module is installed.
-	"br": func(body io.ReadCloser) (io.ReadCloser, error) {
-		return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
-	},
-	// Relay accepts the legacy name of gzip.
-	"x-gzip": func(body io.ReadCloser) (io.ReadCloser, error) {
-		return gzip.NewReader(body)
-	},
-	// "No encoding", spelled out; a nil body tells confighttp to keep the
-	// request body as it is.
-	"identity": func(io.ReadCloser) (io.ReadCloser, error) { return nil, nil },
+func (r *sentryReceiver) decoders() map[string]func(io.ReadCloser) (io.ReadCloser, error) {
+	decoders := map[string]func(io.ReadCloser) (io.ReadCloser, error){
+		// Relay accepts the legacy name of gzip.
+		"x-gzip": r.gzip.decode,
+		// sentry-python sends br when the brotli module is installed.
+		"br": func(body io.ReadCloser) (io.ReadCloser, error) {
+			return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
+		},
+		// "No encoding", spelled out; a nil body tells confighttp to keep
+		// the request body as it is.
+		"identity": func(io.ReadCloser) (io.ReadCloser, error) { return nil, nil },
+	}
+	// gzip itself only where confighttp would decode it.
+	if algorithms := r.cfg.ServerConfig.CompressionAlgorithms; algorithms == nil || slices.Contains(algorithms, "gzip") {
+		decoders["gzip"] = r.gzip.decode
+	}
+	return decoders
 }
 
 type readCloser struct {
@@ -56,6 +61,7 @@ type sentryReceiver struct {
 	// encodings are the Content-Encodings the server decodes, known once
 	// confighttp has applied its defaults.
 	encodings map[string]bool
+	gzip      gzipDecoder
 	serving   sync.WaitGroup
 }
 
@@ -86,14 +92,15 @@ func newReceiver(cfg *Config, set receiver.Settings, next xconsumer.Profiles) (*
 // Start returned (the listener failing) is reported as a fatal status.
 func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.decodeError)}
-	for name, dec := range extraDecoders {
+	decoders := r.decoders()
+	for name, dec := range decoders {
 		opts = append(opts, confighttp.WithDecoder(name, dec))
 	}
 	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
 	if err != nil {
 		return fmt.Errorf("sentryprofile: http server: %w", err)
 	}
-	r.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms)
+	r.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms, decoders)
 	listener, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
@@ -137,15 +144,15 @@ func (r *sentryReceiver) decodeError(w http.ResponseWriter, req *http.Request, m
 
 // supportedEncodings mirrors confighttp's decoder table: the configured
 // algorithms plus ours.
-func supportedEncodings(configured []string) map[string]bool {
+func supportedEncodings(configured []string, ours map[string]func(io.ReadCloser) (io.ReadCloser, error)) map[string]bool {
 	if configured == nil {
 		return nil
 	}
-	set := make(map[string]bool, len(configured)+len(extraDecoders))
+	set := make(map[string]bool, len(configured)+len(ours))
 	for _, e := range configured {
 		set[e] = true
 	}
-	for e := range extraDecoders {
+	for e := range ours {
 		set[e] = true
 	}
 	return set

@@ -1,0 +1,72 @@
+package sentryprofilereceiver
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+)
+
+func gzipOf(t *testing.T, s string) io.ReadCloser {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return io.NopCloser(&buf)
+}
+
+// TestGzipDecoderReuse decodes bodies one after another, good and bad, with
+// the pooled readers: each body decodes to its own contents, a corrupt
+// header fails at once, and a body read after Close fails rather than read
+// another request's stream.
+func TestGzipDecoderReuse(t *testing.T) {
+	var d gzipDecoder
+	tests := []struct {
+		name, body string
+		corrupt    bool
+	}{
+		{name: "first", body: strings.Repeat("envelope one\n", 1000)},
+		{name: "not gzip", body: "plain text", corrupt: true},
+		{name: "second", body: "envelope two"},
+		{name: "empty", body: ""},
+		{name: "third", body: strings.Repeat("x", 100_000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := gzipOf(t, tt.body)
+			if tt.corrupt {
+				body = io.NopCloser(strings.NewReader(tt.body))
+			}
+			r, err := d.decode(body)
+			if tt.corrupt {
+				if err == nil {
+					t.Fatal("a body that is not gzip decoded without error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.body {
+				t.Fatalf("decoded %d bytes, want the %d written", len(got), len(tt.body))
+			}
+			if err := r.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := r.Read(make([]byte, 1)); !errors.Is(err, errBodyClosed) {
+				t.Fatalf("read after close: %v, want errBodyClosed", err)
+			}
+		})
+	}
+}
