@@ -80,11 +80,29 @@ type envelopeHandler struct {
 	translations sync.Pool
 }
 
-// translation is what translating an envelope reuses from the previous one:
-// the decoded profile's arrays and the builder's maps and scratch space.
+// translation is what an envelope reuses from the one before: the envelope
+// reader's buffers, the decoded profile's arrays and the builder's maps and
+// scratch space.
 type translation struct {
+	reader  *envelope.Reader
+	items   []envelope.Item
 	decoder sentry.Decoder
 	builder *translator.ProfilesBuilder
+}
+
+func (h *envelopeHandler) getTranslation() *translation {
+	if t, ok := h.translations.Get().(*translation); ok {
+		return t
+	}
+	return &translation{builder: translator.NewProfilesBuilder(translator.ReceiveOptions{})}
+}
+
+func (h *envelopeHandler) putTranslation(t *translation) {
+	// The items' payloads live in the reader's memory, which the next
+	// envelope reuses.
+	clear(t.items)
+	t.items = t.items[:0]
+	h.translations.Put(t)
 }
 
 func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles, obsrep *receiverhelper.ObsReport, tb *metadata.TelemetryBuilder) *envelopeHandler {
@@ -138,12 +156,14 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 	case <-r.Context().Done():
 		return // the client is gone; nobody reads an answer
 	}
-	eventID, items, rerr := h.readEnvelope(r, projectID)
+	t := h.getTranslation()
+	defer h.putTranslation(t)
+	eventID, rerr := h.readEnvelope(t, r, projectID)
 	if rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return
 	}
-	pd, samples := h.translate(r.Context(), projectID, items)
+	pd, samples := h.translate(r.Context(), t, projectID)
 	if samples > 0 {
 		ctx := h.obsrep.StartProfilesOp(r.Context())
 		err := h.next.ConsumeProfiles(ctx, pd)
@@ -166,32 +186,36 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 // readEnvelope reads the envelope header, authorizes the request (the header
 // may carry the dsn), then reads every item. Items stay raw: decoding waits
 // until the transactions a V1 profile links to are known.
-func (h *envelopeHandler) readEnvelope(r *http.Request, projectID string) (string, []envelope.Item, *requestError) {
-	reader := envelope.NewReader(r.Body, envelope.Limits{
+func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, projectID string) (string, *requestError) {
+	limits := envelope.Limits{
 		MaxItemBytes: h.cfg.MaxProfileItemSize,
 		MaxItems:     h.cfg.MaxItemsPerEnvelope,
-	})
-	header, err := reader.Header()
+	}
+	if t.reader == nil {
+		t.reader = envelope.NewReader(r.Body, limits)
+	} else {
+		t.reader.Reset(r.Body, limits)
+	}
+	header, err := t.reader.Header()
 	if err != nil {
-		return "", nil, h.bodyError(err)
+		return "", h.bodyError(err)
 	}
 	if rerr := h.auth.authenticate(r, header.DSN, projectID); rerr != nil {
-		return "", nil, rerr
+		return "", rerr
 	}
 	eventID, ok := canonicalEventID(header.EventID)
 	if !ok {
-		return "", nil, &requestError{status: http.StatusBadRequest, detail: "invalid event_id in envelope header"}
+		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event_id in envelope header"}
 	}
-	var items []envelope.Item
 	for {
-		item, err := reader.Next()
+		item, err := t.reader.Next()
 		if errors.Is(err, io.EOF) {
-			return eventID, items, nil
+			return eventID, nil
 		}
 		if err != nil {
-			return "", nil, h.bodyError(err)
+			return "", h.bodyError(err)
 		}
-		items = append(items, item)
+		t.items = append(t.items, item)
 	}
 }
 
@@ -239,12 +263,8 @@ func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *req
 
 // translate turns the envelope's profile items into one Profiles. A bad item
 // is dropped, logged at debug and counted; it never fails the envelope.
-func (h *envelopeHandler) translate(ctx context.Context, projectID string, items []envelope.Item) (pprofile.Profiles, int) {
-	t, _ := h.translations.Get().(*translation)
-	if t == nil {
-		t = &translation{builder: translator.NewProfilesBuilder(translator.ReceiveOptions{})}
-	}
-	defer h.translations.Put(t)
+func (h *envelopeHandler) translate(ctx context.Context, t *translation, projectID string) (pprofile.Profiles, int) {
+	items := t.items
 	builder := t.builder
 	builder.Reset(translator.ReceiveOptions{
 		ServiceName:         h.cfg.ServiceName,

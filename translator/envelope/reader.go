@@ -36,7 +36,14 @@ type Reader struct {
 
 	items int   // item headers started so far
 	err   error // sticky: once the stream is out of step nothing after it can be trusted
+
+	// arena holds the payloads read so far; after a Reset the next
+	// envelope's payloads reuse its memory.
+	arena []byte
 }
+
+// maxKeptArena bounds the payload memory a Reader keeps across Reset.
+const maxKeptArena = 1 << 20
 
 // NewReader returns a Reader that reads the envelope from r within limits.
 func NewReader(r io.Reader, limits Limits) *Reader {
@@ -54,6 +61,26 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 		rd.unread = sized.Len
 	}
 	return rd
+}
+
+// Reset makes rd read a new envelope from r within limits, like a new
+// Reader, but with the read buffer and payload memory of rd: a server that
+// keeps one Reader per worker reads an envelope without allocating them
+// again. The items rd returned before share that memory and must no longer
+// be used.
+func (rd *Reader) Reset(r io.Reader, limits Limits) {
+	if limits.MaxHeaderBytes <= 0 {
+		limits.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	arena := rd.arena[:0]
+	if cap(arena) > maxKeptArena {
+		arena = nil
+	}
+	rd.src.Reset(r)
+	*rd = Reader{src: rd.src, limits: limits, arena: arena}
+	if sized, ok := r.(interface{ Len() int }); ok {
+		rd.unread = sized.Len
+	}
 }
 
 // Header reads and decodes the envelope header line. The first call reads it;
@@ -256,14 +283,32 @@ func (r *Reader) readN(index int, n int64) ([]byte, error) {
 	if r.unread != nil {
 		size = min(n, int64(r.src.Buffered()+r.unread()))
 	}
-	buf := make([]byte, 0, size)
+	if n == 0 {
+		return []byte{}, nil
+	}
+	// The payload goes to the arena's free end when it has room for the
+	// first chunk, else to new memory that becomes the arena.
+	buf, inArena := r.arena[len(r.arena):], true
+	if int64(cap(buf)) < size {
+		buf, inArena = make([]byte, 0, size), false
+	}
+	defer func() {
+		switch {
+		case inArena:
+			r.arena = r.arena[:len(r.arena)+len(buf)]
+		case cap(buf) > cap(r.arena):
+			// The larger memory serves the next envelopes.
+			r.arena = buf
+		}
+	}()
 	for int64(len(buf)) < n {
 		if len(buf) == cap(buf) {
 			grown := make([]byte, len(buf), min(n, max(2*int64(cap(buf)), firstPayloadChunk)))
 			copy(grown, buf)
-			buf = grown
+			buf, inArena = grown, false
 		}
-		m, err := r.src.Read(buf[len(buf):cap(buf)])
+		// The arena may hold more than this payload: read no further.
+		m, err := r.src.Read(buf[len(buf):min(int64(cap(buf)), n)])
 		buf = buf[:len(buf)+m]
 		r.off += int64(m)
 		if err == io.EOF {
@@ -276,7 +321,9 @@ func (r *Reader) readN(index int, n int64) ([]byte, error) {
 			return nil, r.readErr(index, "payload", err)
 		}
 	}
-	return buf, nil
+	// The capacity ends with the payload, so that an append by the caller
+	// cannot write over the next one.
+	return buf[:len(buf):len(buf)], nil
 }
 
 // readDelimited reads a payload without a length: everything up to the next
