@@ -68,3 +68,42 @@ func TestReaderReset(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReaderReset reads two inputs one after the other through one Reader,
+// as a stream: the second must read exactly as Parse reads it alone, items
+// and error, whatever the first left in the Reader's memory.
+func FuzzReaderReset(f *testing.F) {
+	f.Add(envelopeOf(strings.Repeat("a", 70_000), "b"), envelopeOf("c", "d"))
+	f.Add(envelopeOf("x"), []byte("{}\n{\"type\":\"a\",\"length\":10}\nabc"))
+	f.Add([]byte("{}\n{\"type\":\"a\"}\nabc\n"), envelopeOf("", "e"))
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		r := envelope.NewReader(bytes.NewReader(nil), envelope.Limits{})
+		for _, data := range [][]byte{first, second} {
+			r.Reset(struct{ io.Reader }{bytes.NewReader(data)}, envelope.Limits{})
+			_, want, wantErr := envelope.Parse(data, envelope.Limits{})
+			var got []envelope.Item
+			var err error
+			for {
+				var it envelope.Item
+				if it, err = r.Next(); err != nil {
+					break
+				}
+				got = append(got, it)
+			}
+			if err == io.EOF {
+				err = nil
+			}
+			if (err == nil) != (wantErr == nil) {
+				t.Fatalf("reused reader error %v, Parse error %v", err, wantErr)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("reused reader read %d items, Parse %d", len(got), len(want))
+			}
+			for i := range got {
+				if string(got[i].Payload) != string(want[i].Payload) || got[i].Header.Type != want[i].Header.Type {
+					t.Fatalf("item %d differs from Parse", i)
+				}
+			}
+		}
+	})
+}
