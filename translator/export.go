@@ -114,10 +114,18 @@ func moduleVersion() string {
 // fit the profile's duration when they would overflow it. Profiles that span
 // more than 66 s are cut into chunks of 60 s.
 func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
-	opts = opts.withDefaults()
-	e := exporter{opts: opts, dict: pd.Dictionary()}
+	e := newExporter(pd, opts)
+	return e.convert(pd)
+}
+
+func newExporter(pd pprofile.Profiles, opts ExportOptions) *exporter {
+	e := &exporter{opts: opts.withDefaults(), dict: pd.Dictionary()}
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
+	return e
+}
+
+func (e *exporter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp)
 	}
@@ -137,14 +145,19 @@ type exporter struct {
 	attrKeys  []string
 	attrVals  []pcommon.Value
 	attrRoles []attrRole
-	// stackStates memoizes stackValid per dictionary stack: samples of one
-	// stack on several threads share it.
-	stackStates    []stackState
-	locationStates []stackState // the same for locations, allocated on first use
-	tables         chunkTables
+	// stackStates memoizes the validity of each dictionary stack, found by
+	// stackValid or by the chunk builder: samples of one stack on several
+	// threads share it.
+	stackStates   []stackState
+	locationValid []bool // see validLocations
+	frameCount    int    // see dictionaryFrames
+	tables        chunkTables
+	// alwaysCheckStacks makes every profile check its stacks up front (see
+	// profileExport.checkStacks), for tests that compare the two ways.
+	alwaysCheckStacks bool
 }
 
-// attrRole is what a sample attribute means to the exporter.
+// attrRole is what a sample or location attribute means to the exporter.
 type attrRole uint8
 
 const (
@@ -155,9 +168,22 @@ const (
 	roleThreadPriority
 	roleQueueAddress
 	roleThreadState
+	// Location attributes.
+	roleFrameType
+	roleFramePlatform
+	roleFrameFilename
+	roleFrameRawFunction
+	roleFrameModule
+	roleFramePackage
+	roleFrameInApp
+	roleFrameSymbolAddr
+	roleFrameImageAddr
+	roleFrameAddrMode
+	roleFrameStatus
+	roleFrameData
 )
 
-// stackState is the memoized validity of a dictionary stack or location.
+// stackState is the memoized validity of a dictionary stack.
 type stackState uint8
 
 const (
@@ -189,6 +215,30 @@ func (e *exporter) indexAttributes() {
 			e.attrRoles[i] = roleQueueAddress
 		case attrThreadState:
 			e.attrRoles[i] = roleThreadState
+		case string(semconv.ProfileFrameTypeKey):
+			e.attrRoles[i] = roleFrameType
+		case attrFramePlatform:
+			e.attrRoles[i] = roleFramePlatform
+		case attrFrameFilename:
+			e.attrRoles[i] = roleFrameFilename
+		case attrFrameRawFunction:
+			e.attrRoles[i] = roleFrameRawFunction
+		case attrFrameModule:
+			e.attrRoles[i] = roleFrameModule
+		case attrFramePackage:
+			e.attrRoles[i] = roleFramePackage
+		case attrFrameInApp:
+			e.attrRoles[i] = roleFrameInApp
+		case attrFrameSymbolAddr:
+			e.attrRoles[i] = roleFrameSymbolAddr
+		case attrFrameImageAddr:
+			e.attrRoles[i] = roleFrameImageAddr
+		case attrFrameAddrMode:
+			e.attrRoles[i] = roleFrameAddrMode
+		case attrFrameStatus:
+			e.attrRoles[i] = roleFrameStatus
+		case attrFrameData:
+			e.attrRoles[i] = roleFrameData
 		}
 	}
 	e.stackStates = make([]stackState, e.dict.StackTable().Len())
@@ -387,9 +437,13 @@ type threadInfo struct {
 	hasPriority bool
 }
 
+// exportEvent is one sample event: a time at which a pprofile Sample's
+// stack was seen. It carries the sample's thread (in the padding a
+// timestamp and an index leave anyway) so that sorting compares in place.
 type exportEvent struct {
 	ts     uint64
 	sample int32
+	thread int32 // index in profileExport.threads
 }
 
 // profileExport converts one pprofile.Profile.
@@ -403,19 +457,42 @@ type profileExport struct {
 	attrMemo []sampleAttrMemo
 	events   []exportEvent
 	attrs    profileAttrs
+	// checkStacks: every stack is checked, location by location, before
+	// its samples become events. Otherwise only its index is, and the
+	// chunk builder checks the locations as it walks them, so that the
+	// stack table is walked once instead of twice: with its arrays spread
+	// over the heap, each walk cost as much as building the chunk.
+	checkStacks bool
 }
 
 func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where string) {
-	x := &profileExport{exporter: e, meta: meta, prof: prof, where: where}
-	x.attrs = x.readProfileAttrs()
-	if !x.collectEvents() {
+	chunks, drops := len(e.chunks), len(e.drops)
+	x := &profileExport{exporter: e, meta: meta, prof: prof, where: where, checkStacks: e.alwaysCheckStacks}
+	if x.convert() {
 		return
 	}
+	// A sampled stack references a location or function outside the
+	// dictionary. Start over, checking every stack first, so that its
+	// samples are dropped as malformed before they can shape any chunk.
+	e.chunks, e.drops = e.chunks[:chunks], e.drops[:drops]
+	x = &profileExport{exporter: e, meta: meta, prof: prof, where: where, checkStacks: true}
+	x.convert()
+}
+
+// convert adds the chunks and drops of the profile. It returns false, having
+// added some of them, when stacks are not checked up front and a chunk meets
+// an invalid one.
+func (x *profileExport) convert() bool {
+	e := x.exporter
+	x.attrs = x.readProfileAttrs()
+	if !x.collectEvents() {
+		return true
+	}
 	if len(x.events) == 0 {
-		if n := prof.Samples().Len(); n > 0 {
-			e.drop(sentry.ReasonNotEnoughSamples, 0, fmt.Errorf("%s: %d samples hold no events", where, n))
+		if n := x.prof.Samples().Len(); n > 0 {
+			e.drop(sentry.ReasonNotEnoughSamples, 0, fmt.Errorf("%s: %d samples hold no events", x.where, n))
 		}
-		return
+		return true
 	}
 	x.sortEvents()
 
@@ -426,113 +503,26 @@ func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where strin
 		if w+1 < len(windows) {
 			next = windows[w+1][0].ts
 		}
-		chunk := x.chunk(evs, w, next, platform)
-		n := len(evs)
-		if err := sentry.Validate(chunk, sentry.DefaultLimits()); err != nil {
-			reason := sentry.ReasonInvalidSampledProfile
-			var serr *sentry.Error
-			if errors.As(err, &serr) {
-				reason = serr.Reason
+		chunk, valid := x.chunk(evs, w, next, platform)
+		if chunk == nil {
+			return false // an invalid stack
+		}
+		if !valid {
+			// The builder could not vouch for the chunk: Validate decides,
+			// and names the rule it breaks.
+			if err := sentry.Validate(chunk, sentry.DefaultLimits()); err != nil {
+				reason := sentry.ReasonInvalidSampledProfile
+				var serr *sentry.Error
+				if errors.As(err, &serr) {
+					reason = serr.Reason
+				}
+				e.drop(reason, len(evs), fmt.Errorf("%s chunk %d: %w", x.where, w, err))
+				continue
 			}
-			e.drop(reason, n, fmt.Errorf("%s chunk %d: %w", where, w, err))
-			continue
 		}
-		e.chunks = append(e.chunks, Chunk{ResourceIndex: meta.index, Profile: chunk})
-	}
-}
-
-// sortEvents orders the events by time, then thread, then sample: a least
-// significant digit radix sort, stable at every step, by sample index, by
-// thread, then by the timestamp's bits above the earliest one. Tens of
-// thousands of events sort in a few passes over the array, where a
-// comparison sort spent most of the exporter's time.
-func (x *profileExport) sortEvents() {
-	events := x.events
-	if len(events) < 2 || x.eventsSorted() {
-		return
-	}
-	scratch := make([]exportEvent, len(events))
-	if !slices.IsSortedFunc(events, func(a, b exportEvent) int { return cmp.Compare(a.sample, b.sample) }) {
-		events, scratch = countingSort(events, scratch, len(x.samples), func(e exportEvent) int { return int(e.sample) })
-	}
-	if len(x.threads) > 1 {
-		events, scratch = countingSort(events, scratch, len(x.threads), func(e exportEvent) int { return int(x.samples[e.sample].thread) })
-	}
-	lo, hi := events[0].ts, events[0].ts
-	for _, e := range events {
-		lo, hi = min(lo, e.ts), max(hi, e.ts)
-	}
-	const digitBits = 11
-	var counts [1<<digitBits + 1]int
-	for shift := uint(0); shift < 64 && (hi-lo)>>shift > 0; shift += digitBits {
-		clear(counts[:])
-		for _, e := range events {
-			counts[((e.ts-lo)>>shift)&(1<<digitBits-1)+1]++
-		}
-		for i := 1; i < len(counts); i++ {
-			counts[i] += counts[i-1]
-		}
-		for _, e := range events {
-			d := ((e.ts - lo) >> shift) & (1<<digitBits - 1)
-			scratch[counts[d]] = e
-			counts[d]++
-		}
-		events, scratch = scratch, events
-	}
-	x.events = events
-}
-
-// eventsSorted reports whether the events are already in sortEvents' order.
-func (x *profileExport) eventsSorted() bool {
-	for i := 1; i < len(x.events); i++ {
-		a, b := x.events[i-1], x.events[i]
-		if a.ts != b.ts {
-			if a.ts > b.ts {
-				return false
-			}
-			continue
-		}
-		ta, tb := x.samples[a.sample].thread, x.samples[b.sample].thread
-		if ta > tb || (ta == tb && a.sample > b.sample) {
-			return false
-		}
+		e.chunks = append(e.chunks, Chunk{ResourceIndex: x.meta.index, Profile: chunk})
 	}
 	return true
-}
-
-// countingSort stably orders src by key (in [0, buckets)) into dst and
-// returns the sorted slice and the other buffer.
-func countingSort(src, dst []exportEvent, buckets int, key func(exportEvent) int) ([]exportEvent, []exportEvent) {
-	counts := make([]int, buckets+1)
-	for _, e := range src {
-		counts[key(e)+1]++
-	}
-	for i := 1; i < len(counts); i++ {
-		counts[i] += counts[i-1]
-	}
-	for _, e := range src {
-		k := key(e)
-		dst[counts[k]] = e
-		counts[k]++
-	}
-	return dst, src
-}
-
-// splitWindows cuts time-sorted events into chunks: one when they span at
-// most 66 s, else consecutive 60 s windows.
-func splitWindows(events []exportEvent) [][]exportEvent {
-	first, last := events[0].ts, events[len(events)-1].ts
-	if last-first <= maxChunkSpanNanos {
-		return [][]exportEvent{events}
-	}
-	var out [][]exportEvent
-	for len(events) > 0 {
-		end := events[0].ts + chunkWindowNanos
-		n, _ := slices.BinarySearchFunc(events, end, func(ev exportEvent, t uint64) int { return cmp.Compare(ev.ts, t) })
-		out = append(out, events[:n:n])
-		events = events[n:]
-	}
-	return out
 }
 
 // collectEvents expands the profile's samples into events; false when the
@@ -569,10 +559,21 @@ func (x *profileExport) collectEvents() bool {
 		info.stack = s.StackIndex()
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
 		ts, values := s.TimestampsUnixNano(), s.Values()
-		ok := x.stackValid(info.stack)
+		ok := x.stackUsable(info.stack)
 
 		if ts.Len() > 0 {
 			perTS := values.Len() == ts.Len()
+			if ok && !perTS && int64(ts.Len()) <= budget {
+				// One event per timestamp, the shape of nearly every
+				// sample: what the loop below does, without its cases.
+				budget -= int64(ts.Len())
+				events := x.events
+				for j := range ts.Len() {
+					events = append(events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
+				}
+				x.events = events
+				continue
+			}
 			for j := range ts.Len() {
 				n := int64(1)
 				if perTS {
@@ -587,11 +588,11 @@ func (x *profileExport) collectEvents() bool {
 					fallthrough
 				case n == 1:
 					budget--
-					x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i)})
+					x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
 				default:
 					budget -= n
 					for range n {
-						x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i)})
+						x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
 					}
 				}
 			}
@@ -604,6 +605,12 @@ func (x *profileExport) collectEvents() bool {
 		}
 		for j := range values.Len() {
 			n = satAdd(n, weight(values.At(j)))
+		}
+		if ok && n > budget && !x.checkStacks {
+			// The events of this sample may not all fit, and its stack
+			// then reaches no chunk to be checked on the way: check it
+			// now, since a malformed sample is dropped as such.
+			ok = x.stackValid(info.stack)
 		}
 		switch {
 		case !ok:
@@ -675,7 +682,7 @@ func (x *profileExport) spread(aggregated []int64, threadTotals map[int32]int64,
 		for range n {
 			k := next[thread]
 			next[thread] = k + 1
-			x.events = append(x.events, exportEvent{ts: start + uint64(float64(k)*step), sample: int32(i)})
+			x.events = append(x.events, exportEvent{ts: start + uint64(float64(k)*step), sample: int32(i), thread: thread})
 		}
 	}
 }
@@ -784,6 +791,15 @@ func (x *profileExport) eachAttr(indices pcommon.Int32Slice, f func(key string, 
 	}
 }
 
+// stackUsable is stackValid when stacks are checked up front; otherwise
+// whether the stack is in the table and not known to be invalid.
+func (x *profileExport) stackUsable(stack int32) bool {
+	if x.checkStacks {
+		return x.stackValid(stack)
+	}
+	return stack >= 0 && int(stack) < len(x.stackStates) && x.stackStates[stack] != stackInvalid
+}
+
 // stackValid reports whether a stack and everything it references are inside
 // the dictionary.
 func (x *profileExport) stackValid(stack int32) bool {
@@ -805,44 +821,49 @@ func (x *profileExport) stackValid(stack int32) bool {
 }
 
 func (x *profileExport) checkStack(stack int32) bool {
+	valid := x.validLocations()
 	locs := x.dict.StackTable().At(int(stack)).LocationIndices()
 	for i := range locs.Len() {
-		if !x.locationValid(locs.At(i)) {
+		if l := locs.At(i); uint32(l) >= uint32(len(valid)) || !valid[l] {
 			return false
 		}
 	}
 	return true
 }
 
-// locationValid reports whether a location and the functions of its lines
-// are inside the dictionary, memoized per location: stacks share most of
-// their locations.
-func (x *profileExport) locationValid(l int32) bool {
-	if x.locationStates == nil {
-		x.locationStates = make([]stackState, x.dict.LocationTable().Len())
+// validLocations tells, per dictionary location, whether the functions of
+// its lines are inside the dictionary. The table is made once per call, on
+// first use: stacks share most of their locations, and a stack check is
+// then one lookup per location.
+func (e *exporter) validLocations() []bool {
+	e.indexLocations()
+	return e.locationValid
+}
+
+// dictionaryFrames is the number of Sentry frames the dictionary's locations
+// make: one per line, one for a location without lines.
+func (e *exporter) dictionaryFrames() int {
+	e.indexLocations()
+	return e.frameCount
+}
+
+func (e *exporter) indexLocations() {
+	if e.locationValid != nil {
+		return
 	}
-	if l < 0 || int(l) >= len(x.locationStates) {
-		return false
-	}
-	switch x.locationStates[l] {
-	case stackValid:
-		return true
-	case stackInvalid:
-		return false
-	}
-	ok := true
-	functions := x.dict.FunctionTable().Len()
-	lines := x.dict.LocationTable().At(int(l)).Lines()
-	for j := range lines.Len() {
-		if f := lines.At(j).FunctionIndex(); f < 0 || int(f) >= functions {
-			ok = false
+	functions := e.dict.FunctionTable().Len()
+	locations := e.dict.LocationTable()
+	e.locationValid = make([]bool, locations.Len())
+	for l, loc := range locations.All() {
+		ok := true
+		for _, line := range loc.Lines().All() {
+			if f := line.FunctionIndex(); f < 0 || int(f) >= functions {
+				ok = false
+			}
 		}
+		e.locationValid[l] = ok
+		e.frameCount += max(loc.Lines().Len(), 1)
 	}
-	x.locationStates[l] = stackInvalid
-	if ok {
-		x.locationStates[l] = stackValid
-	}
-	return ok
 }
 
 // platform is the chunk platform: sentry.platform, else the most common

@@ -55,36 +55,48 @@ type chunkBuilder struct {
 	seenMap  map[int32]bool
 }
 
-type frameSpan struct{ first, n int64 }
-
 // chunkTables map dictionary stacks and locations to the Sentry stacks and
 // frames of the chunk being built: flat arrays indexed by dictionary index,
 // allocated once per FromProfiles call and reused by every chunk. An entry
 // belongs to the current chunk when its generation is gen, so starting a
 // chunk costs one increment instead of clearing the arrays.
 type chunkTables struct {
-	gen         uint32
-	stackGen    []uint32
-	stackIDs    []int64
-	locationGen []uint32
-	frameSpans  []frameSpan
+	gen       uint32
+	stacks    []stackSlot
+	locations []locationSlot
+}
+
+// stackSlot is the Sentry stack of a dictionary stack in the current chunk.
+type stackSlot struct {
+	gen   uint32
+	id    int32 // Sentry stack index; -1 until built
+	empty bool  // no frames: Relay calls the samples of such a stack idle
+}
+
+// locationSlot is the run of Sentry frames of a dictionary location in the
+// current chunk: one per line.
+type locationSlot struct {
+	first int64
+	n     uint32
+	gen   uint32
 }
 
 // next starts a chunk.
 func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
-	if t.stackGen == nil {
-		t.stackGen = make([]uint32, d.StackTable().Len())
-		t.stackIDs = make([]int64, d.StackTable().Len())
-		t.locationGen = make([]uint32, d.LocationTable().Len())
-		t.frameSpans = make([]frameSpan, d.LocationTable().Len())
+	if t.stacks == nil {
+		t.stacks = make([]stackSlot, d.StackTable().Len())
+		t.locations = make([]locationSlot, d.LocationTable().Len())
 	}
 	t.gen++
 }
 
 // chunk builds the V2 chunk of one window of time-sorted events.
 // next is the time the following window starts at, 0 for the last window.
-func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform string) *sentry.Profile {
-	p := &sentry.Profile{
+// valid reports that the chunk passes sentry.Validate by construction;
+// when false, it may or may not. The chunk is nil when an event's stack
+// turned out to reference a location or function outside the dictionary.
+func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
+	p = &sentry.Profile{
 		Version:     sentry.VersionV2,
 		ChunkID:     x.chunkIDFor(w),
 		ProfilerID:  x.meta.profilerID,
@@ -95,48 +107,44 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		ClientSDK:   sentry.ClientSDK{Name: x.opts.SDKName, Version: x.opts.SDKVersion},
 	}
 	x.tables.next(x.dict)
+	x.indexLocations()
 	c := &chunkBuilder{
 		profileExport: x,
 		p:             p,
 		platform:      platform,
 		seenMap:       make(map[int32]bool),
 	}
+	c.reserve(events, w == 0 && next == 0)
 
-	// Samples: timestamp, thread, stack. A pprofile Sample's events share
-	// their Sentry stack, looked up once per Sample.
+	// Samples: timestamp, thread, stack.
 	p.Samples = make([]sentry.Sample, len(events))
 	usedThreads := make([]bool, len(x.threads))
-	sampleStacks := make([]int64, len(x.samples))
-	for i := range sampleStacks {
-		sampleStacks[i] = -1
-	}
-	if w == 0 && next == 0 {
-		// The only window: size the stack storage for every stack the
-		// samples use, instead of growing it through every power of two.
-		n, stacks := 0, c.dict.StackTable()
-		for i := range x.samples {
-			if st := x.samples[i].stack; x.stackValid(st) && c.tables.stackGen[st] != c.tables.gen {
-				c.tables.stackGen[st] = c.tables.gen
-				c.tables.stackIDs[st] = -1
-				n += stacks.At(int(st)).LocationIndices().Len()
-			}
-		}
-		c.p.Stacks.FrameIndices = make([]int64, 0, n)
-	}
+	// Samples with a non-empty stack per thread: Relay drops the threads
+	// with fewer than two.
+	active := make([]int, len(x.threads))
+	stacks := x.tables.stacks
 	for i, ev := range events {
 		info := &x.samples[ev.sample]
-		usedThreads[info.thread] = true
-		stack := sampleStacks[ev.sample]
-		if stack < 0 {
-			stack = c.stack(info.stack)
-			sampleStacks[ev.sample] = stack
+		slot := &stacks[info.stack] // reserved: in this chunk, id -1 until built
+		if slot.id < 0 && !c.stack(info.stack) {
+			return nil, false
 		}
-		p.Samples[i] = sentry.Sample{
-			StackID:      stack,
-			ThreadID:     x.threads[info.thread].id,
-			Timestamp:    int64(ev.ts),
-			QueueAddress: info.queue,
-			State:        info.state,
+		// Field by field into the zeroed sample: a whole-struct store
+		// copies through the write barrier while the GC runs, and most
+		// samples have no queue or state.
+		smp := &p.Samples[i]
+		smp.StackID = int64(slot.id)
+		smp.ThreadID = x.threads[ev.thread].id
+		smp.Timestamp = int64(ev.ts)
+		if info.queue != "" {
+			smp.QueueAddress = info.queue
+		}
+		if info.state != "" {
+			smp.State = info.state
+		}
+		usedThreads[ev.thread] = true
+		if !slot.empty {
+			active[ev.thread]++
 		}
 	}
 
@@ -188,81 +196,159 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		}
 		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to)
 	}
-	return p
+	return p, chunkValid(p, events, active)
 }
 
-// stack returns the Sentry stack of a dictionary stack, leaf first like both
-// formats, each location expanded into one frame per line (inlined functions
-// first, as OTLP orders them).
-func (c *chunkBuilder) stack(stack int32) int64 {
-	t := &c.tables
-	if t.stackGen[stack] == t.gen && t.stackIDs[stack] >= 0 {
-		return t.stackIDs[stack]
+// chunkValid reports whether a chunk built from time-sorted events passes
+// sentry.Validate, checking only the rules the builder does not meet by
+// construction. Indices are in range by construction: every stack_id is a
+// stack the builder added and every frame index a frame it added.
+func chunkValid(p *sentry.Profile, events []exportEvent, active []int) bool {
+	// Metadata: the ids are ours (32 hex digits), the rest has defaults,
+	// but an option or attribute may still have left something empty.
+	if !isHexID(p.ProfilerID) || !isHexID(p.ChunkID) ||
+		p.Platform == "" || p.ClientSDK.Name == "" || p.ClientSDK.Version == "" {
+		return false
 	}
-	locs := c.dict.StackTable().At(int(stack)).LocationIndices()
-	id := int64(c.p.Stacks.Len())
+	// Timestamps are positive (as int64), and the samples Relay keeps span
+	// at most the chunk limit: the span of all of them bounds theirs.
+	first, last := events[0].ts, events[len(events)-1].ts
+	if first == 0 || last > math.MaxInt64 || last-first > uint64(sentry.DefaultLimits().MaxDurationV2) {
+		return false
+	}
+	// Some thread has two samples with a non-empty stack.
+	return slices.ContainsFunc(active, func(n int) bool { return n >= 2 })
+}
+
+// isHexID reports whether id is a UUID as 32 lower-case hex digits.
+func isHexID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := range len(id) {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve marks the stacks the events use in the chunk tables and sizes the
+// chunk's stack and frame storage for them, instead of growing it through
+// every power of two. For the only window of a profile the samples tell
+// which stacks it uses, without a pass over every event.
+func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
+	t := &c.tables
+	table := c.dict.StackTable()
+	stacks, locations := 0, 0
+	use := func(st int32) {
+		if slot := &t.stacks[st]; slot.gen != t.gen {
+			n := table.At(int(st)).LocationIndices().Len()
+			*slot = stackSlot{gen: t.gen, id: -1, empty: n == 0}
+			stacks++
+			locations += n
+		}
+	}
+	if only {
+		// Every sample with events has a stack in the table.
+		for i := range c.samples {
+			if st := c.samples[i].stack; st >= 0 && int(st) < len(t.stacks) {
+				use(st)
+			}
+		}
+	} else {
+		for _, ev := range events {
+			use(c.samples[ev.sample].stack)
+		}
+	}
+	c.p.Stacks.Offsets = make([]int, 0, stacks)
+	c.p.Stacks.FrameIndices = make([]int64, 0, locations)
+	// A location makes a frame per line (at least one): the dictionary's
+	// count of those bounds the chunk's frames, and since most locations
+	// have one line, so does the number of locations the stacks visit.
+	c.p.Frames = make([]sentry.Frame, 0, min(c.dictionaryFrames(), locations))
+}
+
+// stack adds the Sentry stack of a dictionary stack, leaf first like both
+// formats, each location expanded into one frame per line (inlined
+// functions first, as OTLP orders them), and records it in the chunk
+// tables. It checks the locations on the way (see checkStacks) and returns
+// false, leaving the chunk unfinished, for a stack that is not valid.
+func (c *chunkBuilder) stack(stack int32) bool {
+	t := &c.tables
+	valid := c.locationValid
 	st := &c.p.Stacks
-	st.Offsets = append(st.Offsets, len(st.FrameIndices))
-	st.FrameIndices = slices.Grow(st.FrameIndices, locs.Len())
+	frames := st.FrameIndices
+	id := len(st.Offsets)
+	st.Offsets = append(st.Offsets, len(frames))
+	locs := c.dict.StackTable().At(int(stack)).LocationIndices()
 	for i := range locs.Len() {
 		l := locs.At(i)
-		span := t.frameSpans[l]
-		if t.locationGen[l] != t.gen {
-			span = c.frames(l)
+		if uint32(l) >= uint32(len(valid)) || !valid[l] {
+			c.stackStates[stack] = stackInvalid
+			return false
 		}
-		if span.n == 1 {
-			st.FrameIndices = append(st.FrameIndices, span.first)
+		loc := &t.locations[l]
+		if loc.gen != t.gen {
+			c.frames(l)
+		}
+		if loc.n == 1 {
+			frames = append(frames, loc.first)
 			continue
 		}
-		for f := span.first; f < span.first+span.n; f++ {
-			st.FrameIndices = append(st.FrameIndices, f)
+		for f := loc.first; f < loc.first+int64(loc.n); f++ {
+			frames = append(frames, f)
 		}
 	}
-	t.stackGen[stack], t.stackIDs[stack] = t.gen, id
-	return id
+	st.FrameIndices = frames
+	t.stacks[stack].id = int32(id)
+	c.stackStates[stack] = stackValid
+	return true
 }
 
-// frames returns the Sentry frames of a location, adding them on first use.
-func (c *chunkBuilder) frames(l int32) frameSpan {
+// frames adds the Sentry frames of a location and records them in the chunk
+// tables.
+func (c *chunkBuilder) frames(l int32) {
 	t := &c.tables
-	if t.locationGen[l] == t.gen {
-		return t.frameSpans[l]
-	}
 	loc := c.dict.LocationTable().At(int(l))
 	base := sentry.Frame{InstructionAddr: loc.Address()}
 	var filename string
 	hasFilenameAttr := false
 	var frameType string
-	c.eachAttr(loc.AttributeIndices(), func(key string, v pcommon.Value) {
-		switch key {
-		case string(semconv.ProfileFrameTypeKey):
+	for _, idx := range loc.AttributeIndices().All() {
+		if idx <= 0 || int(idx) >= len(c.attrRoles) {
+			continue
+		}
+		v := c.attrVals[idx]
+		switch c.attrRoles[idx] {
+		case roleFrameType:
 			frameType = v.AsString()
-		case attrFramePlatform:
+		case roleFramePlatform:
 			base.Platform = v.AsString()
-		case attrFrameFilename:
+		case roleFrameFilename:
 			filename, hasFilenameAttr = v.AsString(), true
-		case attrFrameRawFunction:
+		case roleFrameRawFunction:
 			base.RawFunction = v.AsString()
-		case attrFrameModule:
+		case roleFrameModule:
 			base.Module = v.AsString()
-		case attrFramePackage:
+		case roleFramePackage:
 			base.Package = v.AsString()
-		case attrFrameInApp:
+		case roleFrameInApp:
 			if v.Type() == pcommon.ValueTypeBool {
 				base.InApp = sentry.BoolOf(v.Bool())
 			}
-		case attrFrameSymbolAddr:
+		case roleFrameSymbolAddr:
 			base.SymbolAddr, _ = parseHexAddr(v.AsString())
-		case attrFrameImageAddr:
+		case roleFrameImageAddr:
 			base.ImageAddr, _ = parseHexAddr(v.AsString())
-		case attrFrameAddrMode:
+		case roleFrameAddrMode:
 			base.AddrMode = v.AsString()
-		case attrFrameStatus:
+		case roleFrameStatus:
 			base.Status = v.AsString()
-		case attrFrameData:
+		case roleFrameData:
 			base.Data = v.AsString()
 		}
-	})
+	}
 	// A frame of another kind than the chunk (native frames under Python)
 	// names its platform.
 	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
@@ -273,13 +359,14 @@ func (c *chunkBuilder) frames(l int32) frameSpan {
 		c.mappings = append(c.mappings, m)
 	}
 
-	span := frameSpan{first: int64(len(c.p.Frames))}
+	first := int64(len(c.p.Frames))
 	lines := loc.Lines()
+	functions := c.dict.FunctionTable()
 	for i := range max(lines.Len(), 1) {
 		f := base
 		if i < lines.Len() {
 			line := lines.At(i)
-			fn := c.dict.FunctionTable().At(int(line.FunctionIndex()))
+			fn := functions.At(int(line.FunctionIndex()))
 			f.Function = c.str(fn.NameStrindex())
 			f.Symbol = c.str(fn.SystemNameStrindex())
 			if hasFilenameAttr {
@@ -301,9 +388,7 @@ func (c *chunkBuilder) frames(l int32) frameSpan {
 		}
 		c.p.Frames = append(c.p.Frames, f)
 	}
-	span.n = int64(len(c.p.Frames)) - span.first
-	t.locationGen[l], t.frameSpans[l] = t.gen, span
-	return span
+	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
 }
 
 // unknownFunction names a frame that has nothing Sentry could show.

@@ -2,6 +2,9 @@ package translator
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -413,6 +416,222 @@ func TestFromProfilesDropsMalformed(t *testing.T) {
 	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 2 + 5 + 1, Err: drops[0].Err}, drops[0])
 	assert.Equal(t, sentry.ReasonNotEnoughSamples, drops[1].Reason)
 	assert.Equal(t, 1, drops[1].Samples)
+}
+
+// A stack found invalid only while a chunk is built: the profile is
+// converted again checking every stack first, and the chunk already made
+// for an earlier window is not kept twice.
+func TestFromProfilesInvalidStackInLaterWindow(t *testing.T) {
+	o := newOTLPBuilder()
+	sp := o.resource(map[string]any{})
+	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
+	badLoc := o.location(0, 0, "", testLine{fn: "g"})
+	o.dict.LocationTable().At(int(badLoc)).Lines().At(0).SetFunctionIndex(999) // function out of range
+	bad := o.stack(badLoc)
+	p := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
+	addSample(p, good, nil, nil, []uint64{t0, t0 + 1e9, t0 + 70e9, t0 + 71e9})
+	addSample(p, bad, nil, nil, []uint64{t0 + 72e9})
+
+	chunks, drops := FromProfiles(o.pd, ExportOptions{})
+	requireValidChunks(t, chunks)
+	require.Len(t, chunks, 2)
+	assert.Len(t, chunks[0].Profile.Samples, 2)
+	assert.Len(t, chunks[1].Profile.Samples, 2)
+	require.Len(t, drops, 1)
+	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 1, Err: drops[0].Err}, drops[0])
+}
+
+// An aggregated sample beyond the event limit reaches no chunk: its stack
+// is checked when it is counted, so that it is dropped as malformed, not
+// as too large.
+func TestFromProfilesOverflowWithInvalidStack(t *testing.T) {
+	o := newOTLPBuilder()
+	sp := o.resource(map[string]any{})
+	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
+	bad := o.stack(o.location(0, 0, "", testLine{fn: "g"}), 1234) // location out of range
+	p := o.profile(sp, "samples", "count", t0, 1e9, "", "", 0)
+	addSample(p, good, nil, []int64{maxProfileEvents}, nil)
+	addSample(p, bad, nil, []int64{5}, nil)
+
+	chunks, drops := FromProfiles(o.pd, ExportOptions{})
+	requireValidChunks(t, chunks)
+	require.Len(t, chunks, 1)
+	assert.Len(t, chunks[0].Profile.Samples, maxProfileEvents)
+	require.Len(t, drops, 1)
+	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 5, Err: drops[0].Err}, drops[0])
+}
+
+// randomOTLP makes a profile set with the troubles the exporter must sort
+// out: stacks naming locations or functions outside the dictionary, idle
+// stacks, aggregated and per-timestamp values, zero and huge timestamps,
+// spans of several windows, many threads.
+func randomOTLP(rng *rand.Rand) pprofile.Profiles {
+	o := newOTLPBuilder()
+	sp := o.resource(map[string]any{"service.name": "random"})
+	var locs []int32
+	for i := range 30 {
+		switch rng.IntN(12) {
+		case 0:
+			locs = append(locs, o.location(uint64(0x1000+i), 0, "native"))
+		case 1:
+			l := o.location(0, 0, "", testLine{fn: fmt.Sprint("bad", i)})
+			o.dict.LocationTable().At(int(l)).Lines().At(0).SetFunctionIndex(int32(5000 + i))
+			locs = append(locs, l)
+		default:
+			locs = append(locs, o.location(0, 0, "", testLine{fn: fmt.Sprint("f", i%7), file: "a.py", line: int64(i)}, testLine{fn: "g", line: 2}))
+		}
+	}
+	var stacks []int32
+	for range 15 {
+		var st []int32
+		for range rng.IntN(6) {
+			if rng.IntN(40) == 0 {
+				st = append(st, int32(900+rng.IntN(10)))
+			} else {
+				st = append(st, locs[rng.IntN(len(locs))])
+			}
+		}
+		stacks = append(stacks, o.stack(st...))
+	}
+	var threads []int32
+	for i := range 1 + rng.IntN(20) {
+		threads = append(threads, o.attr("thread.id", int64(i*7+1)))
+	}
+	for range 1 + rng.IntN(3) {
+		span := []uint64{1e9, 70e9, 200e9}[rng.IntN(3)]
+		p := o.profile(sp, "samples", "count", t0, span, "cpu", "nanoseconds", 10_000_000)
+		for range 1 + rng.IntN(40) {
+			st := stacks[rng.IntN(len(stacks))]
+			if rng.IntN(30) == 0 {
+				st = int32(rng.IntN(40)) - 5
+			}
+			attrs := []int32{threads[rng.IntN(len(threads))]}
+			var ts []uint64
+			var values []int64
+			switch rng.IntN(4) {
+			case 0: // aggregated
+				values = []int64{int64(rng.IntN(5))}
+			case 1: // values per timestamp, of one event each as SampleEvents counts them
+				for range 1 + rng.IntN(4) {
+					ts = append(ts, t0+uint64(rng.Int64N(int64(span))))
+					values = append(values, 1)
+				}
+			default:
+				for range 1 + rng.IntN(8) {
+					t := t0 + uint64(rng.Int64N(int64(span)))
+					if rng.IntN(100) == 0 {
+						t = []uint64{0, math.MaxUint64 - 1e12, 1 << 63, math.MaxInt64}[rng.IntN(4)]
+					}
+					ts = append(ts, t)
+				}
+			}
+			addSample(p, st, attrs, values, ts)
+		}
+	}
+	return o.pd
+}
+
+// The exporter checks most stacks while it builds the chunks, and starts a
+// profile over when one is invalid: the outcome must be what checking every
+// stack up front gives, and every chunk must pass Relay's rules.
+func TestFromProfilesChecksStacksEitherWay(t *testing.T) {
+	render := func(chunks []Chunk, drops []Drop) []string {
+		var out []string
+		for _, c := range chunks {
+			out = append(out, fmt.Sprintf("chunk %d %s", c.ResourceIndex, sentry.AppendChunkJSON(nil, c.Profile)))
+		}
+		for _, d := range drops {
+			out = append(out, fmt.Sprintf("drop %s %d %v", d.Reason, d.Samples, d.Err))
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for i := range 200 {
+		pd := randomOTLP(rng)
+		chunks, drops := FromProfiles(pd, ExportOptions{})
+		requireValidChunks(t, chunks)
+		sent := 0
+		for _, c := range chunks {
+			sent += len(c.Profile.Samples)
+		}
+		for _, d := range drops {
+			sent += d.Samples
+		}
+		require.Equal(t, SampleEvents(pd), sent, "case %d: every event is either sent or counted as dropped", i)
+
+		checked := newExporter(pd, ExportOptions{})
+		checked.alwaysCheckStacks = true
+		require.Equal(t, render(checked.convert(pd)), render(chunks, drops), "case %d", i)
+	}
+}
+
+// chunkValid vouches for a chunk only when Validate accepts it, and the
+// chunks it does not vouch for are the ones Validate rejects.
+func TestChunkValidAgreesWithValidate(t *testing.T) {
+	valid := func() *sentry.Profile {
+		return &sentry.Profile{
+			Version:    sentry.VersionV2,
+			ProfilerID: "4d229f1d3807421ba62a5f8bc295d836",
+			ChunkID:    "0432a0a4c25f4697bf9f0a2fcbe6a814",
+			Platform:   "python",
+			ClientSDK:  sentry.ClientSDK{Name: DefaultSDKName, Version: "1.0.0"},
+			Samples: []sentry.Sample{
+				{StackID: 0, ThreadID: "1", Timestamp: int64(t0)},
+				{StackID: 1, ThreadID: "2", Timestamp: int64(t0)},
+				{StackID: 0, ThreadID: "1", Timestamp: int64(t0 + 1e7)},
+			},
+			Stacks: sentry.Stacks{FrameIndices: []int64{0}, Offsets: []int{0, 1}}, // [[0], []]
+			Frames: []sentry.Frame{{Function: "f"}},
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(p *sentry.Profile)
+		want   sentry.Reason // "" when valid
+	}{
+		{"valid", func(*sentry.Profile) {}, ""},
+		{"no thread with two non-idle samples", func(p *sentry.Profile) { p.Samples[2].ThreadID = "3" }, sentry.ReasonNotEnoughSamples},
+		{"zero timestamp", func(p *sentry.Profile) { p.Samples[0].Timestamp = 0 }, sentry.ReasonMalformedSamples},
+		{"timestamp past the int64 range", func(p *sentry.Profile) { p.Samples[2].Timestamp = math.MinInt64 }, sentry.ReasonMalformedSamples},
+		{"span over 66 s", func(p *sentry.Profile) { p.Samples[2].Timestamp = int64(t0 + 67e9) }, sentry.ReasonDurationIsTooLong},
+		{"span of 66 s", func(p *sentry.Profile) { p.Samples[2].Timestamp = int64(t0 + 66e9) }, ""},
+		{"no platform", func(p *sentry.Profile) { p.Platform = "" }, sentry.ReasonMissingProfileMetadata},
+		{"no SDK version", func(p *sentry.Profile) { p.ClientSDK.Version = "" }, sentry.ReasonMissingProfileMetadata},
+		{"chunk id not a UUID", func(p *sentry.Profile) { p.ChunkID = "chunk" }, sentry.ReasonInvalidJSON},
+		{"profiler id in capitals", func(p *sentry.Profile) { p.ProfilerID = strings.ToUpper(p.ProfilerID) }, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := valid()
+			tt.change(p)
+			// The events and per-thread counts the builder would have had.
+			threads := map[string]int32{}
+			var events []exportEvent
+			active := make([]int, 3)
+			for _, s := range p.Samples {
+				if _, ok := threads[s.ThreadID]; !ok {
+					threads[s.ThreadID] = int32(len(threads))
+				}
+				events = append(events, exportEvent{ts: uint64(s.Timestamp), thread: threads[s.ThreadID]})
+				if len(p.Stacks.At(int(s.StackID))) > 0 {
+					active[threads[s.ThreadID]]++
+				}
+			}
+			slices.SortFunc(events, compareEvents)
+			err := sentry.Validate(p, sentry.DefaultLimits())
+			if chunkValid(p, events, active) {
+				require.NoError(t, err, "vouched for an invalid chunk")
+			}
+			if tt.want == "" {
+				require.NoError(t, err)
+				return
+			}
+			var serr *sentry.Error
+			require.ErrorAs(t, err, &serr)
+			assert.Equal(t, tt.want, serr.Reason)
+			assert.False(t, chunkValid(p, events, active))
+		})
+	}
 }
 
 func TestDebugIDFromBuildID(t *testing.T) {

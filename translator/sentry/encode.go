@@ -1,6 +1,7 @@
 package sentry
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -40,7 +41,7 @@ func AppendChunkJSON(dst []byte, p *Profile) []byte {
 	w.str("environment", p.Environment)
 	w.str("dist", p.Dist)
 	if !p.Timestamp.IsZero() {
-		w.key("timestamp")
+		w.name("timestamp")
 		w.b = appendSeconds(w.b, p.Timestamp.Unix(), int64(p.Timestamp.Nanosecond()))
 	}
 	w.device(&p.Device)
@@ -88,19 +89,15 @@ func AppendChunkJSON(dst []byte, p *Profile) []byte {
 	}
 
 	w.object("profile")
+	indices := newIndexText(max(p.Stacks.Len(), len(p.Frames)))
 	w.array("samples")
-	w.samples(p.Samples)
+	w.samples(p.Samples, indices)
 	w.close(']')
 	w.array("stacks")
 	for i := 0; i < p.Stacks.Len(); i++ {
 		w.element()
 		w.b = append(w.b, '[')
-		for j, f := range p.Stacks.At(i) {
-			if j > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = appendInt(w.b, f)
-		}
+		w.b = indices.appendList(w.b, p.Stacks.At(i))
 		w.b = append(w.b, ']')
 	}
 	w.close(']')
@@ -116,7 +113,7 @@ func AppendChunkJSON(dst []byte, p *Profile) []byte {
 			w.object(tm.ThreadID)
 			w.str("name", tm.Name)
 			if tm.HasPriority {
-				w.key("priority")
+				w.name("priority")
 				w.b = strconv.AppendInt(w.b, tm.Priority, 10)
 			}
 			w.close('}')
@@ -174,6 +171,16 @@ func (w *chunkWriter) key(k string) {
 	w.b = append(w.b, ':')
 }
 
+// name is key for the field names of this file: plain ASCII, written
+// without the escaping scan, which frames with a dozen fields each paid for
+// every one.
+func (w *chunkWriter) name(k string) {
+	w.element()
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, '"', ':')
+}
+
 func (w *chunkWriter) object(k string) {
 	w.key(k)
 	w.open('{')
@@ -192,21 +199,21 @@ func (w *chunkWriter) elementObject() {
 
 func (w *chunkWriter) str(k, v string) {
 	if v != "" {
-		w.key(k)
+		w.name(k)
 		w.b = jsontext.AppendString(w.b, v)
 	}
 }
 
 func (w *chunkWriter) uint(k string, v uint64) {
 	if v != 0 {
-		w.key(k)
+		w.name(k)
 		w.b = strconv.AppendUint(w.b, v, 10)
 	}
 }
 
 func (w *chunkWriter) addr(k string, v uint64) {
 	if v != 0 {
-		w.key(k)
+		w.name(k)
 		w.b = append(w.b, `"0x`...)
 		w.b = strconv.AppendUint(w.b, v, 16)
 		w.b = append(w.b, '"')
@@ -215,14 +222,14 @@ func (w *chunkWriter) addr(k string, v uint64) {
 
 func (w *chunkWriter) boolean(k string, v OptionalBool) {
 	if v.Set() {
-		w.key(k)
+		w.name(k)
 		w.b = strconv.AppendBool(w.b, v.True())
 	}
 }
 
 func (w *chunkWriter) nanos(k string, v int64) {
 	if v != 0 {
-		w.key(k)
+		w.name(k)
 		w.b = appendNanos(w.b, v)
 	}
 }
@@ -277,7 +284,7 @@ func (w *chunkWriter) measurement(m *Measurement) {
 		w.elementObject()
 		w.uint("elapsed_since_start_ns", v.ElapsedSinceStartNS)
 		w.nanos("timestamp", v.Timestamp)
-		w.key("value")
+		w.name("value")
 		w.b = appendFloat(w.b, v.Value)
 		w.close('}')
 	}
@@ -287,29 +294,30 @@ func (w *chunkWriter) measurement(m *Measurement) {
 
 // samples writes the elements of profile.samples. It is the bulk of a
 // chunk, so it appends the fixed parts directly instead of going through
-// key(), and reuses the text of the whole seconds of the previous
-// timestamp: consecutive samples fall in the same second.
-func (w *chunkWriter) samples(samples []Sample) {
+// name(), and reuses text that repeats from sample to sample: the
+// thread_id member of each thread, and the timestamp, which SDKs take once
+// for all threads of one tick.
+func (w *chunkWriter) samples(samples []Sample, indices indexText) {
 	b := w.b
-	var seconds secondsCache
+	var threads threadIDTexts
+	var ts timestampText
 	for i := range samples {
 		s := &samples[i]
 		if i > 0 {
-			b = append(b, ',')
+			b = append(b, `,{"stack_id":`...)
+		} else {
+			b = append(b, `{"stack_id":`...)
 		}
-		b = append(b, `{"stack_id":`...)
-		b = appendInt(b, s.StackID)
+		b = indices.append(b, s.StackID)
 		if s.ThreadID != "" {
-			b = append(b, `,"thread_id":`...)
-			b = jsontext.AppendString(b, s.ThreadID)
+			b = append(b, threads.get(s.ThreadID)...)
 		}
 		if s.ElapsedSinceStartNS != 0 {
 			b = append(b, `,"elapsed_since_start_ns":`...)
 			b = strconv.AppendUint(b, s.ElapsedSinceStartNS, 10)
 		}
 		if s.Timestamp != 0 {
-			b = append(b, `,"timestamp":`...)
-			b = seconds.appendNanos(b, s.Timestamp)
+			b = append(b, ts.get(s.Timestamp)...)
 		}
 		if s.QueueAddress != "" {
 			b = append(b, `,"queue_address":`...)
@@ -327,44 +335,158 @@ func (w *chunkWriter) samples(samples []Sample) {
 	w.b = b
 }
 
-// secondsCache remembers the decimal text of the last whole number of
-// seconds appendNanos wrote.
-type secondsCache struct {
-	whole uint64
-	text  [24]byte
-	n     int
+// threadIDTexts holds the `,"thread_id":"…"` text of each thread of a
+// chunk. Samples of one tick come thread after thread in the same order
+// tick after tick, so the thread after the last one found is tried first.
+type threadIDTexts struct {
+	ids   []string
+	texts [][]byte
+	byID  map[string]int // for chunks with many threads
+	last  int
 }
 
-// appendNanos is the package's appendNanos for non-negative values, with the
-// whole seconds taken from the cache when they repeat.
-func (c *secondsCache) appendNanos(b []byte, ns int64) []byte {
+// threadScanMax is the number of threads found by a linear scan before
+// they are hashed.
+const threadScanMax = 8
+
+func (t *threadIDTexts) get(id string) []byte {
+	if n := len(t.ids); n > 0 {
+		if next := (t.last + 1) % n; t.ids[next] == id {
+			t.last = next
+			return t.texts[next]
+		}
+		if t.ids[t.last] == id {
+			return t.texts[t.last]
+		}
+	}
+	i, ok := t.find(id)
+	if !ok {
+		i = len(t.ids)
+		t.ids = append(t.ids, id)
+		t.texts = append(t.texts, jsontext.AppendString([]byte(`,"thread_id":`), id))
+		if t.byID != nil {
+			t.byID[id] = i
+		} else if len(t.ids) > threadScanMax {
+			t.byID = make(map[string]int, 2*len(t.ids))
+			for j, known := range t.ids {
+				t.byID[known] = j
+			}
+		}
+	}
+	t.last = i
+	return t.texts[i]
+}
+
+func (t *threadIDTexts) find(id string) (int, bool) {
+	if t.byID != nil {
+		i, ok := t.byID[id]
+		return i, ok
+	}
+	for i, known := range t.ids {
+		if known == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// timestampText is the `,"timestamp":…` text of the last sample timestamp
+// written, and the text of its whole seconds, which the next timestamps
+// usually share.
+type timestampText struct {
+	ns    int64
+	text  [48]byte
+	n     int // length of the text; 0 before the first timestamp
+	whole uint64
+	// wholeEnd is where the text of whole ends; 0 when it is not there.
+	wholeEnd int
+}
+
+const timestampKey = `,"timestamp":`
+
+// get returns ns as appendNanos writes it, after the member's key.
+func (c *timestampText) get(ns int64) []byte {
+	if c.n > 0 && ns == c.ns {
+		return c.text[:c.n]
+	}
+	c.ns = ns
+	key := copy(c.text[:], timestampKey)
 	if ns < 0 {
-		return appendNanos(b, ns)
+		c.wholeEnd = 0
+		c.n = len(appendNanos(c.text[:key], ns))
+		return c.text[:c.n]
 	}
 	u := uint64(ns)
 	whole, frac := u/1e9, u%1e9
-	if c.n == 0 || whole != c.whole {
+	if c.wholeEnd == 0 || whole != c.whole {
 		c.whole = whole
-		c.n = len(strconv.AppendUint(c.text[:0], whole, 10))
+		c.wholeEnd = len(strconv.AppendUint(c.text[:key], whole, 10))
 	}
-	b = append(b, c.text[:c.n]...)
-	return appendFraction(b, frac)
+	c.n = len(appendFraction(c.text[:c.wholeEnd], frac))
+	return c.text[:c.n]
 }
 
-// appendInt is strconv.AppendInt with a fast path for the small
-// non-negative numbers that stack and frame indices are.
-func appendInt(b []byte, v int64) []byte {
-	switch {
-	case v < 0 || v >= 10000:
-		return strconv.AppendInt(b, v, 10)
-	case v < 10:
-		return append(b, byte('0'+v))
-	case v < 100:
-		return append(b, byte('0'+v/10), byte('0'+v%10))
-	case v < 1000:
-		return append(b, byte('0'+v/100), byte('0'+v/10%10), byte('0'+v%10))
+// indexText is the decimal text of the indices a chunk is full of (stack
+// ids, frame indices), each followed by a comma and packed into a word with
+// its length in the top byte: writing one is a store and an add. It covers
+// the indices below the larger of the stack and frame counts; others, which
+// only an invalid profile has, are formatted.
+type indexText []uint64
+
+// maxIndexText bounds the table: six digits and a comma fit in the seven
+// bytes below the length.
+const maxIndexText = 1_000_000
+
+func newIndexText(n int) indexText {
+	t := make(indexText, min(n, maxIndexText))
+	for i := range t {
+		if i < 10 {
+			t[i] = uint64('0'+i) | ','<<8 | 2<<56
+			continue
+		}
+		// The text of i is the text of i/10 followed by one digit.
+		prefix := t[i/10]
+		k := prefix>>56 - 1 // digits of i/10
+		digits := prefix & (1<<(8*k) - 1)
+		t[i] = digits | uint64('0'+i%10)<<(8*k) | ','<<(8*(k+1)) | (k+2)<<56
 	}
-	return append(b, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+	return t
+}
+
+// append writes v without the comma.
+func (t indexText) append(b []byte, v int64) []byte {
+	if uint64(v) >= uint64(len(t)) {
+		return strconv.AppendInt(b, v, 10)
+	}
+	word := t[v]
+	n := len(b)
+	b = slices.Grow(b, 8)[:n+8]
+	binary.LittleEndian.PutUint64(b[n:], word)
+	return b[:n+int(word>>56)-1]
+}
+
+// appendList writes vs separated by commas.
+func (t indexText) appendList(b []byte, vs []int64) []byte {
+	if len(vs) == 0 {
+		return b
+	}
+	// Each word is stored whole: room for eight bytes per index.
+	b = slices.Grow(b, 8*len(vs))
+	n := len(b)
+	buf := b[:cap(b)]
+	for i, v := range vs {
+		if uint64(v) < uint64(len(t)) {
+			word := t[v]
+			binary.LittleEndian.PutUint64(buf[n:], word)
+			n += int(word >> 56)
+			continue
+		}
+		b = append(strconv.AppendInt(buf[:n], v, 10), ',')
+		b = slices.Grow(b, 8*(len(vs)-i))
+		n = len(b)
+		buf = b[:cap(b)]
+	}
+	return buf[:n-1] // without the last comma
 }
 
 func (w *chunkWriter) frame(f *Frame) {
@@ -386,7 +508,7 @@ func (w *chunkWriter) frame(f *Frame) {
 	w.str("addr_mode", f.AddrMode)
 	w.str("status", f.Status)
 	if f.Data != "" {
-		w.key("data")
+		w.name("data")
 		w.b = append(w.b, f.Data...)
 	}
 	w.close('}')

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -292,5 +293,73 @@ func BenchmarkAppendChunkJSON(b *testing.B) {
 	}
 	if !bytes.HasSuffix(buf, []byte("}}")) {
 		b.Fatal("truncated output")
+	}
+}
+
+func TestIndexText(t *testing.T) {
+	tests := []struct {
+		name  string
+		table int // indices with their text in the table
+		v     int64
+	}{
+		{"zero", 10, 0},
+		{"one digit", 10, 9},
+		{"two digits", 100, 10},
+		{"the last in the table", 1000, 999},
+		{"past the table", 1000, 1000},
+		{"the largest the table holds", maxIndexText, maxIndexText - 1},
+		{"negative", 10, -1},
+		{"largest", 10, math.MaxInt64},
+		{"smallest", 10, math.MinInt64},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := newIndexText(tt.table)
+			want := strconv.FormatInt(tt.v, 10)
+			assert.Equal(t, "x"+want, string(text.append([]byte("x"), tt.v)))
+			assert.Equal(t, "x"+want+",1,"+want, string(text.appendList([]byte("x"), []int64{tt.v, 1, tt.v})))
+		})
+	}
+	// Every entry of a table, written back to back.
+	text := newIndexText(123_456)
+	var want []string
+	var list []int64
+	for v := range int64(123_456) {
+		want = append(want, strconv.FormatInt(v, 10))
+		list = append(list, v)
+	}
+	assert.Equal(t, strings.Join(want, ","), string(text.appendList(nil, list)))
+	assert.Empty(t, text.appendList(nil, nil))
+}
+
+func TestTimestampText(t *testing.T) {
+	var c timestampText
+	for _, ns := range []int64{
+		1724777211503779900, 1724777211503779900, // repeated
+		1724777211513000000, // same second
+		1724777212000000000, // next second, no fraction
+		-1500000000, 1,      // negative, then back
+		1, 999999999, math.MaxInt64, math.MinInt64,
+	} {
+		assert.Equal(t, `,"timestamp":`+string(appendNanos(nil, ns)), string(c.get(ns)), "%d", ns)
+	}
+}
+
+func TestThreadIDTexts(t *testing.T) {
+	ids := []string{"259", "0x0000000102adc700", `quote " and \`, "bad \xff"}
+	for i := range 2 * threadScanMax {
+		ids = append(ids, strconv.Itoa(140195255602048+i))
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var c threadIDTexts
+	for round := range 5 {
+		order := slices.Clone(ids)
+		if round > 2 {
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		for _, id := range order {
+			want, _ := json.Marshal(id)
+			assert.Equal(t, `,"thread_id":`+string(want), string(c.get(id)))
+		}
 	}
 }
