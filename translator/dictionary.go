@@ -103,6 +103,9 @@ func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
 }
 
 func (b *dictionaryBuilder) str(s string) int32 {
+	if s == "" {
+		return 0 // the table's first entry
+	}
 	if i, ok := b.strings[s]; ok {
 		return i
 	}
