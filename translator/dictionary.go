@@ -1,9 +1,9 @@
 package translator
 
 import (
-	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"unsafe"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -24,7 +24,6 @@ type dictionaryBuilder struct {
 	// Stacks and structured attribute values are not comparable; they are
 	// keyed by a hash, with chains through *Next for the rare collision.
 	seed         maphash.Seed
-	hashScratch  []byte
 	stackHeads   map[uint64]int32
 	stackNext    []int32
 	complexHeads map[uint64]int32
@@ -104,6 +103,9 @@ func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
 }
 
 func (b *dictionaryBuilder) str(s string) int32 {
+	if s == "" {
+		return 0 // the table's first entry
+	}
 	if i, ok := b.strings[s]; ok {
 		return i
 	}
@@ -173,12 +175,12 @@ func (b *dictionaryBuilder) stack(locations []int32) int32 {
 // hashInt32s hashes with a per-builder seed, so that a crafted payload
 // cannot aim for collisions.
 func (b *dictionaryBuilder) hashInt32s(v []int32) uint64 {
-	buf := b.hashScratch[:0]
-	for _, x := range v {
-		buf = binary.LittleEndian.AppendUint32(buf, uint32(x))
+	if len(v) == 0 {
+		return maphash.Bytes(b.seed, nil)
 	}
-	b.hashScratch = buf
-	return maphash.Bytes(b.seed, buf)
+	// The hash only has to agree with itself within this process, so the
+	// integers are hashed in their memory order, without a copy.
+	return maphash.Bytes(b.seed, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 4*len(v)))
 }
 
 func int32SliceEqual(s pcommon.Int32Slice, v []int32) bool {
