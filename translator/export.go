@@ -582,18 +582,15 @@ func (x *profileExport) collectEvents() bool {
 				switch {
 				case !ok:
 					malformed += n
+					continue
 				case n > budget:
+					// What does not fit is counted, not sent.
 					overflow += n - budget
 					n = budget
-					fallthrough
-				case n == 1:
-					budget--
+				}
+				budget -= n
+				for range n {
 					x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
-				default:
-					budget -= n
-					for range n {
-						x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
-					}
 				}
 			}
 			continue

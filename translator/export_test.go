@@ -461,6 +461,33 @@ func TestFromProfilesOverflowWithInvalidStack(t *testing.T) {
 	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 5, Err: drops[0].Err}, drops[0])
 }
 
+// Timestamped samples past the event limit, one event per timestamp or
+// several per timestamp: the limit holds, and what it cuts is counted.
+func TestFromProfilesEventLimitWithTimestamps(t *testing.T) {
+	o := newOTLPBuilder()
+	sp := o.resource(map[string]any{})
+	st := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
+	p := o.profile(sp, "samples", "count", t0, 1e9, "", "", 0)
+	ts := make([]uint64, maxProfileEvents-3)
+	for i := range ts {
+		ts[i] = t0 + uint64(i)
+	}
+	addSample(p, st, nil, nil, ts)                                     // leaves room for 3
+	addSample(p, st, nil, []int64{2, 5}, []uint64{t0 + 1e6, t0 + 2e6}) // 7 events: 3 fit
+	addSample(p, st, nil, nil, []uint64{t0 + 3e6, t0 + 4e6})           // none fit
+
+	chunks, drops := FromProfiles(o.pd, ExportOptions{})
+	requireValidChunks(t, chunks)
+	sent := 0
+	for _, c := range chunks {
+		sent += len(c.Profile.Samples)
+	}
+	assert.Equal(t, maxProfileEvents, sent)
+	require.Len(t, drops, 1)
+	assert.Equal(t, sentry.ReasonExceedSizeLimit, drops[0].Reason)
+	assert.Equal(t, 4+2, drops[0].Samples)
+}
+
 // randomOTLP makes a profile set with the troubles the exporter must sort
 // out: stacks naming locations or functions outside the dictionary, idle
 // stacks, aggregated and per-timestamp values, zero and huge timestamps,
