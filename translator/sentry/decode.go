@@ -1,6 +1,7 @@
 package sentry
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 )
@@ -53,6 +54,10 @@ type Decoder struct {
 	// not allocated again.
 	interned      map[string]string
 	internedBytes int
+	// frames caches decoded frames by their JSON text, from the second
+	// payload on: a one-off decode would only pay for filling it.
+	frameCache frameCache
+	decoded    bool
 }
 
 // Retention bounds of a Decoder: memory beyond them, which only unusually
@@ -79,6 +84,10 @@ func (dec *Decoder) Decode(data []byte) (*Profile, error) {
 		dec.interned, dec.internedBytes = nil, 0
 	}
 	d := profileDecoder{s: newScanner(data, dec.interned)}
+	if dec.decoded {
+		d.frameCache = &dec.frameCache
+	}
+	dec.decoded = true
 	p := &Profile{
 		Samples: dec.samples[:0],
 		Frames:  dec.frames[:0],
@@ -140,7 +149,8 @@ func keepLarger[T any](kept, used []T, limit int) []T {
 // profileDecoder walks a profile document; it holds what is only known once
 // the whole document has been read.
 type profileDecoder struct {
-	s scanner
+	s          scanner
+	frameCache *frameCache // nil: frames are decoded every time
 
 	// Set when the payload is an Android trace chunk or Perfetto metadata.
 	sampledProfile bool
@@ -676,10 +686,96 @@ func (d *profileDecoder) frames(out *[]Frame) error {
 		}
 		frames = grow(frames)
 		frames = append(frames, Frame{})
-		if err := d.frame(&frames[len(frames)-1]); err != nil {
+		f := &frames[len(frames)-1]
+		// An SDK sends the same frames chunk after chunk, byte for byte:
+		// a frame object seen before is not decoded again.
+		start, end := s.pos, rawObjectEnd(s.data, s.pos)
+		if cached, ok := d.frameCache.get(s.data, start, end); ok {
+			*f = cached
+			s.pos = end
+			continue
+		}
+		if err := d.frame(f); err != nil {
 			return inElement(err, n-1)
 		}
+		if s.pos == end {
+			d.frameCache.put(s.data[start:end], f)
+		}
 	}
+}
+
+// frameCache maps the JSON text of frame objects to what they decode to.
+// Decoding a frame depends on its bytes alone, so equal text is an equal
+// Frame; the strings of a cached Frame are interned and never change.
+type frameCache struct {
+	frames map[string]Frame
+	bytes  int
+}
+
+// Bounds of a frame cache: past them it starts over.
+const (
+	maxCachedFrames     = 1 << 13
+	maxCachedFrameBytes = 2 << 20
+)
+
+func (c *frameCache) get(data []byte, start, end int) (Frame, bool) {
+	if c == nil || end < 0 || c.frames == nil {
+		return Frame{}, false
+	}
+	f, ok := c.frames[string(data[start:end])]
+	return f, ok
+}
+
+func (c *frameCache) put(raw []byte, f *Frame) {
+	if c == nil {
+		return
+	}
+	if c.frames == nil || len(c.frames) >= maxCachedFrames || c.bytes+len(raw) > maxCachedFrameBytes {
+		c.frames, c.bytes = make(map[string]Frame, 256), 0
+	}
+	c.frames[string(raw)] = *f
+	c.bytes += len(raw)
+}
+
+// rawObjectEnd returns the offset just past the JSON object that starts at
+// data[i], or -1 when data[i] is not '{' or the input ends first. It follows
+// strings (with their escapes) and nesting without validating anything:
+// the text it delimits is only a cache key.
+func rawObjectEnd(data []byte, i int) int {
+	if i >= len(data) || data[i] != '{' {
+		return -1
+	}
+	depth := 0
+	for i < len(data) {
+		switch data[i] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case '"':
+			// Jump from quote to quote; a quote preceded by an odd number
+			// of backslashes is escaped.
+			for {
+				q := bytes.IndexByte(data[i+1:], '"')
+				if q < 0 {
+					return -1
+				}
+				i += 1 + q
+				backslashes := 0
+				for j := i - 1; data[j] == '\\'; j-- {
+					backslashes++
+				}
+				if backslashes%2 == 0 {
+					break
+				}
+			}
+		}
+		i++
+	}
+	return -1
 }
 
 // Canonical frame keys seen so far, so that their aliases do not override

@@ -110,3 +110,59 @@ func TestDecoderInternBound(t *testing.T) {
 		}
 	}
 }
+
+func TestRawObjectEnd(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       int
+	}{
+		{"flat", `{"function":"f","lineno":1},{`, 27},
+		{"escaped quote and brace in a string", `{"function":"a\"}b"},`, 20},
+		{"escaped backslash before the closing quote", `{"function":"a\\"},`, 18},
+		{"nested data", `{"data":{"x":[1,{"y":"}"}]}}]`, 28},
+		{"truncated", `{"function":"f`, -1},
+		{"unclosed", `{"a":1`, -1},
+		{"not an object", `["a"]`, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rawObjectEnd([]byte(tt.data), 0); got != tt.want {
+				t.Fatalf("rawObjectEnd(%s) = %d, want %d", tt.data, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecoderFrameCache decodes payloads that share frame texts, including
+// frames whose strings hold quotes, braces and escapes, and one whose text
+// differs only in an escape: each decodes as a fresh DecodeProfile does.
+func TestDecoderFrameCache(t *testing.T) {
+	frames := []string{
+		`{"function":"a\"}b","filename":"x.py","lineno":3}`,
+		`{"function":"a\"}b","filename":"x.py","lineno":3,"data":{"k":"}"}}`,
+		`{"function":"a\u0022}b","filename":"x.py","lineno":3}`, // the same frame, spelled otherwise
+		`{"function":"c","abs_path":"/x\\y.py","in_app":true}`,
+	}
+	payload := func(order ...int) []byte {
+		var b strings.Builder
+		b.WriteString(`{"version":"2","platform":"python","profile":{"frames":[`)
+		for i, o := range order {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(frames[o])
+		}
+		b.WriteString(`],"stacks":[[0]],"samples":[{"stack_id":0,"thread_id":"1","timestamp":1}]}}`)
+		return []byte(b.String())
+	}
+	checkDecoderReuse(t, [][]byte{payload(0, 1), payload(1, 0, 2), payload(2, 3, 0), payload(3, 3, 1), payload(0, 1, 2, 3)})
+	var dec Decoder
+	for range 3 {
+		if _, err := dec.Decode(payload(0, 1, 2, 3)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(dec.frameCache.frames); n != 4 {
+		t.Fatalf("the cache holds %d frames after three decodes of four distinct frame texts, want 4", n)
+	}
+}
