@@ -27,7 +27,7 @@ type envelopeItem struct {
 // newline. A length running past the end falls back to the line, and a line
 // that is not a JSON header ends the envelope: the HEAD_ONLY Perfetto fixture
 // was trimmed after capture and ends with a placeholder for its binary trace.
-func splitEnvelope(t *testing.T, data []byte) []envelopeItem {
+func splitEnvelope(t testing.TB, data []byte) []envelopeItem {
 	t.Helper()
 	_, rest, ok := bytes.Cut(data, []byte("\n"))
 	require.True(t, ok, "envelope has no header line")
@@ -57,7 +57,7 @@ func splitEnvelope(t *testing.T, data []byte) []envelopeItem {
 
 // profilePayloads returns every sample-format candidate among the shared
 // fixtures: the JSON files and the profile items of the envelopes, by name.
-func profilePayloads(t *testing.T) map[string][]byte {
+func profilePayloads(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	for _, path := range fixtures.Files(t, ".json") {

@@ -166,3 +166,23 @@ func TestDecoderFrameCache(t *testing.T) {
 		t.Fatalf("the cache holds %d frames after three decodes of four distinct frame texts, want 4", n)
 	}
 }
+
+// FuzzDecoderReuse decodes two payloads through one Decoder, the second
+// twice so that its frames come from the cache the second time: every
+// decode must equal a fresh DecodeProfile of the same payload.
+func FuzzDecoderReuse(f *testing.F) {
+	g := payloadGen{rng: rand.New(rand.NewPCG(9, 4))}
+	for range 8 {
+		f.Add(g.payload(VersionV2, 5), g.payload(VersionV1, 5))
+	}
+	if sharedFixturesPresent() {
+		for _, p := range profilePayloads(f) {
+			if len(p) < 64<<10 {
+				f.Add(p, p)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		checkDecoderReuse(t, [][]byte{first, second, second, first})
+	})
+}
