@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/jsontext"
 )
 
 // Header lines are decoded by walking the top-level members of an object that
@@ -21,11 +23,11 @@ func forEachMember(obj []byte, fn func(key, value []byte) error) error {
 		return nil
 	}
 	for {
-		keyEnd := endOfString(obj, i)
+		keyEnd := jsontext.StringEnd(obj, i)
 		key := obj[i+1 : keyEnd-1]
 		i = skipSpaceJSON(obj, keyEnd)
 		i = skipSpaceJSON(obj, i+1) // ':'
-		valueEnd := endOfValue(obj, i)
+		valueEnd := jsontext.ValueEnd(obj, i)
 		if err := fn(key, obj[i:valueEnd]); err != nil {
 			return err
 		}
@@ -96,52 +98,4 @@ func skipSpaceJSON(b []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// endOfString returns the index just past the string starting at b[i] == '"'.
-func endOfString(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(b)
-}
-
-// endOfValue returns the index just past the valid JSON value starting at i.
-func endOfValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return endOfString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = endOfString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return len(b)
-	default: // number, true, false, null
-		for i < len(b) {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return i
-			}
-			i++
-		}
-		return len(b)
-	}
 }

@@ -1,9 +1,10 @@
 package sentry
 
 import (
-	"bytes"
 	"strconv"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/jsontext"
 )
 
 // DecodeProfile decodes a V1 `profile` or V2 `profile_chunk` payload.
@@ -689,7 +690,10 @@ func (d *profileDecoder) frames(out *[]Frame) error {
 		f := &frames[len(frames)-1]
 		// An SDK sends the same frames chunk after chunk, byte for byte:
 		// a frame object seen before is not decoded again.
-		start, end := s.pos, rawObjectEnd(s.data, s.pos)
+		start, end := s.pos, -1
+		if s.pos < len(s.data) && s.data[s.pos] == '{' {
+			end = jsontext.ValueEnd(s.data, s.pos)
+		}
 		if cached, ok := d.frameCache.get(s.data, start, end); ok {
 			*f = cached
 			s.pos = end
@@ -735,47 +739,6 @@ func (c *frameCache) put(raw []byte, f *Frame) {
 	}
 	c.frames[string(raw)] = *f
 	c.bytes += len(raw)
-}
-
-// rawObjectEnd returns the offset just past the JSON object that starts at
-// data[i], or -1 when data[i] is not '{' or the input ends first. It follows
-// strings (with their escapes) and nesting without validating anything:
-// the text it delimits is only a cache key.
-func rawObjectEnd(data []byte, i int) int {
-	if i >= len(data) || data[i] != '{' {
-		return -1
-	}
-	depth := 0
-	for i < len(data) {
-		switch data[i] {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		case '"':
-			// Jump from quote to quote; a quote preceded by an odd number
-			// of backslashes is escaped.
-			for {
-				q := bytes.IndexByte(data[i+1:], '"')
-				if q < 0 {
-					return -1
-				}
-				i += 1 + q
-				backslashes := 0
-				for j := i - 1; data[j] == '\\'; j-- {
-					backslashes++
-				}
-				if backslashes%2 == 0 {
-					break
-				}
-			}
-		}
-		i++
-	}
-	return -1
 }
 
 // Canonical frame keys seen so far, so that their aliases do not override

@@ -111,28 +111,6 @@ func TestDecoderInternBound(t *testing.T) {
 	}
 }
 
-func TestRawObjectEnd(t *testing.T) {
-	tests := []struct {
-		name, data string
-		want       int
-	}{
-		{"flat", `{"function":"f","lineno":1},{`, 27},
-		{"escaped quote and brace in a string", `{"function":"a\"}b"},`, 20},
-		{"escaped backslash before the closing quote", `{"function":"a\\"},`, 18},
-		{"nested data", `{"data":{"x":[1,{"y":"}"}]}}]`, 28},
-		{"truncated", `{"function":"f`, -1},
-		{"unclosed", `{"a":1`, -1},
-		{"not an object", `["a"]`, -1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := rawObjectEnd([]byte(tt.data), 0); got != tt.want {
-				t.Fatalf("rawObjectEnd(%s) = %d, want %d", tt.data, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestDecoderFrameCache decodes payloads that share frame texts, including
 // frames whose strings hold quotes, braces and escapes, and one whose text
 // differs only in an escape: each decodes as a fresh DecodeProfile does.
