@@ -122,3 +122,16 @@ func requireValidChunks(t testing.TB, chunks []Chunk) {
 		require.Equal(t, c.Profile, back, "chunk %d reads back as written", i)
 	}
 }
+
+// sentOrDropped counts the sample events of the chunks and of the drops: a
+// conversion accounts for every event of its input one way or the other.
+func sentOrDropped(chunks []Chunk, drops []Drop) int {
+	n := 0
+	for _, c := range chunks {
+		n += len(c.Profile.Samples)
+	}
+	for _, d := range drops {
+		n += d.Samples
+	}
+	return n
+}
