@@ -75,8 +75,8 @@ type envelopeHandler struct {
 
 	// slots holds one token per envelope being read or translated.
 	slots chan struct{}
-	// translations holds *translation: the decoder and builder of an
-	// envelope, kept for the next one.
+	// translations holds *translation: the reader, decoder and builder of
+	// an envelope, kept for the next one.
 	translations sync.Pool
 }
 
