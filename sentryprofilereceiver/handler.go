@@ -99,9 +99,12 @@ func (h *envelopeHandler) getTranslation() *translation {
 
 func (h *envelopeHandler) putTranslation(t *translation) {
 	// The items' payloads live in the reader's memory, which the next
-	// envelope reuses.
+	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)
 	t.items = t.items[:0]
+	if t.reader != nil {
+		t.reader.Reset(nil, envelope.Limits{})
+	}
 	h.translations.Put(t)
 }
 
