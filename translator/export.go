@@ -34,6 +34,24 @@ type ExportOptions struct {
 	// timestamps) over time when the profile has no usable period. Default
 	// 101, the Sentry SDKs' rate.
 	DefaultSampleRateHz float64
+	// DefaultRelease and DefaultEnvironment are the release and environment
+	// of chunks whose resource has no service.version, respectively no
+	// deployment.environment.name (or the older deployment.environment).
+	DefaultRelease, DefaultEnvironment string
+	// InstanceID tells apart the profilers of sources whose resource names
+	// no host, container, pod or service instance (see profilerIdentityKeys):
+	// without it, pid 1 of every container on every host would be one
+	// profiler. The exporter passes the collector's service.instance.id.
+	InstanceID string
+	// ChunkWindow is the longest span of one chunk, in nanoseconds. Profiles
+	// of one profiler are merged and then cut into windows of at most this
+	// length. Default (and upper bound) 66 s, Relay's limit, which keeps a
+	// Sentry SDK's 60 s chunk whole.
+	ChunkWindow int64
+	// Platforms, when set, keeps the platform chosen for each profiler across
+	// calls, so that a window holding only kernel frames does not send a
+	// Python process as native (Relay routes chunks by platform).
+	Platforms *PlatformMemory
 }
 
 // DefaultSDKName is the client_sdk.name of produced chunks.
@@ -43,6 +61,11 @@ const DefaultSDKName = "sentryprofileexporter"
 type Chunk struct {
 	ResourceIndex int             // index of the ResourceProfiles it came from (the exporter routes by resource)
 	Profile       *sentry.Profile // V2 chunk that passes sentry.Validate
+	// Resources are every ResourceProfiles whose samples the chunk holds,
+	// ResourceIndex first: profiles of one profiler are merged across the
+	// resources of a request (see FromProfiles), so delivering the chunk
+	// delivers all of them.
+	Resources []int
 }
 
 // Drop is a part of the input that produced no chunk.
@@ -53,10 +76,9 @@ type Drop struct {
 }
 
 // Limits of one conversion. Relay rejects a chunk that spans more than 66 s;
-// longer profiles are cut into 60 s chunks, the length SDKs use.
+// longer spans are cut into equal windows of at most ExportOptions.ChunkWindow.
 const (
 	maxChunkSpanNanos = 66e9
-	chunkWindowNanos  = 60e9
 	// maxProfileEvents bounds the events one profile may expand to: values
 	// of aggregated samples are counts chosen by the sender, and a chunk that
 	// large would exceed Relay's 50 MB item limit anyway.
@@ -75,6 +97,9 @@ func (o ExportOptions) withDefaults() ExportOptions {
 	}
 	if !(o.DefaultSampleRateHz > 0) || math.IsInf(o.DefaultSampleRateHz, 0) {
 		o.DefaultSampleRateHz = 101
+	}
+	if o.ChunkWindow <= 0 || o.ChunkWindow > maxChunkSpanNanos {
+		o.ChunkWindow = maxChunkSpanNanos
 	}
 	return o
 }
@@ -123,13 +148,6 @@ func newExporter(pd pprofile.Profiles, opts ExportOptions) *exporter {
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
-}
-
-func (e *exporter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
-	for ri, rp := range pd.ResourceProfiles().All() {
-		e.resource(ri, rp)
-	}
-	return e.chunks, e.drops
 }
 
 type exporter struct {
@@ -244,64 +262,6 @@ func (e *exporter) indexAttributes() {
 	e.stackStates = make([]stackState, e.dict.StackTable().Len())
 }
 
-// resourceMeta is what every chunk of one resource shares.
-type resourceMeta struct {
-	index                      int
-	profilerID                 string
-	platform, language         string
-	release, environment, dist string
-	eventID                    string
-}
-
-func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles) {
-	attrs := rp.Resource().Attributes()
-	meta := resourceMeta{
-		index:       ri,
-		platform:    mapStr(attrs, attrPlatform),
-		language:    mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
-		release:     mapStr(attrs, string(semconv.ServiceVersionKey)),
-		environment: mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
-		dist:        mapStr(attrs, attrDist),
-	}
-	meta.profilerID = resourceProfilerID(attrs)
-
-	// Profiles of one scope that share id and time range are views of the
-	// same samples with different sample types (a pprof profile with several
-	// sample types becomes several OTLP profiles): only the best-ranked view
-	// is converted.
-	for si, sp := range rp.ScopeProfiles().All() {
-		profiles := sp.Profiles()
-		type viewKey struct {
-			id       pprofile.ProfileID
-			time     pcommon.Timestamp
-			duration uint64
-		}
-		best := make(map[viewKey]int, profiles.Len())
-		for _, prof := range profiles.All() {
-			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
-			r := e.sampleTypeRank(prof)
-			if cur, ok := best[k]; !ok || r < cur {
-				best[k] = r
-			}
-		}
-		for pi, prof := range profiles.All() {
-			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
-			r := e.sampleTypeRank(prof)
-			if r != best[k] {
-				continue
-			}
-			if r == rankUnsupported {
-				st := prof.SampleType()
-				e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
-					fmt.Errorf("resource %d scope %d profile %d: sample type %q/%q is neither a count of samples nor a time",
-						ri, si, pi, e.str(st.TypeStrindex()), e.str(st.UnitStrindex())))
-				continue
-			}
-			e.profile(meta, prof, fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi))
-		}
-	}
-}
-
 // Sample type ranks, best first.
 const (
 	rankSamples     = iota // samples/count: one per event
@@ -372,37 +332,6 @@ func mapStr(m pcommon.Map, k string) string {
 	return ""
 }
 
-// resourceProfilerID is a stable profiler_id for a source: sentry.profiler_id
-// when the resource came from a Sentry chunk, the event_id of a V1 profile
-// (a transaction profile is its own profiler session), else a digest of the
-// resource attributes, so that one source keeps one id across exports.
-func resourceProfilerID(attrs pcommon.Map) string {
-	if id := normalizeID(mapStr(attrs, attrProfilerID)); id != "" {
-		return id
-	}
-	if id := normalizeID(mapStr(attrs, attrEventID)); id != "" {
-		return id
-	}
-	keys := make([]string, 0, attrs.Len())
-	for k := range attrs.All() {
-		switch k {
-		case attrChunkID, attrEventID, attrTransactionID, attrTransactionName, attrTransactionTraceID:
-			// Per-item identities: the source is the same without them.
-		default:
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		v, _ := attrs.Get(k)
-		fmt.Fprintf(h, "%s\x00%s\x00", k, v.AsString())
-	}
-	var id [16]byte
-	copy(id[:], h.Sum(nil))
-	return uuidV4Hex(id)
-}
-
 // uuidV4Hex formats 16 bytes of a digest as the 32 hex digits of a UUID with
 // the version-4 and variant bits set, the shape Sentry ids have.
 func uuidV4Hex(id [16]byte) string {
@@ -446,17 +375,19 @@ type exportEvent struct {
 	thread int32 // index in profileExport.threads
 }
 
-// profileExport converts one pprofile.Profile.
+// profileExport converts the profiles of one profiler (a profileGroup):
+// their samples, numbered one after the other, make one run of chunks.
 type profileExport struct {
 	*exporter
-	meta     resourceMeta
-	prof     pprofile.Profile
-	where    string
-	samples  []sampleInfo
-	threads  []threadInfo
-	attrMemo []sampleAttrMemo
-	events   []exportEvent
-	attrs    profileAttrs
+	meta      resourceMeta
+	profs     []pprofile.Profile
+	resources []int
+	where     string
+	samples   []sampleInfo
+	threads   []threadInfo
+	attrMemo  []sampleAttrMemo
+	events    []exportEvent
+	attrs     profileAttrs
 	// checkStacks: every stack is checked, location by location, before
 	// its samples become events. Otherwise only its index is, and the
 	// chunk builder checks the locations as it walks them, so that the
@@ -465,9 +396,9 @@ type profileExport struct {
 	checkStacks bool
 }
 
-func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where string) {
+func (e *exporter) profile(g *profileGroup) {
 	chunks, drops := len(e.chunks), len(e.drops)
-	x := &profileExport{exporter: e, meta: meta, prof: prof, where: where, checkStacks: e.alwaysCheckStacks}
+	x := &profileExport{exporter: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where(), checkStacks: e.alwaysCheckStacks}
 	if x.convert() {
 		return
 	}
@@ -475,8 +406,17 @@ func (e *exporter) profile(meta resourceMeta, prof pprofile.Profile, where strin
 	// dictionary. Start over, checking every stack first, so that its
 	// samples are dropped as malformed before they can shape any chunk.
 	e.chunks, e.drops = e.chunks[:chunks], e.drops[:drops]
-	x = &profileExport{exporter: e, meta: meta, prof: prof, where: where, checkStacks: true}
+	x = &profileExport{exporter: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where(), checkStacks: true}
 	x.convert()
+}
+
+// sampleCount is the number of pprofile Samples of the group.
+func (x *profileExport) sampleCount() int {
+	n := 0
+	for _, prof := range x.profs {
+		n += prof.Samples().Len()
+	}
+	return n
 }
 
 // convert adds the chunks and drops of the profile. It returns false, having
@@ -489,7 +429,7 @@ func (x *profileExport) convert() bool {
 		return true
 	}
 	if len(x.events) == 0 {
-		if n := x.prof.Samples().Len(); n > 0 {
+		if n := x.sampleCount(); n > 0 {
 			e.drop(sentry.ReasonNotEnoughSamples, 0, fmt.Errorf("%s: %d samples hold no events", x.where, n))
 		}
 		return true
@@ -497,7 +437,7 @@ func (x *profileExport) convert() bool {
 	x.sortEvents()
 
 	platform := x.platform()
-	windows := splitWindows(x.events)
+	windows := splitWindows(x.events, uint64(x.opts.ChunkWindow))
 	for w, evs := range windows {
 		var next uint64
 		if w+1 < len(windows) {
@@ -516,30 +456,57 @@ func (x *profileExport) convert() bool {
 				if errors.As(err, &serr) {
 					reason = serr.Reason
 				}
-				e.drop(reason, len(evs), fmt.Errorf("%s chunk %d: %w", x.where, w, err))
+				e.drop(reason, len(chunk.Samples), fmt.Errorf("%s chunk %d: %w", x.where, w, err))
 				continue
 			}
 		}
-		e.chunks = append(e.chunks, Chunk{ResourceIndex: x.meta.index, Profile: chunk})
+		e.chunks = append(e.chunks, Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources})
 	}
 	return true
 }
 
-// collectEvents expands the profile's samples into events; false when the
-// profile was dropped whole.
+// eventBudget tracks what the group's samples may still expand to, and what
+// was lost on the way.
+type eventBudget struct {
+	left, malformed, overflow int64
+}
+
+// collectEvents expands the samples of the group's profiles into events;
+// false when the group was dropped whole.
 func (x *profileExport) collectEvents() bool {
-	prof := x.prof
-	samples := prof.Samples()
-	x.samples = make([]sampleInfo, samples.Len())
+	x.samples = make([]sampleInfo, x.sampleCount())
 	threadIndex := make(map[string]int32)
 	events := 0
-	for _, s := range samples.All() {
-		events += s.TimestampsUnixNano().Len()
+	for _, prof := range x.profs {
+		for _, s := range prof.Samples().All() {
+			events += s.TimestampsUnixNano().Len()
+		}
 	}
 	x.events = slices.Grow(x.events, min(events, maxProfileEvents))
 
+	b := eventBudget{left: maxProfileEvents}
+	base := 0
+	for _, prof := range x.profs {
+		x.collectProfileEvents(prof, base, threadIndex, &b)
+		base += prof.Samples().Len()
+	}
+	if b.malformed > 0 {
+		x.drop(sentry.ReasonMalformedStacks, clampInt(b.malformed),
+			fmt.Errorf("%s: samples reference stacks, locations or functions outside the dictionary", x.where))
+	}
+	if b.overflow > 0 {
+		x.drop(sentry.ReasonExceedSizeLimit, clampInt(b.overflow),
+			fmt.Errorf("%s: more than %d sample events", x.where, maxProfileEvents))
+	}
+	return true
+}
+
+// collectProfileEvents adds the events of one profile of the group, whose
+// samples are numbered from base.
+func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, threadIndex map[string]int32, b *eventBudget) {
+	samples := prof.Samples()
 	unitNanos := timeUnitNanos(x.str(prof.SampleType().UnitStrindex()))
-	period := x.periodNanos()
+	period := x.periodNanos(prof)
 	weight := func(v int64) int64 {
 		if v <= 0 {
 			return 0
@@ -550,11 +517,10 @@ func (x *profileExport) collectEvents() bool {
 		return max(1, int64(math.Round(float64(v)*unitNanos/period)))
 	}
 
-	var malformed, overflow int64
 	var aggregated []int64 // events per sample without timestamps
 	threadTotals := map[int32]int64{}
-	budget := int64(maxProfileEvents)
-	for i, s := range samples.All() {
+	for j, s := range samples.All() {
+		i := base + j
 		info := &x.samples[i]
 		info.stack = s.StackIndex()
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
@@ -563,34 +529,34 @@ func (x *profileExport) collectEvents() bool {
 
 		if ts.Len() > 0 {
 			perTS := values.Len() == ts.Len()
-			if ok && !perTS && int64(ts.Len()) <= budget {
+			if ok && !perTS && int64(ts.Len()) <= b.left {
 				// One event per timestamp, the shape of nearly every
 				// sample: what the loop below does, without its cases.
-				budget -= int64(ts.Len())
+				b.left -= int64(ts.Len())
 				events := x.events
-				for j := range ts.Len() {
-					events = append(events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
+				for k := range ts.Len() {
+					events = append(events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
 				}
 				x.events = events
 				continue
 			}
-			for j := range ts.Len() {
+			for k := range ts.Len() {
 				n := int64(1)
 				if perTS {
-					n = weight(values.At(j))
+					n = weight(values.At(k))
 				}
 				switch {
 				case !ok:
-					malformed += n
+					b.malformed += n
 					continue
-				case n > budget:
+				case n > b.left:
 					// What does not fit is counted, not sent.
-					overflow += n - budget
-					n = budget
+					b.overflow += n - b.left
+					n = b.left
 				}
-				budget -= n
+				b.left -= n
 				for range n {
-					x.events = append(x.events, exportEvent{ts: ts.At(j), sample: int32(i), thread: info.thread})
+					x.events = append(x.events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
 				}
 			}
 			continue
@@ -600,10 +566,10 @@ func (x *profileExport) collectEvents() bool {
 		if values.Len() == 0 {
 			n = 1 // a sample with neither values nor timestamps was seen once
 		}
-		for j := range values.Len() {
-			n = satAdd(n, weight(values.At(j)))
+		for k := range values.Len() {
+			n = satAdd(n, weight(values.At(k)))
 		}
-		if ok && n > budget && !x.checkStacks {
+		if ok && n > b.left && !x.checkStacks {
 			// The events of this sample may not all fit, and its stack
 			// then reaches no chunk to be checked on the way: check it
 			// now, since a malformed sample is dropped as such.
@@ -611,33 +577,24 @@ func (x *profileExport) collectEvents() bool {
 		}
 		switch {
 		case !ok:
-			malformed = satAdd(malformed, n)
+			b.malformed = satAdd(b.malformed, n)
 			continue
-		case n > budget:
-			overflow = satAdd(overflow, n-budget)
-			n = budget
+		case n > b.left:
+			b.overflow = satAdd(b.overflow, n-b.left)
+			n = b.left
 		}
-		budget -= n
+		b.left -= n
 		if n > 0 {
 			if aggregated == nil {
 				aggregated = make([]int64, samples.Len())
 			}
-			aggregated[i] = n
+			aggregated[j] = n
 			threadTotals[info.thread] += n
 		}
 	}
 	if aggregated != nil {
-		x.spread(aggregated, threadTotals, period)
+		x.spread(prof, base, aggregated, threadTotals, period)
 	}
-	if malformed > 0 {
-		x.drop(sentry.ReasonMalformedStacks, clampInt(malformed),
-			fmt.Errorf("%s: samples reference stacks, locations or functions outside the dictionary", x.where))
-	}
-	if overflow > 0 {
-		x.drop(sentry.ReasonExceedSizeLimit, clampInt(overflow),
-			fmt.Errorf("%s: more than %d sample events", x.where, maxProfileEvents))
-	}
-	return true
 }
 
 func satAdd(a, b int64) int64 {
@@ -653,9 +610,9 @@ func clampInt(v int64) int {
 
 // periodNanos is the sampling interval in nanoseconds: the profile's period
 // when its period type is a time, else 1/DefaultSampleRateHz.
-func (x *profileExport) periodNanos() float64 {
-	if u := timeUnitNanos(x.str(x.prof.PeriodType().UnitStrindex())); u > 0 && x.prof.Period() > 0 {
-		return float64(x.prof.Period()) * u
+func (x *profileExport) periodNanos(prof pprofile.Profile) float64 {
+	if u := timeUnitNanos(x.str(prof.PeriodType().UnitStrindex())); u > 0 && prof.Period() > 0 {
+		return float64(prof.Period()) * u
 	}
 	return 1e9 / x.opts.DefaultSampleRateHz
 }
@@ -663,14 +620,15 @@ func (x *profileExport) periodNanos() float64 {
 // spread gives the events of aggregated samples timestamps: each thread's
 // events follow each other from the profile start at the period, sample by
 // sample, or closer when that would run past the profile's duration.
-func (x *profileExport) spread(aggregated []int64, threadTotals map[int32]int64, period float64) {
-	start := uint64(x.prof.Time())
-	duration := float64(x.prof.DurationNano())
+func (x *profileExport) spread(prof pprofile.Profile, base int, aggregated []int64, threadTotals map[int32]int64, period float64) {
+	start := uint64(prof.Time())
+	duration := float64(prof.DurationNano())
 	next := make(map[int32]int64, len(threadTotals))
-	for i, n := range aggregated {
+	for j, n := range aggregated {
 		if n == 0 {
 			continue
 		}
+		i := base + j
 		thread := x.samples[i].thread
 		step := period
 		if total := float64(threadTotals[thread]); duration > 0 && total*step > duration {
@@ -863,14 +821,19 @@ func (e *exporter) indexLocations() {
 	}
 }
 
-// platform is the chunk platform: sentry.platform, else the most common
-// frame type of the sampled stacks (interpreted frames win over native ones,
-// which every runtime has underneath), else telemetry.sdk.language, else the
-// default.
+// platform is the chunk platform: sentry.platform, else the platform the
+// profiler settled on (see PlatformMemory) given the one its frames vote for.
 func (x *profileExport) platform() string {
 	if x.meta.platform != "" {
 		return x.meta.platform
 	}
+	return x.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
+}
+
+// votedPlatform is the most common frame type of the sampled stacks
+// (interpreted frames win over native ones, which every runtime has
+// underneath), else telemetry.sdk.language, else the default.
+func (x *profileExport) votedPlatform() string {
 	counts := map[string]int{}
 	seen := map[int32]bool{}
 	for _, s := range x.samples {
@@ -916,23 +879,29 @@ func (x *profileExport) locationFrameType(l int32) string {
 	return ft
 }
 
-// chunkIDFor is the chunk_id of window w: the profile id for the first
-// window (so a Sentry chunk keeps its id), a digest of it for the others and
-// for profiles without an id.
-func (x *profileExport) chunkIDFor(w int) string {
-	id := x.prof.ProfileID()
-	if w == 0 && !id.IsEmpty() {
+// chunkIDFor is the chunk_id of window w, which starts at first: the
+// profile id when a single profile makes a single window's first chunk (so
+// a Sentry chunk keeps its id), else a digest of the profiler, the first
+// profile and the window, so that the same input gives the same ids.
+func (x *profileExport) chunkIDFor(w int, first uint64) string {
+	prof := x.profs[0]
+	id := prof.ProfileID()
+	if w == 0 && len(x.profs) == 1 && !id.IsEmpty() {
 		return hex.EncodeToString(id[:])
 	}
 	h := sha256.New()
 	h.Write([]byte(x.meta.profilerID))
 	h.Write(id[:])
 	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(x.prof.Time()))
+	binary.LittleEndian.PutUint64(buf[:], uint64(prof.Time()))
 	h.Write(buf[:])
 	h.Write([]byte(x.where))
 	binary.LittleEndian.PutUint64(buf[:], uint64(w))
 	h.Write(buf[:])
+	if len(x.profs) > 1 {
+		binary.LittleEndian.PutUint64(buf[:], first)
+		h.Write(buf[:])
+	}
 	var out [16]byte
 	copy(out[:], h.Sum(nil))
 	return uuidV4Hex(out)

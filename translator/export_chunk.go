@@ -29,7 +29,11 @@ type profileAttrs struct {
 
 func (x *profileExport) readProfileAttrs() profileAttrs {
 	var a profileAttrs
-	x.eachAttr(x.prof.AttributeIndices(), func(key string, v pcommon.Value) {
+	if len(x.profs) != 1 {
+		// Only profiles from other sources merge, and they carry none.
+		return a
+	}
+	x.eachAttr(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
 		switch {
 		case key == attrThreadMetadata && v.Type() == pcommon.ValueTypeMap:
 			a.threadMetadata, a.hasThreads = v.Map(), true
@@ -98,7 +102,7 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
 	p = &sentry.Profile{
 		Version:     sentry.VersionV2,
-		ChunkID:     x.chunkIDFor(w),
+		ChunkID:     x.chunkIDFor(w, events[0].ts),
 		ProfilerID:  x.meta.profilerID,
 		Platform:    platform,
 		Release:     x.meta.release,

@@ -118,20 +118,27 @@ func eventsSorted(events []exportEvent) bool {
 	return true
 }
 
-// splitWindows cuts time-sorted events into chunks: one when they span at
-// most 66 s, else consecutive 60 s windows.
-func splitWindows(events []exportEvent) [][]exportEvent {
+// splitWindows cuts time-sorted events into chunks that span at most
+// window nanoseconds: one when they fit, else the fewest windows of equal
+// length that hold them, so that no chunk is a short tail (a short chunk
+// has more threads with a single sample, which Relay drops). Windows
+// without events are skipped.
+func splitWindows(events []exportEvent, window uint64) [][]exportEvent {
 	first, last := events[0].ts, events[len(events)-1].ts
-	if last-first <= maxChunkSpanNanos {
+	span := last - first
+	if span <= window {
 		return [][]exportEvent{events}
 	}
+	n := span/window + 1 // span/window rounded up, or one more when it divides
+	width := span/n + 1  // ≤ window; events of one window span < width
 	var out [][]exportEvent
 	for len(events) > 0 {
-		// A window that would end past the largest time takes the rest:
-		// the end wrapping around to a small time made an empty window,
-		// forever.
+		// The window of the first remaining event ends at a multiple of
+		// width past first; one that would end past last takes the rest
+		// (computed relative to first, so that nothing wraps around).
 		n := len(events)
-		if end := events[0].ts + chunkWindowNanos; end > events[0].ts {
+		if k := (events[0].ts-first)/width + 1; k <= span/width {
+			end := first + k*width // k*width ≤ span: no overflow
 			n, _ = slices.BinarySearchFunc(events, end, func(ev exportEvent, t uint64) int { return cmp.Compare(ev.ts, t) })
 		}
 		out = append(out, events[:n:n])

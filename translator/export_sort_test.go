@@ -72,7 +72,8 @@ func TestSplitWindows(t *testing.T) {
 		want   [][]uint64 // the times of each window
 	}{
 		{"one window up to 66 s", at(t0, t0+66e9), [][]uint64{{t0, t0 + 66e9}}},
-		{"60 s windows beyond", at(t0, t0+59e9, t0+60e9, t0+130e9), [][]uint64{{t0, t0 + 59e9}, {t0 + 60e9}, {t0 + 130e9}}},
+		{"equal windows beyond", at(t0, t0+43e9, t0+66e9, t0+130e9), [][]uint64{{t0, t0 + 43e9}, {t0 + 66e9, t0 + 130e9}}},
+		{"no short tail", at(t0, t0+60e9, t0+67e9), [][]uint64{{t0}, {t0 + 60e9, t0 + 67e9}}},
 		{
 			// The window of the last time would end past the largest
 			// time: it takes the rest instead of wrapping around.
@@ -83,7 +84,7 @@ func TestSplitWindows(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got [][]uint64
-			for _, w := range splitWindows(tt.events) {
+			for _, w := range splitWindows(tt.events, maxChunkSpanNanos) {
 				require.NotEmpty(t, w)
 				var times []uint64
 				for _, e := range w {

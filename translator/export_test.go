@@ -353,7 +353,8 @@ func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
 	short := o.profile(sp, "samples", "count", t0, 1e9, "wall", "nanoseconds", 9_900_990)
 	addSample(short, s, []int32{thread}, nil, []uint64{t0, t0 + 1e7, t0 + 2e7})
 
-	// 150 s of samples at 1 Hz: more than Relay's 66 s, cut at 60 s.
+	// 150 s of samples at 1 Hz, merged with the short profile of the same
+	// profiler: more than the 60 s window, cut into equal windows.
 	long := o.profile(sp, "samples", "count", t0+1000e9, 151e9, "wall", "nanoseconds", 1e9)
 	var ts []uint64
 	for i := range uint64(151) {
@@ -361,7 +362,7 @@ func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
 	}
 	addSample(long, s, []int32{thread}, nil, ts)
 
-	chunks, drops := FromProfiles(o.pd, ExportOptions{SDKName: "test.exporter", SDKVersion: "9.9.9"})
+	chunks, drops := FromProfiles(o.pd, ExportOptions{SDKName: "test.exporter", SDKVersion: "9.9.9", ChunkWindow: 60e9})
 	require.Empty(t, drops)
 	require.Len(t, chunks, 1+3)
 	requireValidChunks(t, chunks)
@@ -383,11 +384,11 @@ func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
 	assert.Equal(t, 3+151, total)
 
 	// The same source exported again keeps its profiler_id and chunk ids.
-	again, _ := FromProfiles(o.pd, ExportOptions{SDKName: "test.exporter", SDKVersion: "9.9.9"})
+	again, _ := FromProfiles(o.pd, ExportOptions{SDKName: "test.exporter", SDKVersion: "9.9.9", ChunkWindow: 60e9})
 	assert.Equal(t, chunks, again)
 	other := newOTLPBuilder()
 	other.resource(attrs)
-	assert.Equal(t, chunks[0].Profile.ProfilerID, resourceProfilerID(other.pd.ResourceProfiles().At(0).Resource().Attributes()))
+	assert.Equal(t, chunks[0].Profile.ProfilerID, foreignProfilerID(other.pd.ResourceProfiles().At(0).Resource().Attributes(), ""))
 
 	back := backToPdata(t, chunks)
 	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, countsAsIs))
@@ -404,7 +405,8 @@ func TestFromProfilesDropsMalformed(t *testing.T) {
 	addSample(p, -1, nil, []int64{5}, nil)                   // negative stack
 	bad := o.stack(loc, 1234)                                // location out of range
 	addSample(p, bad, nil, nil, []uint64{t0 + 5e7})
-	lonely := o.profile(sp, "samples", "count", t0+10e9, 1e9, "", "", 0)
+	// Another process: its profile is not merged with the first one.
+	lonely := o.profile(o.resource(map[string]any{"process.pid": int64(2)}), "samples", "count", t0+10e9, 1e9, "", "", 0)
 	addSample(lonely, s, nil, nil, []uint64{t0 + 10e9}) // one sample: Relay keeps nothing
 
 	chunks, drops := FromProfiles(o.pd, ExportOptions{})

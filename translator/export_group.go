@@ -1,0 +1,216 @@
+package translator
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// resourceMeta is what every chunk of one profiler shares.
+type resourceMeta struct {
+	index                      int // the first resource of the profiler's group
+	profilerID                 string
+	platform, language         string
+	release, environment, dist string
+}
+
+// profileGroup is the profiles of one profiler in a request: they become
+// one run of chunks, so that a profiler reporting every few seconds (the
+// eBPF profiler reports every 5 s) still gives chunks as long as an SDK's.
+type profileGroup struct {
+	meta      resourceMeta
+	profs     []pprofile.Profile
+	wheres    []string
+	resources []int // ResourceProfiles indices, in first-use order
+}
+
+// where names the group's first profile in errors, and how many others
+// were merged into it.
+func (g *profileGroup) where() string {
+	if len(g.wheres) == 1 {
+		return g.wheres[0]
+	}
+	return fmt.Sprintf("%s (and %d more profiles of the same profiler)", g.wheres[0], len(g.wheres)-1)
+}
+
+// groupKey is what profiles must share to be merged: the profiler and every
+// top-level field of the chunk.
+type groupKey struct {
+	profilerID, platform, language, release, environment, dist string
+}
+
+// grouping collects the groups of one request in first-use order.
+type grouping struct {
+	groups []*profileGroup
+	index  map[groupKey]*profileGroup
+}
+
+func (g *grouping) add(meta resourceMeta, prof pprofile.Profile, where string, mergeable bool) {
+	if mergeable {
+		k := groupKey{meta.profilerID, meta.platform, meta.language, meta.release, meta.environment, meta.dist}
+		if pg, ok := g.index[k]; ok {
+			pg.profs = append(pg.profs, prof)
+			pg.wheres = append(pg.wheres, where)
+			if !slices.Contains(pg.resources, meta.index) {
+				pg.resources = append(pg.resources, meta.index)
+			}
+			return
+		}
+		pg := &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}}
+		g.index[k] = pg
+		g.groups = append(g.groups, pg)
+		return
+	}
+	g.groups = append(g.groups, &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}})
+}
+
+func (e *exporter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
+	g := &grouping{index: map[groupKey]*profileGroup{}}
+	for ri, rp := range pd.ResourceProfiles().All() {
+		e.resource(ri, rp, g)
+	}
+	for _, pg := range g.groups {
+		e.profile(pg)
+	}
+	return e.chunks, e.drops
+}
+
+// resource sorts the profiles of a resource into profiler groups. Profiles
+// that came from Sentry keep their own chunk (and chunk_id); the others
+// merge with every profile of the same profiler in the request.
+func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
+	attrs := rp.Resource().Attributes()
+	meta := resourceMeta{
+		index:    ri,
+		platform: mapStr(attrs, attrPlatform),
+		language: mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
+		// release: service.version, else the exporter's default. Never
+		// empty when either gives one.
+		release: cmp.Or(mapStr(attrs, string(semconv.ServiceVersionKey)), e.opts.DefaultRelease),
+		// environment: the current semantic convention, the one it
+		// replaced (still what many resource detectors write), else the
+		// exporter's default.
+		environment: cmp.Or(mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
+			mapStr(attrs, attrDeploymentEnvironmentOld), e.opts.DefaultEnvironment),
+		dist: mapStr(attrs, attrDist),
+	}
+	var foreignID string // computed on first use
+
+	// Profiles of one scope that share id and time range are views of the
+	// same samples with different sample types (a pprof profile with several
+	// sample types becomes several OTLP profiles): only the best-ranked view
+	// is converted.
+	for si, sp := range rp.ScopeProfiles().All() {
+		profiles := sp.Profiles()
+		type viewKey struct {
+			id       pprofile.ProfileID
+			time     pcommon.Timestamp
+			duration uint64
+		}
+		best := make(map[viewKey]int, profiles.Len())
+		for _, prof := range profiles.All() {
+			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
+			r := e.sampleTypeRank(prof)
+			if cur, ok := best[k]; !ok || r < cur {
+				best[k] = r
+			}
+		}
+		for pi, prof := range profiles.All() {
+			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
+			r := e.sampleTypeRank(prof)
+			if r != best[k] {
+				continue
+			}
+			where := fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi)
+			if r == rankUnsupported {
+				st := prof.SampleType()
+				e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
+					fmt.Errorf("%s: sample type %q/%q is neither a count of samples nor a time",
+						where, e.str(st.TypeStrindex()), e.str(st.UnitStrindex())))
+				continue
+			}
+			m := meta
+			if id := sentryProfilerID(attrs, prof); id != "" {
+				m.profilerID = id
+				g.add(m, prof, where, false)
+				continue
+			}
+			if foreignID == "" {
+				foreignID = foreignProfilerID(attrs, e.opts.InstanceID)
+			}
+			m.profilerID = foreignID
+			g.add(m, prof, where, true)
+		}
+	}
+}
+
+// attrDeploymentEnvironmentOld is the key deployment.environment.name
+// replaced in semantic conventions 1.27.
+const attrDeploymentEnvironmentOld = "deployment.environment"
+
+// sentryProfilerID is the profiler_id of a profile that came from Sentry:
+// sentry.profiler_id of a V2 chunk, or the event_id of a V1 profile (a
+// transaction profile is its own profiler session); "" for any other
+// profile. Every read of the per-profile Sentry ids is here (and in
+// sentryItemIDKeys), so that where they live can change in one place.
+func sentryProfilerID(res pcommon.Map, _ pprofile.Profile) string {
+	if id := normalizeID(mapStr(res, attrProfilerID)); id != "" {
+		return id
+	}
+	return normalizeID(mapStr(res, attrEventID))
+}
+
+// sentryItemIDKeys are resource attributes that identify one Sentry item,
+// not its source: the profiler is the same without them.
+var sentryItemIDKeys = []string{attrChunkID, attrEventID, attrTransactionID, attrTransactionName, attrTransactionTraceID}
+
+// profilerIdentityKeys are the resource attributes that tell one machine,
+// container or instance from another. Without any of them a resource of the
+// eBPF profiler (process.pid and the executable) would be the same
+// profiler on every host.
+var profilerIdentityKeys = []string{
+	string(semconv.HostIDKey),
+	string(semconv.HostNameKey),
+	string(semconv.K8SPodUIDKey),
+	string(semconv.ContainerIDKey),
+	string(semconv.ServiceInstanceIDKey),
+}
+
+// foreignProfilerID is a stable profiler_id for a source that is not a
+// Sentry SDK: a digest of its resource attributes (minus per-item ids), as
+// a v4-shaped UUID, so that one source keeps one id across exports. When
+// the resource names none of profilerIdentityKeys, instanceID (the
+// collector's own identity) is mixed in: sources seen by different
+// collectors are then different profilers.
+func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
+	keys := make([]string, 0, attrs.Len())
+	identified := false
+	for k := range attrs.All() {
+		if slices.Contains(sentryItemIDKeys, k) {
+			continue
+		}
+		if slices.Contains(profilerIdentityKeys, k) {
+			identified = true
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		v, _ := attrs.Get(k)
+		fmt.Fprintf(h, "%s\x00%s\x00", k, v.AsString())
+	}
+	if !identified && instanceID != "" {
+		fmt.Fprintf(h, "\x01collector.instance\x00%s\x00", instanceID)
+	}
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	return uuidV4Hex(id)
+}
