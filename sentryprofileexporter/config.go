@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -47,6 +48,16 @@ type Config struct {
 	// standing for many observations) over the profile's time range.
 	SampleRateHz float64 `mapstructure:"sample_rate_hz"`
 
+	// DefaultRelease is the chunks' release when the resource has no
+	// service.version; DefaultEnvironment their environment when it has no
+	// deployment.environment.name (nor deployment.environment). Sentry
+	// groups profiles by both.
+	DefaultRelease     string `mapstructure:"default_release"`
+	DefaultEnvironment string `mapstructure:"default_environment"`
+
+	// Chunking merges consecutive profiles of one profiler into chunks.
+	Chunking ChunkingConfig `mapstructure:"chunking"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -62,6 +73,29 @@ type RoutingConfig struct {
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
+
+// ChunkingConfig merges the profiles a profiler reports every few seconds
+// into chunks as long as a Sentry SDK's: the exporter holds incoming
+// profiles for up to FlushInterval, then hands them, merged into one
+// request, to the sending queue; each profiler's samples there become chunks
+// of at most Window.
+type ChunkingConfig struct {
+	// Window is the longest span of one chunk. At most 66 s, Relay's limit.
+	Window time.Duration `mapstructure:"window"`
+	// FlushInterval is the longest a profile waits in the exporter before
+	// entering the sending queue. 0 sends every request on its own, as it
+	// arrives: profiles are then merged only within a request.
+	FlushInterval time.Duration `mapstructure:"flush_interval"`
+	// MaxSamples flushes early when the waiting profiles hold this many
+	// sample records, which bounds the exporter's memory.
+	MaxSamples int `mapstructure:"max_samples"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// maxChunkWindow is Relay's limit on the span of one chunk.
+const maxChunkWindow = 66 * time.Second
 
 var _ component.Config = (*Config)(nil)
 
@@ -100,6 +134,15 @@ func (cfg *Config) Validate() error {
 	}
 	if !(cfg.SampleRateHz > 0) || math.IsInf(cfg.SampleRateHz, 0) {
 		errs = append(errs, fmt.Errorf("sample_rate_hz: must be a positive number, got %v", cfg.SampleRateHz))
+	}
+	if w := cfg.Chunking.Window; w < time.Second || w > maxChunkWindow {
+		errs = append(errs, fmt.Errorf("chunking::window: must be between 1s and %s (Relay's limit), got %s", maxChunkWindow, w))
+	}
+	if cfg.Chunking.FlushInterval < 0 {
+		errs = append(errs, fmt.Errorf("chunking::flush_interval: must not be negative, got %s", cfg.Chunking.FlushInterval))
+	}
+	if cfg.Chunking.MaxSamples < 1 {
+		errs = append(errs, fmt.Errorf("chunking::max_samples: must be positive, got %d", cfg.Chunking.MaxSamples))
 	}
 	return errors.Join(errs...)
 }

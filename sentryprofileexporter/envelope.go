@@ -25,6 +25,7 @@ type encodedChunk struct {
 	chunkID  string
 	platform string
 	payload  []byte
+	samples  int // len(profile.samples): what Sentry counts
 }
 
 // envelopeBatch is the chunks of one resource that travel in one envelope.

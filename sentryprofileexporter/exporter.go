@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"runtime"
 	"sort"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadata"
@@ -72,11 +74,36 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 			SDKName:             sdkName,
 			SDKVersion:          version,
 			DefaultSampleRateHz: cfg.SampleRateHz,
+			DefaultRelease:      cfg.DefaultRelease,
+			DefaultEnvironment:  cfg.DefaultEnvironment,
+			InstanceID:          collectorInstanceID(set),
+			ChunkWindow:         cfg.Chunking.Window.Nanoseconds(),
+			Platforms:           translator.NewPlatformMemory(platformMemorySize),
 		},
 		sdk: envelopeSDK{name: sdkName, version: version},
 		userAgent: fmt.Sprintf("%s/%s (%s; %s/%s)",
 			sdkName, version, set.BuildInfo.Description, runtime.GOOS, runtime.GOARCH),
 	}, nil
+}
+
+// platformMemorySize is how many profilers keep their platform across
+// requests (a few dozen bytes each).
+const platformMemorySize = 1 << 16
+
+// collectorInstanceID identifies this collector in the profiler_id of
+// sources whose resource names no host, container or instance: the
+// collector's service.instance.id, else its host name, else its component
+// id. The collector draws a new service.instance.id at each start unless
+// the service's telemetry resource sets one, so such profilers start a new
+// session when the collector restarts, as they do when the process does.
+func collectorInstanceID(set exporter.Settings) string {
+	if v, ok := set.Resource.Attributes().Get(string(semconv.ServiceInstanceIDKey)); ok && v.AsString() != "" {
+		return v.AsString()
+	}
+	if host, err := os.Hostname(); err == nil && host != "" {
+		return host
+	}
+	return set.ID.String()
 }
 
 func (e *sentryExporter) start(ctx context.Context, host component.Host) error {
@@ -100,10 +127,12 @@ func (e *sentryExporter) shutdown(context.Context) error {
 // for its project. A resource is the unit of delivery: either all of its
 // chunks are accepted, or the whole resource is retried.
 type resourcePlan struct {
-	index   int // in pd.ResourceProfiles()
-	project *project
-	batches []envelopeBatch
-	chunks  int
+	index     int   // in pd.ResourceProfiles()
+	resources []int // every resource whose samples the chunks hold, index first
+	project   *project
+	batches   []envelopeBatch
+	chunks    int
+	samples   int
 }
 
 // pushProfiles converts a request to chunks and delivers them resource by
@@ -130,12 +159,12 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 		switch {
 		case d.err == nil:
 		case d.permanent:
-			e.dropChunks(ctx, reasonRejected, rp.chunks)
+			e.dropChunks(ctx, reasonRejected, rp.chunks, rp.samples)
 			e.logger.Error("Sentry rejected profile chunks; dropping them",
 				zap.String("dsn", rp.project.name), zap.Int("chunks", rp.chunks), zap.Error(d.err))
 			permErrs = append(permErrs, d.err)
 		default:
-			retry = append(retry, rp.index)
+			retry = append(retry, rp.resources...)
 			if attempted {
 				retryErrs = append(retryErrs, d.err)
 			}
@@ -154,6 +183,7 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 		err = exporterhelper.NewThrottleRetry(err, delay)
 	}
 	if len(retry) < pd.ResourceProfiles().Len() {
+		sort.Ints(retry)
 		return xconsumererror.NewProfiles(err, resourcesOf(pd, retry))
 	}
 	return err
@@ -164,22 +194,28 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 // a project, are dropped here.
 func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles, chunks []translator.Chunk) []resourcePlan {
 	byResource := map[int][]encodedChunk{}
+	members := map[int][]int{}
 	var order []int
-	tooLarge := 0
+	tooLarge, tooLargeSamples := 0, 0
 	for _, c := range chunks {
 		payload := sentry.AppendChunkJSON(nil, c.Profile)
 		if len(payload) > maxItemBytes {
 			tooLarge++
+			tooLargeSamples += len(c.Profile.Samples)
 			continue
 		}
 		if _, ok := byResource[c.ResourceIndex]; !ok {
 			order = append(order, c.ResourceIndex)
+			members[c.ResourceIndex] = c.Resources
+			if len(c.Resources) == 0 {
+				members[c.ResourceIndex] = []int{c.ResourceIndex}
+			}
 		}
 		byResource[c.ResourceIndex] = append(byResource[c.ResourceIndex],
-			encodedChunk{chunkID: c.Profile.ChunkID, platform: c.Profile.Platform, payload: payload})
+			encodedChunk{chunkID: c.Profile.ChunkID, platform: c.Profile.Platform, payload: payload, samples: len(c.Profile.Samples)})
 	}
 	if tooLarge > 0 {
-		e.dropChunks(ctx, string(sentry.ReasonExceedSizeLimit), tooLarge)
+		e.dropChunks(ctx, string(sentry.ReasonExceedSizeLimit), tooLarge, tooLargeSamples)
 		e.logger.Warn("Profile chunks over Sentry's item size limit dropped",
 			zap.Int("chunks", tooLarge), zap.Int("limit_bytes", maxItemBytes))
 	}
@@ -189,14 +225,19 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles, chunks 
 	plans := make([]resourcePlan, 0, len(order))
 	for _, i := range order {
 		encoded := byResource[i]
+		samples := 0
+		for _, c := range encoded {
+			samples += c.samples
+		}
 		p := e.router.route(rps.At(i).Resource())
 		if p == nil {
-			e.dropChunks(ctx, reasonNoDSN, len(encoded))
+			e.dropChunks(ctx, reasonNoDSN, len(encoded), samples)
 			e.logger.Warn("No DSN for resource; dropping its profile chunks",
 				zap.String("routing_attribute", e.router.attribute), zap.Int("chunks", len(encoded)))
 			continue
 		}
-		plans = append(plans, resourcePlan{index: i, project: p, batches: groupByCategory(encoded), chunks: len(encoded)})
+		plans = append(plans, resourcePlan{index: i, resources: members[i], project: p,
+			batches: groupByCategory(encoded), chunks: len(encoded), samples: samples})
 	}
 	return plans
 }
@@ -227,14 +268,22 @@ func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing m
 			return d, true
 		}
 		e.telemetry.ExporterSentryprofileChunksSent.Add(ctx, int64(len(b.chunks)))
+		samples := 0
+		for _, c := range b.chunks {
+			samples += c.samples
+		}
+		e.telemetry.ExporterSentryprofileSamplesSent.Add(ctx, int64(samples))
 		e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
 	}
 	return delivery{}, true
 }
 
-func (e *sentryExporter) dropChunks(ctx context.Context, reason string, n int) {
-	e.telemetry.ExporterSentryprofileChunksDropped.Add(ctx, int64(n),
-		metric.WithAttributes(attribute.String("reason", reason)))
+// dropChunks counts chunks, and the samples in them, that will never reach
+// Sentry.
+func (e *sentryExporter) dropChunks(ctx context.Context, reason string, chunks, samples int) {
+	attrs := metric.WithAttributes(attribute.String("reason", reason))
+	e.telemetry.ExporterSentryprofileChunksDropped.Add(ctx, int64(chunks), attrs)
+	e.telemetry.ExporterSentryprofileSamplesDropped.Add(ctx, int64(samples), attrs)
 }
 
 // recordTranslatorDrops counts what the translator refused and logs one line
@@ -258,7 +307,7 @@ func (e *sentryExporter) recordTranslatorDrops(ctx context.Context, drops []tran
 	}
 	for _, r := range reasons {
 		t := byReason[r]
-		e.dropChunks(ctx, string(r), t.chunks)
+		e.dropChunks(ctx, string(r), t.chunks, t.samples)
 		e.logger.Warn("Profile data Sentry would reject was dropped",
 			zap.String("reason", string(r)), zap.Int("chunks", t.chunks), zap.Int("samples", t.samples), zap.Error(t.first))
 	}

@@ -25,6 +25,15 @@ const (
 	defaultPlatform = "native"
 	// defaultSampleRateHz is the rate Sentry SDKs sample at (profiles spec).
 	defaultSampleRateHz = 101
+	// defaultChunkWindow is the chunk length of Sentry SDKs.
+	defaultChunkWindow = 60 * time.Second
+	// defaultFlushInterval leaves room in a 60 s window for the profile
+	// that was already under way when the first one arrived: the eBPF
+	// profiler reports every 5 s, so 50 s of arrivals span about 55 s.
+	defaultFlushInterval = 50 * time.Second
+	// defaultMaxSamples bounds what waits for a flush: about 40 MiB of
+	// sample records, far above a minute of a busy host at 20 Hz.
+	defaultMaxSamples = 1 << 18
 )
 
 // NewFactory returns the factory of the sentryprofile exporter.
@@ -49,6 +58,11 @@ func createDefaultConfig() component.Config {
 		},
 		Platform:     defaultPlatform,
 		SampleRateHz: defaultSampleRateHz,
+		Chunking: ChunkingConfig{
+			Window:        defaultChunkWindow,
+			FlushInterval: defaultFlushInterval,
+			MaxSamples:    defaultMaxSamples,
+		},
 	}
 }
 
@@ -58,7 +72,7 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 	if err != nil {
 		return nil, err
 	}
-	return xexporterhelper.NewProfiles(ctx, set, cfg, exp.pushProfiles,
+	queued, err := xexporterhelper.NewProfiles(ctx, set, cfg, exp.pushProfiles,
 		exporterhelper.WithStart(exp.start),
 		exporterhelper.WithShutdown(exp.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
@@ -67,4 +81,8 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 		exporterhelper.WithRetry(c.RetryConfig),
 		exporterhelper.WithQueue(c.QueueConfig),
 	)
+	if err != nil || c.Chunking.FlushInterval == 0 {
+		return queued, err
+	}
+	return newMerger(queued, c.Chunking, set.Logger, exp.telemetry), nil
 }

@@ -21,10 +21,12 @@ import (
 const testTimeout = 20 * time.Second
 
 // newTestConfig is the default configuration pointed at dsn, with retries
-// fast enough for tests.
+// fast enough for tests, and every request sent as it arrives (the tests of
+// merging across requests set chunking::flush_interval themselves).
 func newTestConfig(dsn string) *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.DSN = configopaque.String(dsn)
+	cfg.Chunking.FlushInterval = 0
 	cfg.ClientConfig.Timeout = 5 * time.Second
 	cfg.RetryConfig.InitialInterval = 20 * time.Millisecond
 	cfg.RetryConfig.MaxInterval = 200 * time.Millisecond

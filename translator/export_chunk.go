@@ -3,7 +3,9 @@ package translator
 import (
 	"cmp"
 	"encoding/hex"
+	"fmt"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -57,6 +59,9 @@ type chunkBuilder struct {
 	// each dictionary location live in the exporter's chunkTables.
 	mappings []int32 // dictionary mappings the frames use, in first-use order
 	seenMap  map[int32]bool
+	// frameMappings is the dictionary mapping of each frame (0 for none),
+	// for placing frames in their images once the images are known.
+	frameMappings []int32
 }
 
 // chunkTables map dictionary stacks and locations to the Sentry stacks and
@@ -152,6 +157,28 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		}
 	}
 
+	// Relay drops the threads with fewer than two samples with a non-empty
+	// stack. Their samples are dropped here and counted, so that what is
+	// sent is what Sentry keeps; when no thread is left, the chunk is left
+	// whole for Validate to refuse.
+	if slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) && slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
+		lonely := 0
+		kept := p.Samples[:0]
+		for i, ev := range events {
+			if active[ev.thread] < 2 {
+				usedThreads[ev.thread] = false
+				lonely++
+				continue
+			}
+			kept = append(kept, p.Samples[i])
+		}
+		p.Samples = kept
+		if lonely > 0 {
+			x.drop(sentry.ReasonNotEnoughSamples, lonely,
+				fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
+		}
+	}
+
 	// thread_metadata: as received, else from the samples' thread attributes.
 	if x.attrs.hasThreads {
 		for id, v := range x.attrs.threadMetadata.All() {
@@ -187,7 +214,7 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 	if x.attrs.hasImages {
 		p.DebugMeta.Images = imagesFromAttr(x.attrs.images)
 	} else {
-		p.DebugMeta.Images = c.imagesFromMappings()
+		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings())
 	}
 
 	if x.attrs.hasMeasures {
@@ -358,9 +385,25 @@ func (c *chunkBuilder) frames(l int32) {
 	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
 		base.Platform = platformOfFrameType(frameType)
 	}
-	if m := loc.MappingIndex(); m > 0 && int(m) < c.dict.MappingTable().Len() && !c.seenMap[m] {
+	m := loc.MappingIndex()
+	if m <= 0 || int(m) >= c.dict.MappingTable().Len() {
+		m = 0
+	}
+	if m != 0 && !c.seenMap[m] {
 		c.seenMap[m] = true
 		c.mappings = append(c.mappings, m)
+	}
+	if m != 0 && !c.attrs.hasImages {
+		// The binary a frame is in: Sentry's `package` of a native frame.
+		// A frame with an address only also gets it as its `module`,
+		// which Relay keeps in profiles (it drops `package`), so that the
+		// flame graph names the binary beside the address.
+		if file := c.str(c.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+			base.Package = cmp.Or(base.Package, file)
+			if loc.Lines().Len() == 0 && base.Module == "" {
+				base.Module = path.Base(file)
+			}
+		}
 	}
 
 	first := int64(len(c.p.Frames))
@@ -391,6 +434,7 @@ func (c *chunkBuilder) frames(l int32) {
 			f.Function = unknownFunction
 		}
 		c.p.Frames = append(c.p.Frames, f)
+		c.frameMappings = append(c.frameMappings, m)
 	}
 	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
 }
@@ -401,13 +445,16 @@ const unknownFunction = "<unknown>"
 // imagesFromMappings derives debug_meta images from the mappings the chunk's
 // frames use, for profiles that did not come from Sentry: one image per
 // binary, loaded at memory_start - file_offset.
-func (c *chunkBuilder) imagesFromMappings() []sentry.Image {
+//
+// It also returns the image of each mapping that has one.
+func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
 	type imageKey struct {
 		file, buildID string
 		base          uint64
 	}
 	var images []sentry.Image
 	index := map[imageKey]int{}
+	keyOf := map[int32]imageKey{}
 	for _, mi := range c.mappings {
 		m := c.dict.MappingTable().At(int(mi))
 		if m.MemoryLimit() <= m.MemoryStart() {
@@ -448,6 +495,7 @@ func (c *chunkBuilder) imagesFromMappings() []sentry.Image {
 			img.ImageAddr = m.MemoryStart() - m.FileOffset()
 		}
 		k := imageKey{file: img.CodeFile, buildID: img.CodeID, base: img.ImageAddr}
+		keyOf[mi] = k
 		if i, ok := index[k]; ok {
 			// Another segment of the same binary: widen the image.
 			images[i].ImageSize = max(images[i].ImageSize, m.MemoryLimit()-img.ImageAddr)
@@ -458,7 +506,14 @@ func (c *chunkBuilder) imagesFromMappings() []sentry.Image {
 		images = append(images, img)
 	}
 	slices.SortStableFunc(images, func(a, b sentry.Image) int { return cmp.Compare(a.ImageAddr, b.ImageAddr) })
-	return images
+	for i, img := range images {
+		index[imageKey{file: img.CodeFile, buildID: img.CodeID, base: img.ImageAddr}] = i
+	}
+	imageOf := make(map[int32]int, len(keyOf))
+	for m, k := range keyOf {
+		imageOf[m] = index[k]
+	}
+	return images, imageOf
 }
 
 // imageTypeOfFile guesses the debug file format of a binary from its name;

@@ -23,12 +23,14 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                              metric.Meter
-	mu                                 sync.Mutex
-	registrations                      []metric.Registration
-	ExporterSentryprofileChunksDropped metric.Int64Counter
-	ExporterSentryprofileChunksSent    metric.Int64Counter
-	ExporterSentryprofileSentBytes     metric.Int64Counter
+	meter                               metric.Meter
+	mu                                  sync.Mutex
+	registrations                       []metric.Registration
+	ExporterSentryprofileChunksDropped  metric.Int64Counter
+	ExporterSentryprofileChunksSent     metric.Int64Counter
+	ExporterSentryprofileSamplesDropped metric.Int64Counter
+	ExporterSentryprofileSamplesSent    metric.Int64Counter
+	ExporterSentryprofileSentBytes      metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -70,6 +72,18 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_exporter_sentryprofile_chunks_sent",
 		metric.WithDescription("Profile chunks accepted by Sentry (HTTP 2xx). [Development]"),
 		metric.WithUnit("{chunk}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileSamplesDropped, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_samples_dropped",
+		metric.WithDescription("Samples that will never reach Sentry, by reason, counted like exporter_sentryprofile_samples_sent (an aggregated pprof sample counts as the number of samples its value stands for). [Development]"),
+		metric.WithUnit("{sample}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileSamplesSent, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_samples_sent",
+		metric.WithDescription("Samples in the chunks Sentry accepted, one per sampled stack at one time on one thread (the samples a Sentry user sees), without those dropped before sending. [Development]"),
+		metric.WithUnit("{sample}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSentryprofileSentBytes, err = builder.meter.Int64Counter(

@@ -21,11 +21,19 @@ func TestSetupTelemetry(t *testing.T) {
 	defer tb.Shutdown()
 	tb.ExporterSentryprofileChunksDropped.Add(context.Background(), 1)
 	tb.ExporterSentryprofileChunksSent.Add(context.Background(), 1)
+	tb.ExporterSentryprofileSamplesDropped.Add(context.Background(), 1)
+	tb.ExporterSentryprofileSamplesSent.Add(context.Background(), 1)
 	tb.ExporterSentryprofileSentBytes.Add(context.Background(), 1)
 	AssertEqualExporterSentryprofileChunksDropped(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterSentryprofileChunksSent(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileSamplesDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileSamplesSent(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterSentryprofileSentBytes(t, testTel,
