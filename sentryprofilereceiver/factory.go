@@ -32,6 +32,7 @@ func createDefaultConfig() component.Config {
 		MaxProfileItemSize:     defaultMaxProfileItemSize,
 		RetryAfter:             defaultRetryAfter,
 		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
+		Validation:             ValidationLenient,
 	}
 }
 

@@ -53,6 +53,22 @@ func AssertEqualReceiverSentryprofileIgnoredItems(t *testing.T, tt *componenttes
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverSentryprofileItemWarnings(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_sentryprofile_item_warnings",
+		Description: "Relay rules broken by profile items that were accepted anyway (validation lenient, the default), by the Relay discard reason Sentry would have dropped them with. An item counts once per group of rules it breaks (metadata, transaction, samples). [Development]",
+		Unit:        "{item}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_item_warnings")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverSentryprofilePlatformHeaderMismatches(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_sentryprofile_platform_header_mismatches",
