@@ -129,6 +129,7 @@ func TestSDKs(t *testing.T) {
 // environment, and the collector discarded nothing.
 func checkSDKRun(t *testing.T, run *sdkRun) {
 	t.Helper()
+	t.Logf("%s: %d requests, items %v; the receiver's own counters: %v", run.Client.Name, len(run.Requests), run.Sent.Items, run.Metrics.Receiver)
 	posts := run.Posts()
 	require.NotEmpty(t, posts, "the SDK made no envelope request")
 	for i, r := range posts {

@@ -221,6 +221,7 @@ type receiverMetrics struct {
 	Discarded map[string]int // otelcol_receiver_sentryprofile_discarded_items by reason
 	Warnings  int            // item warnings (metadata accepted anyway), any reason
 	Accepted  int            // otelcol_receiver_accepted_profile_samples
+	Receiver  []string       // every otelcol_receiver_sentryprofile_ series as scraped, for the log
 }
 
 // DiscardedTotal adds up the discarded items of every reason.
@@ -263,6 +264,9 @@ func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
 			return m, err
 		}
 		m.Series++
+		if strings.HasPrefix(name, "otelcol_receiver_sentryprofile_") {
+			m.Receiver = append(m.Receiver, line)
+		}
 		switch {
 		case strings.HasPrefix(name, "otelcol_receiver_sentryprofile_discarded_items"):
 			m.Discarded[labels["reason"]] += int(value)
