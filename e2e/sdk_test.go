@@ -135,6 +135,10 @@ func checkSDKRun(t *testing.T, run *sdkRun) {
 	for i, r := range posts {
 		assert.Equal(t, http.StatusOK, r.Status, "request %d to %s answered %s", i, r.Path, r.Response)
 	}
+	// The collector's own HTTP server metrics count the same requests: none
+	// was lost between the proxy and the receiver, each answered 200.
+	assert.Equal(t, map[string]int{"200": len(posts)}, run.Metrics.Posts, "POSTs the receiver answered, by status, vs the %d the SDK made", len(posts))
+	assert.Zero(t, run.Metrics.Refused, "profile samples the pipeline refused or failed")
 	for _, typ := range sdkItems[run.Client.Name] {
 		assert.Positive(t, run.Sent.Items[typ], "the SDK sent no %s item; items: %v", typ, run.Sent.Items)
 	}

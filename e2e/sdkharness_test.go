@@ -205,7 +205,14 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 		run.Output, run.Got = pds, summarize(pds...)
 		run.Metrics, err = scrapeReceiverMetrics(addrs.Metrics)
 		require.NoError(t, err)
-		accounted := run.Got.Profiles+run.Metrics.DiscardedTotal() >= len(run.Sent.Profiles)
+		// confighttp records a request's metrics as its handler returns,
+		// which may be just after the SDK had the answer.
+		answered := 0
+		for _, n := range run.Metrics.Posts {
+			answered += n
+		}
+		accounted := run.Got.Profiles+run.Metrics.DiscardedTotal() >= len(run.Sent.Profiles) &&
+			answered >= len(run.Posts())
 		if (run.Got.SampleEvents >= want && accounted) || time.Now().After(deadline) {
 			break
 		}
@@ -221,6 +228,8 @@ type receiverMetrics struct {
 	Discarded map[string]int // otelcol_receiver_sentryprofile_discarded_items by reason
 	Warnings  int            // item warnings (metadata accepted anyway), any reason
 	Accepted  int            // otelcol_receiver_accepted_profile_samples
+	Refused   int            // otelcol_receiver_{refused,failed}_profile_samples: the pipeline said no
+	Posts     map[string]int // POSTs the receiver's HTTP server answered (confighttp's http_server_request_duration_count), by status code
 	Receiver  []string       // every otelcol_receiver_sentryprofile_ series as scraped, for the log
 }
 
@@ -236,7 +245,7 @@ func (m receiverMetrics) DiscardedTotal() int {
 // scrapeReceiverMetrics reads the collector's Prometheus endpoint. Counters
 // that never moved are absent, which reads as zero.
 func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
-	m := receiverMetrics{Discarded: map[string]int{}}
+	m := receiverMetrics{Discarded: map[string]int{}, Posts: map[string]int{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/metrics", nil)
@@ -256,7 +265,20 @@ func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		if strings.HasPrefix(line, "#") || !strings.HasPrefix(line, "otelcol_") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "http_server_request_duration_count{") {
+			_, labels, value, err := parseMetricLine(line)
+			if err != nil {
+				return m, err
+			}
+			if labels["http_request_method"] == http.MethodPost {
+				m.Posts[labels["http_response_status_code"]] += int(value)
+			}
+			continue
+		}
+		if !strings.HasPrefix(line, "otelcol_") {
 			continue
 		}
 		name, labels, value, err := parseMetricLine(line)
@@ -274,6 +296,9 @@ func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
 			m.Warnings += int(value)
 		case strings.HasPrefix(name, "otelcol_receiver_accepted_profile_samples"):
 			m.Accepted += int(value)
+		case strings.HasPrefix(name, "otelcol_receiver_refused_profile_samples"),
+			strings.HasPrefix(name, "otelcol_receiver_failed_profile_samples"):
+			m.Refused += int(value)
 		}
 	}
 	if err := sc.Err(); err != nil {
