@@ -47,9 +47,10 @@ func nodeProgram(dir string, extra ...string) func(*testing.T, sdkEnv, *sdkRecor
 		cmd.Dir = dir
 		cmd.WaitDelay = 5 * time.Second
 		cmd.Env = append(append(os.Environ(), extra...), env.vars()...)
+		started := time.Now()
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "node %s/app.js:\n%s", dir, out)
-		t.Logf("node %s/app.js: %s", dir, out)
+		t.Logf("node %s/app.js (%s): %s", dir, time.Since(started).Round(time.Millisecond), out)
 	}
 }
 
@@ -73,9 +74,10 @@ func goProgram(dir string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		cmd := exec.CommandContext(ctx, bin)
 		cmd.WaitDelay = 5 * time.Second
 		cmd.Env = append(os.Environ(), env.vars()...)
+		started := time.Now()
 		out, err = cmd.CombinedOutput()
 		require.NoError(t, err, "%s:\n%s", bin, out)
-		t.Logf("%s: %s", filepath.Base(bin), out)
+		t.Logf("%s (%s): %s", filepath.Base(bin), time.Since(started).Round(time.Millisecond), out)
 	}
 }
 
@@ -153,6 +155,7 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		logs := &lockedBuffer{}
 		cmd.Stdout, cmd.Stderr = logs, logs
+		started := time.Now()
 		require.NoError(t, cmd.Start())
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
@@ -165,7 +168,7 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		case res := <-done:
 			require.Empty(t, res.Error, "the page failed")
 			require.True(t, res.Flushed, "the page's Sentry.flush timed out")
-			t.Logf("%s: %+v", entry, res)
+			t.Logf("%s in chromium (%s): %+v", entry, time.Since(started).Round(time.Millisecond), res)
 		case err := <-exited:
 			exited <- err
 			t.Fatalf("chromium exited before the page finished: %v\n%s", err, logs.String())
