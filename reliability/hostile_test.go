@@ -604,7 +604,7 @@ func hostileCases() []hostileCase {
 			name:   "downstream_permanent_error",
 			fail:   consumererror.NewPermanent(errors.New("schema rejected")),
 			body:   bodyOf(envelopeOf(`{}`, chunkItem(validChunk), chunkItem(validChunk))),
-			status: http.StatusBadRequest, detail: "profiles rejected by the pipeline",
+			status: http.StatusBadRequest, detail: "rejected by the pipeline",
 			check: func(t *testing.T, res response, down *recordingConsumer) {
 				assert.Empty(t, res.header.Get("Retry-After"))
 				assert.Equal(t, []int{2 * samplesPerProfile}, down.calls(), "one call holding the whole envelope")
@@ -715,7 +715,7 @@ func requireNoSecretsOrRequestData(t *testing.T, rut *receiverUnderTest, res res
 		if e.Level <= zapcore.DebugLevel {
 			continue
 		}
-		if e.Message == "Profile item dropped" {
+		if e.Message == "Item dropped" {
 			// The rate-limited drop line: fixed fields, no payload content.
 			for k := range e.ContextMap() {
 				assert.Containsf(t, dropLogFields, k, "drop log field %q", k)

@@ -89,6 +89,12 @@ type Config struct {
 	// once; further requests wait (their bodies unread) for a slot.
 	MaxConcurrentEnvelopes int `mapstructure:"max_concurrent_envelopes"`
 
+	// IncludeUserData copies a transaction's "user" and "request" contexts
+	// (user id, email, name, IP address, URL, request headers including
+	// cookies) onto its segment span in the traces signal. Off by default:
+	// they are personal data, and Sentry scrubs them server-side.
+	IncludeUserData bool `mapstructure:"include_user_data"`
+
 	// Validation chooses which of Relay's rules drop a profile item.
 	Validation Validation `mapstructure:"validation"`
 

@@ -75,7 +75,7 @@ func (l *dropLog) dropped(d droppedItem) {
 	if sdk == "" {
 		sdk = "unknown"
 	}
-	l.logger.Warn("Profile item dropped",
+	l.logger.Warn("Item dropped",
 		zap.String("item_type", d.itemType),
 		zap.String("reason", string(d.reason)),
 		zap.String("project_id", d.projectID),

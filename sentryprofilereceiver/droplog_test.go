@@ -50,7 +50,7 @@ func TestDropLogRateLimit(t *testing.T) {
 		}
 		last := logs.All()[logs.Len()-1]
 		fields := last.ContextMap()
-		assert.Equal(t, "Profile item dropped", last.Message)
+		assert.Equal(t, "Item dropped", last.Message)
 		assert.Equal(t, zapcore.WarnLevel, last.Level)
 		assert.Equal(t, string(s.reason), fields["reason"], "step %d", i)
 		assert.Equal(t, s.suppressed, fields["suppressed_since_last"], "step %d", i)

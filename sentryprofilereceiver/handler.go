@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -43,7 +44,7 @@ const obsreportFormat = "sentry_envelope"
 // client, and a metric attribute must not let a client create series.
 var knownItemTypes = map[string]struct{}{
 	"attachment": {}, "check_in": {}, "client_report": {}, "event": {}, "feedback": {},
-	"form_data": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
+	"form_data": {}, "profile": {}, "profile_chunk": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
 	"otel_span": {}, "raw_security": {}, "replay_event": {}, "replay_recording": {},
 	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, "span": {},
 	"statsd": {}, "trace_metric": {}, "transaction": {}, "unreal_report": {}, "user_report": {},
@@ -60,15 +61,18 @@ type requestError struct {
 func (e *requestError) Error() string { return fmt.Sprintf("%d %s", e.status, e.detail) }
 
 // envelopeHandler serves POST /api/{project_id}/envelope/: one envelope in,
-// at most one pprofile.Profiles out.
+// at most one pprofile.Profiles and one ptrace.Traces out.
 type envelopeHandler struct {
-	cfg       *Config
-	logger    *zap.Logger
-	auth      *authenticator
-	next      xconsumer.Profiles
-	obsrep    *receiverhelper.ObsReport
-	telemetry *metadata.TelemetryBuilder
-	drops     *dropLog
+	cfg    *Config
+	logger *zap.Logger
+	auth   *authenticator
+	// next and nextTraces are the pipelines of the signals configured;
+	// either may be nil.
+	next       xconsumer.Profiles
+	nextTraces consumer.Traces
+	obsrep     *receiverhelper.ObsReport
+	telemetry  *metadata.TelemetryBuilder
+	drops      *dropLog
 	// mode is which of Relay's rules drop an item (config `validation`).
 	mode sentry.Mode
 
@@ -181,15 +185,21 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		h.refuse(w, projectID, rerr)
 		return
 	}
+	var err error
 	pd, samples := h.translate(r.Context(), t, projectID)
 	if samples > 0 {
 		ctx := h.obsrep.StartProfilesOp(r.Context())
-		err := h.next.ConsumeProfiles(ctx, pd)
+		err = h.next.ConsumeProfiles(ctx, pd)
 		h.obsrep.EndProfilesOp(ctx, obsreportFormat, samples, err)
-		if err != nil {
-			h.refuse(w, projectID, consumerError(err))
-			return
-		}
+	}
+	// The spans go down their pipeline even when the profiles were
+	// refused: an SDK does not send a refused envelope again.
+	if terr := h.consumeTraces(r.Context(), t, projectID); err == nil {
+		err = terr
+	}
+	if err != nil {
+		h.refuse(w, projectID, consumerError(err))
+		return
 	}
 	// Items dropped above still get a 200, as from Relay: the envelope was
 	// well formed and authorized, the SDK cannot fix the items by sending
@@ -268,7 +278,7 @@ func (h *envelopeHandler) bodyError(err error) *requestError {
 // and Retry-After rather than the 503 other receivers send.
 func consumerError(err error) *requestError {
 	if consumererror.IsPermanent(err) {
-		return &requestError{status: http.StatusBadRequest, detail: "profiles rejected by the pipeline"}
+		return &requestError{status: http.StatusBadRequest, detail: "rejected by the pipeline"}
 	}
 	return &requestError{status: http.StatusTooManyRequests, detail: "the pipeline is busy; retry later"}
 }
@@ -293,10 +303,18 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 		ProjectID:           projectID,
 		KeepOriginalPayload: h.cfg.IncludeOriginalPayload,
 	})
-	transactions := h.decodeTransactions(projectID, items)
+	var transactions []*sentry.TransactionEvent
+	if h.next != nil {
+		transactions = h.decodeTransactions(projectID, items)
+	}
 	v1Profiles := 0
 	for i := range items {
 		item := &items[i]
+		if h.next == nil && !isTraceItem(item.Header.Type) {
+			// A traces-only receiver: profiles are not read.
+			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
+			continue
+		}
 		switch item.Header.Type {
 		case itemProfile:
 			// Relay keeps the first V1 profile of an envelope: a transaction
@@ -307,6 +325,9 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 			}
 		case itemProfileChunk, itemProfileChunkUI:
 		default:
+			if h.nextTraces != nil && isTraceItem(item.Header.Type) {
+				continue // read by translateTraces
+			}
 			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
 			continue
 		}

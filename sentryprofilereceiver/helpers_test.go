@@ -123,7 +123,7 @@ func startReceiverLogged(t *testing.T, next xconsumer.Profiles, mutate func(*Con
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	rcvr := r.(*sentryReceiver)
+	rcvr := r.(*handle).shared.inner
 	return &testReceiver{url: "http://" + rcvr.listener.Addr().String(), telemetry: tel, rcvr: rcvr}
 }
 

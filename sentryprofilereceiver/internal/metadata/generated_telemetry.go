@@ -27,6 +27,7 @@ type TelemetryBuilder struct {
 	mu                                            sync.Mutex
 	registrations                                 []metric.Registration
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
+	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
 	ReceiverSentryprofileIgnoredItems             metric.Int64Counter
 	ReceiverSentryprofileItemWarnings             metric.Int64Counter
 	ReceiverSentryprofilePlatformHeaderMismatches metric.Int64Counter
@@ -64,6 +65,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ReceiverSentryprofileDiscardedItems, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_discarded_items",
 		metric.WithDescription("Profile items dropped from accepted envelopes, by Relay discard reason. The envelope's other items still go through. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileDiscardedTraceItems, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_discarded_trace_items",
+		metric.WithDescription("transaction and span items of accepted envelopes that could not be read (traces signal). The envelope's other items still go through. [Development]"),
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
