@@ -1,8 +1,9 @@
 # otelcol-sentryprofile: build, run and test the collector distribution.
 #
-# A fresh machine needs only Go (and node/npm for the real-SDK e2e test): every
-# other tool is installed at a pinned version into ./bin by the target that
-# needs it.
+# A fresh machine needs only Go (and node/npm and Debian's chromium for the
+# real-SDK e2e test): every other tool is installed at a pinned version into
+# ./bin by the target that needs it, and the SDKs' npm packages into
+# node_modules beside their programs under e2e/.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -33,8 +34,14 @@ FUZZTIME ?= 10s
 FUZZMINIMIZE ?= 200x
 FUZZ_PKGS ?= ./...
 # E2E=1 makes the real-SDK test mandatory (CI); unset, `make test` runs it
-# when node and npm are installed and says so when they are not.
+# when node, npm and chromium are installed and says so when they are not.
 E2E ?=
+# The real-SDK clients' npm directories: `npm ci` runs in each when its
+# lockfile is newer than its installed node_modules.
+E2E_NPM_DIRS := e2e/node e2e/node10 e2e/browser
+E2E_NPM_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(E2E_NPM_DIRS))
+# The per-client table TestSDKs writes and `make e2e` prints.
+E2E_TABLE := $(CURDIR)/e2e/.work/sdks.txt
 
 # Everything the distribution is built from: a change to any of these
 # rebuilds it, so `make run` never starts a stale binary.
@@ -43,7 +50,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
 DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
 	$(wildcard replacements/*/go.mod replacements/*/go.sum)
 
-.PHONY: build run test unit smoke e2e load bench fuzz lint generate clean
+.PHONY: build run test unit smoke e2e e2e-deps load bench fuzz lint generate clean
 
 ## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
 build: $(COLLECTOR) $(SENTRYPROF)
@@ -70,10 +77,10 @@ test:
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory unit; \
 	$(MAKE) --no-print-directory smoke; \
-	if [ "$(E2E)" = "1" ] || { command -v node && command -v npm; } >/dev/null 2>&1; then \
+	if [ "$(E2E)" = "1" ] || { command -v node && command -v npm && command -v chromium; } >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory e2e; \
 	else \
-		echo "make test: node/npm not found, skipping the real-SDK e2e test (install them, or set E2E=1 to make it mandatory)"; \
+		echo "make test: node/npm/chromium not found, skipping the real-SDK e2e test (install them, or set E2E=1 to make it mandatory)"; \
 	fi; \
 	echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
@@ -87,9 +94,24 @@ unit:
 smoke: build
 	OTELCOL_BIN=$(COLLECTOR) SENTRYPROF_BIN=$(SENTRYPROF) $(GO) test -count=1 -run '^(TestCollector|TestSentryprof)' -v ./e2e
 
-## e2e: install @sentry/node from npm and profile a real Node program into the receiver and the built collector
-e2e: $(COLLECTOR)
-	E2E=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 15m -run '^TestNodeSDK' -v ./e2e
+## e2e: run every real Sentry SDK (node 10 and 11, browser 10 and 11 in headless Chromium, sentry-go) against the built collector, then print a per-client table
+# Clients run four at a time: most of a run is waiting (collector start,
+# the SDK's flush, Chromium), so more than the two cores pays.
+e2e: $(COLLECTOR) $(E2E_NPM_STAMPS)
+	@mkdir -p $(dir $(E2E_TABLE)); rm -f $(E2E_TABLE)
+	@status=0; \
+	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^TestSDKs$$' -v ./e2e || status=$$?; \
+	if [ -f $(E2E_TABLE) ]; then echo; echo "make e2e: per-client results"; cat $(E2E_TABLE); fi; \
+	exit $$status
+
+## e2e-deps: install the e2e clients' npm packages from their lockfiles
+e2e-deps: $(E2E_NPM_STAMPS)
+
+# npm ci writes node_modules/.package-lock.json last, so its age says
+# whether the install is complete and current.
+%/node_modules/.package-lock.json: %/package.json %/package-lock.json
+	cd $* && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
 
 ## load: 30 s load, slow-downstream, exporter-fault and SIGKILL tests against the built collector (loopback only)
 load: $(COLLECTOR)

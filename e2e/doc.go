@@ -7,10 +7,55 @@
 //     each example run between a fake Sentry and a fake OTLP backend.
 //     TestSentryprofPprof reads sentryprof's pprof output with `go tool
 //     pprof` (SENTRYPROF_BIN). `make smoke` runs them all.
-//   - TestNodeSDK (E2E=1) installs the real Sentry Node SDK from npm, runs the
-//     CPU-busy program in node/ with continuous profiling, and compares what
-//     the SDK sent with what came out of the receiver, in-process and in the
-//     built collector. `make e2e` runs it.
+//   - TestSDKs (E2E=1) runs every real Sentry SDK that runs on this machine
+//     against the built collector and checks that every sample it sent came
+//     out. `make e2e` runs it and prints its per-client table.
+//
+// # The real-SDK clients
+//
+// Each client is a small real program that keeps the CPU busy for a few
+// seconds in the same named functions (e2eBusyFibonacci, e2eOuterChecksum,
+// e2eInnerCompute) under a root span, one child span per round and, in
+// node/ and browser/, a grandchild span around the innermost work:
+//
+//	node10-v1      node10/app.js  @sentry/node 10.75.3, profilesSampleRate (V1 profile + transaction)
+//	node10-v2      node10/app.js  @sentry/node 10.75.3, profileLifecycle 'trace' (V2 profile_chunk)
+//	node11-static  node/app.js    @sentry/node 11.1.0, traceLifecycle 'static' (transaction items)
+//	node11-stream  node/app.js    @sentry/node 11.1.0, span streaming, the default (span items)
+//	browser10-v1   browser/page10.js  @sentry/browser 10.75.3, profilesSampleRate (V1)
+//	browser11-v2   browser/page11.js  @sentry/browser 11.1.0, UI profiling, 'trace' (V2)
+//	go-v1          sentrygo/      github.com/getsentry/sentry-go v0.30.0, ProfilesSampleRate (V1)
+//
+// The npm directories are pinned by their package-lock.json and installed by
+// `make e2e` (`npm ci`, only when the lockfile changed; node_modules is
+// git-ignored). The browser pages are bundled with esbuild at test time,
+// served from a loopback server with `Document-Policy: js-profiling`, and
+// opened in headless Chromium (Debian's chromium, or CHROMIUM_BIN); they post
+// cross-origin to the receiver, whose `cors:` allows loopback origins.
+// sentrygo/ is a Go module of its own with its go.sum, built by the test, so
+// the project's go.mod never depends on the SDK.
+//
+// node/app.js with E2E_EVENTS=1 also captures an exception and ends a
+// release-health session, for tests of what else an SDK sends.
+//
+// # The harness
+//
+// runSDK(t, client, opts) starts a built collector of the client's own
+// (sdkCollectorConfig: the receiver, the file exporter, and the collector's
+// metrics on a Prometheus endpoint, so that its discard counters are the
+// client's alone), puts a recording proxy between the SDK and the receiver,
+// runs the program, waits until every profile item is out or counted as
+// discarded, and returns an sdkRun: the SDK's requests (Requests, bodies
+// decompressed; Posts for the envelope POSTs alone), what they carried
+// counted by this package's own small envelope parser (Sent), the file
+// exporter's OTLP output (Output, and its summary Got) and the receiver's
+// counters (Metrics). sdkRunOptions adds environment variables or replaces
+// the collector configuration.
+//
+// sharedSDKRun(t, name) returns one run per client and test process, running
+// it if no test has yet, so that other tests of the same traffic (span
+// links, forwarding) reuse TestSDKs' runs when they run in the same `go
+// test`; sdkRequests(t, name) returns that run's requests.
 //
 // The package has no code outside its tests; this file only documents it.
 package e2e

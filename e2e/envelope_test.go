@@ -260,3 +260,172 @@ func TestCountChunkSamples(t *testing.T) {
 		})
 	}
 }
+
+// sentProfile is one profile item an SDK sent, as read by readProfileItems:
+// a V1 `profile` (samples with elapsed_since_start_ns) or a V2
+// `profile_chunk` (samples with timestamps). Both keep samples, stacks,
+// frames and thread_metadata under `profile`.
+type sentProfile struct {
+	Type        string            // profile or profile_chunk
+	Samples     int               // elements of profile.samples
+	ThreadIDs   map[string]int    // samples per thread_id, numbers and strings alike
+	ThreadNames map[string]string // profile.thread_metadata: thread id → name
+	Release     string
+	Environment string
+}
+
+// sentItems is what the envelopes of one SDK run carried.
+type sentItems struct {
+	Profiles []sentProfile
+	Items    map[string]int // items per type, profiles included
+}
+
+// Samples adds up the samples of every profile item.
+func (s sentItems) Samples() int {
+	n := 0
+	for _, p := range s.Profiles {
+		n += p.Samples
+	}
+	return n
+}
+
+// Threads returns the sampled threads of every profile item, each with the
+// name its thread_metadata gives it ("" when it names none).
+func (s sentItems) Threads() map[string]string {
+	out := map[string]string{}
+	for _, p := range s.Profiles {
+		for id := range p.ThreadIDs {
+			if _, ok := out[id]; !ok || out[id] == "" {
+				out[id] = p.ThreadNames[id]
+			}
+		}
+	}
+	return out
+}
+
+// readProfileItems reads the profile and profile_chunk items of an envelope
+// and counts every item by type into into.Items.
+func readProfileItems(body []byte, into *sentItems) error {
+	items, err := parseEnvelope(body)
+	if err != nil {
+		return err
+	}
+	if into.Items == nil {
+		into.Items = map[string]int{}
+	}
+	for i, it := range items {
+		into.Items[it.Type]++
+		if it.Type != "profile" && it.Type != "profile_chunk" {
+			continue
+		}
+		var payload struct {
+			Release     string `json:"release"`
+			Environment string `json:"environment"`
+			Profile     struct {
+				Samples []struct {
+					ThreadID json.RawMessage `json:"thread_id"`
+				} `json:"samples"`
+				ThreadMetadata map[string]struct {
+					Name string `json:"name"`
+				} `json:"thread_metadata"`
+			} `json:"profile"`
+		}
+		if err := json.Unmarshal(it.Payload, &payload); err != nil {
+			return fmt.Errorf("item %d: %s payload: %w", i, it.Type, err)
+		}
+		p := sentProfile{
+			Type: it.Type, Samples: len(payload.Profile.Samples),
+			ThreadIDs: map[string]int{}, ThreadNames: map[string]string{},
+			Release: payload.Release, Environment: payload.Environment,
+		}
+		for j, s := range payload.Profile.Samples {
+			id, err := threadID(s.ThreadID)
+			if err != nil {
+				return fmt.Errorf("item %d: %s sample %d: %w", i, it.Type, j, err)
+			}
+			p.ThreadIDs[id]++
+		}
+		for id, m := range payload.Profile.ThreadMetadata {
+			p.ThreadNames[id] = m.Name
+		}
+		into.Profiles = append(into.Profiles, p)
+	}
+	return nil
+}
+
+// threadID renders a sample's thread_id, which SDKs send as a string
+// (Node, Python) or a number (Go), as the decimal text both mean.
+func threadID(raw json.RawMessage) (string, error) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return "", fmt.Errorf("thread_id %s is neither a string nor a number", raw)
+	}
+	return n.String(), nil
+}
+
+// TestReadProfileItems checks the V1 and V2 side of the oracle on the shapes
+// real SDKs send.
+func TestReadProfileItems(t *testing.T) {
+	tests := []struct {
+		name        string
+		body        string
+		wantSamples int
+		wantItems   map[string]int
+		wantThreads map[string]string
+		wantErr     bool
+	}{
+		{
+			name: "V1 profile beside its transaction, numeric thread ids (sentry-go)",
+			body: "{\"event_id\":\"9ec79c33ec9942ab8353589fcb2e04dc\"}\n" +
+				"{\"type\":\"transaction\",\"length\":2}\n{}\n" +
+				"{\"type\":\"profile\"}\n" +
+				"{\"release\":\"r@1\",\"environment\":\"e\",\"profile\":{\"samples\":[{\"thread_id\":1},{\"thread_id\":7},{\"thread_id\":1}]," +
+				"\"thread_metadata\":{\"1\":{\"name\":\"Goroutine 1\"}}}}\n",
+			wantSamples: 3,
+			wantItems:   map[string]int{"transaction": 1, "profile": 1},
+			wantThreads: map[string]string{"1": "Goroutine 1", "7": ""},
+		},
+		{
+			name: "V2 chunks, string thread ids (Node)",
+			body: "{}\n{\"type\":\"profile_chunk\",\"platform\":\"node\"}\n" +
+				"{\"profile\":{\"samples\":[{\"thread_id\":\"0\"},{\"thread_id\":\"0\"}],\"thread_metadata\":{\"0\":{\"name\":\"main\"}}}}\n" +
+				"{\"type\":\"span\"}\n{}\n",
+			wantSamples: 2,
+			wantItems:   map[string]int{"profile_chunk": 1, "span": 1},
+			wantThreads: map[string]string{"0": "main"},
+		},
+		{
+			name:    "thread id that is an object",
+			body:    "{}\n{\"type\":\"profile\"}\n{\"profile\":{\"samples\":[{\"thread_id\":{}}]}}\n",
+			wantErr: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got sentItems
+			err := readProfileItems([]byte(tt.body), &got)
+			if tt.wantErr {
+				if err == nil {
+					t.Fatalf("want an error, got %+v", got)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Samples() != tt.wantSamples {
+				t.Errorf("samples: got %d, want %d", got.Samples(), tt.wantSamples)
+			}
+			if fmt.Sprint(got.Items) != fmt.Sprint(tt.wantItems) {
+				t.Errorf("items: got %v, want %v", got.Items, tt.wantItems)
+			}
+			if fmt.Sprint(got.Threads()) != fmt.Sprint(tt.wantThreads) {
+				t.Errorf("threads: got %v, want %v", got.Threads(), tt.wantThreads)
+			}
+		})
+	}
+}

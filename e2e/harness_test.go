@@ -314,6 +314,7 @@ func sampleEvents(s pprofile.Sample) int {
 
 // recordedRequest is one SDK request as the recorder saw it.
 type recordedRequest struct {
+	Method   string
 	Path     string
 	Query    url.Values
 	Header   http.Header
@@ -368,7 +369,7 @@ func (rec *sdkRecorder) serve(proxy http.Handler, w http.ResponseWriter, r *http
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	rec.requests = append(rec.requests, recordedRequest{
-		Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
+		Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(),
 		Body: body, Status: cw.status, Response: cw.body.String(),
 	})
 }
@@ -384,24 +385,6 @@ func (rec *sdkRecorder) snapshot() ([]recordedRequest, error) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	return append([]recordedRequest(nil), rec.requests...), errors.Join(rec.errs...)
-}
-
-// sent adds up the profile chunks and samples of every recorded envelope,
-// and returns the requests that carried chunks.
-func sent(t testing.TB, reqs []recordedRequest) (sentSamples, []recordedRequest) {
-	t.Helper()
-	var total sentSamples
-	var withChunks []recordedRequest
-	for i, r := range reqs {
-		n, err := countChunkSamples(r.Body)
-		require.NoError(t, err, "recorded request %d (%s)", i, r.Path)
-		if n.Chunks > 0 {
-			withChunks = append(withChunks, r)
-		}
-		total.Chunks += n.Chunks
-		total.Samples += n.Samples
-	}
-	return total, withChunks
 }
 
 type capturingWriter struct {

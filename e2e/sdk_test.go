@@ -1,241 +1,197 @@
 package e2e
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"go.opentelemetry.io/collector/component/componenttest"
-	"go.opentelemetry.io/collector/config/configopaque"
-	"go.opentelemetry.io/collector/consumer/consumertest"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-
-	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 )
 
-// What the Node program is told to report, and what must come out.
-const (
-	nodeFunction    = "e2eBusyFibonacci" // defined in node/app.js
-	nodeRelease     = "e2e-node-app@2.3.4"
-	nodeEnvironment = "e2e-ci"
-	nodePublicKey   = "e2e0public0key"
-	nodeProject     = "42"
-)
+// workloadFunctions are the named functions every client program spends its
+// time in (node/app.js, node10/app.js, browser/workload.js, sentrygo/main.go).
+var workloadFunctions = []string{"e2eBusyFibonacci", "e2eOuterChecksum", "e2eInnerCompute"}
 
-// TestNodeSDK runs the real @sentry/node SDK with continuous profiling
-// against the receiver, in-process and in the built collector, and checks
-// that the profiles arrive complete: the program's own function, its main
-// thread, its release and environment, and every sample the SDK sent.
-func TestNodeSDK(t *testing.T) {
+// sdkClients lists every real SDK that runs here. Items are the envelope
+// item types the client must send: they prove it runs in the mode its name
+// says.
+func sdkClients() []sdkClient {
+	return []sdkClient{
+		{
+			Name: "node10-v1", SDK: "@sentry/node 10.75.3", Mode: "V1 profilesSampleRate",
+			run: nodeProgram("node10", "E2E_PROFILE_MODE=transaction"),
+		},
+		{
+			Name: "node10-v2", SDK: "@sentry/node 10.75.3", Mode: "V2 trace lifecycle",
+			run: nodeProgram("node10", "E2E_PROFILE_MODE=continuous"),
+		},
+		{
+			Name: "node11-static", SDK: "@sentry/node 11.1.0", Mode: "V2 traceLifecycle static",
+			run: nodeProgram("node", "E2E_TRACE_LIFECYCLE=static"),
+		},
+		{
+			Name: "node11-stream", SDK: "@sentry/node 11.1.0", Mode: "V2 span streaming",
+			run: nodeProgram("node", "E2E_TRACE_LIFECYCLE=stream"),
+		},
+		{
+			Name: "browser10-v1", SDK: "@sentry/browser 10.75.3", Mode: "V1 profilesSampleRate",
+			run: browserPage("page10.js"),
+		},
+		{
+			Name: "browser11-v2", SDK: "@sentry/browser 11.1.0", Mode: "V2 UI profiling, span streaming",
+			run: browserPage("page11.js"),
+		},
+		{
+			Name: "go-v1", SDK: "sentry-go v0.30.0", Mode: "V1 ProfilesSampleRate",
+			run: goProgram("sentrygo"),
+		},
+	}
+}
+
+// sdkItems are the item types each client must send.
+var sdkItems = map[string][]string{
+	"node10-v1":     {"transaction", "profile"},
+	"node10-v2":     {"transaction", "profile_chunk"},
+	"node11-static": {"transaction", "profile_chunk"},
+	"node11-stream": {"span", "profile_chunk"},
+	"browser10-v1":  {"transaction", "profile"},
+	"browser11-v2":  {"span", "profile_chunk"},
+	"go-v1":         {"transaction", "profile"},
+}
+
+func sdkClientByName(name string) (sdkClient, bool) {
+	for _, c := range sdkClients() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return sdkClient{}, false
+}
+
+// requireE2E skips unless E2E=1, and then requires node and npm.
+func requireE2E(t *testing.T) {
+	t.Helper()
 	if os.Getenv(envE2E) != "1" {
-		t.Skipf("%s=1 is not set: this test installs @sentry/node from npm and runs node; run `make e2e`", envE2E)
+		t.Skipf("%s=1 is not set: this test runs real Sentry SDKs (npm packages, Chromium, sentry-go) against the built collector; run `make e2e`", envE2E)
 	}
 	for _, tool := range []string{"node", "npm"} {
 		_, err := exec.LookPath(tool)
-		require.NoError(t, err, "%s=1 asks for the real-SDK test, which needs %s on PATH", envE2E, tool)
+		require.NoError(t, err, "%s=1 asks for the real-SDK tests, which need %s on PATH", envE2E, tool)
 	}
-	app := installNodeApp(t)
-
-	t.Run("InProcessReceiver", func(t *testing.T) {
-		sink := new(consumertest.ProfilesSink)
-		addr := startReceiver(t, sink)
-		rec, proxyAddr := newSDKRecorder(t, addr)
-
-		runNodeApp(t, app, proxyAddr)
-
-		want := checkSDKRequests(t, rec)
-		var got profilesSummary
-		// The receiver answers after the pipeline took the data, so this
-		// normally holds at once; the wait only absorbs scheduling.
-		require.Eventually(t, func() bool {
-			got = summarize(sink.AllProfiles()...)
-			return got.SampleEvents >= want.Samples
-		}, 10*time.Second, 50*time.Millisecond, "sink never reached the %d samples the SDK sent", want.Samples)
-		checkNodeProfiles(t, got, want)
-	})
-
-	t.Run("BuiltCollector", func(t *testing.T) {
-		bin := os.Getenv(envBinary)
-		if bin == "" {
-			bin = filepath.Join(repoRoot(t), "bin", "otelcol-sentryprofile")
-		}
-		if _, err := os.Stat(bin); err != nil {
-			t.Skipf("no built collector at %s (run `make build`, or set %s): %v", bin, envBinary, err)
-		}
-		addr := freeLoopbackAddr(t)
-		dir := t.TempDir()
-		out := filepath.Join(dir, "profiles.jsonl")
-		config := filepath.Join(dir, "config.yaml")
-		require.NoError(t, os.WriteFile(config, []byte(fmt.Sprintf(`receivers:
-  sentryprofile:
-    endpoint: %q
-    public_keys: [%q]
-    projects: [%q]
-exporters:
-  file:
-    path: %q
-    format: json
-    flush_interval: 100ms
-service:
-  telemetry:
-    metrics:
-      level: none
-  pipelines:
-    profiles:
-      receivers: [sentryprofile]
-      exporters: [file]
-`, addr, nodePublicKey, nodeProject, out)), 0o600))
-		c := startCollector(t, bin, nil, "--config", config, profilesGate)
-		c.waitListening(t, addr)
-		rec, proxyAddr := newSDKRecorder(t, addr)
-
-		runNodeApp(t, app, proxyAddr)
-
-		want := checkSDKRequests(t, rec)
-		var got profilesSummary
-		require.Eventually(t, func() bool {
-			pds, err := readJSONLines(out)
-			require.NoError(t, err)
-			got = summarize(pds...)
-			return got.SampleEvents >= want.Samples
-		}, 30*time.Second, 200*time.Millisecond, "%s never reached the %d samples the SDK sent", out, want.Samples)
-		checkNodeProfiles(t, got, want)
-	})
 }
 
-// installNodeApp copies node/ without node_modules into a temporary
-// directory and installs the pinned SDK there from the lockfile.
-func installNodeApp(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, name := range []string{"package.json", "package-lock.json", "app.js"} {
-		data, err := os.ReadFile(filepath.Join("node", name))
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o644))
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error")
-	cmd.Dir = dir
-	cmd.WaitDelay = 10 * time.Second
-	started := time.Now()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "npm ci in %s:\n%s", dir, out)
-	t.Logf("npm ci: %s", time.Since(started).Round(time.Millisecond))
-	return dir
-}
-
-// startReceiver runs the sentryprofile receiver in this process, feeding
-// sink, and returns its address.
-func startReceiver(t *testing.T, sink *consumertest.ProfilesSink) string {
-	t.Helper()
-	factory := sentryprofilereceiver.NewFactory()
-	cfg := factory.CreateDefaultConfig().(*sentryprofilereceiver.Config)
-	addr := freeLoopbackAddr(t)
-	cfg.ServerConfig.NetAddr.Endpoint = addr
-	cfg.PublicKeys = []configopaque.String{nodePublicKey}
-	cfg.Projects = []string{nodeProject}
-	require.NoError(t, cfg.Validate())
-
-	ctx := context.Background()
-	rcv, err := factory.CreateProfiles(ctx, receivertest.NewNopSettings(factory.Type()), cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, rcv.Start(ctx, componenttest.NewNopHost()))
-	t.Cleanup(func() { assert.NoError(t, rcv.Shutdown(context.Background())) })
-	return addr
-}
-
-// runNodeApp runs app.js against a DSN on addr and waits for it to exit; the
-// program flushes the SDK before it does.
-func runNodeApp(t *testing.T, app, addr string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", "app.js")
-	cmd.Dir = app
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(),
-		fmt.Sprintf("SENTRY_DSN=http://%s@%s/%s", nodePublicKey, addr, nodeProject),
-		"E2E_RELEASE="+nodeRelease,
-		"E2E_ENVIRONMENT="+nodeEnvironment,
-		"E2E_BUSY_MS=3000",
+// TestSDKs runs every real SDK client, each against a built collector of
+// its own and all at once, and checks per client that every sample the SDK
+// sent came out of the file exporter with the program's own functions,
+// threads, release and environment, and that the collector counted nothing
+// as discarded. It ends with a table of the runs (also written to the file
+// named by E2E_TABLE).
+func TestSDKs(t *testing.T) {
+	requireE2E(t)
+	clients := sdkClients()
+	var (
+		mu     sync.Mutex
+		runs   = map[string]*sdkRun{}
+		failed = map[string]bool{}
 	)
-	started := time.Now()
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "node app.js:\n%s", out)
-	t.Logf("node app.js (%s): %s", time.Since(started).Round(time.Millisecond), out)
+	t.Run("clients", func(t *testing.T) {
+		for _, c := range clients {
+			t.Run(c.Name, func(t *testing.T) {
+				t.Parallel()
+				defer func() {
+					mu.Lock()
+					defer mu.Unlock()
+					failed[c.Name] = t.Failed()
+				}()
+				run := sharedRuns.get(t, c)
+				mu.Lock()
+				runs[c.Name] = run
+				mu.Unlock()
+				checkSDKRun(t, run)
+			})
+		}
+	})
+
+	table := sdkTable(clients, runs, failed)
+	t.Logf("per-client results:\n%s", table)
+	if path := os.Getenv(envTable); path != "" {
+		require.NoError(t, os.WriteFile(path, []byte(table), 0o644))
+	}
 }
 
-// sdkSent is what the recorded SDK requests held.
-type sdkSent struct {
-	sentSamples
-	Threads map[string]string // thread_metadata of the chunks: id → name
-}
-
-// checkSDKRequests checks that the SDK sent profile chunks and that the
-// receiver accepted each of them, and returns what they held.
-func checkSDKRequests(t *testing.T, rec *sdkRecorder) sdkSent {
+// checkSDKRun checks one client's run: the SDK's requests were all accepted,
+// every sample it sent came out, with its functions, threads, release and
+// environment, and the collector discarded nothing.
+func checkSDKRun(t *testing.T, run *sdkRun) {
 	t.Helper()
-	reqs, err := rec.snapshot()
-	require.NoError(t, err)
-	total, withChunks := sent(t, reqs)
-	require.Positive(t, total.Chunks, "the SDK sent no profile_chunk in %d requests", len(reqs))
-	require.Positive(t, total.Samples, "the SDK's chunks held no samples")
+	t.Logf("%s: %d requests, items %v; the receiver's own counters: %v", run.Client.Name, len(run.Requests), run.Sent.Items, run.Metrics.Receiver)
+	posts := run.Posts()
+	require.NotEmpty(t, posts, "the SDK made no envelope request")
+	for i, r := range posts {
+		assert.Equal(t, http.StatusOK, r.Status, "request %d to %s answered %s", i, r.Path, r.Response)
+	}
+	// The collector's own HTTP server metrics count the same requests: none
+	// was lost between the proxy and the receiver, each answered 200.
+	assert.Equal(t, map[string]int{"200": len(posts)}, run.Metrics.Posts, "POSTs the receiver answered, by status, vs the %d the SDK made", len(posts))
+	assert.Zero(t, run.Metrics.Refused, "profile samples the pipeline refused or failed")
+	for _, typ := range sdkItems[run.Client.Name] {
+		assert.Positive(t, run.Sent.Items[typ], "the SDK sent no %s item; items: %v", typ, run.Sent.Items)
+	}
+	require.NotEmpty(t, run.Sent.Profiles, "the SDK sent no profile item; items: %v", run.Sent.Items)
+	require.Positive(t, run.Sent.Samples(), "the SDK's profiles hold no samples")
 
-	want := sdkSent{sentSamples: total, Threads: map[string]string{}}
-	for _, r := range withChunks {
-		assert.Equal(t, http.StatusOK, r.Status, "receiver answer to %s: %s", r.Path, r.Response)
-		assert.Equal(t, nodePublicKey, r.Query.Get("sentry_key"), "@sentry/node authenticates in the query string")
-		items, err := parseEnvelope(r.Body)
-		require.NoError(t, err)
-		for _, it := range items {
-			if it.Type != "profile_chunk" {
-				continue
-			}
-			var chunk struct {
-				Profile struct {
-					ThreadMetadata map[string]struct {
-						Name string `json:"name"`
-					} `json:"thread_metadata"`
-				} `json:"profile"`
-			}
-			require.NoError(t, json.Unmarshal(it.Payload, &chunk))
-			for id, m := range chunk.Profile.ThreadMetadata {
-				want.Threads[id] = m.Name
-			}
+	assert.Zero(t, run.Metrics.DiscardedTotal(), "the collector discarded items: %v", run.Metrics.Discarded)
+	assert.Equal(t, run.Sent.Samples(), run.Got.SampleEvents, "samples out of the file exporter vs samples the SDK sent")
+	assert.Equal(t, len(run.Sent.Profiles), run.Got.Profiles, "one OTLP profile per profile item")
+
+	for _, fn := range workloadFunctions {
+		assert.True(t, hasFunction(run.Got.Functions, fn), "the program's function %s is missing; functions: %v", fn, keys(run.Got.Functions))
+	}
+	assert.True(t, run.Got.hasResource(string(semconv.ServiceVersionKey), run.Env.Release), "service.version %s: resources %v", run.Env.Release, run.Got.Resources)
+	assert.True(t, run.Got.hasResource(string(semconv.DeploymentEnvironmentNameKey), run.Env.Environment), "deployment.environment.name %s: resources %v", run.Env.Environment, run.Got.Resources)
+
+	// Every thread the SDK sampled comes out under its id, with the name
+	// the SDK's thread_metadata gave it; no other thread does.
+	sentThreads := run.Sent.Threads()
+	require.NotEmpty(t, sentThreads)
+	for id, name := range sentThreads {
+		gotName, ok := run.Got.Threads[id]
+		if !assert.True(t, ok, "sampled thread %s (%q) is missing from the output; output threads %v", id, name, run.Got.Threads) {
+			continue
+		}
+		if name != "" {
+			assert.Equal(t, name, gotName, "thread.name of thread %s", id)
 		}
 	}
-	t.Logf("the SDK sent %d profile chunks with %d samples in %d requests", total.Chunks, total.Samples, len(reqs))
-	return want
+	for id := range run.Got.Threads {
+		_, ok := sentThreads[id]
+		assert.True(t, ok, "output thread %s was never sampled by the SDK", id)
+	}
 }
 
-// checkNodeProfiles compares the pipeline's output with what the SDK sent.
-func checkNodeProfiles(t *testing.T, got profilesSummary, want sdkSent) {
-	t.Helper()
-	assert.Equal(t, want.Samples, got.SampleEvents, "sample events out vs samples the SDK sent")
-	assert.Equal(t, want.Chunks, got.Profiles, "one profile per chunk")
-	assert.True(t, got.Functions[nodeFunction], "the program's function %s is missing; functions: %v", nodeFunction, got.Functions)
-	assert.True(t, got.hasResource(string(semconv.ServiceVersionKey), nodeRelease), "release %s: resources %v", nodeRelease, got.Resources)
-	assert.True(t, got.hasResource(string(semconv.DeploymentEnvironmentNameKey), nodeEnvironment), "environment %s: resources %v", nodeEnvironment, got.Resources)
-
-	require.NotEmpty(t, want.Threads, "the SDK sent no thread_metadata")
-	mainSeen := false
-	for id, name := range want.Threads {
-		gotName, ok := got.Threads[id]
-		if !ok {
-			continue // described by thread_metadata but never sampled
-		}
-		assert.Equal(t, name, gotName, "thread %s", id)
-		mainSeen = mainSeen || name == "main"
+// hasFunction reports whether names holds fn itself or fn qualified by a
+// package or module (Go frames may read main.fn).
+func hasFunction(names map[string]bool, fn string) bool {
+	if names[fn] {
+		return true
 	}
-	assert.True(t, mainSeen, "the main thread is missing: SDK threads %v, output threads %v", want.Threads, got.Threads)
+	for name := range names {
+		if strings.HasSuffix(name, "."+fn) {
+			return true
+		}
+	}
+	return false
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -39,6 +39,19 @@ const (
 	defaultReadTimeout = 2 * time.Minute
 )
 
+// Validation names a set of rules a profile item must pass to be kept.
+type Validation string
+
+const (
+	// ValidationLenient drops an item only when its samples cannot be read
+	// (unparseable JSON, no samples, a stack or frame index out of range,
+	// an unsupported version or format). The Relay rules it breaks besides
+	// (metadata, transaction, duration) are counted as warnings.
+	ValidationLenient Validation = "lenient"
+	// ValidationRelay drops what Sentry's Relay drops, with its reason.
+	ValidationRelay Validation = "relay"
+)
+
 // Config is the configuration of the sentryprofile receiver.
 type Config struct {
 	// ServerConfig is named rather than embedded: its Unmarshal method would
@@ -75,6 +88,15 @@ type Config struct {
 	// MaxConcurrentEnvelopes bounds the envelopes read and translated at
 	// once; further requests wait (their bodies unread) for a slot.
 	MaxConcurrentEnvelopes int `mapstructure:"max_concurrent_envelopes"`
+
+	// IncludeUserData copies a transaction's "user" and "request" contexts
+	// (user id, email, name, IP address, URL, request headers including
+	// cookies) onto its segment span in the traces signal. Off by default:
+	// they are personal data, and Sentry scrubs them server-side.
+	IncludeUserData bool `mapstructure:"include_user_data"`
+
+	// Validation chooses which of Relay's rules drop a profile item.
+	Validation Validation `mapstructure:"validation"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -144,6 +166,11 @@ func (cfg *Config) Validate() error {
 	}
 	if cfg.RetryAfter < time.Second {
 		errs = append(errs, fmt.Errorf("retry_after must be at least 1s (Retry-After is whole seconds), got %s", cfg.RetryAfter))
+	}
+	switch cfg.Validation {
+	case ValidationLenient, ValidationRelay:
+	default:
+		errs = append(errs, fmt.Errorf("validation must be %q or %q, got %q", ValidationLenient, ValidationRelay, cfg.Validation))
 	}
 	for i, p := range cfg.Projects {
 		if !isProjectID(p) {

@@ -36,6 +36,7 @@ func TestLoadConfig(t *testing.T) {
 	custom.MaxProfileItemSize = 10 << 20
 	custom.RetryAfter = 90 * time.Second
 	custom.MaxConcurrentEnvelopes = 4
+	custom.Validation = ValidationRelay
 
 	tests := []struct {
 		id               component.ID
@@ -52,6 +53,7 @@ func TestLoadConfig(t *testing.T) {
 				"max_profile_item_size must be positive, got 0",
 				`projects[0] = "my-project"`,
 				"public_keys[0] is empty",
+				`validation must be "lenient" or "relay", got "strict"`,
 			},
 		},
 		{id: component.NewIDWithName(metadata.Type, "typo"), wantUnmarshalErr: "public_key"},
@@ -119,6 +121,8 @@ func TestConfigValidate(t *testing.T) {
 		{name: "zero items", mutate: func(c *Config) { c.MaxItemsPerEnvelope = 0 }, wantErr: "max_items_per_envelope must be positive"},
 		{name: "sub-second retry", mutate: func(c *Config) { c.RetryAfter = 500 * time.Millisecond }, wantErr: "retry_after must be at least 1s"},
 		{name: "no envelope slots", mutate: func(c *Config) { c.MaxConcurrentEnvelopes = 0 }, wantErr: "max_concurrent_envelopes must be positive"},
+		{name: "relay validation", mutate: func(c *Config) { c.Validation = ValidationRelay }},
+		{name: "no validation", mutate: func(c *Config) { c.Validation = "" }, wantErr: `validation must be "lenient" or "relay", got ""`},
 		{name: "numeric projects", mutate: func(c *Config) { c.Projects = []string{"1", "18446744073709551615"} }},
 		{name: "project name", mutate: func(c *Config) { c.Projects = []string{"42", "backend"} }, wantErr: `projects[1] = "backend"`},
 		{name: "project zero", mutate: func(c *Config) { c.Projects = []string{"0"} }, wantErr: `projects[0] = "0"`},

@@ -2,9 +2,11 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/xreceiver"
@@ -14,10 +16,12 @@ import (
 
 // NewFactory returns the factory of the sentryprofile receiver.
 func NewFactory() xreceiver.Factory {
+	shared := &sharedReceivers{byConfig: map[*Config]*sharedReceiver{}}
 	return xreceiver.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		xreceiver.WithProfiles(createProfiles, metadata.ProfilesStability),
+		xreceiver.WithTraces(shared.createTraces, metadata.TracesStability),
+		xreceiver.WithProfiles(shared.createProfiles, metadata.ProfilesStability),
 	)
 }
 
@@ -32,9 +36,107 @@ func createDefaultConfig() component.Config {
 		MaxProfileItemSize:     defaultMaxProfileItemSize,
 		RetryAfter:             defaultRetryAfter,
 		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
+		Validation:             ValidationLenient,
 	}
 }
 
-func createProfiles(_ context.Context, set receiver.Settings, cfg component.Config, next xconsumer.Profiles) (xreceiver.Profiles, error) {
-	return newReceiver(cfg.(*Config), set, next)
+// sharedReceivers makes one receiver of a configuration serve every signal
+// its pipelines ask for: a traces pipeline and a profiles pipeline naming the
+// same `sentryprofile` receiver share its endpoint, and each envelope feeds
+// both. The map lives in the factory, so two factories share nothing.
+type sharedReceivers struct {
+	mu       sync.Mutex
+	byConfig map[*Config]*sharedReceiver
+}
+
+// sharedReceiver is the one receiver of a configuration; it starts with the
+// first pipeline that starts it and stops with the last.
+type sharedReceiver struct {
+	owner   *sharedReceivers
+	cfg     *Config
+	inner   *sentryReceiver
+	started int
+}
+
+// handle is what one pipeline holds: Start and Shutdown are counted once
+// per handle, so a pipeline shutting down twice cannot stop the others.
+type handle struct {
+	shared  *sharedReceiver
+	running bool
+}
+
+func (s *sharedReceivers) get(cfg *Config, set receiver.Settings) (*sharedReceiver, error) {
+	if r, ok := s.byConfig[cfg]; ok {
+		return r, nil
+	}
+	inner, err := newReceiver(cfg, set, nil)
+	if err != nil {
+		return nil, err
+	}
+	r := &sharedReceiver{owner: s, cfg: cfg, inner: inner}
+	s.byConfig[cfg] = r
+	return r, nil
+}
+
+func (s *sharedReceivers) createProfiles(_ context.Context, set receiver.Settings, cfg component.Config, next xconsumer.Profiles) (xreceiver.Profiles, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.get(cfg.(*Config), set)
+	if err != nil {
+		return nil, err
+	}
+	r.inner.handler.next = next
+	return &handle{shared: r}, nil
+}
+
+func (s *sharedReceivers) createTraces(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Traces) (receiver.Traces, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.get(cfg.(*Config), set)
+	if err != nil {
+		return nil, err
+	}
+	r.inner.handler.nextTraces = next
+	return &handle{shared: r}, nil
+}
+
+// Start starts the shared receiver when it is the first of its handles to
+// start.
+func (h *handle) Start(ctx context.Context, host component.Host) error {
+	s := h.shared.owner
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h.running {
+		return nil
+	}
+	if h.shared.started == 0 {
+		if err := h.shared.inner.Start(ctx, host); err != nil {
+			return err
+		}
+	}
+	h.shared.started++
+	h.running = true
+	return nil
+}
+
+// Shutdown stops the shared receiver when the last started handle stops,
+// and forgets it so a new pipeline of the same configuration (a reload)
+// gets a fresh one.
+func (h *handle) Shutdown(ctx context.Context) error {
+	s := h.shared.owner
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !h.running {
+		if h.shared.started == 0 {
+			delete(s.byConfig, h.shared.cfg)
+		}
+		return nil
+	}
+	h.running = false
+	h.shared.started--
+	if h.shared.started > 0 {
+		return nil
+	}
+	delete(s.byConfig, h.shared.cfg)
+	return h.shared.inner.Shutdown(ctx)
 }

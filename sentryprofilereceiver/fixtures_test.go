@@ -3,6 +3,7 @@ package sentryprofilereceiver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -112,12 +113,15 @@ func TestFixtureEnvelopes(t *testing.T) {
 
 // TestFixtureProfiles wraps each sample-format profile fixture in the
 // envelope its SDK would send: V1 as a `profile` item without a transaction
-// item, V2 as a `profile_chunk` item with its platform header. Where Relay
-// would drop a fixture, the reason is read from the fixture itself.
+// item, V2 as a `profile_chunk` item with its platform header, and posts it
+// under both validation modes. Lenient mode (the default) must deliver every
+// sample of every fixture whose samples can be read, counting the Relay rules
+// it breaks as warnings; relay mode drops what Relay drops, with its reason.
 func TestFixtureProfiles(t *testing.T) {
 	tests := []struct {
-		file       string
-		wantReason sentry.Reason // empty: accepted with every sample
+		file    string
+		relay   sentry.Reason // what validation: relay drops the item with; empty: accepted whole
+		lenient sentry.Reason // what the default drops it with; empty: accepted whole
 	}{
 		{file: "relay__relay-profiling_tests_fixtures_sample_v1_valid.json"},
 		{file: "relay__relay-profiling_tests_fixtures_sample_v2_valid.json"},
@@ -125,40 +129,54 @@ func TestFixtureProfiles(t *testing.T) {
 		{file: "vroomrs__tests_fixtures__sample_v2_valid_android.json"},
 		{file: "vroomrs__tests_fixtures__sample_v2_valid_cocoa.json"},
 		// Stored after Relay: no device or os object, flat transaction_id.
-		{file: "sentry__fixtures_profiles_valid_js_profile.json", wantReason: sentry.ReasonMissingProfileMetadata},
-		// A cocoa V1 profile without device.is_emulator, which Relay requires.
-		{file: "vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", wantReason: sentry.ReasonMissingProfileMetadata},
+		// Every sample is readable, so the default takes them all.
+		{file: "sentry__fixtures_profiles_valid_js_profile.json", relay: sentry.ReasonMissingProfileMetadata},
+		// A cocoa V1 profile without device.is_emulator, which Relay
+		// requires; trimmed, so one sample names a stack that was cut.
+		{file: "vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", relay: sentry.ReasonMissingProfileMetadata, lenient: sentry.ReasonMalformedSamples},
 		// Both keep fewer frames (4 and 1) than their stacks name (up to 11
 		// and 7): Relay checks indices before anything else about samples.
-		{file: "vroomrs__tests_fixtures__sample_v1_valid_python.json", wantReason: sentry.ReasonMalformedStacks},
-		{file: "vroomrs__tests_fixtures__sample_v2_valid_python.json", wantReason: sentry.ReasonMalformedStacks},
+		{file: "vroomrs__tests_fixtures__sample_v1_valid_python.json", relay: sentry.ReasonMalformedStacks, lenient: sentry.ReasonMalformedStacks},
+		{file: "vroomrs__tests_fixtures__sample_v2_valid_python.json", relay: sentry.ReasonMalformedStacks, lenient: sentry.ReasonMalformedStacks},
 	}
 	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			payload := fixtures.Read(t, tt.file)
-			var meta struct {
-				Version  string `json:"version"`
-				Platform string `json:"platform"`
-			}
-			require.NoError(t, json.Unmarshal(payload, &meta))
-			header := `{"type":"profile","length":` + strconv.Itoa(len(payload)) + `}`
-			if meta.Version == sentry.VersionV2 {
-				header = `{"type":"profile_chunk","platform":"` + meta.Platform + `","length":` + strconv.Itoa(len(payload)) + `}`
-			}
-			body := envelopeOf(eventHeader, item{header: header, payload: string(payload)})
-
-			sink := new(consumertest.ProfilesSink)
-			tr := startReceiver(t, sink, nil)
-			resp := post(t, tr, body, nil)
-			require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
-			if tt.wantReason == "" {
-				assert.Equal(t, payloadSamples(t, payload), sampleEvents(sink))
-				return
-			}
-			assert.Zero(t, sink.ProfileCount())
-			metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{{
-				Attributes: attribute.NewSet(attribute.String("reason", string(tt.wantReason))), Value: 1,
-			}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
-		})
+		payload := fixtures.Read(t, tt.file)
+		var meta struct {
+			Version  string `json:"version"`
+			Platform string `json:"platform"`
+		}
+		require.NoError(t, json.Unmarshal(payload, &meta))
+		header := `{"type":"profile","length":` + strconv.Itoa(len(payload)) + `}`
+		if meta.Version == sentry.VersionV2 {
+			header = `{"type":"profile_chunk","platform":"` + meta.Platform + `","length":` + strconv.Itoa(len(payload)) + `}`
+		}
+		body := envelopeOf(eventHeader, item{header: header, payload: string(payload)})
+		for _, mode := range []struct {
+			validation Validation
+			drop       sentry.Reason
+		}{{ValidationLenient, tt.lenient}, {ValidationRelay, tt.relay}} {
+			t.Run(tt.file+"/"+string(mode.validation), func(t *testing.T) {
+				sink := new(consumertest.ProfilesSink)
+				tr := startReceiver(t, sink, func(cfg *Config) { cfg.Validation = mode.validation })
+				resp := post(t, tr, body, nil)
+				require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
+				if mode.drop != "" {
+					assert.Zero(t, sink.ProfileCount())
+					metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{{
+						Attributes: attribute.NewSet(attribute.String("reason", string(mode.drop))), Value: 1,
+					}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+					return
+				}
+				assert.Equal(t, payloadSamples(t, payload), sampleEvents(sink), "every sample arrives")
+				_, err := tr.telemetry.GetMetric("otelcol_receiver_sentryprofile_discarded_items")
+				assert.Error(t, err, "nothing is discarded")
+				if mode.validation == ValidationLenient && tt.relay != "" {
+					// What Relay would have dropped is still counted.
+					warnings, err := tr.telemetry.GetMetric("otelcol_receiver_sentryprofile_item_warnings")
+					require.NoError(t, err)
+					assert.Contains(t, fmt.Sprint(warnings.Data), string(tt.relay))
+				}
+			})
+		}
 	}
 }

@@ -35,6 +35,13 @@ func TestComponentLifecycle(t *testing.T) {
 	}{
 
 		{
+			name: "traces",
+			createFn: func(ctx context.Context, set receiver.Settings, cfg component.Config) (component.Component, error) {
+				return factory.CreateTraces(ctx, set, cfg, consumertest.NewNop())
+			},
+		},
+
+		{
 			name: "profiles",
 			createFn: func(ctx context.Context, set receiver.Settings, cfg component.Config) (component.Component, error) {
 				return factory.(xreceiver.Factory).CreateProfiles(ctx, set, cfg, consumertest.NewNop())

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -43,7 +44,7 @@ const obsreportFormat = "sentry_envelope"
 // client, and a metric attribute must not let a client create series.
 var knownItemTypes = map[string]struct{}{
 	"attachment": {}, "check_in": {}, "client_report": {}, "event": {}, "feedback": {},
-	"form_data": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
+	"form_data": {}, "profile": {}, "profile_chunk": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
 	"otel_span": {}, "raw_security": {}, "replay_event": {}, "replay_recording": {},
 	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, "span": {},
 	"statsd": {}, "trace_metric": {}, "transaction": {}, "unreal_report": {}, "user_report": {},
@@ -60,14 +61,20 @@ type requestError struct {
 func (e *requestError) Error() string { return fmt.Sprintf("%d %s", e.status, e.detail) }
 
 // envelopeHandler serves POST /api/{project_id}/envelope/: one envelope in,
-// at most one pprofile.Profiles out.
+// at most one pprofile.Profiles and one ptrace.Traces out.
 type envelopeHandler struct {
-	cfg       *Config
-	logger    *zap.Logger
-	auth      *authenticator
-	next      xconsumer.Profiles
-	obsrep    *receiverhelper.ObsReport
-	telemetry *metadata.TelemetryBuilder
+	cfg    *Config
+	logger *zap.Logger
+	auth   *authenticator
+	// next and nextTraces are the pipelines of the signals configured;
+	// either may be nil.
+	next       xconsumer.Profiles
+	nextTraces consumer.Traces
+	obsrep     *receiverhelper.ObsReport
+	telemetry  *metadata.TelemetryBuilder
+	drops      *dropLog
+	// mode is which of Relay's rules drop an item (config `validation`).
+	mode sentry.Mode
 
 	// retryAfter and rateLimits are the 429 headers, rendered once.
 	retryAfter string
@@ -88,6 +95,11 @@ type translation struct {
 	items   []envelope.Item
 	decoder sentry.Decoder
 	builder *translator.ProfilesBuilder
+
+	// Of the envelope header: the SDK that sent it (for the drop log) and
+	// sent_at (the fallback time of a V1 profile without timestamp).
+	sdkName string
+	sentAt  string
 }
 
 func (h *envelopeHandler) getTranslation() *translation {
@@ -102,6 +114,7 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)
 	t.items = t.items[:0]
+	t.sdkName, t.sentAt = "", ""
 	if t.reader != nil {
 		t.reader.Reset(nil, envelope.Limits{})
 	}
@@ -110,9 +123,15 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 
 func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles, obsrep *receiverhelper.ObsReport, tb *metadata.TelemetryBuilder) *envelopeHandler {
 	seconds := strconv.FormatInt(int64((cfg.RetryAfter+time.Second-1)/time.Second), 10) // whole seconds, rounded up
+	mode := sentry.ModeLenient
+	if cfg.Validation == ValidationRelay {
+		mode = sentry.ModeRelay
+	}
 	return &envelopeHandler{
 		cfg:        cfg,
 		logger:     logger,
+		drops:      newDropLog(logger),
+		mode:       mode,
 		auth:       newAuthenticator(cfg),
 		next:       next,
 		obsrep:     obsrep,
@@ -166,15 +185,21 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		h.refuse(w, projectID, rerr)
 		return
 	}
+	var err error
 	pd, samples := h.translate(r.Context(), t, projectID)
 	if samples > 0 {
 		ctx := h.obsrep.StartProfilesOp(r.Context())
-		err := h.next.ConsumeProfiles(ctx, pd)
+		err = h.next.ConsumeProfiles(ctx, pd)
 		h.obsrep.EndProfilesOp(ctx, obsreportFormat, samples, err)
-		if err != nil {
-			h.refuse(w, projectID, consumerError(err))
-			return
-		}
+	}
+	// The spans go down their pipeline even when the profiles were
+	// refused: an SDK does not send a refused envelope again.
+	if terr := h.consumeTraces(r.Context(), t, projectID); err == nil {
+		err = terr
+	}
+	if err != nil {
+		h.refuse(w, projectID, consumerError(err))
+		return
 	}
 	// Items dropped above still get a 200, as from Relay: the envelope was
 	// well formed and authorized, the SDK cannot fix the items by sending
@@ -206,6 +231,10 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, projectI
 	if rerr := h.auth.authenticate(r, header.DSN, projectID); rerr != nil {
 		return "", rerr
 	}
+	if header.SDK != nil {
+		t.sdkName = header.SDK.Name
+	}
+	t.sentAt = header.SentAt
 	eventID, ok := canonicalEventID(header.EventID)
 	if !ok {
 		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event_id in envelope header"}
@@ -249,7 +278,7 @@ func (h *envelopeHandler) bodyError(err error) *requestError {
 // and Retry-After rather than the 503 other receivers send.
 func consumerError(err error) *requestError {
 	if consumererror.IsPermanent(err) {
-		return &requestError{status: http.StatusBadRequest, detail: "profiles rejected by the pipeline"}
+		return &requestError{status: http.StatusBadRequest, detail: "rejected by the pipeline"}
 	}
 	return &requestError{status: http.StatusTooManyRequests, detail: "the pipeline is busy; retry later"}
 }
@@ -274,26 +303,37 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 		ProjectID:           projectID,
 		KeepOriginalPayload: h.cfg.IncludeOriginalPayload,
 	})
-	transactions := h.decodeTransactions(projectID, items)
+	var transactions []*sentry.TransactionEvent
+	if h.next != nil {
+		transactions = h.decodeTransactions(projectID, items)
+	}
 	v1Profiles := 0
 	for i := range items {
 		item := &items[i]
+		if h.next == nil && !isTraceItem(item.Header.Type) {
+			// A traces-only receiver: profiles are not read.
+			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
+			continue
+		}
 		switch item.Header.Type {
 		case itemProfile:
 			// Relay keeps the first V1 profile of an envelope: a transaction
 			// has one profile.
 			if v1Profiles++; v1Profiles > 1 {
-				h.discard(ctx, projectID, item, sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i))
+				h.discard(ctx, t, projectID, item, nil, sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i))
 				continue
 			}
 		case itemProfileChunk, itemProfileChunkUI:
 		default:
+			if h.nextTraces != nil && isTraceItem(item.Header.Type) {
+				continue // read by translateTraces
+			}
 			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
 			continue
 		}
-		profile, serr := h.decodeProfile(ctx, &t.decoder, projectID, i, item)
+		profile, serr := h.decodeProfile(ctx, t, projectID, i, item)
 		if serr != nil {
-			h.discard(ctx, projectID, item, serr)
+			h.discard(ctx, t, projectID, item, profile, serr)
 			continue
 		}
 		builder.Add(translator.Item{
@@ -308,15 +348,17 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 }
 
 // decodeProfile applies Relay's checks to one profile item in Relay's order:
-// size, JSON, normalization, validation.
-func (h *envelopeHandler) decodeProfile(ctx context.Context, dec *sentry.Decoder, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
+// size, JSON, normalization, validation. In lenient mode the metadata rules
+// an item breaks are counted as warnings and the item is kept. On a
+// validation error the decoded profile comes back too, for the drop log.
+func (h *envelopeHandler) decodeProfile(ctx context.Context, t *translation, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
 	if item.Oversized || item.Size > h.cfg.MaxProfileItemSize {
 		return nil, sentry.NewError(sentry.ReasonExceedSizeLimit,
 			fmt.Sprintf("%d bytes, limit %d", item.Size, h.cfg.MaxProfileItemSize)).AtItem(i)
 	}
-	// The profile lives in dec's memory until its next Decode: the caller
-	// adds it to the builder before decoding the next item.
-	profile, err := dec.Decode(item.Payload)
+	// The profile lives in the decoder's memory until its next Decode: the
+	// caller adds it to the builder before decoding the next item.
+	profile, err := t.decoder.Decode(item.Payload)
 	if err != nil {
 		return nil, asProfileError(err, sentry.ReasonInvalidJSON).AtItem(i)
 	}
@@ -324,10 +366,32 @@ func (h *envelopeHandler) decodeProfile(ctx context.Context, dec *sentry.Decoder
 		h.checkPlatformHeader(ctx, projectID, i, item, profile)
 	}
 	sentry.Normalize(profile)
-	if err := sentry.Validate(profile, sentry.DefaultLimits()); err != nil {
-		return nil, asProfileError(err, sentry.ReasonMissingProfileMetadata).AtItem(i)
+	warnings, err := sentry.Check(profile, sentry.DefaultLimits(), h.mode)
+	if err != nil {
+		return profile, asProfileError(err, sentry.ReasonMissingProfileMetadata).AtItem(i)
+	}
+	for _, w := range warnings {
+		h.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(w.Reason)))))
+		h.logger.Debug("Profile item breaks a Relay rule; accepted",
+			zap.String("project_id", projectID), zap.Int("item", i), zap.String("reason", string(w.Reason)))
+	}
+	if profile.Version == sentry.VersionV1 && profile.Timestamp.IsZero() {
+		// Without its timestamp a V1 profile's samples would sit at 1970.
+		// The envelope's sent_at is the SDK's own clock at sending, the
+		// closest it says; else the time it arrived.
+		profile.Timestamp = fallbackTimestamp(t.sentAt)
 	}
 	return profile, nil
+}
+
+// fallbackTimestamp is the envelope's sent_at, or now when it is absent or
+// unreadable.
+func fallbackTimestamp(sentAt string) time.Time {
+	if ts, err := time.Parse(time.RFC3339Nano, sentAt); err == nil {
+		return ts.UTC()
+	}
+	return time.Now().UTC()
 }
 
 // checkPlatformHeader counts chunks whose item header `platform` is missing
@@ -350,9 +414,17 @@ func (h *envelopeHandler) checkPlatformHeader(ctx context.Context, projectID str
 		zap.String("header_platform", item.Header.Platform), zap.String("payload_platform", profile.Platform))
 }
 
-func (h *envelopeHandler) discard(ctx context.Context, projectID string, item *envelope.Item, serr *sentry.Error) {
+// discard counts a dropped item and logs it (rate-limited, at warn): an
+// operator whose SDK's profiles do not arrive must not need a metrics
+// backend to find out why. profile is the decoded payload, when it decoded.
+func (h *envelopeHandler) discard(ctx context.Context, t *translation, projectID string, item *envelope.Item, profile *sentry.Profile, serr *sentry.Error) {
 	h.telemetry.ReceiverSentryprofileDiscardedItems.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(serr.Reason)))))
+	sdk := t.sdkName
+	if profile != nil && profile.ClientSDK.Name != "" {
+		sdk = profile.ClientSDK.Name
+	}
+	h.drops.dropped(droppedItem{itemType: item.Header.Type, reason: serr.Reason, projectID: projectID, sdk: sdk, item: serr.Item})
 	h.logger.Debug("Profile item dropped",
 		zap.String("project_id", projectID), zap.String("item_type", item.Header.Type),
 		zap.String("reason", string(serr.Reason)), zap.Error(serr))

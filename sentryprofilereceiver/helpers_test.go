@@ -98,6 +98,13 @@ type testReceiver struct {
 // changed by mutate, and shuts it down when the test ends.
 func startReceiver(t *testing.T, next xconsumer.Profiles, mutate func(*Config)) *testReceiver {
 	t.Helper()
+	return startReceiverLogged(t, next, mutate, nil)
+}
+
+// startReceiverLogged is startReceiver with the receiver's logger; nil logs
+// to the test at debug level.
+func startReceiverLogged(t *testing.T, next xconsumer.Profiles, mutate func(*Config), logger *zap.Logger) *testReceiver {
+	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
 	if mutate != nil {
@@ -109,11 +116,14 @@ func startReceiver(t *testing.T, next xconsumer.Profiles, mutate func(*Config)) 
 	set := metadatatest.NewSettings(tel)
 	// Debug level: the item drops the receiver logs appear with a failure.
 	set.Logger = zaptest.NewLogger(t, zaptest.Level(zap.DebugLevel))
+	if logger != nil {
+		set.Logger = logger
+	}
 	r, err := NewFactory().CreateProfiles(context.Background(), set, cfg, next)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	rcvr := r.(*sentryReceiver)
+	rcvr := r.(*handle).shared.inner
 	return &testReceiver{url: "http://" + rcvr.listener.Addr().String(), telemetry: tel, rcvr: rcvr}
 }
 

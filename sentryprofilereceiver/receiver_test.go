@@ -21,10 +21,11 @@ func TestFactory(t *testing.T) {
 	f := NewFactory()
 	assert.Equal(t, metadata.Type, f.Type())
 	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
+	assert.Equal(t, component.StabilityLevelDevelopment, f.TracesStability())
 	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
 
-	_, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.Error(t, err, "profiles only")
+	_, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
+	assert.Error(t, err, "no metrics signal")
 }
 
 // TestProfilesLifecycle runs a profiles receiver through the collector's
@@ -44,7 +45,7 @@ func TestProfilesLifecycle(t *testing.T) {
 	first, err := f.CreateProfiles(context.Background(), set, cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, first.Start(context.Background(), componenttest.NewNopHost()))
-	endpoint := first.(*sentryReceiver).listener.Addr().String()
+	endpoint := first.(*handle).shared.inner.listener.Addr().String()
 	tr := &testReceiver{url: "http://" + endpoint}
 	resp := post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
 	require.Equal(t, http.StatusOK, resp.status, resp.body)

@@ -64,14 +64,21 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 // that follows Sentry's `package@version+build` convention, else
 // "unknown_service:<platform>" in the spirit of the semconv fallback.
 func serviceName(p *sentry.Profile, opts ReceiveOptions) string {
-	if opts.ServiceName != "" {
-		return opts.ServiceName
+	return serviceNameOf(opts.ServiceName, p.Release, p.Platform)
+}
+
+// serviceNameOf is serviceName from the fields themselves, for the traces of
+// the same SDK: one rule, so that a backend joins a service's profiles and
+// spans.
+func serviceNameOf(override, release, platform string) string {
+	if override != "" {
+		return override
 	}
-	if pkg, _, ok := strings.Cut(p.Release, "@"); ok && pkg != "" {
+	if pkg, _, ok := strings.Cut(release, "@"); ok && pkg != "" {
 		return pkg
 	}
-	if p.Platform != "" {
-		return "unknown_service:" + p.Platform
+	if platform != "" {
+		return "unknown_service:" + platform
 	}
 	return "unknown_service"
 }

@@ -40,12 +40,17 @@ const maxProfileItemBytes = 50 << 20
 
 const convertHelp = `Usage: sentryprof convert [-in FILE|-] [-out FILE|-] [-format FORMAT]
                           [-project ID] [-service NAME] [-split]
+                          [-validation lenient|relay]
 
 Reads a Sentry envelope or a bare V1/V2 profile JSON document (plain or
 gzip'd) and writes OpenTelemetry profiles or pprof. Every profile and
 profile_chunk item is decoded, normalized and validated as the receiver does;
 transaction items link V1 profiles to their trace. Any invalid profile item
 fails the whole conversion and names the item and the reason.
+
+-validation lenient (the default, as in the receiver) refuses an item only
+when its samples cannot be read and prints a warning for each Relay rule it
+breaks besides; -validation relay refuses what Sentry's Relay refuses.
 
 The format defaults from -out: .pb.gz or .pprof is pprof, .json is otlp-json,
 anything else (and standard output) is otlp-proto.
@@ -65,6 +70,7 @@ type convertOptions struct {
 	in, out, format  string
 	project, service string
 	split            bool
+	validation       string
 }
 
 func runConvert(args []string, e *env) error {
@@ -76,6 +82,7 @@ func runConvert(args []string, e *env) error {
 	fs.StringVar(&o.project, "project", "", "Sentry project `id` recorded on the resource")
 	fs.StringVar(&o.service, "service", "", "service.name of the resource (`name`)")
 	fs.BoolVar(&o.split, "split", false, "pprof only: write one file per profile (FILE, FILE.1, ...) instead of merging")
+	fs.StringVar(&o.validation, "validation", "lenient", "`rules` that refuse a profile: lenient (only unreadable samples) or relay (what Sentry refuses)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -87,6 +94,15 @@ func runConvert(args []string, e *env) error {
 	default:
 		return usageErrorf("unknown -format %q (want otlp-proto, otlp-json or pprof)", o.format)
 	}
+	var mode sentry.Mode
+	switch o.validation {
+	case "lenient":
+		mode = sentry.ModeLenient
+	case "relay":
+		mode = sentry.ModeRelay
+	default:
+		return usageErrorf("unknown -validation %q (want lenient or relay)", o.validation)
+	}
 	if o.split && (o.format != formatPprof || isStdio(o.out)) {
 		return usageErrorf("-split needs -format pprof and an -out file")
 	}
@@ -96,7 +112,7 @@ func runConvert(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	items, err := decodeSentry(data, e.stderr, prog)
+	items, err := decodeSentry(data, profileChecker{mode: mode, warn: e.stderr}, prog)
 	if err != nil {
 		return err
 	}
@@ -125,9 +141,10 @@ func formatFromPath(path string) string {
 // decodeSentry turns the input into translator items: every profile item of
 // an envelope, or the one profile of a bare JSON document. Warnings (items
 // that are not profiles, a transaction that does not decode) go to warn.
-func decodeSentry(data []byte, warn io.Writer, prog *progress) ([]translator.Item, error) {
+func decodeSentry(data []byte, check profileChecker, prog *progress) ([]translator.Item, error) {
+	warn := check.warn
 	if !isEnvelope(data) {
-		p, err := decodeProfile(data)
+		p, err := check.decode(data, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -161,7 +178,7 @@ func decodeSentry(data []byte, warn io.Writer, prog *progress) ([]translator.Ite
 					fmt.Sprintf("%s item of %d bytes is over the %d MiB limit", typ, it.Size, maxProfileItemBytes>>20)).AtItem(i))
 				continue
 			}
-			p, err := decodeProfile(it.Payload)
+			p, err := check.decode(it.Payload, i)
 			if err != nil {
 				problems = append(problems, atItem(err, i))
 				continue
@@ -214,16 +231,29 @@ func (e invalidItems) Error() string {
 
 func (e invalidItems) Unwrap() []error { return e }
 
-// decodeProfile runs one payload through the receiver's pipeline: decode,
-// normalize, validate.
-func decodeProfile(payload []byte) (*sentry.Profile, error) {
+// profileChecker runs one payload through the receiver's pipeline: decode,
+// normalize, validate under mode, printing the warnings of lenient mode.
+type profileChecker struct {
+	mode sentry.Mode
+	warn io.Writer
+}
+
+// decode checks the payload of envelope item i (-1 for a bare document).
+func (c profileChecker) decode(payload []byte, i int) (*sentry.Profile, error) {
 	p, err := sentry.DecodeProfile(payload)
 	if err != nil {
 		return nil, err
 	}
 	sentry.Normalize(p)
-	if err := sentry.Validate(p, sentry.DefaultLimits()); err != nil {
+	warnings, err := sentry.Check(p, sentry.DefaultLimits(), c.mode)
+	if err != nil {
 		return nil, err
+	}
+	for _, w := range warnings {
+		if i >= 0 {
+			w = w.AtItem(i)
+		}
+		fmt.Fprintf(c.warn, "sentryprof convert: warning: accepted, but Relay would refuse it: %v\n", w)
 	}
 	return p, nil
 }

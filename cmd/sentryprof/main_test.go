@@ -39,28 +39,49 @@ var convertibleFixtures = []string{
 // rejectedFixtures are post-Relay fixtures that break a rule Relay applies to
 // what SDKs send; convert must refuse them with Relay's reason.
 var rejectedFixtures = []struct {
-	name   string
-	reason sentry.Reason
-	detail string
+	name       string
+	reason     sentry.Reason
+	detail     string
+	validation string // the -validation the row is about
 }{
-	{"sentry__fixtures_profiles_valid_js_profile.json", sentry.ReasonMissingProfileMetadata, "device.architecture"},
-	{"vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", sentry.ReasonMissingProfileMetadata, "device.is_emulator"},
-	{"vroomrs__tests_fixtures__sample_v1_valid_python.json", sentry.ReasonMalformedStacks, "stack 0 frame 4"},
-	{"vroomrs__tests_fixtures__android_chunk_valid.json", sentry.ReasonPlatformNotSupported, "Android"},
+	{"sentry__fixtures_profiles_valid_js_profile.json", sentry.ReasonMissingProfileMetadata, "device.architecture", "relay"},
+	{"vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", sentry.ReasonMissingProfileMetadata, "device.is_emulator", "relay"},
+	// Lenient refuses the same file for its one unreadable sample.
+	{"vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", sentry.ReasonMalformedSamples, "stack_id 4 is out of range", "lenient"},
+	{"vroomrs__tests_fixtures__sample_v1_valid_python.json", sentry.ReasonMalformedStacks, "stack 0 frame 4", "lenient"},
+	{"vroomrs__tests_fixtures__android_chunk_valid.json", sentry.ReasonPlatformNotSupported, "Android", "lenient"},
 }
 
 func TestConvertRejectedFixtures(t *testing.T) {
 	dir := fixtures.Dir(t)
 	for _, tt := range rejectedFixtures {
-		t.Run(tt.name, func(t *testing.T) {
+		t.Run(tt.name+"/"+tt.validation, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.pb")
-			r := runCLI(t, nil, "convert", "-in", filepath.Join(dir, tt.name), "-out", out)
+			r := runCLI(t, nil, "convert", "-validation", tt.validation, "-in", filepath.Join(dir, tt.name), "-out", out)
 			assert.Equal(t, exitError, r.code)
 			assert.Contains(t, r.stderr, string(tt.reason))
 			assert.Contains(t, r.stderr, tt.detail)
 			assert.NoFileExists(t, out)
 		})
 	}
+}
+
+// TestConvertLenientWarns converts a fixture Relay refuses for its metadata:
+// the default keeps every sample and says which rule Relay would apply.
+func TestConvertLenientWarns(t *testing.T) {
+	const name = "sentry__fixtures_profiles_valid_js_profile.json"
+	path := filepath.Join(fixtures.Dir(t), name)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	out := filepath.Join(t.TempDir(), "out.pb")
+	r := runCLI(t, nil, "convert", "-in", path, "-out", out)
+	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stderr, "warning: accepted, but Relay would refuse it: "+string(sentry.ReasonMissingProfileMetadata))
+	raw, err := os.ReadFile(out)
+	require.NoError(t, err)
+	pd, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(raw)
+	require.NoError(t, err)
+	assertOTLP(t, pd, fixtureSamples(t, data))
 }
 
 type result struct {
@@ -368,7 +389,7 @@ func TestConvertBadInput(t *testing.T) {
 			input: []byte("{}\n{\"type\":\"profile_chunk\"}\n{\"version\":\"2\"}\n{\"type\":\"profile\",\"length\":2}\n{}\n"),
 			want: []string{
 				"2 profile items are invalid:\n",
-				"\n  " + string(sentry.ReasonMissingProfileMetadata) + " item 0: ",
+				"\n  " + string(sentry.ReasonNotEnoughSamples) + " item 0: profile has no samples",
 				"\n  " + string(sentry.ReasonUnsupportedVersion) + " item 1: ",
 			},
 		},

@@ -270,27 +270,34 @@ func (d *profileDecoder) top(p *Profile) error {
 		case "chunk_id":
 			p.ChunkID, err = s.stringValue()
 		case "platform":
-			p.Platform, err = s.stringValue()
+			err = d.metadataString(&p.Platform, &p.Present, FieldPlatform)
 		case "release":
-			p.Release, err = s.stringValue()
+			err = d.metadataString(&p.Release, &p.Present, FieldRelease)
 		case "environment":
-			p.Environment, err = s.stringValue()
+			err = d.metadataString(&p.Environment, &p.Present, FieldEnvironment)
 		case "dist":
-			p.Dist, err = s.stringValue()
+			err = d.metadataString(&p.Dist, &p.Present, FieldDist)
 		case "timestamp":
-			p.Timestamp, err = d.timestamp()
+			p.Present &^= FieldTimestamp
+			if p.Timestamp, err = d.timestamp(); err == nil && !p.Timestamp.IsZero() {
+				p.Present |= FieldTimestamp
+			}
 		case "device":
 			p.Device = Device{}
-			err = d.device(&p.Device)
+			p.Present &^= fieldsOfDevice
+			err = d.device(&p.Device, &p.Present)
 		case "os":
 			p.OS = OS{}
-			err = d.os(&p.OS)
+			p.Present &^= fieldsOfOS
+			err = d.os(&p.OS, &p.Present)
 		case "runtime":
 			p.Runtime = Runtime{}
-			err = d.runtime(&p.Runtime)
+			p.Present &^= fieldsOfRuntime
+			err = d.runtime(&p.Runtime, &p.Present)
 		case "client_sdk":
 			p.ClientSDK = ClientSDK{}
-			err = d.clientSDK(&p.ClientSDK)
+			p.Present &^= fieldsOfClientSDK
+			err = d.clientSDK(&p.ClientSDK, &p.Present)
 		case "debug_meta":
 			p.DebugMeta = DebugMeta{}
 			err = d.debugMeta(&p.DebugMeta)
@@ -422,22 +429,59 @@ func (d *profileDecoder) array(element func(i int) error) error {
 	}
 }
 
-func (d *profileDecoder) device(dev *Device) error {
+// The fields an object's key clears when the object is repeated.
+const (
+	fieldsOfDevice = FieldDevice | FieldDeviceArchitecture | FieldDeviceLocale |
+		FieldDeviceManufacturer | FieldDeviceModel | FieldDeviceClassification
+	fieldsOfOS        = FieldOS | FieldOSName | FieldOSVersion | FieldOSBuildNumber
+	fieldsOfRuntime   = FieldRuntime | FieldRuntimeName | FieldRuntimeVersion
+	fieldsOfClientSDK = FieldClientSDK | FieldClientSDKName | FieldClientSDKVersion
+)
+
+// metadataString reads a string field and records it in present when it was
+// a string (null, as in Relay, is absent).
+func (d *profileDecoder) metadataString(dst *string, present *Fields, f Fields) error {
+	isString := d.s.peek() == '"'
+	v, err := d.s.stringValue()
+	if err != nil {
+		return err
+	}
+	*dst = v
+	if isString {
+		*present |= f
+	} else {
+		*present &^= f // a repeated key's last value wins
+	}
+	return nil
+}
+
+// metadataObject runs member for each key of an object and records the
+// object itself as present unless it is null.
+func (d *profileDecoder) metadataObject(present *Fields, f Fields, member func(key []byte) error) error {
+	if d.s.peek() != 'n' {
+		*present |= f
+	} else {
+		*present &^= f
+	}
+	return d.object(member)
+}
+
+func (d *profileDecoder) device(dev *Device, present *Fields) error {
 	s := &d.s
-	return d.object(func(key []byte) (err error) {
+	return d.metadataObject(present, FieldDevice, func(key []byte) (err error) {
 		switch string(key) {
 		case "architecture":
-			dev.Architecture, err = s.stringValue()
+			err = d.metadataString(&dev.Architecture, present, FieldDeviceArchitecture)
 		case "is_emulator":
 			dev.IsEmulator, err = s.boolValue()
 		case "locale":
-			dev.Locale, err = s.stringValue()
+			err = d.metadataString(&dev.Locale, present, FieldDeviceLocale)
 		case "manufacturer":
-			dev.Manufacturer, err = s.stringValue()
+			err = d.metadataString(&dev.Manufacturer, present, FieldDeviceManufacturer)
 		case "model":
-			dev.Model, err = s.stringValue()
+			err = d.metadataString(&dev.Model, present, FieldDeviceModel)
 		case "classification":
-			dev.Classification, err = s.stringValue()
+			err = d.metadataString(&dev.Classification, present, FieldDeviceClassification)
 		default:
 			err = s.skipValue()
 		}
@@ -445,48 +489,45 @@ func (d *profileDecoder) device(dev *Device) error {
 	})
 }
 
-func (d *profileDecoder) os(o *OS) error {
-	s := &d.s
-	return d.object(func(key []byte) (err error) {
+func (d *profileDecoder) os(o *OS, present *Fields) error {
+	return d.metadataObject(present, FieldOS, func(key []byte) (err error) {
 		switch string(key) {
 		case "name":
-			o.Name, err = s.stringValue()
+			err = d.metadataString(&o.Name, present, FieldOSName)
 		case "version":
-			o.Version, err = s.stringValue()
+			err = d.metadataString(&o.Version, present, FieldOSVersion)
 		case "build_number":
-			o.BuildNumber, err = s.stringValue()
+			err = d.metadataString(&o.BuildNumber, present, FieldOSBuildNumber)
 		default:
-			err = s.skipValue()
+			err = d.s.skipValue()
 		}
 		return err
 	})
 }
 
-func (d *profileDecoder) runtime(r *Runtime) error {
-	s := &d.s
-	return d.object(func(key []byte) (err error) {
+func (d *profileDecoder) runtime(r *Runtime, present *Fields) error {
+	return d.metadataObject(present, FieldRuntime, func(key []byte) (err error) {
 		switch string(key) {
 		case "name":
-			r.Name, err = s.stringValue()
+			err = d.metadataString(&r.Name, present, FieldRuntimeName)
 		case "version":
-			r.Version, err = s.stringValue()
+			err = d.metadataString(&r.Version, present, FieldRuntimeVersion)
 		default:
-			err = s.skipValue()
+			err = d.s.skipValue()
 		}
 		return err
 	})
 }
 
-func (d *profileDecoder) clientSDK(c *ClientSDK) error {
-	s := &d.s
-	return d.object(func(key []byte) (err error) {
+func (d *profileDecoder) clientSDK(c *ClientSDK, present *Fields) error {
+	return d.metadataObject(present, FieldClientSDK, func(key []byte) (err error) {
 		switch string(key) {
 		case "name":
-			c.Name, err = s.stringValue()
+			err = d.metadataString(&c.Name, present, FieldClientSDKName)
 		case "version":
-			c.Version, err = s.stringValue()
+			err = d.metadataString(&c.Version, present, FieldClientSDKVersion)
 		default:
-			err = s.skipValue()
+			err = d.s.skipValue()
 		}
 		return err
 	})

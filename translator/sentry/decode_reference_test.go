@@ -58,6 +58,7 @@ func referenceDecode(data []byte) (*Profile, error) {
 	if o := r.obj(root["runtime"]); o != nil {
 		p.Runtime = Runtime{Name: r.str(o["name"]), Version: r.str(o["version"])}
 	}
+	p.Present = referencePresence(root)
 	if o := r.obj(root["client_sdk"]); o != nil {
 		p.ClientSDK = ClientSDK{Name: r.str(o["name"]), Version: r.str(o["version"])}
 	}
@@ -487,6 +488,47 @@ func sortedForCompare(p *Profile) *Profile {
 }
 
 // canonicalEmpty turns empty slices into nil, the decoder's convention.
+// referencePresence lists the metadata fields root carries as strings (or,
+// for objects, as non-null values), the documented meaning of Present.
+func referencePresence(root map[string]any) Fields {
+	var present Fields
+	isString := func(obj map[string]any, key string) bool {
+		_, ok := obj[key].(string)
+		return ok
+	}
+	for key, f := range map[string]Fields{"platform": FieldPlatform, "release": FieldRelease, "environment": FieldEnvironment, "dist": FieldDist} {
+		if isString(root, key) {
+			present |= f
+		}
+	}
+	if ts, ok := root["timestamp"]; ok && ts != nil && ts != "" {
+		present |= FieldTimestamp
+	}
+	for _, o := range []struct {
+		key    string
+		object Fields
+		fields map[string]Fields
+	}{
+		{"device", FieldDevice, map[string]Fields{"architecture": FieldDeviceArchitecture, "locale": FieldDeviceLocale,
+			"manufacturer": FieldDeviceManufacturer, "model": FieldDeviceModel, "classification": FieldDeviceClassification}},
+		{"os", FieldOS, map[string]Fields{"name": FieldOSName, "version": FieldOSVersion, "build_number": FieldOSBuildNumber}},
+		{"runtime", FieldRuntime, map[string]Fields{"name": FieldRuntimeName, "version": FieldRuntimeVersion}},
+		{"client_sdk", FieldClientSDK, map[string]Fields{"name": FieldClientSDKName, "version": FieldClientSDKVersion}},
+	} {
+		obj, ok := root[o.key].(map[string]any)
+		if !ok {
+			continue
+		}
+		present |= o.object
+		for key, f := range o.fields {
+			if isString(obj, key) {
+				present |= f
+			}
+		}
+	}
+	return present
+}
+
 func canonicalEmpty(p *Profile) {
 	if len(p.ThreadMetadata) == 0 {
 		p.ThreadMetadata = nil

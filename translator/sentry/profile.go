@@ -22,6 +22,11 @@ type Profile struct {
 	ProfilerID string // V2 "profiler_id"
 	ChunkID    string // V2 "chunk_id"
 
+	// Present says which metadata fields the payload carried, because an
+	// empty string is a value, not an absence: Relay accepts
+	// `"os": {"version": ""}` but refuses a profile without os.version.
+	Present Fields
+
 	Platform    string    // "platform"
 	Release     string    // "release"
 	Environment string    // "environment"
@@ -48,6 +53,37 @@ type Profile struct {
 	ThreadMetadata []ThreadMetadata // "thread_metadata", in input order
 	QueueMetadata  []QueueMetadata  // cocoa "queue_metadata", in input order
 }
+
+// Fields is a set of metadata fields, one bit each.
+type Fields uint32
+
+// The metadata fields whose presence Profile.Present records.
+const (
+	FieldPlatform             Fields = 1 << iota // "platform"
+	FieldRelease                                 // "release"
+	FieldEnvironment                             // "environment"
+	FieldDist                                    // "dist"
+	FieldTimestamp                               // "timestamp"
+	FieldDevice                                  // "device"
+	FieldDeviceArchitecture                      // "device.architecture"
+	FieldDeviceLocale                            // "device.locale"
+	FieldDeviceManufacturer                      // "device.manufacturer"
+	FieldDeviceModel                             // "device.model"
+	FieldDeviceClassification                    // "device.classification"
+	FieldOS                                      // "os"
+	FieldOSName                                  // "os.name"
+	FieldOSVersion                               // "os.version"
+	FieldOSBuildNumber                           // "os.build_number"
+	FieldRuntime                                 // "runtime"
+	FieldRuntimeName                             // "runtime.name"
+	FieldRuntimeVersion                          // "runtime.version"
+	FieldClientSDK                               // "client_sdk"
+	FieldClientSDKName                           // "client_sdk.name"
+	FieldClientSDKVersion                        // "client_sdk.version"
+)
+
+// Has reports whether every field of f was present.
+func (f Fields) Has(field Fields) bool { return f&field == field }
 
 // Device is V1 "device".
 type Device struct {

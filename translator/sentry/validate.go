@@ -30,69 +30,113 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// Mode chooses which of Relay's rules refuse a profile.
+type Mode uint8
+
+const (
+	// ModeLenient refuses a profile only when its samples cannot be read:
+	// an unsupported version or format, no samples, a stack_id or frame
+	// index out of range, a V2 sample without a positive timestamp. Every
+	// other Relay rule it breaks is returned as a warning.
+	ModeLenient Mode = iota
+	// ModeRelay refuses what Relay refuses.
+	ModeRelay
+)
+
 // Validate applies the rules by which Relay rejects a sample-format profile
 // and returns the first one p breaks as an *Error (Item is -1: the caller
 // locates it with AtItem), or nil. It only accepts or rejects: p is not
-// changed. It gives the same answer before and after Normalize.
+// changed. It gives the same answer before and after Normalize. It is
+// Check in ModeRelay without the warnings.
+func Validate(p *Profile, limits Limits) error {
+	_, err := Check(p, limits, ModeRelay)
+	return err
+}
+
+// Check applies Relay's rules to p. It returns as err the first rule that
+// refuses p under mode; in ModeLenient, the metadata rules p breaks come
+// back as warnings instead, at most one per group of rules (metadata,
+// transaction, samples), in the order below. p is not changed.
 //
 // The rules, in the order they are checked:
 //
-//   - version is "1" or "2" (ReasonUnsupportedVersion).
+//   - version is "1" or "2" (ReasonUnsupportedVersion). Always refused.
 //   - Metadata (ReasonMissingProfileMetadata when absent): V1 needs event_id,
-//     platform, timestamp, device.architecture, os.name and os.version, and
-//     for cocoa also os.build_number, device.is_emulator, device.locale,
+//     platform, timestamp, device.architecture, os.name and os.version,
+//     runtime.name and runtime.version when runtime is sent, and for cocoa
+//     also os.build_number, device.is_emulator, device.locale,
 //     device.manufacturer and device.model; V2 needs profiler_id, chunk_id,
-//     platform, client_sdk.name and client_sdk.version. An id present but
-//     not a UUID is ReasonInvalidJSON, as in Relay where it fails to
-//     deserialize.
+//     platform, client_sdk.name and client_sdk.version. A string field is
+//     present when it is non-empty or Profile.Present records it: Relay
+//     takes an empty string as a value. An id present but not a UUID is
+//     ReasonInvalidJSON, as in Relay where it fails to deserialize.
 //   - V1 transaction: `transaction` or `transactions[0]` must exist
 //     (ReasonNoTransactionAssociated) with a non-nil UUID id and trace_id, a
 //     name, and relative_start_ns < relative_end_ns unless both are zero
 //     (ReasonInvalidTransactionMetadata). active_thread_id is optional, as
 //     in Relay, which defaults it to 0.
-//   - At least one sample (ReasonNotEnoughSamples).
+//   - At least one sample (ReasonNotEnoughSamples). Always refused.
 //   - V2 sample timestamps are positive (ReasonMalformedSamples, Sample set).
+//     Always refused.
 //   - Every stack_id names a stack (ReasonMalformedSamples, Sample set) and
 //     every frame index names a frame (ReasonMalformedStacks; Stack is the
 //     stack and Frame the position of the bad index within it, since the
-//     index itself is not a frame).
+//     index itself is not a frame). Always refused.
 //   - Something is left after Relay's lossy clean-up (ReasonNotEnoughSamples):
 //     V1 keeps the samples inside the transaction's relative range, trims
 //     each thread's idle (empty-stack) samples at its edges and drops
 //     threads left with one sample; V2 drops threads with at most one
 //     non-idle sample.
-//   - Duration of what is left (ReasonDurationIsTooLong): V1 last minus first
-//     elapsed_since_start_ns over MaxDurationV1; V2 latest minus earliest
-//     timestamp over MaxDurationV2.
-func Validate(p *Profile, limits Limits) error {
+//   - Duration of what is left (ReasonDurationIsTooLong): V1, the last
+//     sample's elapsed_since_start_ns over MaxDurationV1 (Relay measures
+//     from the profile's start, not from the first sample); V2 latest minus
+//     earliest timestamp over MaxDurationV2.
+func Check(p *Profile, limits Limits, mode Mode) (warnings []*Error, err error) {
 	limits = limits.withDefaults()
+	// metadata applies a rule that only Relay mode refuses on.
+	metadata := func(e *Error) *Error {
+		if e == nil {
+			return nil
+		}
+		if mode == ModeRelay {
+			return e
+		}
+		warnings = append(warnings, e)
+		return nil
+	}
 	switch p.Version {
 	case VersionV1:
-		if err := validateMetadataV1(p); err != nil {
-			return err
+		if e := metadata(validateMetadataV1(p)); e != nil {
+			return nil, e
 		}
-		if err := validateTransaction(p); err != nil {
-			return err
+		if e := metadata(validateTransaction(p)); e != nil {
+			return nil, e
 		}
 	case VersionV2:
-		if err := validateMetadataV2(p); err != nil {
-			return err
+		if e := metadata(validateMetadataV2(p)); e != nil {
+			return nil, e
 		}
 	default:
 		if e := checkVersion(p.Version, p.Platform); e != nil {
-			return e
+			return nil, e
 		}
 	}
 	if len(p.Samples) == 0 {
-		return NewError(ReasonNotEnoughSamples, "profile has no samples")
+		return nil, NewError(ReasonNotEnoughSamples, "profile has no samples")
 	}
-	if err := validateIndices(p); err != nil {
-		return err
+	if e := validateIndices(p); e != nil {
+		return nil, e
 	}
+	var e *Error
 	if p.Version == VersionV1 {
-		return validateSamplesV1(p, limits.MaxDurationV1)
+		e = metadata(validateSamplesV1(p, limits.MaxDurationV1))
+	} else {
+		e = metadata(validateSamplesV2(p, limits.MaxDurationV2))
 	}
-	return validateSamplesV2(p, limits.MaxDurationV2)
+	if e != nil {
+		return nil, e
+	}
+	return warnings, nil
 }
 
 func missing(field string) *Error {
@@ -110,39 +154,57 @@ func validateID(field, id string) *Error {
 	return nil
 }
 
-func validateMetadataV1(p *Profile) error {
+// requiredString is one metadata string a rule needs present.
+type requiredString struct {
+	name  string
+	value string
+	field Fields
+}
+
+// firstMissing returns the first of fields that p lacks.
+func firstMissing(p *Profile, fields ...requiredString) *Error {
+	for _, f := range fields {
+		if f.value == "" && !p.Present.Has(f.field) {
+			return missing(f.name)
+		}
+	}
+	return nil
+}
+
+func validateMetadataV1(p *Profile) *Error {
 	if e := validateID("event_id", p.EventID); e != nil {
 		return e
 	}
-	for _, f := range [...]struct {
-		name, value string
-	}{
-		{"platform", p.Platform},
-		{"device.architecture", p.Device.Architecture},
-		{"os.name", p.OS.Name},
-		{"os.version", p.OS.Version},
-	} {
-		if f.value == "" {
-			return missing(f.name)
-		}
+	if e := firstMissing(p,
+		requiredString{"platform", p.Platform, FieldPlatform},
+		requiredString{"device.architecture", p.Device.Architecture, FieldDeviceArchitecture},
+		requiredString{"os.name", p.OS.Name, FieldOSName},
+		requiredString{"os.version", p.OS.Version, FieldOSVersion},
+	); e != nil {
+		return e
 	}
 	if p.Timestamp.IsZero() {
 		return missing("timestamp")
 	}
+	// runtime is optional, but when sent both its fields are required.
+	if p.Present.Has(FieldRuntime) || p.Runtime != (Runtime{}) {
+		if e := firstMissing(p,
+			requiredString{"runtime.name", p.Runtime.Name, FieldRuntimeName},
+			requiredString{"runtime.version", p.Runtime.Version, FieldRuntimeVersion},
+		); e != nil {
+			return e
+		}
+	}
 	// Relay's extra requirement for cocoa: the device fields Apple SDKs
 	// always send.
 	if p.Platform == "cocoa" {
-		for _, f := range [...]struct {
-			name, value string
-		}{
-			{"os.build_number", p.OS.BuildNumber},
-			{"device.locale", p.Device.Locale},
-			{"device.manufacturer", p.Device.Manufacturer},
-			{"device.model", p.Device.Model},
-		} {
-			if f.value == "" {
-				return missing(f.name)
-			}
+		if e := firstMissing(p,
+			requiredString{"os.build_number", p.OS.BuildNumber, FieldOSBuildNumber},
+			requiredString{"device.locale", p.Device.Locale, FieldDeviceLocale},
+			requiredString{"device.manufacturer", p.Device.Manufacturer, FieldDeviceManufacturer},
+			requiredString{"device.model", p.Device.Model, FieldDeviceModel},
+		); e != nil {
+			return e
 		}
 		if !p.Device.IsEmulator.Set() {
 			return missing("device.is_emulator")
@@ -151,28 +213,21 @@ func validateMetadataV1(p *Profile) error {
 	return nil
 }
 
-func validateMetadataV2(p *Profile) error {
+func validateMetadataV2(p *Profile) *Error {
 	if e := validateID("profiler_id", p.ProfilerID); e != nil {
 		return e
 	}
 	if e := validateID("chunk_id", p.ChunkID); e != nil {
 		return e
 	}
-	for _, f := range [...]struct {
-		name, value string
-	}{
-		{"platform", p.Platform},
-		{"client_sdk.name", p.ClientSDK.Name},
-		{"client_sdk.version", p.ClientSDK.Version},
-	} {
-		if f.value == "" {
-			return missing(f.name)
-		}
-	}
-	return nil
+	return firstMissing(p,
+		requiredString{"platform", p.Platform, FieldPlatform},
+		requiredString{"client_sdk.name", p.ClientSDK.Name, FieldClientSDKName},
+		requiredString{"client_sdk.version", p.ClientSDK.Version, FieldClientSDKVersion},
+	)
 }
 
-func validateTransaction(p *Profile) error {
+func validateTransaction(p *Profile) *Error {
 	if len(p.Transactions) == 0 {
 		return NewError(ReasonNoTransactionAssociated, "profile has no transaction or transactions")
 	}
@@ -202,7 +257,7 @@ func validateTransaction(p *Profile) error {
 }
 
 // validateIndices checks that samples name stacks and stacks name frames.
-func validateIndices(p *Profile) error {
+func validateIndices(p *Profile) *Error {
 	nStacks := int64(p.Stacks.Len())
 	v2 := p.Version == VersionV2
 	for i := range p.Samples {
@@ -277,7 +332,7 @@ func isIdle(p *Profile, smp *Sample) bool {
 	return len(p.Stacks.At(int(smp.StackID))) == 0
 }
 
-func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
+func validateSamplesV1(p *Profile, maxDuration time.Duration) *Error {
 	var start, end uint64
 	ranged := false
 	if len(p.Transactions) > 0 && p.Transactions[0].RelativeEndNS > 0 {
@@ -307,7 +362,7 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 			ts.kept++
 		}
 	}
-	var first, last uint64
+	var last uint64
 	kept := false
 	for i := range p.Samples {
 		smp := &p.Samples[i]
@@ -318,24 +373,21 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) error {
 		if ts.kept < 2 || i < ts.firstActive || i > ts.lastActive {
 			continue
 		}
-		if !kept || smp.ElapsedSinceStartNS < first {
-			first = smp.ElapsedSinceStartNS
-		}
-		if !kept || smp.ElapsedSinceStartNS > last {
-			last = smp.ElapsedSinceStartNS
-		}
+		// Relay reads the duration off the last sample it keeps, in
+		// payload order.
+		last = smp.ElapsedSinceStartNS
 		kept = true
 	}
 	if !kept {
 		return NewError(ReasonNotEnoughSamples, "no thread has two samples once idle edges and samples outside the transaction are left out")
 	}
-	if d := last - first; d > uint64(maxDuration) {
-		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("samples span %s, more than %s", time.Duration(d), maxDuration))
+	if last > uint64(maxDuration) {
+		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("last sample at %s, more than %s", time.Duration(last), maxDuration))
 	}
 	return nil
 }
 
-func validateSamplesV2(p *Profile, maxDuration time.Duration) error {
+func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {
 	threads := newThreadSpans(p)
 	for i := range p.Samples {
 		smp := &p.Samples[i]

@@ -73,6 +73,10 @@ func TestValidate(t *testing.T) {
 		limits Limits
 		want   Reason   // "" for valid
 		at     position // for the malformed_samples and malformed_stacks cases
+		// unreadable marks the ReasonNotEnoughSamples case that lenient
+		// mode refuses too (no samples at all); the other reasons are
+		// told apart by readableReasons.
+		unreadable bool
 	}{
 		{name: "V1 valid", base: validV1, mutate: func(*Profile) {}},
 		{name: "V2 valid", base: validV2, mutate: func(*Profile) {}},
@@ -109,7 +113,7 @@ func TestValidate(t *testing.T) {
 		{name: "V1 only the first transaction is checked", base: validV1, mutate: func(p *Profile) { p.Transactions = append(p.Transactions, Transaction{}) }},
 
 		// Samples, stacks, frames.
-		{name: "no samples", base: validV1, mutate: func(p *Profile) { p.Samples = nil }, want: ReasonNotEnoughSamples},
+		{name: "no samples", base: validV1, mutate: func(p *Profile) { p.Samples = nil }, want: ReasonNotEnoughSamples, unreadable: true},
 		{name: "stack_id out of range", base: validV1, mutate: func(p *Profile) { p.Samples[1].StackID = 3 }, want: ReasonMalformedSamples, at: position{1, -1, -1}},
 		{name: "stack_id negative", base: validV2, mutate: func(p *Profile) { p.Samples[0].StackID = -1 }, want: ReasonMalformedSamples, at: position{0, -1, -1}},
 		{name: "stack_id huge", base: validV2, mutate: func(p *Profile) { p.Samples[1].StackID = 1 << 62 }, want: ReasonMalformedSamples, at: position{1, -1, -1}},
@@ -140,7 +144,10 @@ func TestValidate(t *testing.T) {
 			p.Transactions[0].RelativeStartNS, p.Transactions[0].RelativeEndNS = 15_000_000, 40_000_000
 		}, want: ReasonNotEnoughSamples},
 		{name: "V1 duration too long", base: validV1, mutate: func(p *Profile) { p.Samples[1].ElapsedSinceStartNS = 10_000_000 + uint64(30*s) + 1 }, want: ReasonDurationIsTooLong},
-		{name: "V1 duration at the limit", base: validV1, mutate: func(p *Profile) { p.Samples[1].ElapsedSinceStartNS = 10_000_000 + uint64(30*s) }},
+		{name: "V1 duration at the limit", base: validV1, mutate: func(p *Profile) { p.Samples[1].ElapsedSinceStartNS = uint64(30 * s) }},
+		{name: "V1 last sample past the limit from the start, as Relay measures", base: validV1, mutate: func(p *Profile) {
+			p.Samples[1].ElapsedSinceStartNS = 10_000_000 + uint64(30*s)
+		}, want: ReasonDurationIsTooLong},
 		{name: "V1 long span outside the transaction is ignored", base: validV1, mutate: func(p *Profile) {
 			p.Samples = append(p.Samples, Sample{StackID: 0, ThreadID: "1", ElapsedSinceStartNS: uint64(100 * s)})
 		}},
@@ -183,6 +190,80 @@ func TestValidate(t *testing.T) {
 			assert.Equal(t, want, position{e.Sample, e.Stack, e.Frame}, "positions of %v", e)
 			assert.NotEmpty(t, e.Msg)
 		})
+		// The same case in lenient mode: refused only when the samples
+		// cannot be read, else accepted with the rule as a warning.
+		t.Run(tt.name+"/lenient", func(t *testing.T) {
+			p := tt.base()
+			tt.mutate(p)
+			warnings, err := Check(p, tt.limits, ModeLenient)
+			if tt.want != "" && (tt.unreadable || !readableReasons[tt.want]) {
+				assertReason(t, err, tt.want)
+				assert.Empty(t, warnings)
+				return
+			}
+			require.NoError(t, err)
+			if tt.want == "" {
+				assert.Empty(t, warnings)
+				return
+			}
+			// The first warning is the rule Relay mode refuses on; later
+			// groups of rules may add theirs.
+			require.NotEmpty(t, warnings)
+			assert.Equal(t, tt.want, warnings[0].Reason, "%v", warnings)
+			assert.NotEmpty(t, warnings[0].Msg)
+		})
+	}
+}
+
+// readableReasons are the Relay rules about metadata, not about reading the
+// samples: lenient mode warns instead of refusing.
+var readableReasons = map[Reason]bool{
+	ReasonMissingProfileMetadata:     true,
+	ReasonInvalidJSON:                true, // ids that are not UUIDs
+	ReasonNoTransactionAssociated:    true,
+	ReasonInvalidTransactionMetadata: true,
+	ReasonNotEnoughSamples:           true, // what Relay's clean-up would leave
+	ReasonDurationIsTooLong:          true,
+}
+
+// TestCheckPresence decodes metadata as real SDKs write it: an empty string
+// is a value (Relay deserializes it), an absent field is not.
+func TestCheckPresence(t *testing.T) {
+	const samples = `"profile":{"samples":[{"stack_id":0,"thread_id":1,"elapsed_since_start_ns":0},{"stack_id":0,"thread_id":1,"elapsed_since_start_ns":10000000}],` +
+		`"stacks":[[0]],"frames":[{"function":"work"}]}`
+	const tx = `"transaction":{"id":"41fed0925670468bb0457f61a74688ec","trace_id":"cb8c53a4e3e24c73a9ff8e5ba7e0ac3c","name":"GET /","active_thread_id":1}`
+	tests := []struct {
+		name     string
+		metadata string
+		relay    Reason // "" when Relay accepts
+	}{
+		// sentry-go v0.30.0 writes its structs whole, empty fields included.
+		{"sentry-go empty strings", `"device":{"architecture":"amd64","classification":"","locale":"","manufacturer":"","model":""},"os":{"build_number":"","name":"linux","version":""},"runtime":{"name":"go","version":"go1.26"}`, ""},
+		{"every string empty", `"device":{"architecture":""},"os":{"name":"","version":""}`, ""},
+		{"os.version absent", `"device":{"architecture":"amd64"},"os":{"name":"linux"}`, ReasonMissingProfileMetadata},
+		{"os.version null", `"device":{"architecture":"amd64"},"os":{"name":"linux","version":null}`, ReasonMissingProfileMetadata},
+		{"no device", `"os":{"name":"linux","version":"6"}`, ReasonMissingProfileMetadata},
+		{"runtime without version", `"device":{"architecture":"x"},"os":{"name":"linux","version":"6"},"runtime":{"name":"go"}`, ReasonMissingProfileMetadata},
+		{"runtime with empty version", `"device":{"architecture":"x"},"os":{"name":"linux","version":"6"},"runtime":{"name":"go","version":""}`, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			payload := `{"version":"1","event_id":"41fed0925670468bb0457f61a74688ec","platform":"go","timestamp":"2024-08-27T16:00:00Z",` +
+				tt.metadata + "," + tx + "," + samples + "}"
+			p, err := DecodeProfile([]byte(payload))
+			require.NoError(t, err)
+			err = Validate(p, DefaultLimits())
+			warnings, lenientErr := Check(p, DefaultLimits(), ModeLenient)
+			require.NoError(t, lenientErr, "lenient mode reads every sample")
+			if tt.relay == "" {
+				require.NoError(t, err)
+				assert.Empty(t, warnings)
+				return
+			}
+			assertReason(t, err, tt.relay)
+			require.Len(t, warnings, 1)
+			assert.Equal(t, tt.relay, warnings[0].Reason)
+		})
 	}
 }
 
@@ -205,26 +286,30 @@ func deepCopy(p *Profile) *Profile {
 
 func TestValidateFixtures(t *testing.T) {
 	tests := []struct {
-		name string
-		load func(*testing.T, string) *Profile
-		want Reason
+		name    string
+		load    func(*testing.T, string) *Profile
+		want    Reason // what Relay mode refuses with; "" accepted
+		lenient Reason // what lenient mode refuses with; "" accepted
 	}{
-		{"relay__relay-profiling_tests_fixtures_sample_v1_valid.json", decodeFixture, ""},
-		{"relay__relay-profiling_tests_fixtures_sample_v2_valid.json", decodeFixture, ""},
-		{"vroom__test_data__node.json", decodeFixture, ""},
-		{"vroomrs__tests_fixtures__sample_v2_valid_android.json", decodeFixture, ""},
-		{"vroomrs__tests_fixtures__sample_v2_valid_cocoa.json", decodeFixture, ""},
-		{"sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope", decodeEnvelopeProfile, ""},
-		{"sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope", decodeEnvelopeProfile, ""},
-		{"sentry-python-2.68.0__captured_http__v2_profile_chunk_2.envelope", decodeEnvelopeProfile, ""},
-		// Trimmed test fixtures whose stacks name frames that were cut.
-		{"vroomrs__tests_fixtures__sample_v1_valid_python.json", decodeFixture, ReasonMalformedStacks},
-		{"vroomrs__tests_fixtures__sample_v2_valid_python.json", decodeFixture, ReasonMalformedStacks},
+		{"relay__relay-profiling_tests_fixtures_sample_v1_valid.json", decodeFixture, "", ""},
+		{"relay__relay-profiling_tests_fixtures_sample_v2_valid.json", decodeFixture, "", ""},
+		{"vroom__test_data__node.json", decodeFixture, "", ""},
+		{"vroomrs__tests_fixtures__sample_v2_valid_android.json", decodeFixture, "", ""},
+		{"vroomrs__tests_fixtures__sample_v2_valid_cocoa.json", decodeFixture, "", ""},
+		{"sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope", decodeEnvelopeProfile, "", ""},
+		{"sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope", decodeEnvelopeProfile, "", ""},
+		{"sentry-python-2.68.0__captured_http__v2_profile_chunk_2.envelope", decodeEnvelopeProfile, "", ""},
+		// Trimmed test fixtures whose stacks name frames that were cut: the
+		// samples cannot be read in either mode.
+		{"vroomrs__tests_fixtures__sample_v1_valid_python.json", decodeFixture, ReasonMalformedStacks, ReasonMalformedStacks},
+		{"vroomrs__tests_fixtures__sample_v2_valid_python.json", decodeFixture, ReasonMalformedStacks, ReasonMalformedStacks},
 		// Re-serialized by vroomrs, which drops device.is_emulator that
-		// Relay requires of cocoa.
-		{"vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", decodeFixture, ReasonMissingProfileMetadata},
-		// A post-processing fixture without device metadata.
-		{"sentry__fixtures_profiles_valid_js_profile.json", decodeFixture, ReasonMissingProfileMetadata},
+		// Relay requires of cocoa; trimmed too, so one sample names a stack
+		// that was cut.
+		{"vroomrs__tests_fixtures__sample_v1_valid_cocoa.json", decodeFixture, ReasonMissingProfileMetadata, ReasonMalformedSamples},
+		// A post-processing fixture without device metadata: Relay refuses
+		// it, lenient mode reads every sample.
+		{"sentry__fixtures_profiles_valid_js_profile.json", decodeFixture, ReasonMissingProfileMetadata, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -232,13 +317,25 @@ func TestValidateFixtures(t *testing.T) {
 			err := Validate(p, DefaultLimits())
 			Normalize(p)
 			errAfter := Validate(p, DefaultLimits())
+			warnings, lenientErr := Check(p, DefaultLimits(), ModeLenient)
 			if tt.want == "" {
 				assert.NoError(t, err)
 				assert.NoError(t, errAfter)
-				return
+			} else {
+				assertReason(t, err, tt.want)
+				assertReason(t, errAfter, tt.want)
 			}
-			assertReason(t, err, tt.want)
-			assertReason(t, errAfter, tt.want)
+			switch {
+			case tt.lenient != "":
+				assertReason(t, lenientErr, tt.lenient)
+			case tt.want != "":
+				require.NoError(t, lenientErr)
+				require.NotEmpty(t, warnings)
+				assert.Equal(t, tt.want, warnings[0].Reason, "the rule Relay refuses on is the first warning")
+			default:
+				require.NoError(t, lenientErr)
+				assert.Empty(t, warnings)
+			}
 		})
 	}
 }

@@ -15,4 +15,5 @@ var (
 
 const (
 	ProfilesStability = component.StabilityLevelDevelopment
+	TracesStability   = component.StabilityLevelDevelopment
 )

@@ -27,7 +27,9 @@ type TelemetryBuilder struct {
 	mu                                            sync.Mutex
 	registrations                                 []metric.Registration
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
+	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
 	ReceiverSentryprofileIgnoredItems             metric.Int64Counter
+	ReceiverSentryprofileItemWarnings             metric.Int64Counter
 	ReceiverSentryprofilePlatformHeaderMismatches metric.Int64Counter
 }
 
@@ -66,9 +68,21 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileDiscardedTraceItems, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_discarded_trace_items",
+		metric.WithDescription("transaction and span items of accepted envelopes that could not be read (traces signal). The envelope's other items still go through. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileIgnoredItems, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_ignored_items",
 		metric.WithDescription("Envelope items that are not profiles (transactions, events, sessions, spans, ...); accepted as Sentry accepts them, not forwarded. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileItemWarnings, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_item_warnings",
+		metric.WithDescription("Relay rules broken by profile items that were accepted anyway (validation lenient, the default), by the Relay discard reason Sentry would have dropped them with. An item counts once per group of rules it breaks (metadata, transaction, samples). [Development]"),
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)

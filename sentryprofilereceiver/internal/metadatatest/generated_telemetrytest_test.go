@@ -20,12 +20,20 @@ func TestSetupTelemetry(t *testing.T) {
 	require.NoError(t, err)
 	defer tb.Shutdown()
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileIgnoredItems.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileItemWarnings.Add(context.Background(), 1)
 	tb.ReceiverSentryprofilePlatformHeaderMismatches.Add(context.Background(), 1)
 	AssertEqualReceiverSentryprofileDiscardedItems(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileDiscardedTraceItems(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileIgnoredItems(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileItemWarnings(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofilePlatformHeaderMismatches(t, testTel,

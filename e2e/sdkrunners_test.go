@@ -1,0 +1,212 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// How the client programs are started. Each runner returns once the
+// program has sent everything it will send.
+
+// envChromium names the Chromium binary of the browser clients; unset, it
+// is `chromium` on PATH (Debian's package).
+const envChromium = "CHROMIUM_BIN"
+
+// requireNodeModules fails unless dir's npm dependencies are installed, as
+// `make e2e` does from the lockfile.
+func requireNodeModules(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
+		t.Fatalf("%s has no installed node_modules (run `make e2e`, which runs `npm ci` there): %v", dir, err)
+	}
+}
+
+// nodeProgram runs `node app.js` in dir (a directory of this package) with
+// extra environment variables.
+func nodeProgram(dir string, extra ...string) func(*testing.T, sdkEnv, *sdkRecorder) {
+	return func(t *testing.T, env sdkEnv, _ *sdkRecorder) {
+		t.Helper()
+		requireNodeModules(t, dir)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "node", "app.js")
+		cmd.Dir = dir
+		cmd.WaitDelay = 5 * time.Second
+		cmd.Env = append(append(os.Environ(), extra...), env.vars()...)
+		started := time.Now()
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "node %s/app.js:\n%s", dir, out)
+		t.Logf("node %s/app.js (%s): %s", dir, time.Since(started).Round(time.Millisecond), out)
+	}
+}
+
+// goProgram builds the Go program in dir, a module of its own with its
+// go.sum (so the SDK comes from the Go module proxy, never into the
+// project's go.mod), and runs it.
+func goProgram(dir string) func(*testing.T, sdkEnv, *sdkRecorder) {
+	return func(t *testing.T, env sdkEnv, _ *sdkRecorder) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		bin := filepath.Join(t.TempDir(), filepath.Base(dir))
+		build := exec.CommandContext(ctx, "go", "build", "-mod=readonly", "-o", bin, ".")
+		build.Dir = dir
+		// The module's own go.mod decides; the test binary's module
+		// settings must not leak into it.
+		build.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off")
+		out, err := build.CombinedOutput()
+		require.NoError(t, err, "go build in %s:\n%s", dir, out)
+
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.WaitDelay = 5 * time.Second
+		cmd.Env = append(os.Environ(), env.vars()...)
+		started := time.Now()
+		out, err = cmd.CombinedOutput()
+		require.NoError(t, err, "%s:\n%s", bin, out)
+		t.Logf("%s (%s): %s", filepath.Base(bin), time.Since(started).Round(time.Millisecond), out)
+	}
+}
+
+// pageResult is what the page posts to /done.
+type pageResult struct {
+	Rounds  int    `json:"rounds"`
+	Flushed bool   `json:"flushed"`
+	Error   string `json:"error"`
+}
+
+// browserPage bundles entry (in browser/) with esbuild, serves it from a
+// loopback server with `Document-Policy: js-profiling` (without it Chromium
+// offers no JS Self-Profiling API), and opens it in headless Chromium. The
+// page posts to the DSN, a different origin, and reports to /done when its
+// SDK has flushed; the runner then waits for the profile item to be
+// recorded and stops Chromium.
+func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
+	const dir = "browser"
+	return func(t *testing.T, env sdkEnv, rec *sdkRecorder) {
+		t.Helper()
+		chromium := os.Getenv(envChromium)
+		if chromium == "" {
+			path, err := exec.LookPath("chromium")
+			require.NoError(t, err, "the browser clients need Chromium (Debian's chromium package, or set %s)", envChromium)
+			chromium = path
+		}
+		requireNodeModules(t, dir)
+		work := t.TempDir()
+		bundle := filepath.Join(work, "bundle.js")
+		esbuild := exec.Command(filepath.Join("node_modules", ".bin", "esbuild"), entry,
+			"--bundle", "--format=iife", "--log-level=warning", "--outfile="+bundle)
+		esbuild.Dir = dir
+		out, err := esbuild.CombinedOutput()
+		require.NoError(t, err, "esbuild %s:\n%s", entry, out)
+
+		done := make(chan pageResult, 1)
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Document-Policy", "js-profiling")
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, `<!doctype html><html><head><title>e2e</title></head><body><script src="/bundle.js"></script></body></html>`)
+		})
+		mux.HandleFunc("GET /bundle.js", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/javascript")
+			http.ServeFile(w, r, bundle)
+		})
+		mux.HandleFunc("POST /done", func(w http.ResponseWriter, r *http.Request) {
+			var res pageResult
+			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&res); err != nil {
+				res.Error = "the page's report: " + err.Error()
+			}
+			select {
+			case done <- res:
+			default:
+			}
+		})
+		mux.HandleFunc("GET /favicon.ico", http.NotFound)
+		page := httptest.NewServer(mux)
+		defer page.Close()
+
+		u := page.URL + "/?" + url.Values{
+			"dsn":         {env.DSN},
+			"release":     {env.Release},
+			"environment": {env.Environment},
+			"busy":        {strconv.Itoa(env.BusyMillis)},
+		}.Encode()
+		// The flags keep Chromium off the network (this machine has none)
+		// and out of any earlier profile.
+		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+			"--no-first-run", "--disable-background-networking", "--disable-component-update",
+			"--disable-sync", "--disable-breakpad", "--disable-dev-shm-usage",
+			"--user-data-dir="+filepath.Join(work, "profile"), u)
+		// Its own process group: Chromium's renderer and utility processes
+		// are stopped with it.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		logs := &lockedBuffer{}
+		cmd.Stdout, cmd.Stderr = logs, logs
+		started := time.Now()
+		require.NoError(t, cmd.Start())
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		defer func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+		}()
+
+		select {
+		case res := <-done:
+			require.Empty(t, res.Error, "the page failed")
+			require.True(t, res.Flushed, "the page's Sentry.flush timed out")
+			t.Logf("%s in chromium (%s): %+v", entry, time.Since(started).Round(time.Millisecond), res)
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("chromium exited before the page finished: %v\n%s", err, logs.String())
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("the page did not finish within 2 minutes\n%s", logs.String())
+		}
+		// The profile of a span is collected asynchronously after the span
+		// ends; the flush normally covers it, the wait absorbs the rest.
+		require.NoError(t, waitForProfileItem(rec, 20*time.Second), "chromium:\n%s", logs.String())
+	}
+}
+
+// waitForProfileItem waits until rec has recorded an envelope with a profile
+// or profile_chunk item, and then until it has seen no new request for half
+// a second.
+func waitForProfileItem(rec *sdkRecorder, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	seen, quietSince := -1, time.Now()
+	for time.Now().Before(deadline) {
+		reqs, err := rec.snapshot()
+		if err != nil {
+			return err
+		}
+		if len(reqs) != seen {
+			seen, quietSince = len(reqs), time.Now()
+		}
+		var items sentItems
+		for _, r := range reqs {
+			if r.Method == http.MethodPost {
+				if err := readProfileItems(r.Body, &items); err != nil {
+					return err
+				}
+			}
+		}
+		if len(items.Profiles) > 0 && time.Since(quietSince) >= 500*time.Millisecond {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("no profile item recorded within %s", timeout)
+}

@@ -1,0 +1,156 @@
+package sentrytrace
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTimestamp(t *testing.T) {
+	tests := []struct {
+		text    string
+		want    int64
+		wantErr string
+	}{
+		{text: `1795000000`, want: 1795000000_000000000},
+		{text: `1795000000.000001`, want: 1795000000_000001000},
+		// float64 would give ...123456716; the decimal text is exact.
+		{text: `1795000000.123456789`, want: 1795000000_123456789},
+		{text: `1795000000.1234567895`, want: 1795000000_123456790}, // half rounds away from zero
+		{text: `1.7950000001e9`, want: 1795000000_100000000},
+		{text: `"2026-11-24T12:00:00.123456Z"`, want: time.Date(2026, 11, 24, 12, 0, 0, 123456000, time.UTC).UnixNano()},
+		{text: `"2026-11-24T13:00:00+01:00"`, want: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixNano()},
+		{text: `null`, wantErr: "missing"},
+		{text: ``, wantErr: "missing"},
+		{text: `"yesterday"`, wantErr: "not RFC 3339"},
+		{text: `1e999999999`, wantErr: "not a timestamp"}, // refused before any big arithmetic
+		{text: `99999999999999`, wantErr: "not a timestamp"},
+		{text: `true`, wantErr: "not a timestamp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			got, err := timestamp(json.RawMessage(tt.text))
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestDecodeTransactionShapes(t *testing.T) {
+	const trace = `"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"}},"start_timestamp":1,"timestamp":2`
+	tests := []struct {
+		name    string
+		json    string
+		wantErr string
+		check   func(t *testing.T, s *Segment)
+	}{
+		{name: "minimal", json: `{` + trace + `}`, check: func(t *testing.T, s *Segment) {
+			require.Len(t, s.Spans, 1)
+			assert.True(t, s.Spans[0].IsSegment)
+			assert.Equal(t, int64(1e9), s.Spans[0].Start)
+		}},
+		{name: "tags as pairs", json: `{` + trace + `,"tags":[["a","b"],["n",1]]}`, check: func(t *testing.T, s *Segment) {
+			assert.Equal(t, []Attribute{{"a", "b"}, {"n", "1"}}, s.Spans[0].Attributes)
+		}},
+		{name: "data wins over tags", json: `{` + trace[:len(`"contexts":{"trace":{`)] + `"data":{"k":1},` + trace[len(`"contexts":{"trace":{`):] + `,"tags":{"k":"tag","z":"z"}}`, check: func(t *testing.T, s *Segment) {
+			assert.Equal(t, []Attribute{{"k", int64(1)}, {"z", "z"}}, s.Spans[0].Attributes)
+		}},
+		{name: "big integer becomes a double", json: `{` + trace[:len(`"contexts":{"trace":{`)] + `"data":{"n":18446744073709551616},` + trace[len(`"contexts":{"trace":{`):] + `}`, check: func(t *testing.T, s *Segment) {
+			assert.Equal(t, []Attribute{{"n", 18446744073709551616.0}}, s.Spans[0].Attributes)
+		}},
+		{name: "span inherits trace_id and profiler_id", json: `{` + trace + `,"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"},"profile":{"profiler_id":"p"}},` +
+			`"spans":[{"span_id":"b1b2c3d4e5f60718","op":"db","start_timestamp":1,"timestamp":2}]}`, check: func(t *testing.T, s *Segment) {
+			require.Len(t, s.Spans, 2)
+			assert.Equal(t, "0af7651916cd43dd8448eb211c80319c", s.Spans[1].TraceID)
+			assert.Equal(t, "p", s.Spans[1].ProfilerID)
+			assert.Equal(t, "db", s.Spans[1].Name)
+		}},
+		{name: "no trace context", json: `{"start_timestamp":1,"timestamp":2}`, wantErr: "contexts.trace needs trace_id and span_id"},
+		{name: "span without span_id", json: `{` + trace + `,"spans":[{"start_timestamp":1,"timestamp":2}]}`, wantErr: "spans[0]: trace_id and span_id are required"},
+		{name: "span without end", json: `{` + trace + `,"spans":[{"span_id":"b","start_timestamp":1}]}`, wantErr: "spans[0].timestamp: missing"},
+		{name: "not JSON", json: `{"contexts":`, wantErr: "transaction:"},
+		{name: "trailing data", json: `{` + trace + `} {}`, wantErr: "trailing data"},
+		{name: "wrong type", json: `{` + trace + `,"release":5}`, wantErr: "release"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := DecodeTransaction([]byte(tt.json))
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, s)
+		})
+	}
+}
+
+func TestDecodeSpansShapes(t *testing.T) {
+	span := func(extra string) string {
+		return `{"trace_id":"1af7651916cd43dd8448eb211c80319c","span_id":"e1b2c3d4e5f60718","start_timestamp":1,"end_timestamp":2` + extra + `}`
+	}
+	tests := []struct {
+		name    string
+		json    string
+		wantErr string
+		check   func(t *testing.T, s *Segment)
+	}{
+		{name: "empty container", json: `{"version":2,"items":[]}`, check: func(t *testing.T, s *Segment) { assert.Empty(t, s.Spans) }},
+		{name: "metadata from the first span that has it", json: `{"items":[` + span(`,"attributes":{"sentry.op":{"type":"string","value":"db"}}`) + `,` +
+			span(`,"attributes":{"sentry.release":{"type":"string","value":"r@1"}}`) + `,` + span(`,"attributes":{"sentry.release":{"type":"string","value":"r@2"}}`) + `]}`,
+			check: func(t *testing.T, s *Segment) {
+				assert.Equal(t, "r@1", s.Release)
+				assert.Equal(t, "db", s.Spans[0].Name, "no name: the op")
+			}},
+		{name: "array attribute", json: `{"items":[` + span(`,"attributes":{"a":{"type":"array","value":[1,2.5,"x",[3]]}}`) + `]}`, check: func(t *testing.T, s *Segment) {
+			assert.Equal(t, []Attribute{{"a", []any{int64(1), 2.5, "x", "[3]"}}}, s.Spans[0].Attributes)
+		}},
+		{name: "attribute not typed", json: `{"items":[` + span(`,"attributes":{"a":5}`) + `]}`, wantErr: "items[0].attributes: a"},
+		{name: "no span_id", json: `{"items":[{"trace_id":"x","start_timestamp":1,"end_timestamp":2}]}`, wantErr: "items[0]: trace_id and span_id are required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := DecodeSpans([]byte(tt.json))
+			if tt.wantErr != "" {
+				assert.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			tt.check(t, s)
+		})
+	}
+}
+
+// FuzzDecode feeds any bytes to both decoders: an error or a segment whose
+// spans all have ids, never a panic.
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"}},"start_timestamp":1,"timestamp":2,"spans":[{"span_id":"b","start_timestamp":1.5,"timestamp":"2026-11-24T12:00:00Z","data":{"a":[1,{"b":2}]}}]}`,
+		`{"version":2,"items":[{"trace_id":"t","span_id":"s","start_timestamp":1,"end_timestamp":2,"attributes":{"k":{"type":"integer","value":9007199254740993}}}]}`,
+		`{"tags":[["a",1]],"user":{"id":1},"request":{"headers":[["Cookie","x"]]}}`,
+		strings.Repeat(`[`, 100),
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, decode := range []func([]byte) (*Segment, error){DecodeTransaction, DecodeSpans} {
+			s, err := decode(data)
+			if err != nil {
+				continue
+			}
+			for _, sp := range s.Spans {
+				if sp.TraceID == "" || sp.SpanID == "" {
+					t.Fatalf("span without ids decoded from %q", data)
+				}
+			}
+		}
+	})
+}
