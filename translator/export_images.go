@@ -33,15 +33,21 @@ const (
 // (relay-profiling sample::Frame), so the mode would be dropped on ingest
 // and the addresses would stay ambiguous.
 //
-// Images that do not overlap (a pprof profile of one process) keep their
-// addresses. When no room is left in the 64-bit space, nothing changes.
+// The same happens when a frame that is in no image of its own (a kernel
+// frame: the eBPF profiler gives kernel addresses as small offsets) lies in
+// an image: a libc loaded at 0 would otherwise claim it.
+//
+// Images that do not overlap and claim no foreign frame (a pprof profile of
+// one process) keep their addresses. When no room is left in the 64-bit
+// space, nothing changes.
 func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int) []sentry.Image {
-	if !imagesOverlap(images) {
+	if len(images) == 0 {
 		return images
 	}
 	frames := c.p.Frames
 	// inImage: frames whose address lies in the image of their mapping;
-	// the others keep their address, and the new layout must avoid it.
+	// the others (kernel frames, frames without a mapping) keep their
+	// address, and must then lie in no image.
 	inImage := make([]bool, len(frames))
 	var loose []uint64
 	var top uint64
@@ -62,6 +68,10 @@ func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int)
 		}
 		loose = append(loose, addr)
 	}
+	slices.Sort(loose)
+	if !imagesOverlap(images) && !anyInImage(loose, images) {
+		return images
+	}
 	var total uint64
 	for _, img := range images {
 		size, ok := alignUp(img.ImageSize, imageAlign)
@@ -74,7 +84,6 @@ func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int)
 	if !ok {
 		return images
 	}
-	slices.Sort(loose)
 	for _, a := range loose {
 		if base+total < base {
 			return images
@@ -108,6 +117,18 @@ func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int)
 		}
 	}
 	return out
+}
+
+// anyInImage reports whether one of the sorted addresses lies in one of the
+// images (sorted by image_addr).
+func anyInImage(sorted []uint64, images []sentry.Image) bool {
+	for _, img := range images {
+		i, _ := slices.BinarySearch(sorted, img.ImageAddr)
+		if i < len(sorted) && sorted[i]-img.ImageAddr < img.ImageSize {
+			return true
+		}
+	}
+	return false
 }
 
 // imagesOverlap reports whether two images of a list sorted by image_addr
