@@ -55,8 +55,12 @@ type Config struct {
 	DefaultRelease     string `mapstructure:"default_release"`
 	DefaultEnvironment string `mapstructure:"default_environment"`
 
-	// Chunking merges consecutive profiles of one profiler into chunks.
-	Chunking ChunkingConfig `mapstructure:"chunking"`
+	// ChunkWindow is the longest span of one chunk: the profiles of one
+	// profiler that a request holds (sending_queue::batch merges the
+	// requests that arrive within its flush_timeout into one) are merged
+	// and cut into chunks of at most this length. At most 66 s, Relay's
+	// limit.
+	ChunkWindow time.Duration `mapstructure:"chunk_window"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -69,26 +73,6 @@ type RoutingConfig struct {
 	Attribute string `mapstructure:"attribute"`
 	// DSNs maps an attribute value to the DSN of the project receiving it.
 	DSNs map[string]configopaque.String `mapstructure:"dsns"`
-
-	// prevent unkeyed literal initialization
-	_ struct{}
-}
-
-// ChunkingConfig merges the profiles a profiler reports every few seconds
-// into chunks as long as a Sentry SDK's: the exporter holds incoming
-// profiles for up to FlushInterval, then hands them, merged into one
-// request, to the sending queue; each profiler's samples there become chunks
-// of at most Window.
-type ChunkingConfig struct {
-	// Window is the longest span of one chunk. At most 66 s, Relay's limit.
-	Window time.Duration `mapstructure:"window"`
-	// FlushInterval is the longest a profile waits in the exporter before
-	// entering the sending queue. 0 sends every request on its own, as it
-	// arrives: profiles are then merged only within a request.
-	FlushInterval time.Duration `mapstructure:"flush_interval"`
-	// MaxSamples flushes early when the waiting profiles hold this many
-	// sample records, which bounds the exporter's memory.
-	MaxSamples int `mapstructure:"max_samples"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -135,14 +119,8 @@ func (cfg *Config) Validate() error {
 	if !(cfg.SampleRateHz > 0) || math.IsInf(cfg.SampleRateHz, 0) {
 		errs = append(errs, fmt.Errorf("sample_rate_hz: must be a positive number, got %v", cfg.SampleRateHz))
 	}
-	if w := cfg.Chunking.Window; w < time.Second || w > maxChunkWindow {
-		errs = append(errs, fmt.Errorf("chunking::window: must be between 1s and %s (Relay's limit), got %s", maxChunkWindow, w))
-	}
-	if cfg.Chunking.FlushInterval < 0 {
-		errs = append(errs, fmt.Errorf("chunking::flush_interval: must not be negative, got %s", cfg.Chunking.FlushInterval))
-	}
-	if cfg.Chunking.MaxSamples < 1 {
-		errs = append(errs, fmt.Errorf("chunking::max_samples: must be positive, got %d", cfg.Chunking.MaxSamples))
+	if w := cfg.ChunkWindow; w < time.Second || w > maxChunkWindow {
+		errs = append(errs, fmt.Errorf("chunk_window: must be between 1s and %s (Relay's limit), got %s", maxChunkWindow, w))
 	}
 	return errors.Join(errs...)
 }

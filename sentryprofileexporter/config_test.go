@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/confmap/confmaptest"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadata"
 )
@@ -45,12 +46,22 @@ func TestLoadConfig(t *testing.T) {
 		assert.Equal(t, "service.name", cfg.Routing.Attribute)
 		assert.True(t, cfg.QueueConfig.HasValue(), "sending_queue on by default")
 		assert.True(t, cfg.RetryConfig.Enabled)
+		assert.Equal(t, 60*time.Second, cfg.ChunkWindow, "a Sentry SDK's chunk length")
+		assert.Empty(t, cfg.DefaultRelease)
+		assert.Empty(t, cfg.DefaultEnvironment)
+		batch := cfg.QueueConfig.Get().Batch
+		require.True(t, batch.HasValue(), "requests are batched in the queue by default, so that chunks are long")
+		assert.Equal(t, 50*time.Second, batch.Get().FlushTimeout)
+		assert.Equal(t, exporterhelper.RequestSizerTypeItems, batch.Get().Sizer)
 	})
 	t.Run("full", func(t *testing.T) {
 		cfg := loadConfig(t, "full")
 		require.NoError(t, confmap.Validate(cfg))
 		assert.Equal(t, "python", cfg.Platform)
 		assert.InDelta(t, 99.0, cfg.SampleRateHz, 0)
+		assert.Equal(t, "checkout@2.4.1", cfg.DefaultRelease)
+		assert.Equal(t, "production", cfg.DefaultEnvironment)
+		assert.Equal(t, 30*time.Second, cfg.ChunkWindow)
 		assert.Equal(t, 10*time.Second, cfg.ClientConfig.Timeout)
 		assert.Equal(t, configcompression.TypeZstd, cfg.ClientConfig.Compression)
 		v, ok := cfg.ClientConfig.Headers.Get("X-Team")
@@ -68,6 +79,9 @@ func TestLoadConfig(t *testing.T) {
 		assert.Equal(t, int64(500), q.QueueSize)
 		require.NotNil(t, q.StorageID)
 		assert.Equal(t, "file_storage", q.StorageID.String())
+		require.True(t, q.Batch.HasValue())
+		assert.Equal(t, 20*time.Second, q.Batch.Get().FlushTimeout)
+		assert.Equal(t, int64(100000), q.Batch.Get().MinSize)
 	})
 	t.Run("routing only", func(t *testing.T) {
 		cfg := loadConfig(t, "routing_only")
@@ -148,6 +162,20 @@ func TestConfigValidate(t *testing.T) {
 			name:    "negative sample rate",
 			mutate:  func(c *Config) { c.SampleRateHz = -5 },
 			wantErr: "sample_rate_hz: must be a positive number",
+		},
+		{
+			name:   "chunk window of Relay's limit",
+			mutate: func(c *Config) { c.ChunkWindow = 66 * time.Second },
+		},
+		{
+			name:    "chunk window over Relay's limit",
+			mutate:  func(c *Config) { c.ChunkWindow = 67 * time.Second },
+			wantErr: "chunk_window: must be between 1s and 1m6s",
+		},
+		{
+			name:    "zero chunk window",
+			mutate:  func(c *Config) { c.ChunkWindow = 0 },
+			wantErr: "chunk_window: must be between 1s and 1m6s",
 		},
 	}
 	for _, tt := range tests {

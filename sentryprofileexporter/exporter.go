@@ -77,7 +77,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 			DefaultRelease:      cfg.DefaultRelease,
 			DefaultEnvironment:  cfg.DefaultEnvironment,
 			InstanceID:          collectorInstanceID(set),
-			ChunkWindow:         cfg.Chunking.Window.Nanoseconds(),
+			ChunkWindow:         cfg.ChunkWindow.Nanoseconds(),
 			Platforms:           translator.NewPlatformMemory(platformMemorySize),
 		},
 		sdk: envelopeSDK{name: sdkName, version: version},

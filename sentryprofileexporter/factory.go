@@ -27,13 +27,15 @@ const (
 	defaultSampleRateHz = 101
 	// defaultChunkWindow is the chunk length of Sentry SDKs.
 	defaultChunkWindow = 60 * time.Second
-	// defaultFlushInterval leaves room in a 60 s window for the profile
-	// that was already under way when the first one arrived: the eBPF
-	// profiler reports every 5 s, so 50 s of arrivals span about 55 s.
-	defaultFlushInterval = 50 * time.Second
-	// defaultMaxSamples bounds what waits for a flush: about 40 MiB of
-	// sample records, far above a minute of a busy host at 20 Hz.
-	defaultMaxSamples = 1 << 18
+	// defaultBatchFlushTimeout is how long sending_queue::batch gathers
+	// requests before they are converted: the eBPF profiler reports every
+	// 5 s, so 50 s of reports span about 55 s and make one chunk of a 60 s
+	// window per process instead of one per report.
+	defaultBatchFlushTimeout = 50 * time.Second
+	// defaultBatchMinSize (sample records) flushes a batch early, which
+	// bounds memory: about 40 MiB of records, far above a minute of a busy
+	// host profiled at 20 Hz.
+	defaultBatchMinSize = 1 << 18
 )
 
 // NewFactory returns the factory of the sentryprofile exporter.
@@ -51,19 +53,31 @@ func createDefaultConfig() component.Config {
 	client.Compression = configcompression.TypeGzip
 	return &Config{
 		ClientConfig: client,
-		QueueConfig:  configoptional.Some(exporterhelper.NewDefaultQueueConfig()),
+		QueueConfig:  configoptional.Some(defaultQueueConfig()),
 		RetryConfig:  configretry.NewDefaultBackOffConfig(),
 		Routing: RoutingConfig{
 			Attribute: string(semconv.ServiceNameKey),
 		},
 		Platform:     defaultPlatform,
 		SampleRateHz: defaultSampleRateHz,
-		Chunking: ChunkingConfig{
-			Window:        defaultChunkWindow,
-			FlushInterval: defaultFlushInterval,
-			MaxSamples:    defaultMaxSamples,
-		},
+		ChunkWindow:  defaultChunkWindow,
 	}
+}
+
+// defaultQueueConfig is exporterhelper's queue with batching on: requests
+// are merged in the queue, so that the translator sees many consecutive
+// profiles of each profiler at once and cuts chunks of up to chunk_window
+// instead of one per report. Batching sits behind the queue, so a
+// persistent queue keeps a request until the batch holding it is sent, and
+// Shutdown flushes the open batch.
+func defaultQueueConfig() exporterhelper.QueueBatchConfig {
+	q := exporterhelper.NewDefaultQueueConfig()
+	batch := exporterhelper.NewDefaultBatchConfig()
+	batch.FlushTimeout = defaultBatchFlushTimeout
+	batch.Sizer = exporterhelper.RequestSizerTypeItems
+	batch.MinSize = defaultBatchMinSize
+	q.Batch = configoptional.Some(batch)
+	return q
 }
 
 func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
@@ -72,7 +86,7 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 	if err != nil {
 		return nil, err
 	}
-	queued, err := xexporterhelper.NewProfiles(ctx, set, cfg, exp.pushProfiles,
+	return xexporterhelper.NewProfiles(ctx, set, cfg, exp.pushProfiles,
 		exporterhelper.WithStart(exp.start),
 		exporterhelper.WithShutdown(exp.shutdown),
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
@@ -81,8 +95,4 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 		exporterhelper.WithRetry(c.RetryConfig),
 		exporterhelper.WithQueue(c.QueueConfig),
 	)
-	if err != nil || c.Chunking.FlushInterval == 0 {
-		return queued, err
-	}
-	return newMerger(queued, c.Chunking, set.Logger, exp.telemetry), nil
 }

@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/config/configopaque"
+	"go.opentelemetry.io/collector/config/configoptional"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/exporter/xexporter"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -21,12 +23,13 @@ import (
 const testTimeout = 20 * time.Second
 
 // newTestConfig is the default configuration pointed at dsn, with retries
-// fast enough for tests, and every request sent as it arrives (the tests of
-// merging across requests set chunking::flush_interval themselves).
+// fast enough for tests, and every request sent as it arrives: no batching
+// in the queue (the tests of merging requests turn it on themselves).
 func newTestConfig(dsn string) *Config {
 	cfg := createDefaultConfig().(*Config)
 	cfg.DSN = configopaque.String(dsn)
-	cfg.Chunking.FlushInterval = 0
+	q := cfg.QueueConfig.Get()
+	q.Batch = configoptional.None[exporterhelper.BatchConfig]()
 	cfg.ClientConfig.Timeout = 5 * time.Second
 	cfg.RetryConfig.InitialInterval = 20 * time.Millisecond
 	cfg.RetryConfig.MaxInterval = 200 * time.Millisecond
