@@ -89,6 +89,12 @@ func TestLoadConfig(t *testing.T) {
 		assert.Empty(t, cfg.DSN)
 		assert.Equal(t, "service.name", cfg.Routing.Attribute, "the default attribute applies")
 	})
+	t.Run("batching disabled", func(t *testing.T) {
+		cfg := loadConfig(t, "no_batch")
+		require.NoError(t, confmap.Validate(cfg))
+		require.True(t, cfg.QueueConfig.HasValue())
+		assert.False(t, cfg.QueueConfig.Get().Batch.HasValue(), "each request is sent as it arrives")
+	})
 	t.Run("queue disabled", func(t *testing.T) {
 		cfg := loadConfig(t, "no_queue")
 		require.NoError(t, confmap.Validate(cfg))
