@@ -38,6 +38,10 @@ exporters:
       storage: file_storage
       queue_size: 100000
       num_consumers: 2
+      # Each request sent as it arrives: these tests time the exporter's
+      # first attempts, which the default 50 s batch would hold back.
+      batch:
+        enabled: false
     retry_on_failure:
       enabled: true
       initial_interval: 100ms
