@@ -155,13 +155,15 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 		failing   = map[*project]delivery{} // projects that failed in this push: not tried again until the retry
 	)
 	for _, rp := range plans {
-		d, attempted := e.deliver(ctx, rp, failing)
+		d, attempted, unsent := e.deliver(ctx, rp, failing)
 		switch {
 		case d.err == nil:
 		case d.permanent:
-			e.dropChunks(ctx, reasonRejected, rp.chunks, rp.samples)
+			// Envelopes of the resource that Sentry accepted before the
+			// rejection are counted as sent, not again as dropped.
+			e.dropChunks(ctx, reasonRejected, unsent.chunks, unsent.samples)
 			e.logger.Error("Sentry rejected profile chunks; dropping them",
-				zap.String("dsn", rp.project.name), zap.Int("chunks", rp.chunks), zap.Error(d.err))
+				zap.String("dsn", rp.project.name), zap.Int("chunks", unsent.chunks), zap.Error(d.err))
 			permErrs = append(permErrs, d.err)
 		default:
 			retry = append(retry, rp.resources...)
@@ -242,20 +244,25 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles, chunks 
 	return plans
 }
 
+// chunkCount is a number of chunks and the samples in them.
+type chunkCount struct{ chunks, samples int }
+
 // deliver posts the envelopes of one resource unless its project is rate
 // limited for one of them or already failed in this push. attempted reports
-// whether a request was made.
-func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing map[*project]delivery) (d delivery, attempted bool) {
+// whether a request was made; unsent counts the chunks of the envelopes
+// that were not accepted.
+func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing map[*project]delivery) (d delivery, attempted bool, unsent chunkCount) {
 	p := rp.project
+	unsent = chunkCount{chunks: rp.chunks, samples: rp.samples}
 	if d, ok := failing[p]; ok {
-		return d, false
+		return d, false, unsent
 	}
 	now := time.Now()
 	// The whole resource waits when one of its categories is limited, so
 	// that a resource is never half delivered.
 	for _, b := range rp.batches {
 		if wait := p.limits.RetryAfter(b.category, now); wait > 0 {
-			return delivery{err: fmt.Errorf("%s: category %s is rate limited for %s", p.name, b.category, wait), delay: wait}, true
+			return delivery{err: fmt.Errorf("%s: category %s is rate limited for %s", p.name, b.category, wait), delay: wait}, true, unsent
 		}
 	}
 	for _, b := range rp.batches {
@@ -265,7 +272,7 @@ func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing m
 			if !d.permanent && !d.rateLimited {
 				failing[p] = d
 			}
-			return d, true
+			return d, true, unsent
 		}
 		e.telemetry.ExporterSentryprofileChunksSent.Add(ctx, int64(len(b.chunks)))
 		samples := 0
@@ -274,8 +281,10 @@ func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing m
 		}
 		e.telemetry.ExporterSentryprofileSamplesSent.Add(ctx, int64(samples))
 		e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
+		unsent.chunks -= len(b.chunks)
+		unsent.samples -= samples
 	}
-	return delivery{}, true
+	return delivery{}, true, unsent
 }
 
 // dropChunks counts chunks, and the samples in them, that will never reach
