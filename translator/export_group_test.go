@@ -1,11 +1,14 @@
 package translator
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 func TestForeignProfilerID(t *testing.T) {
@@ -110,4 +113,70 @@ func TestPlatformMemorySettle(t *testing.T) {
 		assert.Equal(t, "go", m.settle("c", "python"), "c is remembered")
 		assert.LessOrEqual(t, len(m.byID), 2)
 	})
+}
+
+// TestFromProfilesLonelyThreads: Relay removes the samples of a thread with
+// fewer than two non-idle samples in a chunk; the exporter drops them first
+// and counts them, so that what it counts as sent is what Sentry keeps.
+func TestFromProfilesLonelyThreads(t *testing.T) {
+	type threadSamples struct {
+		thread     int64
+		busy, idle int // samples with a stack, with an empty stack
+	}
+	tests := []struct {
+		name        string
+		threads     []threadSamples
+		wantThreads []string // threads left in the chunk; nil: no chunk
+		wantDropped int
+	}{
+		{name: "every thread has two samples", threads: []threadSamples{{1, 2, 0}, {2, 3, 0}}, wantThreads: []string{"1", "2"}},
+		{name: "a thread with one sample", threads: []threadSamples{{1, 3, 0}, {2, 1, 0}}, wantThreads: []string{"1"}, wantDropped: 1},
+		{name: "idle samples do not count", threads: []threadSamples{{1, 2, 0}, {2, 1, 4}}, wantThreads: []string{"1"}, wantDropped: 5},
+		{name: "no thread with two samples", threads: []threadSamples{{1, 1, 0}, {2, 1, 1}}, wantDropped: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newOTLPBuilder()
+			sp := o.resource(map[string]any{"process.pid": int64(7)})
+			p := o.profile(sp, "samples", "count", t0, 10e9, "cpu", "nanoseconds", 50e6)
+			busy := o.stack(o.location(0, 0, "", testLine{fn: "work"}))
+			idle := o.stack()
+			ts := t0
+			total := 0
+			for _, th := range tt.threads {
+				attr := o.attr("thread.id", th.thread)
+				for range th.busy {
+					ts += 10e6
+					addSample(p, busy, []int32{attr}, nil, []uint64{ts})
+				}
+				for range th.idle {
+					ts += 10e6
+					addSample(p, idle, []int32{attr}, nil, []uint64{ts})
+				}
+				total += th.busy + th.idle
+			}
+			chunks, drops := FromProfiles(o.pd, ExportOptions{})
+			requireValidChunks(t, chunks)
+			assert.Equal(t, total, sentOrDropped(chunks, drops), "every sample sent or dropped")
+			dropped := 0
+			for _, d := range drops {
+				assert.Equal(t, sentry.ReasonNotEnoughSamples, d.Reason)
+				dropped += d.Samples
+			}
+			assert.Equal(t, tt.wantDropped, dropped)
+			if tt.wantThreads == nil {
+				assert.Empty(t, chunks)
+				return
+			}
+			require.Len(t, chunks, 1)
+			var threads []string
+			for _, s := range chunks[0].Profile.Samples {
+				if !slices.Contains(threads, s.ThreadID) {
+					threads = append(threads, s.ThreadID)
+				}
+			}
+			slices.Sort(threads)
+			assert.Equal(t, tt.wantThreads, threads)
+		})
+	}
 }
