@@ -106,6 +106,7 @@ var exampleEnv = map[string]string{
 	"SENTRY_PUBLIC_KEY":      "0123456789abcdef0123456789abcdef",
 	"SENTRY_QUEUE_DIR":       "", // set per test to a temporary directory
 	"PROFILES_OTLP_ENDPOINT": "http://127.0.0.1:4040",
+	"OTLP_ENDPOINT":          "http://127.0.0.1:4318",
 }
 
 var envReference = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)`)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
@@ -45,8 +48,10 @@ func TestCollectorRunsExamples(t *testing.T) {
 		fromOTLP   bool // the input is an OTLP/HTTP request, else a Sentry envelope
 		wantSentry bool
 		wantOTLP   bool
+		wantSpans  bool // the envelope also carries a transaction, whose spans reach the OTLP backend
 	}{
 		{config: "sentry-to-otlp.yaml", wantOTLP: true},
+		{config: "sentry-traces-and-profiles.yaml", wantOTLP: true, wantSpans: true},
 		{config: "otlp-to-sentry.yaml", fromOTLP: true, wantSentry: true},
 		{config: "relay-through.yaml", wantSentry: true, wantOTLP: true},
 	}
@@ -60,6 +65,7 @@ func TestCollectorRunsExamples(t *testing.T) {
 				"SENTRY_PUBLIC_KEY=smoke-key",
 				"SENTRY_QUEUE_DIR=" + filepath.Join(t.TempDir(), "queue"),
 				"PROFILES_OTLP_ENDPOINT=http://" + backend.addr,
+				"OTLP_ENDPOINT=http://" + backend.addr,
 			}
 			args := []string{
 				"--config", filepath.Join(repoRoot(t), "examples", tt.config), profilesGate,
@@ -89,8 +95,30 @@ func TestCollectorRunsExamples(t *testing.T) {
 			if tt.fromOTLP {
 				postOTLP(t, otlpHTTP, otlpRequest)
 			} else {
-				status, answer := postEnvelope(t, sdkAddr, "1", "smoke-key", sdkEnvelope, nil)
+				body := sdkEnvelope
+				if tt.wantSpans {
+					body = withTransaction(t, sdkEnvelope)
+				}
+				status, answer := postEnvelope(t, sdkAddr, "1", "smoke-key", body, nil)
 				require.Equal(t, http.StatusOK, status, answer)
+				if tt.wantSpans {
+					sent, err := readSentSpans(body)
+					require.NoError(t, err)
+					require.NotEmpty(t, sent)
+					var got []ptrace.Span
+					require.Eventually(t, func() bool {
+						got = backend.spans()
+						return len(got) >= len(sent)
+					}, 30*time.Second, 100*time.Millisecond, "the OTLP backend never got the %d spans", len(sent))
+					ids := map[string]bool{}
+					for _, s := range got {
+						ids[s.SpanID().String()] = true
+					}
+					for _, s := range sent {
+						assert.True(t, ids[s.SpanID], "span %s (%q) at the OTLP backend", s.SpanID, s.Name)
+					}
+					assert.Len(t, got, len(sent), "spans at the OTLP backend")
+				}
 			}
 
 			if tt.wantOTLP {
@@ -213,11 +241,13 @@ func (f *fakeSentry) received(t *testing.T) (sentSamples, map[string]bool) {
 	return total, functions
 }
 
-// fakeOTLPBackend is an OTLP/HTTP profiles endpoint, such as Pyroscope's.
+// fakeOTLPBackend is an OTLP/HTTP endpoint of profiles, such as
+// Pyroscope's, and of traces.
 type fakeOTLPBackend struct {
 	addr     string
 	mu       sync.Mutex
 	profiles []pprofile.Profiles
+	traces   []ptrace.Traces
 }
 
 func newFakeOTLPBackend(t *testing.T) *fakeOTLPBackend {
@@ -227,6 +257,23 @@ func newFakeOTLPBackend(t *testing.T) *fakeOTLPBackend {
 		raw, err := io.ReadAll(r.Body)
 		if err == nil {
 			raw, err = decompress(r.Header.Get("Content-Encoding"), raw)
+		}
+		if r.URL.Path == "/v1/traces" {
+			req := ptraceotlp.NewExportRequest()
+			if err == nil {
+				err = req.UnmarshalProto(raw)
+			}
+			if err != nil {
+				http.Error(w, "bad OTLP traces request", http.StatusBadRequest)
+				return
+			}
+			f.mu.Lock()
+			f.traces = append(f.traces, req.Traces())
+			f.mu.Unlock()
+			resp, _ := ptraceotlp.NewExportResponse().MarshalProto()
+			w.Header().Set("Content-Type", "application/x-protobuf")
+			_, _ = w.Write(resp)
+			return
 		}
 		req := pprofileotlp.NewExportRequest()
 		if err == nil {
@@ -250,6 +297,35 @@ func (f *fakeOTLPBackend) received() []pprofile.Profiles {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]pprofile.Profiles(nil), f.profiles...)
+}
+
+// spans lists every span the backend received.
+func (f *fakeOTLPBackend) spans() []ptrace.Span {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []ptrace.Span
+	for _, td := range f.traces {
+		for _, rs := range td.ResourceSpans().All() {
+			for _, ss := range rs.ScopeSpans().All() {
+				for _, s := range ss.Spans().All() {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// withTransaction appends the transaction of the translator's testdata to
+// an envelope, as an SDK sends a transaction beside its profile chunk.
+func withTransaction(t *testing.T, body []byte) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(repoRoot(t), "translator", "testdata", "traces", "transaction_static.json"))
+	require.NoError(t, err)
+	var compact bytes.Buffer
+	require.NoError(t, json.Compact(&compact, raw))
+	out := append(bytes.TrimRight(append([]byte(nil), body...), "\n"), []byte("\n{\"type\":\"transaction\"}\n")...)
+	return append(append(out, compact.Bytes()...), '\n')
 }
 
 // serveLoopback serves h on a free loopback port until the test ends.

@@ -88,8 +88,9 @@ func requireE2E(t *testing.T) {
 // TestSDKs runs every real SDK client, each against a built collector of
 // its own and all at once, and checks per client that every sample the SDK
 // sent came out of the file exporter with the program's own functions,
-// threads, release and environment, and that the collector counted nothing
-// as discarded. It ends with a table of the runs (also written to the file
+// threads, release and environment, that every span it sent came out of the
+// traces pipeline in its tree, and that the collector counted nothing as
+// discarded. It ends with a table of the runs (also written to the file
 // named by E2E_TABLE).
 func TestSDKs(t *testing.T) {
 	requireE2E(t)
@@ -113,6 +114,7 @@ func TestSDKs(t *testing.T) {
 				runs[c.Name] = run
 				mu.Unlock()
 				checkSDKRun(t, run)
+				checkSDKTraces(t, run)
 			})
 		}
 	})

@@ -75,6 +75,7 @@ type collectorAddrs struct {
 	Receiver string // host:port of the sentryprofile receiver
 	Metrics  string // host:port of the collector's Prometheus endpoint
 	Output   string // path of the file exporter's OTLP JSON lines
+	Traces   string // path of the traces file exporter's OTLP JSON lines
 }
 
 // sdkRunOptions changes how runSDK runs a client; the zero value is what
@@ -97,8 +98,12 @@ type sdkRun struct {
 	Sent     sentItems         // what the envelope POSTs carried, counted here
 	Output   []pprofile.Profiles
 	Got      profilesSummary // summary of Output
-	Metrics  receiverMetrics // the collector's own counters after the run
-	Elapsed  time.Duration   // the program's run time
+	// SentSpans are the spans of the SDK's transaction and span items;
+	// OutSpans those of the traces pipeline's output.
+	SentSpans []sentSpan
+	OutSpans  []outSpan
+	Metrics   receiverMetrics // the collector's own counters after the run
+	Elapsed   time.Duration   // the program's run time
 }
 
 // Posts returns the envelope requests of the run (a browser may also send
@@ -131,6 +136,10 @@ exporters:
     path: %q
     format: json
     flush_interval: 100ms
+  file/traces:
+    path: %q
+    format: json
+    flush_interval: 100ms
 service:
   telemetry:
     logs:
@@ -147,7 +156,10 @@ service:
     profiles:
       receivers: [sentryprofile]
       exporters: [file]
-`, a.Receiver, sdkPublicKey, sdkProject, a.Output, host, port)
+    traces:
+      receivers: [sentryprofile]
+      exporters: [file/traces]
+`, a.Receiver, sdkPublicKey, sdkProject, a.Output, a.Traces, host, port)
 }
 
 // runSDK starts a built collector, runs client against it through a
@@ -162,6 +174,7 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 		Receiver: freeLoopbackAddr(t),
 		Metrics:  freeLoopbackAddr(t),
 		Output:   filepath.Join(dir, "profiles.jsonl"),
+		Traces:   filepath.Join(dir, "traces.jsonl"),
 	}
 	write := opts.Config
 	if write == nil {
@@ -190,6 +203,9 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 	run.Requests = reqs
 	for i, r := range run.Posts() {
 		require.NoError(t, readProfileItems(r.Body, &run.Sent), "%s: request %d (%s)", client.Name, i, r.Path)
+		spans, err := readSentSpans(r.Body)
+		require.NoError(t, err, "%s: request %d (%s)", client.Name, i, r.Path)
+		run.SentSpans = append(run.SentSpans, spans...)
 	}
 
 	// The receiver answers once the pipeline took the data and the file
@@ -203,6 +219,9 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 		pds, err := readJSONLines(addrs.Output)
 		require.NoError(t, err)
 		run.Output, run.Got = pds, summarize(pds...)
+		if run.OutSpans, err = readTraceLines(addrs.Traces); err != nil {
+			require.NoError(t, err)
+		}
 		run.Metrics, err = scrapeReceiverMetrics(addrs.Metrics)
 		require.NoError(t, err)
 		// confighttp records a request's metrics as its handler returns,
@@ -213,7 +232,8 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 		}
 		accounted := run.Got.Profiles+run.Metrics.DiscardedTotal() >= len(run.Sent.Profiles) &&
 			answered >= len(run.Posts())
-		if (run.Got.SampleEvents >= want && accounted) || time.Now().After(deadline) {
+		spansOut := len(run.OutSpans)+run.Metrics.DiscardedTraceItems >= len(run.SentSpans) || addrs.Traces == ""
+		if (run.Got.SampleEvents >= want && accounted && spansOut) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -229,8 +249,12 @@ type receiverMetrics struct {
 	Warnings  int            // item warnings (metadata accepted anyway), any reason
 	Accepted  int            // otelcol_receiver_accepted_profile_samples
 	Refused   int            // otelcol_receiver_{refused,failed}_profile_samples: the pipeline said no
-	Posts     map[string]int // POSTs the receiver's HTTP server answered (confighttp's http_server_request_duration_count), by status code
-	Receiver  []string       // every otelcol_receiver_sentryprofile_ series as scraped, for the log
+	// DiscardedTraceItems counts trace items the receiver could not read;
+	// RefusedSpans the spans the traces pipeline refused or failed.
+	DiscardedTraceItems int
+	RefusedSpans        int
+	Posts               map[string]int // POSTs the receiver's HTTP server answered (confighttp's http_server_request_duration_count), by status code
+	Receiver            []string       // every otelcol_receiver_sentryprofile_ series as scraped, for the log
 }
 
 // DiscardedTotal adds up the discarded items of every reason.
@@ -290,6 +314,11 @@ func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
 			m.Receiver = append(m.Receiver, line)
 		}
 		switch {
+		case strings.HasPrefix(name, "otelcol_receiver_sentryprofile_discarded_trace_items"):
+			m.DiscardedTraceItems += int(value)
+		case strings.HasPrefix(name, "otelcol_receiver_refused_spans"),
+			strings.HasPrefix(name, "otelcol_receiver_failed_spans"):
+			m.RefusedSpans += int(value)
 		case strings.HasPrefix(name, "otelcol_receiver_sentryprofile_discarded_items"):
 			m.Discarded[labels["reason"]] += int(value)
 		case strings.HasPrefix(name, "otelcol_receiver_sentryprofile_") && strings.Contains(name, "warning"):
@@ -430,7 +459,7 @@ func (c *sdkRunCache) get(t *testing.T, client sdkClient) *sdkRun {
 // A client whose run did not complete has a row of its own that says so.
 func sdkTable(clients []sdkClient, runs map[string]*sdkRun, failed map[string]bool) string {
 	var b strings.Builder
-	header := []string{"client", "sdk", "mode", "requests", "items sent", "profile items", "samples sent", "samples out", "discarded", "warnings", "threads", "run", "result"}
+	header := []string{"client", "sdk", "mode", "requests", "items sent", "profile items", "samples sent", "samples out", "spans sent", "spans out", "discarded", "warnings", "threads", "run", "result"}
 	rows := [][]string{header}
 	for _, c := range clients {
 		r, ok := runs[c.Name]
@@ -451,6 +480,7 @@ func sdkTable(clients []sdkClient, runs map[string]*sdkRun, failed map[string]bo
 			r.Client.Name, r.Client.SDK, r.Client.Mode,
 			strconv.Itoa(len(r.Posts())), itemSummary(r.Sent.Items),
 			strconv.Itoa(len(r.Sent.Profiles)), strconv.Itoa(r.Sent.Samples()), strconv.Itoa(r.Got.SampleEvents),
+			strconv.Itoa(len(r.SentSpans)), strconv.Itoa(len(r.OutSpans)),
 			strconv.Itoa(r.Metrics.DiscardedTotal()), strconv.Itoa(r.Metrics.Warnings),
 			strconv.Itoa(len(r.Got.Threads)), r.Elapsed.Round(100 * time.Millisecond).String(), result,
 		})

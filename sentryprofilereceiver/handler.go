@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -82,8 +83,13 @@ type envelopeHandler struct {
 
 	// slots holds one token per envelope being read or translated.
 	slots chan struct{}
-	// translations holds *translation: the reader, decoder and builder of
-	// an envelope, kept for the next one.
+	// warm and translations hold *translation: the reader, decoder and
+	// builder of an envelope, kept for the next one. warm keeps one per
+	// core across garbage collections, which under load run every few
+	// milliseconds and would otherwise empty the sync.Pool and make the
+	// next envelopes grow their buffers again; the rest come and go with
+	// the load.
+	warm         chan *translation
 	translations sync.Pool
 }
 
@@ -103,6 +109,11 @@ type translation struct {
 }
 
 func (h *envelopeHandler) getTranslation() *translation {
+	select {
+	case t := <-h.warm:
+		return t
+	default:
+	}
 	if t, ok := h.translations.Get().(*translation); ok {
 		return t
 	}
@@ -118,7 +129,11 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 	if t.reader != nil {
 		t.reader.Reset(nil, envelope.Limits{})
 	}
-	h.translations.Put(t)
+	select {
+	case h.warm <- t:
+	default:
+		h.translations.Put(t)
+	}
 }
 
 func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles, obsrep *receiverhelper.ObsReport, tb *metadata.TelemetryBuilder) *envelopeHandler {
@@ -138,6 +153,7 @@ func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles
 		telemetry:  tb,
 		retryAfter: seconds,
 		slots:      make(chan struct{}, cfg.MaxConcurrentEnvelopes),
+		warm:       make(chan *translation, min(runtime.GOMAXPROCS(0), cfg.MaxConcurrentEnvelopes)),
 		// No category list means every category: while the pipeline pushes
 		// back, any envelope still costs a read, so the SDK is asked to hold
 		// them all. Scope "organization" is what Relay uses for quotas that

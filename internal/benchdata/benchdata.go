@@ -33,6 +33,10 @@ type ChunkConfig struct {
 	MaxDepth int
 	Frames   int    // len(profile.frames)
 	Platform string // "python" (default) or "node"/"javascript" for JS-shaped frames
+	// DuplicateFrames is the share of frames that repeat an earlier frame
+	// byte for byte: the node SDK sends one frame per V8 call-tree node,
+	// so about half of its frames are duplicates.
+	DuplicateFrames float64
 }
 
 // Samples is the number of samples ChunkV2 writes for c:
@@ -82,6 +86,19 @@ func SmallChunkConfig() ChunkConfig {
 	}
 }
 
+// NodeSDKChunkConfig is shaped like what @sentry/node 11 sends for a busy
+// service (measured on real captures): one thread sampled for 7 s at about
+// 100 Hz (707 samples), deep stacks (20–110 frames) over 260 frames of
+// which half are duplicates, long node_modules paths; about 135 KB, the size
+// of the real chunk issue 18 measured, and 11–12 KB gzip'd.
+func NodeSDKChunkConfig() ChunkConfig {
+	return ChunkConfig{
+		Seed: 3, Seconds: 7, Hz: 101, Threads: 1,
+		Stacks: 160, MinDepth: 20, MaxDepth: 110, Frames: 260,
+		Platform: "node", DuplicateFrames: 0.5,
+	}
+}
+
 // ChunkV2 returns a V2 `profile_chunk` payload shaped by cfg.
 //
 // Samples are in timestamp order; at every tick each thread is sampled once
@@ -97,6 +114,10 @@ func ChunkV2(cfg ChunkConfig) []byte {
 
 	frames := make([][]byte, cfg.Frames)
 	for i := range frames {
+		if cfg.DuplicateFrames > 0 && i > 0 && rng.Float64() < cfg.DuplicateFrames {
+			frames[i] = frames[rng.IntN(i)]
+			continue
+		}
 		frames[i] = appendScriptFrame(nil, rng, i, cfg.Platform)
 	}
 	stacks := randomStacks(rng, cfg.Stacks, cfg.MinDepth, cfg.MaxDepth, cfg.Frames, cfg.Threads)
@@ -272,6 +293,16 @@ func ProfileV1Cocoa(seed uint64) []byte {
 // the result is as deterministic as the payload. An empty platform leaves the
 // item header without one.
 func Envelope(itemType, platform string, payload []byte) []byte {
+	return envelope(itemType, platform, payload, true)
+}
+
+// EnvelopeUnsized is Envelope without the item's `length`, as @sentry/node
+// and the browser SDKs send it: the payload runs to its newline.
+func EnvelopeUnsized(itemType, platform string, payload []byte) []byte {
+	return envelope(itemType, platform, payload, false)
+}
+
+func envelope(itemType, platform string, payload []byte, sized bool) []byte {
 	h := fnv.New128a()
 	h.Write(payload)
 	b := make([]byte, 0, len(payload)+160)
@@ -279,8 +310,10 @@ func Envelope(itemType, platform string, payload []byte) []byte {
 	b = hex.AppendEncode(b, h.Sum(nil))
 	b = append(b, `"}`+"\n"+`{"type":`...)
 	b = strconv.AppendQuote(b, itemType)
-	b = append(b, `,"length":`...)
-	b = strconv.AppendInt(b, int64(len(payload)), 10)
+	if sized {
+		b = append(b, `,"length":`...)
+		b = strconv.AppendInt(b, int64(len(payload)), 10)
+	}
 	if platform != "" {
 		b = append(b, `,"platform":`...)
 		b = strconv.AppendQuote(b, platform)

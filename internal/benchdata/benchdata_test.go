@@ -3,6 +3,7 @@ package benchdata
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"testing"
@@ -57,6 +58,9 @@ func TestChunkV2Shape(t *testing.T) {
 		samples   int
 		frameKeys []string
 		sdkName   string
+		// duplicates is the expected share of frames that repeat an
+		// earlier one byte for byte, ±0.1.
+		duplicates float64
 	}{
 		{
 			name: "large", cfg: LargeChunkConfig(), size: 5_250_000, samples: 48_480,
@@ -71,6 +75,11 @@ func TestChunkV2Shape(t *testing.T) {
 		{
 			name: "node", cfg: ChunkConfig{Seed: 9, Seconds: 0.5, Hz: 99, Threads: 3, Stacks: 7, MinDepth: 2, MaxDepth: 5, Frames: 11, Platform: "node"},
 			samples:   3 * 50,
+			frameKeys: []string{"abs_path", "colno", "filename", "function", "in_app", "lineno", "module"},
+			sdkName:   "sentry.javascript.node",
+		},
+		{
+			name: "node SDK shaped", cfg: NodeSDKChunkConfig(), size: 135_000, samples: 707, duplicates: 0.5,
 			frameKeys: []string{"abs_path", "colno", "filename", "function", "in_app", "lineno", "module"},
 			sdkName:   "sentry.javascript.node",
 		},
@@ -118,6 +127,16 @@ func TestChunkV2Shape(t *testing.T) {
 				}
 				require.ElementsMatch(t, tt.frameKeys, keys, "frame %d", i)
 			}
+
+			seen, dups := map[string]bool{}, 0
+			for _, f := range c.Profile.Frames {
+				key := fmt.Sprint(f)
+				if seen[key] {
+					dups++
+				}
+				seen[key] = true
+			}
+			assert.InDelta(t, tt.duplicates, float64(dups)/float64(len(c.Profile.Frames)), 0.1, "share of duplicate frames")
 
 			threads := map[string]bool{}
 			prev := 0.0
@@ -262,15 +281,20 @@ func TestEnvelope(t *testing.T) {
 	tests := []struct {
 		name, itemType, platform string
 		payload                  []byte
+		unsized                  bool
 		wantHeader               string
 	}{
-		{"chunk", "profile_chunk", "python", []byte(`{"version":"2"}`), `{"type":"profile_chunk","length":15,"platform":"python"}`},
-		{"no platform", "profile", "", []byte(`{}`), `{"type":"profile","length":2}`},
-		{"payload with newlines", "profile", "cocoa", []byte("{\n}"), `{"type":"profile","length":3,"platform":"cocoa"}`},
+		{"chunk", "profile_chunk", "python", []byte(`{"version":"2"}`), false, `{"type":"profile_chunk","length":15,"platform":"python"}`},
+		{"no platform", "profile", "", []byte(`{}`), false, `{"type":"profile","length":2}`},
+		{"payload with newlines", "profile", "cocoa", []byte("{\n}"), false, `{"type":"profile","length":3,"platform":"cocoa"}`},
+		{"unsized, as node sends it", "profile_chunk", "node", []byte(`{"version":"2"}`), true, `{"type":"profile_chunk","platform":"node"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			env := Envelope(tt.itemType, tt.platform, tt.payload)
+			if tt.unsized {
+				env = EnvelopeUnsized(tt.itemType, tt.platform, tt.payload)
+			}
 			header, rest, ok := bytes.Cut(env, []byte("\n"))
 			require.True(t, ok)
 			var h struct {

@@ -262,12 +262,17 @@ func UniqueChunkSource(cfg benchdata.ChunkConfig, base uint64) Source {
 }
 
 // ChunkEnvelope is one gzip'd envelope holding the chunk benchdata writes for
-// cfg with the given seed, with `length` and `platform` item headers as the
-// python SDK sends it.
+// cfg with the given seed, with the item headers its SDK sends: `length`
+// and `platform` as the python SDK does, `platform` alone for node and
+// javascript.
 func ChunkEnvelope(cfg benchdata.ChunkConfig, seed uint64) Envelope {
 	cfg.Seed = seed
 	payload := benchdata.ChunkV2(cfg)
-	raw := benchdata.Envelope("profile_chunk", platformOf(cfg), payload)
+	envelopeOf := benchdata.Envelope
+	if p := platformOf(cfg); p == "node" || p == "javascript" {
+		envelopeOf = benchdata.EnvelopeUnsized
+	}
+	raw := envelopeOf("profile_chunk", platformOf(cfg), payload)
 	var b bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed) // a valid level never fails
 	_, _ = zw.Write(raw)                             // writes to a bytes.Buffer do not fail

@@ -328,14 +328,24 @@ func (r *Reader) readN(index int, n int64) ([]byte, error) {
 
 // readDelimited reads a payload without a length: everything up to the next
 // newline or the end of input. Over the item limit it keeps counting but
-// stops storing.
+// stops storing. Like readN it writes to the arena, so that an SDK that
+// never sends lengths (@sentry/node, browsers) does not cost a new,
+// regrown buffer per envelope.
 func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 	if atEOF {
 		item.Payload = []byte{}
 		return nil
 	}
 	limit := r.limits.MaxItemBytes
-	var payload []byte
+	buf, inArena := r.arena[len(r.arena):], true
+	defer func() {
+		switch {
+		case inArena:
+			r.arena = r.arena[:len(r.arena)+len(buf)]
+		case cap(buf) > cap(r.arena):
+			r.arena = buf // the larger memory serves the next envelopes
+		}
+	}()
 	var size int64
 	for {
 		chunk, err := r.src.ReadSlice('\n')
@@ -347,9 +357,12 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 		if !item.Oversized {
 			if limit > 0 && size > limit {
 				item.Oversized = true
-				payload = nil
+				buf = buf[:0]
 			} else {
-				payload = appendDoubling(payload, chunk, limit)
+				if len(buf)+len(chunk) > cap(buf) {
+					inArena = false
+				}
+				buf = appendDoubling(buf, chunk, limit)
 			}
 		}
 		if err == nil || err == io.EOF {
@@ -359,10 +372,16 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 			return r.readErr(index, "payload", err)
 		}
 	}
-	if !item.Oversized && payload == nil {
-		payload = []byte{}
+	switch {
+	case item.Oversized:
+		item.Payload = nil
+	case buf == nil:
+		item.Payload = []byte{}
+	default:
+		// The capacity ends with the payload, so that an append by the
+		// caller cannot write over the next one.
+		item.Payload = buf[:len(buf):len(buf)]
 	}
-	item.Payload = payload
 	item.Size = size
 	return nil
 }

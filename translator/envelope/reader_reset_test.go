@@ -107,3 +107,58 @@ func FuzzReaderReset(f *testing.F) {
 		}
 	})
 }
+
+// delimitedEnvelopeOf writes an envelope whose items have no length, as
+// @sentry/node and browsers send them: each payload runs to its newline.
+func delimitedEnvelopeOf(payloads ...string) []byte {
+	out := []byte(`{"event_id":"9ec79c33ec9942ab8353589fcb2e04dc"}` + "\n")
+	for _, p := range payloads {
+		out = append(out, `{"type":"profile_chunk"}`+"\n"+p+"\n"...)
+	}
+	return out
+}
+
+// TestReaderResetDelimited: payloads without a length go to the Reader's
+// kept memory too, each capped at its end, and reading one more envelope of
+// them allocates no more than reading it with lengths does.
+func TestReaderResetDelimited(t *testing.T) {
+	envelopes := [][]string{
+		{"small", strings.Repeat("a", 70_000)},
+		{strings.Repeat("b", 200_000), "", "c"},
+		{strings.Repeat("f", 3<<20)}, // above what a Reader keeps
+		{"g", strings.Repeat("h", 1000)},
+	}
+	r := envelope.NewReader(bytes.NewReader(nil), envelope.Limits{})
+	for i, payloads := range envelopes {
+		got := readAll(t, r, delimitedEnvelopeOf(payloads...))
+		require.Len(t, got, len(payloads), "envelope %d", i)
+		for j := range got {
+			require.Equal(t, payloads[j], string(got[j].Payload), "envelope %d item %d", i, j)
+			require.Equal(t, len(got[j].Payload), cap(got[j].Payload), "envelope %d item %d: payload capacity reaches into the next", i, j)
+		}
+		if len(got) > 1 {
+			next := string(got[1].Payload)
+			_ = append(got[0].Payload, 'X')
+			require.Equal(t, next, string(got[1].Payload))
+		}
+	}
+
+	payloads := []string{strings.Repeat("n", 135_000), `{"type":"transaction"}`}
+	allocs := func(data []byte) float64 {
+		src := bytes.NewReader(data)
+		stream := struct{ io.Reader }{src}
+		return testing.AllocsPerRun(20, func() {
+			src.Reset(data)
+			r.Reset(stream, envelope.Limits{})
+			for {
+				if _, err := r.Next(); err != nil {
+					require.ErrorIs(t, err, io.EOF)
+					return
+				}
+			}
+		})
+	}
+	withLengths, delimited := allocs(envelopeOf(payloads...)), allocs(delimitedEnvelopeOf(payloads...))
+	t.Logf("allocations per envelope: %.0f with lengths, %.0f without", withLengths, delimited)
+	require.LessOrEqual(t, delimited, withLengths, "an envelope without lengths allocates more than one with them")
+}
