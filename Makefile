@@ -113,9 +113,10 @@ e2e-deps: $(E2E_NPM_STAMPS)
 	cd $* && npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
-## load: 30 s load, slow-downstream, exporter-fault and SIGKILL tests against the built collector (loopback only)
+## load: 30 s load, real-SDK-shaped load, slow-downstream, exporter-fault and SIGKILL tests, then the 5 MB chunk through the built collector vs encoding/json (loopback only)
 load: $(COLLECTOR)
 	LOAD=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 20m -v -run 'Load|Exporter(Faults|SIGKILL)' ./reliability
+	OTELCOL_BIN=$(COLLECTOR) $(GO) test -run='^$$' -bench='^BenchmarkBuiltCollector$$' -benchtime=3s -benchmem ./benchmarks | $(GO) run ./internal/benchtable -tee
 
 ## bench: every benchmark, summarised as a table (MB/s, allocs/op, ratio to encoding/json)
 bench:

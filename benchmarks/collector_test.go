@@ -1,0 +1,112 @@
+package benchmarks
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+)
+
+// builtCollectorConfig runs the receiver alone in front of the debug
+// exporter at its cheapest verbosity: what is measured is the collector's
+// HTTP stack, the receiver and the pipeline hand-off, not an exporter.
+const builtCollectorConfig = `receivers:
+  sentryprofile:
+    endpoint: %q
+exporters:
+  debug:
+    verbosity: basic
+service:
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    profiles:
+      receivers: [sentryprofile]
+      exporters: [debug]
+`
+
+// startBuiltCollector starts the collector binary named by OTELCOL_BIN
+// (`make load` sets it) and returns the envelope URL; without it the
+// benchmark is skipped.
+func startBuiltCollector(b *testing.B) string {
+	b.Helper()
+	bin := os.Getenv("OTELCOL_BIN")
+	if bin == "" {
+		b.Skip("OTELCOL_BIN is not set: this benchmark measures the built collector (make load)")
+	}
+	addr := freeLoopbackAddr(b)
+	dir := b.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(config, fmt.Appendf(nil, builtCollectorConfig, addr), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	cmd := exec.Command(bin, "--config", config, "--feature-gates=service.profilesSupport")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("collector not listening on %s:\n%s", addr, out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return "http://" + addr + "/api/42/envelope/?sentry_key=0123456789abcdef0123456789abcdef&sentry_version=7"
+}
+
+// BenchmarkBuiltCollector posts the 5.25 MB V2 chunk, gzip'd, to the built
+// collector one request at a time, next to encoding/json decoding the same
+// JSON in the same run (the issue-18 target: the collector's whole request
+// at least 4× faster than encoding/json's decode alone).
+func BenchmarkBuiltCollector(b *testing.B) {
+	chunk := benchdata.ChunkV2(benchdata.LargeChunkConfig())
+	body := gzipped(b, benchdata.Envelope("profile_chunk", "python", chunk))
+
+	b.Run("LargeChunk/EncodingJSON", func(b *testing.B) {
+		benchmarkEncodingJSONDecode(b, chunk)
+	})
+	b.Run("LargeChunk/CollectorGzip", func(b *testing.B) {
+		url := startBuiltCollector(b)
+		client := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+		post := func() {
+			req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Content-Encoding", "gzip")
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			answer, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Fatalf("status %d: %s", resp.StatusCode, answer)
+			}
+		}
+		post() // the first request warms the pools
+		b.SetBytes(int64(len(chunk)))
+		b.ResetTimer()
+		for b.Loop() {
+			post()
+		}
+	})
+}
