@@ -205,12 +205,20 @@ func putNonEmpty(m pcommon.Map, k, v string) {
 	}
 }
 
-// linker finds the Link of a V1 sample: the innermost span of the envelope's
-// transaction that ran on the sample's thread at its time, else the
-// transaction's root span. Without a transaction item it falls back to the
-// profile's own transaction metadata (trace_id, segment_id), restricted to
-// the transaction's relative range when the profile gives one.
+// linker finds the Link of a sample.
+//
+// V1: the innermost span of the envelope's transaction that ran on the
+// sample's thread at its time, else the transaction's root span. Without a
+// transaction item it falls back to the profile's own transaction metadata
+// (trace_id, segment_id), restricted to the transaction's relative range
+// when the profile gives one.
+//
+// V2: the innermost span of the chunk's profiler active on the sample's
+// thread at its time, as the receiver's span index knows them; none outside
+// every span.
 type linker struct {
+	dict    *dictionaryBuilder
+	lookup  SpanLookup
 	spans   []spanRange
 	root    int32
 	profile []spanRange
@@ -223,8 +231,12 @@ type spanRange struct {
 	link       int32
 }
 
-func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEvent, start uint64) linker {
+func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEvent, lookup SpanLookup, start uint64) linker {
 	var l linker
+	if isV2(p) {
+		l.dict, l.lookup = d, lookup
+		return l
+	}
 	if tx != nil {
 		trace := pcommon.TraceID(parseID16(tx.TraceID))
 		if trace.IsEmpty() {
@@ -263,6 +275,13 @@ func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEv
 }
 
 func (l *linker) linkFor(thread string, ts uint64) int32 {
+	if l.lookup != nil {
+		trace, span, ok := l.lookup.SpanAt(thread, ts)
+		if !ok {
+			return 0
+		}
+		return l.dict.link(trace, span)
+	}
 	best := -1
 	for i := range l.spans {
 		s := &l.spans[i]

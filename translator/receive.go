@@ -34,7 +34,17 @@ type ReceiveOptions struct {
 type Item struct {
 	Profile     *sentry.Profile          // decoded, normalized and validated
 	Transaction *sentry.TransactionEvent // the envelope's `transaction` item (V1 links), or nil
-	Payload     []byte                   // the item's JSON, for original_payload
+	// Spans are the spans of the chunk's profiler (V2 links), or nil.
+	Spans   SpanLookup
+	Payload []byte // the item's JSON, for original_payload
+}
+
+// SpanLookup tells which span was the innermost one active on a thread at a
+// time (Unix nanoseconds). A V2 chunk carries no trace information: its
+// spans come in other envelopes, and the receiver's span index answers for
+// them (spanindex.Timeline).
+type SpanLookup interface {
+	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
 }
 
 // ProfilesBuilder accumulates items into one pprofile.Profiles whose profiles
@@ -44,6 +54,8 @@ type ProfilesBuilder struct {
 	pd      pprofile.Profiles
 	dict    *dictionaryBuilder
 	samples int
+	// linked counts the samples that got a Link.
+	linked int
 
 	// Locations are found through a hint of a few frame fields, and
 	// confirmed by comparing the whole key: hashing every field of every
@@ -164,7 +176,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	// Index 0 is the zero Location, which no frame maps to.
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
-	b.opts, b.pd, b.samples = opts, pd, 0
+	b.opts, b.pd, b.samples, b.linked = opts, pd, 0, 0
 }
 
 // Bounds of what Reset keeps: the maps and scratch space of items up to
@@ -186,6 +198,10 @@ func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
 
 // SampleCount is the number of Sentry sample events added so far.
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
+
+// LinkedSampleCount returns how many of SampleCount's samples were linked to
+// a span.
+func (b *ProfilesBuilder) LinkedSampleCount() int { return b.linked }
 
 // Profiles finishes the build and returns the result. The builder must not
 // be given more items until Reset; SampleCount still reports the total, so
@@ -243,7 +259,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 
 	start := profileStart(p)
-	n := b.addSamples(prof, p, item.Transaction, start)
+	n := b.addSamples(prof, p, item, start)
 
 	// timestamp (V1) or the first sample (V2) → Profile.time; the samples'
 	// span → duration_nano, half-open so that the last sample is inside.
@@ -585,9 +601,9 @@ func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps, and returns the number of
 // Sentry samples kept.
-func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, tx *sentry.TransactionEvent, start uint64) int {
+func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) int {
 	d := b.dict
-	lk := newLinker(d, p, tx, start)
+	lk := newLinker(d, p, item.Transaction, item.Spans, start)
 	v2 := isV2(p)
 
 	// A group is found through its (stack, thread) cell: a dense table when
@@ -632,6 +648,9 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, t
 			}
 		}
 		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
+		if k.link != 0 {
+			b.linked++
+		}
 		// queue_address and state → sample attributes.
 		if s.QueueAddress != "" {
 			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)

@@ -1,0 +1,324 @@
+// Package spanindex keeps the spans a Sentry SDK reported recently, by the
+// continuous profiler that ran under them, so that the samples of a V2
+// profile chunk can be linked to the innermost span active on their thread
+// at their time.
+//
+// Sentry joins chunks and spans only at query time; a chunk carries no trace
+// information, and its spans come in other envelopes (transaction items,
+// span-streaming containers), before or after it. The index is the memory
+// that joins them: bounded in spans, profilers and age, indexed by profiler,
+// and answering for a chunk with a Timeline that is searched per sample in
+// logarithmic time.
+package spanindex // import "github.com/sentryprofile/otelcol-sentryprofile/translator/spanindex"
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// Span is what the index keeps of one Sentry span.
+type Span struct {
+	TraceID pcommon.TraceID
+	SpanID  pcommon.SpanID
+	// SegmentID is the span's segment: the transaction's root span
+	// ("contexts.trace.span_id") or span v2 "sentry.segment.id". A segment
+	// is its own segment. Zero when the span does not say.
+	SegmentID pcommon.SpanID
+	// ProfilerID is "contexts.profile.profiler_id" of the transaction or the
+	// span v2 attribute "sentry.profiler_id". Streamed child spans carry it
+	// only on their segment: empty here, it is taken from the segment.
+	ProfilerID string
+	// ThreadID is the decimal "thread.id" of the span's data/attributes;
+	// empty when the span does not say, and the span then ran on its
+	// segment's thread (on every thread when the segment does not say
+	// either).
+	ThreadID string
+	// Start and End are Unix nanoseconds; the span covers [Start, End).
+	Start, End uint64
+}
+
+// Limits bound the index. Zero fields take the defaults of DefaultLimits.
+type Limits struct {
+	// TTL is how long a span is kept after it arrived. It must cover a
+	// chunk's length (SDKs cut chunks of up to 60 s) and the wait for it.
+	TTL time.Duration
+	// MaxSpans bounds the spans kept across all profilers; MaxSpansPerProfiler
+	// those of one profiler (its oldest go first).
+	MaxSpans            int
+	MaxSpansPerProfiler int
+	// MaxProfilers bounds the profilers (and segments) tracked.
+	MaxProfilers int
+	// MaxPending bounds the streamed child spans held until their segment,
+	// which names the profiler, arrives.
+	MaxPending int
+}
+
+// DefaultLimits: three minutes cover a 60 s chunk, a wait of a few seconds
+// and an SDK's send delays; 200,000 spans are about 25 MB.
+func DefaultLimits() Limits {
+	return Limits{
+		TTL:                 3 * time.Minute,
+		MaxSpans:            200_000,
+		MaxSpansPerProfiler: 20_000,
+		MaxProfilers:        10_000,
+		MaxPending:          50_000,
+	}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.TTL <= 0 {
+		l.TTL = d.TTL
+	}
+	if l.MaxSpans <= 0 {
+		l.MaxSpans = d.MaxSpans
+	}
+	if l.MaxSpansPerProfiler <= 0 {
+		l.MaxSpansPerProfiler = d.MaxSpansPerProfiler
+	}
+	if l.MaxProfilers <= 0 {
+		l.MaxProfilers = d.MaxProfilers
+	}
+	if l.MaxPending <= 0 {
+		l.MaxPending = d.MaxPending
+	}
+	return l
+}
+
+// Stats are the index's counters since it was made, and its size now.
+type Stats struct {
+	Spans    int // spans kept now
+	Pending  int // streamed child spans waiting for their segment now
+	Evicted  int // spans let go before their TTL to keep the bounds
+	Rejected int // spans not kept: no profiler, no time range, or no room while pending
+}
+
+// Index is safe for concurrent use.
+type Index struct {
+	limits Limits
+
+	mu        sync.Mutex
+	profilers map[string]*profilerSpans
+	segments  map[pcommon.SpanID]segment
+	pending   map[pcommon.SpanID][]entry // by segment id
+	spans     int
+	nPending  int
+	evicted   int
+	rejected  int
+	lastSweep time.Time
+}
+
+// entry is a kept span and when it arrived.
+type entry struct {
+	Span
+	seen time.Time
+}
+
+// profilerSpans are one profiler's spans in arrival order, so that the
+// oldest (expired or evicted first) are a prefix.
+type profilerSpans struct {
+	entries  []entry
+	lastSeen time.Time
+}
+
+// segment is what a child span needs of its segment.
+type segment struct {
+	profilerID string
+	threadID   string
+	seen       time.Time
+}
+
+// New returns an empty index.
+func New(limits Limits) *Index {
+	return &Index{
+		limits:    limits.withDefaults(),
+		profilers: make(map[string]*profilerSpans),
+		segments:  make(map[pcommon.SpanID]segment),
+		pending:   make(map[pcommon.SpanID][]entry),
+	}
+}
+
+// Add records spans that arrived at now. Segments should come before their
+// children in spans (as transactions and span containers list them, or
+// not: a child whose segment is unknown waits for it).
+func (x *Index) Add(now time.Time, spans []Span) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.sweep(now)
+	// Segments first: a container lists a segment after its children.
+	for i := range spans {
+		s := &spans[i]
+		if s.ProfilerID != "" && !s.SegmentID.IsEmpty() && s.SegmentID == s.SpanID {
+			x.addSegment(now, s)
+		}
+	}
+	for i := range spans {
+		x.addSpan(now, spans[i])
+	}
+}
+
+func (x *Index) addSegment(now time.Time, s *Span) {
+	if _, ok := x.segments[s.SpanID]; !ok && len(x.segments) >= x.limits.MaxProfilers*4 {
+		x.rejected++
+		return
+	}
+	x.segments[s.SpanID] = segment{profilerID: s.ProfilerID, threadID: s.ThreadID, seen: now}
+	children := x.pending[s.SpanID]
+	if children == nil {
+		return
+	}
+	delete(x.pending, s.SpanID)
+	x.nPending -= len(children)
+	for _, c := range children {
+		c.ProfilerID = s.ProfilerID
+		c.seen = now // the profiler's entries stay in arrival order
+		if c.ThreadID == "" {
+			c.ThreadID = s.ThreadID
+		}
+		x.keep(now, c)
+	}
+}
+
+func (x *Index) addSpan(now time.Time, s Span) {
+	if s.TraceID.IsEmpty() || s.SpanID.IsEmpty() || s.End <= s.Start {
+		x.rejected++
+		return
+	}
+	seg, known := x.segments[s.SegmentID]
+	if !s.SegmentID.IsEmpty() && known {
+		if s.ProfilerID == "" {
+			s.ProfilerID = seg.profilerID
+		}
+		if s.ThreadID == "" {
+			s.ThreadID = seg.threadID
+		}
+	}
+	if s.ProfilerID != "" {
+		x.keep(now, entry{Span: s, seen: now})
+		return
+	}
+	if s.SegmentID.IsEmpty() || x.nPending >= x.limits.MaxPending {
+		x.rejected++
+		return
+	}
+	x.pending[s.SegmentID] = append(x.pending[s.SegmentID], entry{Span: s, seen: now})
+	x.nPending++
+}
+
+// keep adds a span with its profiler, evicting the oldest spans to stay in
+// bounds.
+func (x *Index) keep(now time.Time, e entry) {
+	p := x.profilers[e.ProfilerID]
+	if p == nil {
+		if len(x.profilers) >= x.limits.MaxProfilers {
+			x.evictProfilers()
+		}
+		p = &profilerSpans{}
+		x.profilers[e.ProfilerID] = p
+	}
+	if len(p.entries) >= x.limits.MaxSpansPerProfiler {
+		// Drop an eighth at once: one copy per many spans, not per span.
+		n := max(1, len(p.entries)/8)
+		x.dropPrefix(p, n)
+		x.evicted += n
+	}
+	if x.spans >= x.limits.MaxSpans {
+		x.evictProfilers()
+	}
+	p.entries = append(p.entries, e)
+	p.lastSeen = now
+	x.spans++
+}
+
+func (x *Index) dropPrefix(p *profilerSpans, n int) {
+	p.entries = slices.Delete(p.entries, 0, n)
+	x.spans -= n
+}
+
+// evictProfilers lets go of the eighth of the profilers seen least
+// recently, whole: sorting once per many insertions keeps eviction cheap
+// under a flood of new profilers.
+func (x *Index) evictProfilers() {
+	type aged struct {
+		id   string
+		seen time.Time
+	}
+	all := make([]aged, 0, len(x.profilers))
+	for id, p := range x.profilers {
+		all = append(all, aged{id, p.lastSeen})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return a.seen.Compare(b.seen) })
+	n := max(1, len(all)/8)
+	for _, a := range all[:n] {
+		p := x.profilers[a.id]
+		x.spans -= len(p.entries)
+		x.evicted += len(p.entries)
+		delete(x.profilers, a.id)
+	}
+}
+
+// sweep drops what is older than the TTL, at most every TTL/8.
+func (x *Index) sweep(now time.Time) {
+	if now.Sub(x.lastSweep) < x.limits.TTL/8 {
+		return
+	}
+	x.lastSweep = now
+	cutoff := now.Add(-x.limits.TTL)
+	for id, p := range x.profilers {
+		n, _ := slices.BinarySearchFunc(p.entries, cutoff, func(e entry, t time.Time) int { return e.seen.Compare(t) })
+		if n == len(p.entries) {
+			x.spans -= n
+			delete(x.profilers, id)
+			continue
+		}
+		if n > 0 {
+			x.dropPrefix(p, n)
+		}
+	}
+	for id, s := range x.segments {
+		if s.seen.Before(cutoff) {
+			delete(x.segments, id)
+		}
+	}
+	for id, children := range x.pending {
+		if children[len(children)-1].seen.Before(cutoff) {
+			x.nPending -= len(children)
+			x.rejected += len(children)
+			delete(x.pending, id)
+		}
+	}
+}
+
+// Stats returns the counters and sizes.
+func (x *Index) Stats() Stats {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return Stats{Spans: x.spans, Pending: x.nPending, Evicted: x.evicted, Rejected: x.rejected}
+}
+
+// Timeline returns the spans of a profiler that overlap [from, to] (Unix
+// nanoseconds, inclusive: a chunk's first and last sample), ready to be
+// searched; nil when there are none.
+func (x *Index) Timeline(now time.Time, profilerID string, from, to uint64) *Timeline {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.sweep(now)
+	p := x.profilers[profilerID]
+	if p == nil {
+		return nil
+	}
+	var spans []Span
+	for i := range p.entries {
+		s := &p.entries[i].Span
+		if s.Start <= to && s.End > from {
+			spans = append(spans, *s)
+		}
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	return newTimeline(spans)
+}
