@@ -98,8 +98,40 @@ type Config struct {
 	// Validation chooses which of Relay's rules drop a profile item.
 	Validation Validation `mapstructure:"validation"`
 
+	// Links links the samples of continuous-profiling chunks to the spans
+	// they ran under.
+	Links LinksConfig `mapstructure:"links"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// LinksConfig tunes how V2 chunk samples get their span links: from an
+// in-memory index of the spans (transaction and span items) each profiler's
+// SDK sent recently.
+type LinksConfig struct {
+	// Enabled keeps the span index and links chunk samples to it.
+	Enabled bool `mapstructure:"enabled"`
+	// Wait holds each chunk this long before translating it, for the spans
+	// it covers to arrive: SDKs often post a chunk before the transaction
+	// or spans it overlaps, and a span still running when its chunk is
+	// sent arrives when it ends. 0 translates every chunk at once with the
+	// spans known then. A held chunk has been answered 200: a crash loses
+	// the chunks held at that moment.
+	Wait time.Duration `mapstructure:"wait"`
+	// MaxHeldChunks and MaxHeldBytes bound the chunks held (their JSON
+	// bytes); when the hold is full a chunk is translated at once.
+	MaxHeldChunks int   `mapstructure:"max_held_chunks"`
+	MaxHeldBytes  int64 `mapstructure:"max_held_bytes"`
+	// SpanTTL is how long a span stays in the index after it arrived; it
+	// must cover a chunk's length (60 s for Sentry SDKs) plus the wait.
+	SpanTTL time.Duration `mapstructure:"span_ttl"`
+	// MaxSpans bounds the index across profilers, MaxSpansPerProfiler the
+	// spans of one profiler (its oldest go first), MaxProfilers the
+	// profilers (the least recently seen go first).
+	MaxSpans            int `mapstructure:"max_spans"`
+	MaxSpansPerProfiler int `mapstructure:"max_spans_per_profiler"`
+	MaxProfilers        int `mapstructure:"max_profilers"`
 }
 
 var (
@@ -172,6 +204,7 @@ func (cfg *Config) Validate() error {
 	default:
 		errs = append(errs, fmt.Errorf("validation must be %q or %q, got %q", ValidationLenient, ValidationRelay, cfg.Validation))
 	}
+	errs = append(errs, cfg.Links.validate()...)
 	for i, p := range cfg.Projects {
 		if !isProjectID(p) {
 			errs = append(errs, fmt.Errorf("projects[%d] = %q: a Sentry project id is a positive decimal number", i, p))
@@ -188,6 +221,31 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+func (l LinksConfig) validate() []error {
+	var errs []error
+	if l.Wait < 0 {
+		errs = append(errs, fmt.Errorf("links::wait must not be negative, got %s", l.Wait))
+	}
+	if l.SpanTTL < time.Second {
+		errs = append(errs, fmt.Errorf("links::span_ttl must be at least 1s, got %s", l.SpanTTL))
+	} else if l.Wait >= l.SpanTTL {
+		errs = append(errs, fmt.Errorf("links::wait (%s) must be shorter than links::span_ttl (%s), or the spans a held chunk waits for expire first", l.Wait, l.SpanTTL))
+	}
+	for _, f := range []struct {
+		key string
+		v   int64
+	}{
+		{"max_held_chunks", int64(l.MaxHeldChunks)}, {"max_held_bytes", l.MaxHeldBytes},
+		{"max_spans", int64(l.MaxSpans)}, {"max_spans_per_profiler", int64(l.MaxSpansPerProfiler)},
+		{"max_profilers", int64(l.MaxProfilers)},
+	} {
+		if f.v <= 0 {
+			errs = append(errs, fmt.Errorf("links::%s must be positive, got %d", f.key, f.v))
+		}
+	}
+	return errs
 }
 
 // collectKeys adds the mapstructure keys of t's fields, descending into

@@ -3,6 +3,7 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 import (
 	"context"
 	"sync"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -37,8 +38,25 @@ func createDefaultConfig() component.Config {
 		RetryAfter:             defaultRetryAfter,
 		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
 		Validation:             ValidationLenient,
+		Links: LinksConfig{
+			Enabled:             true,
+			Wait:                defaultLinksWait,
+			MaxHeldChunks:       1000,
+			MaxHeldBytes:        64 << 20,
+			SpanTTL:             3 * time.Minute,
+			MaxSpans:            200_000,
+			MaxSpansPerProfiler: 20_000,
+			MaxProfilers:        10_000,
+		},
 	}
 }
+
+// defaultLinksWait: the SDKs measured post a chunk at most a few
+// milliseconds before the spans it covers (node 11 streaming: with them;
+// static transactions: ~6 ms after the chunk); the rest of the wait is for
+// spans still running when their chunk is cut, which end (and are sent)
+// within a few seconds for the requests and jobs most services trace.
+const defaultLinksWait = 5 * time.Second
 
 // sharedReceivers makes one receiver of a configuration serve every signal
 // its pipelines ask for: a traces pipeline and a profiles pipeline naming the

@@ -27,6 +27,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // Envelope item types this receiver reads.
@@ -74,6 +75,9 @@ type envelopeHandler struct {
 	obsrep     *receiverhelper.ObsReport
 	telemetry  *metadata.TelemetryBuilder
 	drops      *dropLog
+	// links feeds the span index and holds chunks for it; nil when
+	// links::enabled is off.
+	links *chunkLinks
 	// mode is which of Relay's rules drop an item (config `validation`).
 	mode sentry.Mode
 
@@ -106,6 +110,21 @@ type translation struct {
 	// sent_at (the fallback time of a V1 profile without timestamp).
 	sdkName string
 	sentAt  string
+
+	// segments are the envelope's transaction and span items, decoded once
+	// for the span index and the traces signal.
+	segments []decodedSegment
+	// released marks the translation of a chunk that was held: it is not
+	// held again.
+	released bool
+}
+
+// decodedSegment is one transaction or span item, decoded (seg) or not
+// (err).
+type decodedSegment struct {
+	item int
+	seg  *sentrytrace.Segment
+	err  error
 }
 
 func (h *envelopeHandler) getTranslation() *translation {
@@ -125,7 +144,9 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)
 	t.items = t.items[:0]
-	t.sdkName, t.sentAt = "", ""
+	clear(t.segments)
+	t.segments = t.segments[:0]
+	t.sdkName, t.sentAt, t.released = "", "", false
 	if t.reader != nil {
 		t.reader.Reset(nil, envelope.Limits{})
 	}
@@ -146,6 +167,7 @@ func newEnvelopeHandler(cfg *Config, logger *zap.Logger, next xconsumer.Profiles
 		cfg:        cfg,
 		logger:     logger,
 		drops:      newDropLog(logger),
+		links:      newChunkLinks(cfg.Links),
 		mode:       mode,
 		auth:       newAuthenticator(cfg),
 		next:       next,
@@ -201,6 +223,7 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		h.refuse(w, projectID, rerr)
 		return
 	}
+	h.decodeSegments(t)
 	var err error
 	pd, samples := h.translate(r.Context(), t, projectID)
 	if samples > 0 {
@@ -340,6 +363,13 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 				continue
 			}
 		case itemProfileChunk, itemProfileChunkUI:
+			if h.links.holding() && !t.released && !item.Oversized {
+				if h.links.hold(item, projectID, t.sdkName, t.sentAt) {
+					h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdHeld))
+					continue
+				}
+				h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdFull))
+			}
 		default:
 			if h.nextTraces != nil && isTraceItem(item.Header.Type) {
 				continue // read by translateTraces
@@ -355,11 +385,13 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 		builder.Add(translator.Item{
 			Profile:     profile,
 			Transaction: transactionFor(profile, transactions),
+			Spans:       h.links.lookup(profile),
 			Payload:     item.Payload,
 		})
 	}
 	// Profiles resets the builder: count first.
 	samples := builder.SampleCount()
+	h.countLinks(ctx, samples, builder.LinkedSampleCount())
 	return builder.Profiles(), samples
 }
 

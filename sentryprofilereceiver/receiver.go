@@ -80,10 +80,14 @@ func newReceiver(cfg *Config, set receiver.Settings, next xconsumer.Profiles) (*
 	if err != nil {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
 	}
+	handler := newEnvelopeHandler(cfg, set.Logger, next, obsrep, tb)
+	if err := handler.links.registerMetrics(tb); err != nil {
+		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
+	}
 	return &sentryReceiver{
 		cfg:       cfg,
 		settings:  set,
-		handler:   newEnvelopeHandler(cfg, set.Logger, next, obsrep, tb),
+		handler:   handler,
 		telemetry: tb,
 	}, nil
 }
@@ -106,6 +110,9 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
 	r.server, r.listener = server, listener
+	if r.handler.next != nil {
+		r.handler.links.start(r.handler.releaseHeld)
+	}
 	// The bound address, not the endpoint: they differ when the port is 0.
 	r.settings.Logger.Info("Starting HTTP server", zap.String("endpoint", listener.Addr().String()))
 
@@ -127,6 +134,9 @@ func (r *sentryReceiver) Shutdown(ctx context.Context) error {
 		err = r.server.Shutdown(ctx)
 	}
 	r.serving.Wait()
+	// Chunks still held go down the pipeline, which stops after its
+	// receivers.
+	r.handler.links.shutdown(ctx, r.handler.releaseHeld)
 	r.telemetry.Shutdown()
 	return err
 }

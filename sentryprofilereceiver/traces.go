@@ -2,6 +2,7 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -37,6 +38,22 @@ func (h *envelopeHandler) translateTraces(ctx context.Context, t *translation, p
 		IncludeUserData: h.cfg.IncludeUserData,
 	}
 	spans := 0
+	for _, d := range t.segments {
+		if d.err != nil {
+			h.discardTraceItem(ctx, t, projectID, d.item, &t.items[d.item], d.err.Error())
+			continue
+		}
+		spans += translator.AppendTraces(td, d.seg, opts)
+	}
+	return td, spans
+}
+
+// decodeSegments decodes the envelope's transaction and span items once, for
+// the span index and the traces signal, and feeds the index.
+func (h *envelopeHandler) decodeSegments(t *translation) {
+	if h.links == nil && h.nextTraces == nil {
+		return
+	}
 	for i := range t.items {
 		item := &t.items[i]
 		var decode func([]byte) (*sentrytrace.Segment, error)
@@ -49,18 +66,18 @@ func (h *envelopeHandler) translateTraces(ctx context.Context, t *translation, p
 			continue
 		}
 		if item.Oversized {
-			h.discardTraceItem(ctx, t, projectID, i, item, "over max_profile_item_size")
+			t.segments = append(t.segments, decodedSegment{item: i, err: errOversizedTraceItem})
 			continue
 		}
 		seg, err := decode(item.Payload)
-		if err != nil {
-			h.discardTraceItem(ctx, t, projectID, i, item, err.Error())
-			continue
+		t.segments = append(t.segments, decodedSegment{item: i, seg: seg, err: err})
+		if err == nil {
+			h.links.feed(seg)
 		}
-		spans += translator.AppendTraces(td, seg, opts)
 	}
-	return td, spans
 }
+
+var errOversizedTraceItem = errors.New("over max_profile_item_size")
 
 func (h *envelopeHandler) discardTraceItem(ctx context.Context, t *translation, projectID string, i int, item *envelope.Item, why string) {
 	h.telemetry.ReceiverSentryprofileDiscardedTraceItems.Add(ctx, 1,

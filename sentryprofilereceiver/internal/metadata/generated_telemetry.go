@@ -3,10 +3,12 @@
 package metadata
 
 import (
+	"context"
 	"errors"
 	"sync"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/embedded"
 	"go.opentelemetry.io/otel/trace"
 
 	"go.opentelemetry.io/collector/component"
@@ -30,7 +32,12 @@ type TelemetryBuilder struct {
 	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
 	ReceiverSentryprofileIgnoredItems             metric.Int64Counter
 	ReceiverSentryprofileItemWarnings             metric.Int64Counter
+	ReceiverSentryprofileLinkHeldChunks           metric.Int64Counter
+	ReceiverSentryprofileLinkHoldDuration         metric.Float64Histogram
+	ReceiverSentryprofileLinkedSamples            metric.Int64Counter
 	ReceiverSentryprofilePlatformHeaderMismatches metric.Int64Counter
+	ReceiverSentryprofileSpanIndexEvictedSpans    metric.Int64ObservableCounter
+	ReceiverSentryprofileSpanIndexSpans           metric.Int64ObservableGauge
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -42,6 +49,46 @@ type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
 
 func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
+}
+
+// RegisterReceiverSentryprofileSpanIndexEvictedSpansCallback sets callback for observable ReceiverSentryprofileSpanIndexEvictedSpans metric.
+func (builder *TelemetryBuilder) RegisterReceiverSentryprofileSpanIndexEvictedSpansCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ReceiverSentryprofileSpanIndexEvictedSpans, obs: o})
+		return nil
+	}, builder.ReceiverSentryprofileSpanIndexEvictedSpans)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterReceiverSentryprofileSpanIndexSpansCallback sets callback for observable ReceiverSentryprofileSpanIndexSpans metric.
+func (builder *TelemetryBuilder) RegisterReceiverSentryprofileSpanIndexSpansCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ReceiverSentryprofileSpanIndexSpans, obs: o})
+		return nil
+	}, builder.ReceiverSentryprofileSpanIndexSpans)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+type observerInt64 struct {
+	embedded.Int64Observer
+	inst metric.Int64Observable
+	obs  metric.Observer
+}
+
+func (oi *observerInt64) Observe(value int64, opts ...metric.ObserveOption) {
+	oi.obs.ObserveInt64(oi.inst, value, opts...)
 }
 
 // Shutdown unregister all registered callbacks for async instruments.
@@ -86,10 +133,41 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileLinkHeldChunks, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_link_held_chunks",
+		metric.WithDescription("profile_chunk items held for the spans they cover (links::wait), or translated at once because the hold was full. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileLinkHoldDuration, err = builder.meter.Float64Histogram(
+		"otelcol_receiver_sentryprofile_link_hold_duration",
+		metric.WithDescription("How long a held chunk waited before it was translated. [Development]"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries([]float64{0.1, 0.5, 1, 2, 5, 10, 30, 60}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileLinkedSamples, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_linked_samples",
+		metric.WithDescription("Profile samples translated, by whether they got a Link to a span (V1 from the envelope's transaction, V2 from the span index). [Development]"),
+		metric.WithUnit("{sample}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofilePlatformHeaderMismatches, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_platform_header_mismatches",
 		metric.WithDescription("profile_chunk items whose item-header `platform` is missing or differs from the payload's; accepted anyway, as SDKs before profiles spec 2.4.0 omit it. [Development]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileSpanIndexEvictedSpans, err = builder.meter.Int64ObservableCounter(
+		"otelcol_receiver_sentryprofile_span_index_evicted_spans",
+		metric.WithDescription("Spans let go of before links::span_ttl to keep the index within its bounds, or not kept (no profiler, no time range, no room for a child waiting for its segment). [Development]"),
+		metric.WithUnit("{span}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileSpanIndexSpans, err = builder.meter.Int64ObservableGauge(
+		"otelcol_receiver_sentryprofile_span_index_spans",
+		metric.WithDescription("Spans in the span index now (links). [Development]"),
+		metric.WithUnit("{span}"),
 	)
 	errs = errors.Join(errs, err)
 	return &builder, errs

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
@@ -19,10 +20,21 @@ func TestSetupTelemetry(t *testing.T) {
 	tb, err := metadata.NewTelemetryBuilder(testTel.NewTelemetrySettings())
 	require.NoError(t, err)
 	defer tb.Shutdown()
+	require.NoError(t, tb.RegisterReceiverSentryprofileSpanIndexEvictedSpansCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
+	require.NoError(t, tb.RegisterReceiverSentryprofileSpanIndexSpansCallback(func(_ context.Context, observer metric.Int64Observer) error {
+		observer.Observe(1)
+		return nil
+	}))
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileIgnoredItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileItemWarnings.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileLinkHeldChunks.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileLinkHoldDuration.Record(context.Background(), 1)
+	tb.ReceiverSentryprofileLinkedSamples.Add(context.Background(), 1)
 	tb.ReceiverSentryprofilePlatformHeaderMismatches.Add(context.Background(), 1)
 	AssertEqualReceiverSentryprofileDiscardedItems(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
@@ -36,7 +48,22 @@ func TestSetupTelemetry(t *testing.T) {
 	AssertEqualReceiverSentryprofileItemWarnings(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileLinkHeldChunks(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileLinkHoldDuration(t, testTel,
+		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileLinkedSamples(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofilePlatformHeaderMismatches(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileSpanIndexEvictedSpans(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileSpanIndexSpans(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 
