@@ -115,6 +115,7 @@ func TestSDKs(t *testing.T) {
 				mu.Unlock()
 				checkSDKRun(t, run)
 				checkSDKTraces(t, run)
+				checkSDKLinks(t, run)
 			})
 		}
 	})

@@ -102,8 +102,11 @@ type sdkRun struct {
 	// OutSpans those of the traces pipeline's output.
 	SentSpans []sentSpan
 	OutSpans  []outSpan
-	Metrics   receiverMetrics // the collector's own counters after the run
-	Elapsed   time.Duration   // the program's run time
+	// ChunkSamples are the V2 chunk samples sent; LinkedSamples those that
+	// ran under a span (checkSDKLinks).
+	ChunkSamples, LinkedSamples int
+	Metrics                     receiverMetrics // the collector's own counters after the run
+	Elapsed                     time.Duration   // the program's run time
 }
 
 // Posts returns the envelope requests of the run (a browser may also send
@@ -459,7 +462,7 @@ func (c *sdkRunCache) get(t *testing.T, client sdkClient) *sdkRun {
 // A client whose run did not complete has a row of its own that says so.
 func sdkTable(clients []sdkClient, runs map[string]*sdkRun, failed map[string]bool) string {
 	var b strings.Builder
-	header := []string{"client", "sdk", "mode", "requests", "items sent", "profile items", "samples sent", "samples out", "spans sent", "spans out", "discarded", "warnings", "threads", "run", "result"}
+	header := []string{"client", "sdk", "mode", "requests", "items sent", "profile items", "samples sent", "samples out", "spans sent", "spans out", "linked", "discarded", "warnings", "threads", "run", "result"}
 	rows := [][]string{header}
 	for _, c := range clients {
 		r, ok := runs[c.Name]
@@ -480,7 +483,7 @@ func sdkTable(clients []sdkClient, runs map[string]*sdkRun, failed map[string]bo
 			r.Client.Name, r.Client.SDK, r.Client.Mode,
 			strconv.Itoa(len(r.Posts())), itemSummary(r.Sent.Items),
 			strconv.Itoa(len(r.Sent.Profiles)), strconv.Itoa(r.Sent.Samples()), strconv.Itoa(r.Got.SampleEvents),
-			strconv.Itoa(len(r.SentSpans)), strconv.Itoa(len(r.OutSpans)),
+			strconv.Itoa(len(r.SentSpans)), strconv.Itoa(len(r.OutSpans)), linkedShare(r),
 			strconv.Itoa(r.Metrics.DiscardedTotal()), strconv.Itoa(r.Metrics.Warnings),
 			strconv.Itoa(len(r.Got.Threads)), r.Elapsed.Round(100 * time.Millisecond).String(), result,
 		})
@@ -504,6 +507,14 @@ func sdkTable(clients []sdkClient, runs map[string]*sdkRun, failed map[string]bo
 		}
 	}
 	return b.String()
+}
+
+// linkedShare renders the share of chunk samples that ran under a span.
+func linkedShare(r *sdkRun) string {
+	if r.ChunkSamples == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.0f%%)", r.LinkedSamples, r.ChunkSamples, 100*float64(r.LinkedSamples)/float64(r.ChunkSamples))
 }
 
 // itemSummary renders item counts by type, e.g. "profile_chunk:1 span:17".

@@ -19,8 +19,8 @@ import (
 
 // sentryRelayConfig is a collector that takes envelopes in with the
 // sentryprofile receiver and sends them on with the sentryprofile exporter
-// through a file-backed queue. No batch processor: a 200 from the receiver
-// then means the data is in the queue on disk.
+// through a file-backed queue. No batch processor and no links::wait: a 200
+// from the receiver then means the data is in the queue on disk.
 func sentryRelayConfig(receiverAddr, sentryAddr, storageDir string) string {
 	return fmt.Sprintf(`extensions:
   file_storage:
@@ -30,6 +30,9 @@ receivers:
     endpoint: %s
     public_keys: [%s]
     projects: [%s]
+    # A 200 means on disk only if chunks are not held for their spans.
+    links:
+      wait: 0s
 exporters:
   sentryprofile:
     dsn: %s

@@ -196,8 +196,10 @@ func TestLoadRealSDKShape(t *testing.T) {
 		res.Rate(), res.Latency.Quantile(0.5).Round(10*time.Microsecond), res.Latency.Quantile(0.99).Round(10*time.Microsecond),
 		float64(cpuPerEnvelope.Microseconds())/1000, (cpuAfter - cpuBefore).Seconds(), res.Elapsed.Round(time.Millisecond), float64(peak)/mib)
 
-	// The receiver counts as it answers; the exporters' metrics follow.
-	time.Sleep(2 * time.Second)
+	// The receiver counts as it answers, or once a chunk held for its
+	// spans is released (config.yaml keeps the default links::wait, 5 s);
+	// the exporters' metrics follow.
+	time.Sleep(2*time.Second + 5*time.Second)
 	after := scrapeSum(t, metricsAddr, "otelcol_receiver_accepted_profile_samples", "otelcol_receiver_refused_profile_samples",
 		"otelcol_exporter_send_failed_profile_samples")
 	accepted := after["otelcol_receiver_accepted_profile_samples"] - before["otelcol_receiver_accepted_profile_samples"]
