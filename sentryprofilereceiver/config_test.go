@@ -37,6 +37,8 @@ func TestLoadConfig(t *testing.T) {
 	custom.RetryAfter = 90 * time.Second
 	custom.MaxConcurrentEnvelopes = 4
 	custom.Validation = ValidationRelay
+	custom.Links = LinksConfig{Enabled: true, Wait: 2 * time.Second, MaxHeldChunks: 10, MaxHeldBytes: 1 << 20,
+		SpanTTL: 90 * time.Second, MaxSpans: 5000, MaxSpansPerProfiler: 500, MaxProfilers: 100}
 
 	tests := []struct {
 		id               component.ID
@@ -54,6 +56,8 @@ func TestLoadConfig(t *testing.T) {
 				`projects[0] = "my-project"`,
 				"public_keys[0] is empty",
 				`validation must be "lenient" or "relay", got "strict"`,
+				"links::wait (5m0s) must be shorter than links::span_ttl (3m0s)",
+				"links::max_spans must be positive, got 0",
 			},
 		},
 		{id: component.NewIDWithName(metadata.Type, "typo"), wantUnmarshalErr: "public_key"},
