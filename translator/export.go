@@ -736,13 +736,13 @@ func (x *profileExport) readSampleAttrs(indices pcommon.Int32Slice, index map[st
 }
 
 // eachAttr calls f for every in-range attribute of indices.
-func (x *profileExport) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+func (e *exporter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
 		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(x.attrKeys) {
+		if idx <= 0 || int(idx) >= len(e.attrKeys) {
 			continue
 		}
-		f(x.attrKeys[idx], x.attrVals[idx])
+		f(e.attrKeys[idx], e.attrVals[idx])
 	}
 }
 

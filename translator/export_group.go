@@ -137,7 +137,7 @@ func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 				continue
 			}
 			m := meta
-			if id := sentryProfilerID(attrs, prof); id != "" {
+			if id := e.sentryProfilerID(attrs, prof); id != "" {
 				m.profilerID = id
 				g.add(m, prof, where, false)
 				continue
@@ -158,7 +158,23 @@ const attrDeploymentEnvironmentOld = "deployment.environment"
 // sentryProfilerID is the profiler_id of a profile that came from Sentry:
 // sentry.profiler_id of a V2 chunk, or the event_id of a V1 profile (a
 // transaction profile is its own profiler session); "" for any other
-// profile. Every read of the per-profile Sentry ids is here (and in
+// profile. They are profile attributes (resource attributes before the
+// receiver kept resources to the source's identity; still read). Every read
+// of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
+// where they live can change in one place.
+func (e *exporter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
+	var profilerID, eventID string
+	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
+		switch key {
+		case attrProfilerID:
+			profilerID = v.AsString()
+		case attrEventID:
+			eventID = v.AsString()
+		}
+	})
+	return normalizeID(cmp.Or(profilerID, mapStr(res, attrProfilerID), eventID, mapStr(res, attrEventID)))
+}
+
 // sentryItemIDKeys), so that where they live can change in one place.
 func sentryProfilerID(res pcommon.Map, _ pprofile.Profile) string {
 	if id := normalizeID(mapStr(res, attrProfilerID)); id != "" {

@@ -25,9 +25,10 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 	putStr(attrDist, p.Dist)                                            // dist
 	putStr(attrPlatform, p.Platform)                                    // platform
 	putStr(attrProjectID, opts.ProjectID)
-	putStr(attrProfilerID, p.ProfilerID) // profiler_id
-	putStr(attrChunkID, p.ChunkID)       // chunk_id
-	putStr(attrEventID, p.EventID)       // event_id
+	// profiler_id, chunk_id, event_id and the transaction are per profile
+	// (or per process run): profile attributes, so that a backend that
+	// makes series of resource attributes gets one per service, not one
+	// per profile.
 
 	// os
 	putStr(string(semconv.OSNameKey), p.OS.Name)
@@ -48,16 +49,6 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 	// client_sdk
 	putStr(string(semconv.TelemetrySDKNameKey), p.ClientSDK.Name)
 	putStr(string(semconv.TelemetrySDKVersionKey), p.ClientSDK.Version)
-
-	// transaction (the first of transactions): what a pipeline routes or
-	// filters on; the complete list is the sentry.transactions profile
-	// attribute.
-	if len(p.Transactions) > 0 {
-		t := p.Transactions[0]
-		putStr(attrTransactionName, t.Name)
-		putStr(attrTransactionID, t.ID)
-		putStr(attrTransactionTraceID, t.TraceID)
-	}
 }
 
 // serviceName is the override when given, else the package part of a release
@@ -87,11 +78,29 @@ func serviceNameOf(override, release, platform string) string {
 // as structured profile attributes, so that the exporter can give them back.
 func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.Profile, start uint64) {
 	d := b.dict
-	var idx [5]int32
+	var idx [11]int32
 	n := 0
 	add := func(key string, v pcommon.Value) {
 		idx[n] = d.attrValue(key, v)
 		n++
+	}
+	addStr := func(key, v string) {
+		if v != "" {
+			idx[n] = d.attrStr(key, v)
+			n++
+		}
+	}
+
+	addStr(attrProfilerID, p.ProfilerID) // profiler_id
+	addStr(attrChunkID, p.ChunkID)       // chunk_id
+	addStr(attrEventID, p.EventID)       // event_id
+	// transaction (the first of transactions): what a pipeline routes or
+	// filters on; the complete list is sentry.transactions.
+	if len(p.Transactions) > 0 {
+		t := p.Transactions[0]
+		addStr(attrTransactionName, t.Name)
+		addStr(attrTransactionID, t.ID)
+		addStr(attrTransactionTraceID, t.TraceID)
 	}
 
 	// transaction / transactions

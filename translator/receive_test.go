@@ -141,13 +141,11 @@ func TestReceiveResource(t *testing.T) {
 			want: map[string]any{
 				"service.name": "unknown_service:cocoa", "service.version": "0.1 (199)",
 				"deployment.environment.name": "production", "sentry.dist": "199", "sentry.platform": "cocoa",
-				"sentry.project.id": "42", "sentry.event_id": "41fed0925670468bb0457f61a74688ec",
+				"sentry.project.id": "42",
 				"os.name": "iOS", "os.version": "16.0", "os.build_id": "19H253",
 				"host.arch": "arm64e", "device.model.identifier": "iPhone14,3", "device.manufacturer": "Apple",
 				"sentry.device.locale": "en_US", "sentry.device.classification": "high", "sentry.device.is_emulator": false,
 				"process.runtime.name": "swift", "process.runtime.version": "5.9",
-				"sentry.transaction.name": "Movies", "sentry.transaction.id": "30976f2ddbe04ac9b6bffe6e35d4710c",
-				"sentry.transaction.trace_id": "4b25bc58f14243d8b208d1e22a054164",
 			},
 		},
 		{
@@ -155,7 +153,6 @@ func TestReceiveResource(t *testing.T) {
 			p:    nodeChunk(),
 			want: map[string]any{
 				"service.name": "shop", "service.version": "shop@1.2.3", "sentry.platform": "node",
-				"sentry.profiler_id": "6f1b0c3a9e2d4c8fb1a27d5e3c9f0a41", "sentry.chunk_id": "c2d4e6f8a0b24c6e8f0a1b3c5d7e9f10",
 				"telemetry.sdk.name": "sentry.javascript.node", "telemetry.sdk.version": "11.1.0",
 			},
 		},
@@ -176,6 +173,52 @@ func TestReceiveResource(t *testing.T) {
 			pd := ToProfiles([]Item{{Profile: tt.p}}, tt.opts)
 			assert.Equal(t, tt.want, pd.ResourceProfiles().At(0).Resource().Attributes().AsRaw())
 		})
+	}
+}
+
+// profileAttrMap reads a profile's attributes from the dictionary.
+func profileAttrMap(pd pprofile.Profiles, prof pprofile.Profile) map[string]any {
+	out := map[string]any{}
+	dict := pd.Dictionary()
+	for _, i := range prof.AttributeIndices().All() {
+		a := dict.AttributeTable().At(int(i))
+		out[dict.StringTable().At(int(a.KeyStrindex()))] = a.Value().AsRaw()
+	}
+	return out
+}
+
+// TestReceivePerProfileIDs: the ids of one profile (profiler, chunk,
+// event, transaction) are profile attributes, never resource attributes: a
+// backend that makes series of the resource gets one per service.
+func TestReceivePerProfileIDs(t *testing.T) {
+	v1 := &sentry.Profile{
+		Version: sentry.VersionV1, EventID: "41fed0925670468bb0457f61a74688ec", Platform: "python",
+		Timestamp: time.Unix(1_700_000_000, 0),
+		Transactions: []sentry.Transaction{{
+			ID: "30976f2ddbe04ac9b6bffe6e35d4710c", Name: "Movies", TraceID: "4b25bc58f14243d8b208d1e22a054164",
+		}},
+	}
+	tests := []struct {
+		p    *sentry.Profile
+		want map[string]any
+	}{
+		{nodeChunk(), map[string]any{
+			"sentry.profiler_id": "6f1b0c3a9e2d4c8fb1a27d5e3c9f0a41", "sentry.chunk_id": "c2d4e6f8a0b24c6e8f0a1b3c5d7e9f10",
+		}},
+		{v1, map[string]any{
+			"sentry.event_id": "41fed0925670468bb0457f61a74688ec", "sentry.transaction.name": "Movies",
+			"sentry.transaction.id": "30976f2ddbe04ac9b6bffe6e35d4710c", "sentry.transaction.trace_id": "4b25bc58f14243d8b208d1e22a054164",
+		}},
+	}
+	for _, tt := range tests {
+		pd := ToProfiles([]Item{{Profile: tt.p}}, ReceiveOptions{})
+		rp := pd.ResourceProfiles().At(0)
+		got := profileAttrMap(pd, rp.ScopeProfiles().At(0).Profiles().At(0))
+		for k, v := range tt.want {
+			assert.Equal(t, v, got[k], k)
+			_, onResource := rp.Resource().Attributes().Get(k)
+			assert.False(t, onResource, "%s on the resource", k)
+		}
 	}
 }
 
@@ -266,8 +309,7 @@ func TestReceiveLinks(t *testing.T) {
 					"the V1 active thread, and only it, is marked")
 			}
 			assert.Equal(t, tt.want, got)
-			res := pd.ResourceProfiles().At(0).Resource().Attributes().AsRaw()
-			assert.Equal(t, trace, res["sentry.transaction.trace_id"], "transaction fields stay as attributes")
+			assert.Equal(t, trace, profileAttrMap(pd, prof)["sentry.transaction.trace_id"], "transaction fields stay as attributes")
 		})
 	}
 }
