@@ -113,6 +113,10 @@ const (
 // time, so that a pprof conversion shows sample counts that multiply by the
 // period into wall-clock time at the SDKs' 101 Hz.
 const (
+	// anonymousFunction names a frame with no function or symbol, as
+	// Sentry's UI does; the exporter writes it back as an empty function.
+	anonymousFunction = "<anonymous>"
+	sampleTypeWall    = "wall"
 	sampleTypeSamples = "samples"
 	sampleUnitCount   = "count"
 	periodTypeWall    = "wall"

@@ -674,7 +674,7 @@ func (x *profileExport) sampleAttrs(s pprofile.Sample, index map[string]int32) (
 
 // attrList is a short list of attribute indices, comparable.
 type attrList struct {
-	indices [4]int32
+	indices [8]int32
 	n       int
 }
 

@@ -414,7 +414,9 @@ func (c *chunkBuilder) frames(l int32) {
 		if i < lines.Len() {
 			line := lines.At(i)
 			fn := functions.At(int(line.FunctionIndex()))
-			f.Function = c.str(fn.NameStrindex())
+			if f.Function = c.str(fn.NameStrindex()); f.Function == anonymousFunction {
+				f.Function = ""
+			}
 			f.Symbol = c.str(fn.SystemNameStrindex())
 			if hasFilenameAttr {
 				f.AbsPath, f.Filename = c.str(fn.FilenameStrindex()), filename

@@ -194,6 +194,10 @@ func eventsPerStack(pd pprofile.Profiles, perPeriod func(pprofile.Profile, int64
 
 func countsAsIs(_ pprofile.Profile, v int64) int64 { return v }
 
+// periodsOf counts a wall-time value in sampling periods: the receiver's
+// samples are worth one period each.
+func periodsOf(prof pprofile.Profile, v int64) int64 { return (v + prof.Period()/2) / prof.Period() }
+
 // backToPdata receives the chunks as a Sentry receiver would.
 func backToPdata(t *testing.T, chunks []Chunk) pprofile.Profiles {
 	t.Helper()
@@ -248,7 +252,7 @@ func TestFromProfilesAggregatedValues(t *testing.T) {
 
 	back := backToPdata(t, chunks)
 	period := func(_ pprofile.Profile, v int64) int64 { return (v + 5_000_000) / 10_000_000 }
-	assert.Equal(t, eventsPerStack(o.pd, period), eventsPerStack(back, countsAsIs))
+	assert.Equal(t, eventsPerStack(o.pd, period), eventsPerStack(back, periodsOf))
 }
 
 func TestFromProfilesNativeMappings(t *testing.T) {
@@ -287,7 +291,7 @@ func TestFromProfilesNativeMappings(t *testing.T) {
 	}
 
 	back := backToPdata(t, chunks)
-	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, countsAsIs))
+	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, periodsOf))
 }
 
 func TestFromProfilesSampleTypes(t *testing.T) {
@@ -339,7 +343,7 @@ func TestFromProfilesSampleTypes(t *testing.T) {
 	samplesOnly.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().RemoveIf(func(p pprofile.Profile) bool {
 		return samplesOnly.Dictionary().StringTable().At(int(p.SampleType().TypeStrindex())) != "samples"
 	})
-	assert.Equal(t, eventsPerStack(samplesOnly, countsAsIs), eventsPerStack(back, countsAsIs))
+	assert.Equal(t, eventsPerStack(samplesOnly, countsAsIs), eventsPerStack(back, periodsOf))
 }
 
 func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
@@ -391,7 +395,7 @@ func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
 	assert.Equal(t, chunks[0].Profile.ProfilerID, foreignProfilerID(other.pd.ResourceProfiles().At(0).Resource().Attributes(), ""))
 
 	back := backToPdata(t, chunks)
-	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, countsAsIs))
+	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, periodsOf))
 }
 
 func TestFromProfilesDropsMalformed(t *testing.T) {

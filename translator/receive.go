@@ -28,6 +28,13 @@ type ReceiveOptions struct {
 	// KeepOriginalPayload sets Profile.original_payload to the item JSON, with
 	// the format OriginalPayloadFormatV1 or OriginalPayloadFormatV2.
 	KeepOriginalPayload bool
+	// GroupSamples writes the Sentry samples of one stack, thread and link
+	// as one Sample with their timestamps and no values (sample type
+	// samples/count): half the size and cost, but backends that read one
+	// value per Sample (Grafana Pyroscope) then show counts, not time.
+	// Off: one Sample per Sentry sample, its value the period in
+	// nanoseconds (sample type wall/nanoseconds).
+	GroupSamples bool
 }
 
 // Item is one validated profile item with what the envelope gives it.
@@ -56,6 +63,12 @@ type ProfilesBuilder struct {
 	samples int
 	// linked counts the samples that got a Link.
 	linked int
+	// period is the sampling interval of the last item added.
+	period int64
+	// intervals is scratch space for measuring it.
+	intervals      []int64
+	periodPairs    []threadTime
+	serviceScratch []int32
 
 	// Locations are found through a hint of a few frame fields, and
 	// confirmed by comparing the whole key: hashing every field of every
@@ -274,11 +287,17 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 
 	dict := b.dict
-	prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
-	prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
+	// Wall time: each sample stands for one sampling period of its thread.
+	if b.opts.GroupSamples {
+		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
+		prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
+	} else {
+		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeWall))
+		prof.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
+	}
 	prof.PeriodType().SetTypeStrindex(dict.str(periodTypeWall))
 	prof.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
-	prof.SetPeriod(sentryPeriodNanos)
+	prof.SetPeriod(b.period)
 
 	// chunk_id (V2) or event_id (V1) → profile_id.
 	if isV2(p) {
@@ -482,8 +501,16 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	loc.SetMappingIndex(k.mapping)
 
 	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
+		// A frame with a place but no name is an anonymous function, as
+		// Sentry's UI names it: a blank name would merge every anonymous
+		// function into one node in a flame graph (their file, line and
+		// column keep them distinct locations).
+		name := f.Function
+		if name == "" && f.Symbol == "" {
+			name = anonymousFunction
+		}
 		line := loc.Lines().AppendEmpty()
-		line.SetFunctionIndex(d.function(f.Function, f.Symbol, filename, 0))
+		line.SetFunctionIndex(d.function(name, f.Symbol, filename, 0))
 		line.SetLine(int64(f.Lineno))
 		line.SetColumn(int64(f.Colno))
 	}
@@ -714,17 +741,26 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
 	}
 
+	b.period = b.measurePeriod(groups, events)
+	service := b.serviceAttrs(p)
+
+	// One Sample per Sentry sample, its value the period in nanoseconds:
+	// OTLP asks that timestamps and values be as many, and backends that
+	// read one value per Sample (Grafana Pyroscope) then show wall time
+	// rather than a count. The group's attributes are built once.
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
-	samples.EnsureCapacity(samples.Len() + len(groups))
+	if b.opts.GroupSamples {
+		samples.EnsureCapacity(samples.Len() + len(groups))
+	} else {
+		samples.EnsureCapacity(samples.Len() + len(events))
+	}
 	attrs := b.attrScratch[:0]
 	for g := range groups {
 		k := &groups[g].key
-		s := samples.AppendEmpty()
-		s.SetStackIndex(k.stack)
-		s.SetLinkIndex(k.link)
 		t := b.threadAttrsOf[k.thread]
 		attrs = append(attrs[:0], b.threadAttrBuf[t.first:t.first+t.n]...)
+		attrs = append(attrs, service...)
 		if k.queue != 0 {
 			attrs = append(attrs, k.queue)
 			if label, ok := queueLabels[k.queue]; ok {
@@ -734,17 +770,92 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		if k.state != 0 {
 			attrs = append(attrs, k.state)
 		}
-		if len(attrs) > 0 {
-			s.AttributeIndices().FromRaw(attrs)
-		}
 		group := ts[starts[g]:starts[g+1]]
 		if !slices.IsSorted(group) {
 			slices.Sort(group)
 		}
-		s.TimestampsUnixNano().FromRaw(group)
+		if b.opts.GroupSamples {
+			s := samples.AppendEmpty()
+			s.SetStackIndex(k.stack)
+			s.SetLinkIndex(k.link)
+			if len(attrs) > 0 {
+				s.AttributeIndices().FromRaw(attrs)
+			}
+			s.TimestampsUnixNano().FromRaw(group)
+			continue
+		}
+		for _, at := range group {
+			s := samples.AppendEmpty()
+			s.SetStackIndex(k.stack)
+			s.SetLinkIndex(k.link)
+			if len(attrs) > 0 {
+				s.AttributeIndices().FromRaw(attrs)
+			}
+			s.TimestampsUnixNano().Append(at)
+			s.Values().Append(b.period)
+		}
 	}
 	b.attrScratch = attrs
 	return len(events)
+}
+
+// maxPeriodIntervals bounds the intervals a period is measured from.
+const maxPeriodIntervals = 4096
+
+// measurePeriod is the median interval between consecutive samples of one
+// thread: the SDK's real sampling period (Sentry's spec says 101 Hz; SDKs
+// differ, and a busy process samples late), so that samples × period is
+// the wall time the SDK observed. Without two samples on a thread it is
+// the spec's 1/101 s.
+func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) int64 {
+	// The first samples suffice; sorted by thread and time, as SDKs need
+	// not send them in order.
+	pairs := b.periodPairs[:0]
+	for _, e := range events[:min(len(events), maxPeriodIntervals)] {
+		pairs = append(pairs, threadTime{thread: groups[e.group].key.thread, ts: e.ts})
+	}
+	slices.SortFunc(pairs, func(a, b threadTime) int {
+		if a.thread != b.thread {
+			return cmp.Compare(a.thread, b.thread)
+		}
+		return cmp.Compare(a.ts, b.ts)
+	})
+	intervals := b.intervals[:0]
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i].thread == pairs[i-1].thread && pairs[i].ts > pairs[i-1].ts {
+			intervals = append(intervals, int64(pairs[i].ts-pairs[i-1].ts))
+		}
+	}
+	b.periodPairs, b.intervals = pairs, intervals
+	if len(intervals) == 0 {
+		return sentryPeriodNanos
+	}
+	slices.Sort(intervals)
+	return intervals[len(intervals)/2]
+}
+
+type threadTime struct {
+	thread int32
+	ts     uint64
+}
+
+// serviceAttrs are service.name, service.version and
+// deployment.environment.name as sample attributes too: consumers built on
+// the OTLP profiles protocol before resource attributes became string-table
+// references (Grafana Pyroscope among them) read the resource's plain keys
+// only, and pdata writes references; a sample attribute they read.
+func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
+	d := b.dict
+	out := b.serviceScratch[:0]
+	out = append(out, d.attrStr(string(semconv.ServiceNameKey), serviceName(p, b.opts)))
+	if p.Release != "" {
+		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), p.Release))
+	}
+	if p.Environment != "" {
+		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment))
+	}
+	b.serviceScratch = out
+	return out
 }
 
 // threadAttributes appends the attributes of one thread to threadAttrBuf:

@@ -1,6 +1,7 @@
 package translator
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -73,11 +74,11 @@ func TestReceiveDictionaryAndSamples(t *testing.T) {
 	prof := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0)
 	assert.Equal(t, pcommon.Timestamp(1_795_000_000_000_000_000), prof.Time())
 	assert.Equal(t, uint64(40_000_001), prof.DurationNano(), "half-open span that holds the last sample")
-	assert.Equal(t, "samples", dict.StringTable().At(int(prof.SampleType().TypeStrindex())))
-	assert.Equal(t, "count", dict.StringTable().At(int(prof.SampleType().UnitStrindex())))
+	assert.Equal(t, "wall", dict.StringTable().At(int(prof.SampleType().TypeStrindex())))
+	assert.Equal(t, "nanoseconds", dict.StringTable().At(int(prof.SampleType().UnitStrindex())))
 	assert.Equal(t, "wall", dict.StringTable().At(int(prof.PeriodType().TypeStrindex())))
 	assert.Equal(t, "nanoseconds", dict.StringTable().At(int(prof.PeriodType().UnitStrindex())))
-	assert.Equal(t, int64(9_900_990), prof.Period())
+	assert.Equal(t, int64(10_000_000), prof.Period(), "the samples of thread 0 are 10 ms apart")
 	assert.Equal(t, "c2d4e6f8a0b24c6e8f0a1b3c5d7e9f10", prof.ProfileID().String())
 
 	type got struct {
@@ -87,15 +88,23 @@ func TestReceiveDictionaryAndSamples(t *testing.T) {
 	}
 	var samples []got
 	for _, s := range prof.Samples().All() {
-		assert.Zero(t, s.Values().Len(), "timestamps only: value 1 each")
+		assert.Equal(t, []int64{10_000_000}, s.Values().AsRaw(), "one period of wall time per sample")
 		samples = append(samples, got{s.StackIndex(), sampleAttrs(t, pd, s), s.TimestampsUnixNano().AsRaw()})
 	}
-	main := map[string]any{"thread.id": int64(0), "thread.name": "main"}
+	service := map[string]any{"service.name": "shop", "service.version": "shop@1.2.3"}
+	with := func(m map[string]any) map[string]any {
+		for k, v := range service {
+			m[k] = v
+		}
+		return m
+	}
+	main := with(map[string]any{"thread.id": int64(0), "thread.name": "main"})
 	assert.Equal(t, []got{
-		{1, main, []uint64{1_795_000_000_010_000_000, 1_795_000_000_030_000_000}},
+		{1, main, []uint64{1_795_000_000_010_000_000}},
+		{1, main, []uint64{1_795_000_000_030_000_000}},
 		{2, main, []uint64{1_795_000_000_020_000_000}},
 		{0, main, []uint64{1_795_000_000_040_000_000}},
-		{1, map[string]any{"thread.id": int64(1)}, []uint64{1_795_000_000_000_000_000}},
+		{1, with(map[string]any{"thread.id": int64(1)}), []uint64{1_795_000_000_000_000_000}},
 	}, samples)
 
 	loc := dict.LocationTable().At(1)
@@ -142,7 +151,7 @@ func TestReceiveResource(t *testing.T) {
 				"service.name": "unknown_service:cocoa", "service.version": "0.1 (199)",
 				"deployment.environment.name": "production", "sentry.dist": "199", "sentry.platform": "cocoa",
 				"sentry.project.id": "42",
-				"os.name": "iOS", "os.version": "16.0", "os.build_id": "19H253",
+				"os.name":           "iOS", "os.version": "16.0", "os.build_id": "19H253",
 				"host.arch": "arm64e", "device.model.identifier": "iPhone14,3", "device.manufacturer": "Apple",
 				"sentry.device.locale": "en_US", "sentry.device.classification": "high", "sentry.device.is_emulator": false,
 				"process.runtime.name": "swift", "process.runtime.version": "5.9",
@@ -340,6 +349,7 @@ func TestReceiveThreadIDs(t *testing.T) {
 			p.Samples = []sentry.Sample{{StackID: 0, ThreadID: tt.id, Timestamp: 1}, {StackID: 1, ThreadID: tt.id, Timestamp: 2}}
 			pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
 			s := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples().At(0)
+			tt.want["service.name"], tt.want["service.version"] = "shop", "shop@1.2.3"
 			assert.Equal(t, tt.want, sampleAttrs(t, pd, s))
 
 			chunks, drops := FromProfiles(pd, ExportOptions{})
@@ -405,5 +415,95 @@ func TestReceiveOriginalPayloadAndSharedDictionary(t *testing.T) {
 		v1prof := pd.ResourceProfiles().At(1).ScopeProfiles().At(0).Profiles().At(0)
 		assert.Equal(t, pcommon.Timestamp(1_795_000_000_000_000_000), v1prof.Time(), "a V1 profile starts at its timestamp")
 		assert.Equal(t, "41fed0925670468bb0457f61a74688ec", v1prof.ProfileID().String())
+	}
+}
+
+// TestReceiveSampleShapes: by default every Sentry sample is one Sample
+// worth one period of wall time; GroupSamples folds the samples of a
+// stack, thread and link into one Sample of timestamps (counts). Both come
+// back to Sentry as the same samples.
+func TestReceiveSampleShapes(t *testing.T) {
+	tests := []struct {
+		group            bool
+		wantType         [2]string
+		wantSamples      int
+		wantValuesPerTS  bool
+		wantTotalWallNs  int64
+		wantTimestampSum int
+	}{
+		{group: false, wantType: [2]string{"wall", "nanoseconds"}, wantSamples: 5, wantValuesPerTS: true, wantTotalWallNs: 5 * 10_000_000, wantTimestampSum: 5},
+		{group: true, wantType: [2]string{"samples", "count"}, wantSamples: 4, wantTimestampSum: 5},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("group=", tt.group), func(t *testing.T) {
+			pd := ToProfiles([]Item{{Profile: nodeChunk()}}, ReceiveOptions{GroupSamples: tt.group})
+			requireValidPdata(t, pd)
+			dict := pd.Dictionary()
+			prof := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0)
+			str := func(i int32) string { return dict.StringTable().At(int(i)) }
+			assert.Equal(t, tt.wantType, [2]string{str(prof.SampleType().TypeStrindex()), str(prof.SampleType().UnitStrindex())})
+			assert.Equal(t, int64(10_000_000), prof.Period())
+			assert.Equal(t, tt.wantSamples, prof.Samples().Len())
+			var wall int64
+			timestamps := 0
+			for _, s := range prof.Samples().All() {
+				timestamps += s.TimestampsUnixNano().Len()
+				if tt.wantValuesPerTS {
+					assert.Equal(t, s.TimestampsUnixNano().Len(), s.Values().Len())
+				} else {
+					assert.Zero(t, s.Values().Len())
+				}
+				for _, v := range s.Values().All() {
+					wall += v
+				}
+			}
+			assert.Equal(t, tt.wantTimestampSum, timestamps)
+			assert.Equal(t, tt.wantTotalWallNs, wall)
+
+			// Thread 1 has one sample: Relay drops it, and so does the
+			// exporter.
+			chunks, drops := FromProfiles(pd, ExportOptions{})
+			require.Len(t, chunks, 1)
+			assert.Len(t, chunks[0].Profile.Samples, 4, "every sample of thread 0 comes back")
+			require.Len(t, drops, 1)
+			assert.Equal(t, 1, drops[0].Samples)
+		})
+	}
+}
+
+// TestReceiveAnonymousFunctions: a frame without a name is "<anonymous>",
+// as in Sentry's UI; two of them stay two locations; back to Sentry the
+// name is empty again.
+func TestReceiveAnonymousFunctions(t *testing.T) {
+	p := nodeChunk()
+	p.Frames = []sentry.Frame{
+		{Filename: "app.js", Lineno: 3, Colno: 5},
+		{Filename: "app.js", Lineno: 9, Colno: 1},
+		{InstructionAddr: 0x1000}, // an address only: no function at all
+	}
+	p.Stacks = stacksOf([]int64{0, 1}, []int64{1, 2})
+	p.Samples = []sentry.Sample{
+		{StackID: 0, ThreadID: "0", Timestamp: 1_795_000_000_000_000_000},
+		{StackID: 1, ThreadID: "0", Timestamp: 1_795_000_000_010_000_000},
+	}
+	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+	requireValidPdata(t, pd)
+	dict := pd.Dictionary()
+	var names []string
+	for _, loc := range dict.LocationTable().All() {
+		if loc.Lines().Len() == 0 {
+			names = append(names, "(no line)")
+			continue
+		}
+		fn := dict.FunctionTable().At(int(loc.Lines().At(0).FunctionIndex()))
+		names = append(names, dict.StringTable().At(int(fn.NameStrindex())))
+	}
+	assert.Equal(t, []string{"(no line)", "<anonymous>", "<anonymous>", "(no line)"}, names, "zero entry, two anonymous functions, one address")
+
+	chunks, drops := FromProfiles(pd, ExportOptions{})
+	require.Empty(t, drops)
+	require.Len(t, chunks, 1)
+	for _, f := range chunks[0].Profile.Frames {
+		assert.Empty(t, f.Function)
 	}
 }
