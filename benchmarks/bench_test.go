@@ -19,6 +19,7 @@ import (
 type translation struct {
 	decoder sentry.Decoder
 	builder *translator.ProfilesBuilder
+	opts    translator.ReceiveOptions
 }
 
 // translate returns the profiles of data and the number of Sentry sample
@@ -33,9 +34,9 @@ func (t *translation) translate(data []byte) (pprofile.Profiles, int, error) {
 		return pprofile.Profiles{}, 0, fmt.Errorf("validate: %w", err)
 	}
 	if t.builder == nil {
-		t.builder = translator.NewProfilesBuilder(translator.ReceiveOptions{})
+		t.builder = translator.NewProfilesBuilder(t.opts)
 	} else {
-		t.builder.Reset(translator.ReceiveOptions{})
+		t.builder.Reset(t.opts)
 	}
 	n := t.builder.Add(translator.Item{Profile: p, Payload: data})
 	return t.builder.Profiles(), n, nil

@@ -58,6 +58,9 @@ func startReceiver(tb testing.TB, next xconsumer.Profiles, mutate func(*sentrypr
 	cfg.ServerConfig.NetAddr.Endpoint = freeLoopbackAddr(tb)
 	cfg.PublicKeys = append(cfg.PublicKeys, testKey)
 	cfg.Projects = []string{testProject}
+	// The tests read what the pipeline got as soon as the receiver
+	// answered: chunks are not held for their spans.
+	cfg.Links.Wait = 0
 	if mutate != nil {
 		mutate(cfg)
 	}

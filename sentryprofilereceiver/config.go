@@ -95,6 +95,12 @@ type Config struct {
 	// they are personal data, and Sentry scrubs them server-side.
 	IncludeUserData bool `mapstructure:"include_user_data"`
 
+	// GroupSamples writes the samples of one stack, thread and span as one
+	// OTLP Sample of timestamps (a count), instead of one Sample per Sentry
+	// sample worth its period of wall time: about half the size and
+	// translation cost, but Grafana Pyroscope then shows counts, not time.
+	GroupSamples bool `mapstructure:"group_samples"`
+
 	// Validation chooses which of Relay's rules drop a profile item.
 	Validation Validation `mapstructure:"validation"`
 

@@ -32,6 +32,7 @@ func TestLoadConfig(t *testing.T) {
 	custom.Projects = []string{"42", "4505"}
 	custom.ServiceName = "checkout"
 	custom.IncludeOriginalPayload = true
+	custom.GroupSamples = true
 	custom.MaxItemsPerEnvelope = 50
 	custom.MaxProfileItemSize = 10 << 20
 	custom.RetryAfter = 90 * time.Second

@@ -341,6 +341,7 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 		ServiceName:         h.cfg.ServiceName,
 		ProjectID:           projectID,
 		KeepOriginalPayload: h.cfg.IncludeOriginalPayload,
+		GroupSamples:        h.cfg.GroupSamples,
 	})
 	var transactions []*sentry.TransactionEvent
 	if h.next != nil {

@@ -129,10 +129,12 @@ func fixtureSamples(t *testing.T, data []byte) int {
 	return n
 }
 
+// pprofTotal counts the Sentry samples of a converted profile: each pprof
+// sample is worth one period of wall time.
 func pprofTotal(p *profile.Profile) int64 {
 	var n int64
 	for _, s := range p.Sample {
-		n += s.Value[0]
+		n += (s.Value[0] + p.Period/2) / p.Period
 	}
 	return n
 }
@@ -160,7 +162,7 @@ func TestConvertFixtures(t *testing.T) {
 				require.NoError(t, err)
 				require.NoError(t, p.CheckValid())
 				assert.Equal(t, int64(want), pprofTotal(p), "pprof sample total")
-				assert.Equal(t, []*profile.ValueType{{Type: "samples", Unit: "count"}}, p.SampleType)
+				assert.Equal(t, []*profile.ValueType{{Type: "wall", Unit: "nanoseconds"}}, p.SampleType)
 			})
 
 			t.Run("otlp-json", func(t *testing.T) {
@@ -258,7 +260,7 @@ func TestConvertSplitPprof(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "wrote 2 pprof profiles: "+out+", "+out+".1")
 
-	var total int64
+	var total, wall int64
 	for _, path := range []string{out, out + ".1"} {
 		f, err := os.Open(path)
 		require.NoError(t, err)
@@ -267,6 +269,7 @@ func TestConvertSplitPprof(t *testing.T) {
 		require.NoError(t, err, path)
 		require.NoError(t, p.CheckValid(), path)
 		total += pprofTotal(p)
+		wall += pprofWall(p)
 	}
 	assert.Equal(t, int64(want), total)
 	assert.NoFileExists(t, out+".2")
@@ -280,7 +283,18 @@ func TestConvertSplitPprof(t *testing.T) {
 	defer f.Close()
 	p, err := profile.Parse(f)
 	require.NoError(t, err)
-	assert.Equal(t, int64(want), pprofTotal(p))
+	// The chunks' periods differ and a pprof file has one: the merged file
+	// keeps the wall time of each sample.
+	assert.Equal(t, wall, pprofWall(p))
+}
+
+// pprofWall is the wall time a profile holds, in nanoseconds.
+func pprofWall(p *profile.Profile) int64 {
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[0]
+	}
+	return n
 }
 
 func TestGoToolPprofTop(t *testing.T) {
@@ -300,7 +314,9 @@ func TestGoToolPprofTop(t *testing.T) {
 	require.NoError(t, err, "%s", top)
 	// busy_hash is the CPU-bound function the capture script ran.
 	assert.Contains(t, string(top), "busy_hash")
-	assert.Contains(t, string(top), "Type: samples")
+	// Wall time, not a count: the V1 profile ran 1.5 s on three threads.
+	assert.Contains(t, string(top), "Type: wall")
+	assert.Regexp(t, `Total samples = [0-9.]+(ms|s) `, string(top))
 }
 
 func TestConvertLargeInputReportsProgress(t *testing.T) {
