@@ -90,7 +90,7 @@ func sdkShapedConfig(t *testing.T, addr, metricsAddr, pprofAddr string) string {
 	require.NoError(t, err)
 	config := string(raw)
 	for old, repl := range map[string]string{
-		"endpoint: 0.0.0.0:8000":       "endpoint: " + yamlQuote(addr),
+		"endpoint: 0.0.0.0:8000":      "endpoint: " + yamlQuote(addr),
 		"path: ./data/profiles.jsonl": "path: /dev/null",
 	} {
 		require.Contains(t, config, old, "config.yaml changed: update this test")
