@@ -805,8 +805,8 @@ const maxPeriodIntervals = 4096
 // measurePeriod is the median interval between consecutive samples of one
 // thread: the SDK's real sampling period (Sentry's spec says 101 Hz; SDKs
 // differ, and a busy process samples late), so that samples × period is
-// the wall time the SDK observed. Without two samples on a thread it is
-// the spec's 1/101 s.
+// the wall time the SDK observed. Without two samples on a thread, or when
+// the median is no plausible sampling interval, it is the spec's 1/101 s.
 func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) int64 {
 	// The first samples suffice; sorted by thread and time, as SDKs need
 	// not send them in order.
@@ -831,8 +831,19 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 		return sentryPeriodNanos
 	}
 	slices.Sort(intervals)
-	return intervals[len(intervals)/2]
+	period := intervals[len(intervals)/2]
+	if period < minPeriodNanos || period > maxPeriodNanos {
+		// Not a sampling interval: hand-written or clipped samples.
+		return sentryPeriodNanos
+	}
+	return period
 }
+
+// No Sentry SDK samples faster than 10 kHz or slower than 1 Hz.
+const (
+	minPeriodNanos = 100_000
+	maxPeriodNanos = 1_000_000_000
+)
 
 type threadTime struct {
 	thread int32

@@ -1,0 +1,70 @@
+package pyroscope
+
+import (
+	"fmt"
+	"slices"
+
+	"go.opentelemetry.io/collector/pdata/pprofile"
+)
+
+// PerProfileKeys are attributes that identify one profile or one process
+// run: a label made of one would create a series per profile.
+var PerProfileKeys = []string{
+	"sentry.profiler_id", "sentry.chunk_id", "sentry.event_id",
+	"sentry.transaction.id", "sentry.transaction.name", "sentry.transaction.trace_id",
+}
+
+// Check is what the compatibility tests assert of Pyroscope's reading of one
+// translated fixture, whatever proto version decoded it: every series named
+// after the profile's service, wall time in nanoseconds at the profile's
+// period, thread labels on every sample, no label from a per-profile id.
+// pd is the receiver's output; samples the Sentry samples it holds.
+func Check(series []Series, pd pprofile.Profiles, samples int) error {
+	want := map[string]bool{}
+	var period int64
+	for _, rp := range pd.ResourceProfiles().All() {
+		if v, ok := rp.Resource().Attributes().Get("service.name"); ok {
+			want[v.Str()] = true
+		}
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, p := range sp.Profiles().All() {
+				period = p.Period()
+			}
+		}
+	}
+	if len(series) == 0 {
+		return fmt.Errorf("no series")
+	}
+	var total int64
+	pprofSamples := 0
+	for _, s := range series {
+		if !want[s.Service] {
+			return fmt.Errorf("series of service %q; the profiles are of %v", s.Service, want)
+		}
+		if s.Name != "wall" || s.Unit != "nanoseconds" {
+			return fmt.Errorf("series %s (%s), unit %s; want wall time in nanoseconds", s.Name, s.ProfileType, s.Unit)
+		}
+		for k := range s.Labels {
+			if slices.Contains(PerProfileKeys, k) {
+				return fmt.Errorf("series label %s comes from a per-profile id", k)
+			}
+		}
+		for _, k := range PerProfileKeys {
+			if s.SampleLabels[k] > 0 {
+				return fmt.Errorf("sample label %s comes from a per-profile id", k)
+			}
+		}
+		if s.SampleLabels["thread.id"] != s.Samples {
+			return fmt.Errorf("%d of %d samples have a thread.id label", s.SampleLabels["thread.id"], s.Samples)
+		}
+		total += s.Total
+		pprofSamples += s.Samples
+	}
+	if pprofSamples != samples {
+		return fmt.Errorf("%d pprof samples, the SDK sent %d", pprofSamples, samples)
+	}
+	if len(series) == 1 && total != int64(samples)*period {
+		return fmt.Errorf("total %d ns, want %d samples × %d ns", total, samples, period)
+	}
+	return nil
+}
