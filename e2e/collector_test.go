@@ -107,6 +107,8 @@ var exampleEnv = map[string]string{
 	"SENTRY_QUEUE_DIR":       "", // set per test to a temporary directory
 	"PROFILES_OTLP_ENDPOINT": "http://127.0.0.1:4040",
 	"OTLP_ENDPOINT":          "http://127.0.0.1:4318",
+	"SENTRY_RELEASE":         "example-app@1.0.0",
+	"SENTRY_ENVIRONMENT":     "example",
 }
 
 var envReference = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)`)
