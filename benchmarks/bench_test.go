@@ -117,6 +117,24 @@ func benchmarkTranslate(b *testing.B, data []byte) {
 		}
 		b.ReportMetric(ratio, "proto/json")
 	})
+	// The grouped shape (group_samples: true): the samples of one stack,
+	// thread and link as one Sample of timestamps.
+	b.Run("OursGrouped", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		t := translation{opts: translator.ReceiveOptions{GroupSamples: true}}
+		pd, _, err := t.translate(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		grouped := float64(protoSize(b, pd)) / float64(len(data))
+		for b.Loop() {
+			if _, n, err := t.translate(data); err != nil || n != want {
+				b.Fatalf("%d sample events (want %d): %v", n, want, err)
+			}
+		}
+		b.ReportMetric(grouped, "proto/json")
+	})
 	// The same with nothing kept from one item to the next: a receiver
 	// without pooled workers, or the first item of each.
 	b.Run("OursCold", func(b *testing.B) {
