@@ -2,7 +2,6 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
-	"encoding/hex"
 	"strconv"
 	"sync"
 	"time"
@@ -94,7 +93,7 @@ func (l *chunkLinks) feed(seg *sentrytrace.Segment) {
 	var root pcommon.SpanID
 	for i := range seg.Spans {
 		if seg.Spans[i].IsSegment {
-			root = parseSpanID(seg.Spans[i].SpanID)
+			root = translator.ParseSpanID(seg.Spans[i].SpanID)
 		}
 	}
 	for i := range seg.Spans {
@@ -103,8 +102,8 @@ func (l *chunkLinks) feed(seg *sentrytrace.Segment) {
 			continue
 		}
 		entry := spanindex.Span{
-			TraceID:    parseTraceID(s.TraceID),
-			SpanID:     parseSpanID(s.SpanID),
+			TraceID:    translator.ParseTraceID(s.TraceID),
+			SpanID:     translator.ParseSpanID(s.SpanID),
 			ProfilerID: s.ProfilerID,
 			Start:      uint64(s.Start),
 			End:        uint64(s.End),
@@ -118,7 +117,7 @@ func (l *chunkLinks) feed(seg *sentrytrace.Segment) {
 				entry.ThreadID = threadIDText(a.Value)
 			case keySegmentID:
 				if v, ok := a.Value.(string); ok {
-					entry.SegmentID = parseSpanID(v)
+					entry.SegmentID = translator.ParseSpanID(v)
 				}
 			}
 		}
@@ -328,24 +327,4 @@ func threadIDText(v any) string {
 		}
 	}
 	return ""
-}
-
-func parseTraceID(s string) pcommon.TraceID {
-	var id pcommon.TraceID
-	if len(s) == 32 {
-		if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-			return pcommon.TraceID{}
-		}
-	}
-	return id
-}
-
-func parseSpanID(s string) pcommon.SpanID {
-	var id pcommon.SpanID
-	if len(s) == 16 {
-		if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-			return pcommon.SpanID{}
-		}
-	}
-	return id
 }

@@ -252,7 +252,7 @@ func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEv
 			return l
 		}
 		for _, s := range tx.Spans {
-			span := parseSpanID(s.SpanID)
+			span := ParseSpanID(s.SpanID)
 			if span.IsEmpty() || s.ThreadID == "" || s.StartTimestamp < 0 || s.Timestamp < s.StartTimestamp {
 				continue
 			}
@@ -263,14 +263,14 @@ func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEv
 				link:   d.link(trace, span),
 			})
 		}
-		if root := parseSpanID(tx.SpanID); !root.IsEmpty() {
+		if root := ParseSpanID(tx.SpanID); !root.IsEmpty() {
 			l.root = d.link(trace, root)
 		}
 		return l
 	}
 	for _, t := range p.Transactions {
 		trace := pcommon.TraceID(parseID16(t.TraceID))
-		span := parseSpanID(t.SegmentID)
+		span := ParseSpanID(t.SegmentID)
 		if trace.IsEmpty() || span.IsEmpty() {
 			continue
 		}

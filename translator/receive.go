@@ -2,7 +2,6 @@ package translator
 
 import (
 	"cmp"
-	"encoding/hex"
 	"maps"
 	"slices"
 	"strconv"
@@ -775,28 +774,28 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			slices.Sort(group)
 		}
 		if b.opts.GroupSamples {
-			s := samples.AppendEmpty()
-			s.SetStackIndex(k.stack)
-			s.SetLinkIndex(k.link)
-			if len(attrs) > 0 {
-				s.AttributeIndices().FromRaw(attrs)
-			}
-			s.TimestampsUnixNano().FromRaw(group)
+			appendSample(samples, k, attrs).TimestampsUnixNano().FromRaw(group)
 			continue
 		}
 		for _, at := range group {
-			s := samples.AppendEmpty()
-			s.SetStackIndex(k.stack)
-			s.SetLinkIndex(k.link)
-			if len(attrs) > 0 {
-				s.AttributeIndices().FromRaw(attrs)
-			}
+			s := appendSample(samples, k, attrs)
 			s.TimestampsUnixNano().Append(at)
 			s.Values().Append(b.period)
 		}
 	}
 	b.attrScratch = attrs
 	return len(events)
+}
+
+// appendSample appends a Sample of a group's stack, link and attributes.
+func appendSample(samples pprofile.SampleSlice, k *sampleKey, attrs []int32) pprofile.Sample {
+	s := samples.AppendEmpty()
+	s.SetStackIndex(k.stack)
+	s.SetLinkIndex(k.link)
+	if len(attrs) > 0 {
+		s.AttributeIndices().FromRaw(attrs)
+	}
+	return s
 }
 
 // maxPeriodIntervals bounds the intervals a period is measured from.
@@ -945,43 +944,4 @@ func threadIDNumber(id string) (int64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// parseID16 decodes a 32-hex-digit Sentry id (dashes allowed); zero when it
-// is not one.
-func parseID16(s string) [16]byte {
-	var id [16]byte
-	s = strings.ReplaceAll(s, "-", "")
-	if len(s) != 32 {
-		return id
-	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-		return [16]byte{}
-	}
-	return id
-}
-
-func parseSpanID(s string) pcommon.SpanID {
-	var id pcommon.SpanID
-	if len(s) != 16 {
-		return id
-	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
-		return pcommon.SpanID{}
-	}
-	return id
-}
-
-func hexAddr(v uint64) string {
-	return "0x" + strconv.FormatUint(v, 16)
-}
-
-func parseHexAddr(s string) (uint64, bool) {
-	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
-	if !ok {
-		n, err := strconv.ParseUint(s, 10, 64)
-		return n, err == nil
-	}
-	n, err := strconv.ParseUint(h, 16, 64)
-	return n, err == nil
 }

@@ -87,9 +87,9 @@ func putTraceResource(attrs pcommon.Map, seg *sentrytrace.Segment, opts TraceOpt
 func putSpan(span ptrace.Span, s *sentrytrace.Span) {
 	// trace_id, span_id, parent_span_id
 	span.SetTraceID(pcommon.TraceID(parseID16(s.TraceID)))
-	span.SetSpanID(parseSpanID(strings.ToLower(s.SpanID)))
+	span.SetSpanID(ParseSpanID(strings.ToLower(s.SpanID)))
 	if s.ParentSpanID != "" {
-		span.SetParentSpanID(parseSpanID(strings.ToLower(s.ParentSpanID)))
+		span.SetParentSpanID(ParseSpanID(strings.ToLower(s.ParentSpanID)))
 	}
 	// transaction (segments), description / name, else op
 	span.SetName(s.Name)
