@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
 	"go.opentelemetry.io/collector/config/confignet"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/confmap"
 )
@@ -107,6 +109,17 @@ type Config struct {
 	// Links links the samples of continuous-profiling chunks to the spans
 	// they ran under.
 	Links LinksConfig `mapstructure:"links"`
+
+	// Forward, when set, makes the receiver a transparent proxy to an
+	// upstream Sentry (its endpoint is the base URL, e.g.
+	// https://o123.ingest.us.sentry.io): every request under /api/ goes
+	// there with its original body and auth, and the SDK gets the
+	// upstream's answer. Envelopes still feed the pipelines.
+	Forward configoptional.Optional[confighttp.ClientConfig] `mapstructure:"forward"`
+	// ForwardProfiles sends profile and profile_chunk items upstream too;
+	// false strips them from what is forwarded (the envelope is then
+	// re-serialized, every other item byte for byte).
+	ForwardProfiles bool `mapstructure:"forward_profiles"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -211,6 +224,11 @@ func (cfg *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("validation must be %q or %q, got %q", ValidationLenient, ValidationRelay, cfg.Validation))
 	}
 	errs = append(errs, cfg.Links.validate()...)
+	if fwd := cfg.Forward.Get(); fwd != nil {
+		if err := validateUpstream(fwd.Endpoint); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for i, p := range cfg.Projects {
 		if !isProjectID(p) {
 			errs = append(errs, fmt.Errorf("projects[%d] = %q: a Sentry project id is a positive decimal number", i, p))
@@ -227,6 +245,23 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// validateUpstream accepts an absolute http(s) URL with nothing after the
+// host but "/": request paths are appended to it as they come.
+func validateUpstream(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil:
+		return fmt.Errorf("forward::endpoint %q: %w", endpoint, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("forward::endpoint %q must be an http or https URL", endpoint)
+	case u.Host == "":
+		return fmt.Errorf("forward::endpoint %q has no host", endpoint)
+	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL (scheme and host), without path, query or credentials", endpoint)
+	}
+	return nil
 }
 
 func (l LinksConfig) validate() []error {

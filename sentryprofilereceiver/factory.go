@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/receiver"
@@ -38,6 +39,8 @@ func createDefaultConfig() component.Config {
 		RetryAfter:             defaultRetryAfter,
 		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
 		Validation:             ValidationLenient,
+		Forward:                configoptional.Default(defaultForwardClient()),
+		ForwardProfiles:        true,
 		Links: LinksConfig{
 			Enabled:             true,
 			Wait:                defaultLinksWait,
@@ -49,6 +52,15 @@ func createDefaultConfig() component.Config {
 			MaxProfilers:        10_000,
 		},
 	}
+}
+
+// defaultForwardClient is the upstream client when `forward:` is set: long
+// enough for Relay to take a large attachment, short enough that an SDK
+// waiting on a dead upstream gets an answer.
+func defaultForwardClient() confighttp.ClientConfig {
+	c := confighttp.NewDefaultClientConfig()
+	c.Timeout = 30 * time.Second
+	return c
 }
 
 // defaultLinksWait: the SDKs measured post a chunk at most a few

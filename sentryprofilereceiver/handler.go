@@ -1,6 +1,7 @@
 package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,6 +79,9 @@ type envelopeHandler struct {
 	// links feeds the span index and holds chunks for it; nil when
 	// links::enabled is off.
 	links *chunkLinks
+	// forward sends every /api/ request to the upstream Sentry; nil when
+	// forward is not configured.
+	forward *forwarder
 	// mode is which of Relay's rules drop an item (config `validation`).
 	mode sentry.Mode
 
@@ -208,20 +212,53 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		writeError(w, &requestError{status: http.StatusNotFound, detail: "not found; the project id is numeric"})
 		return
 	}
-	// Wait for a slot before reading the body: a waiting request costs a
-	// connection, not its envelope's memory.
-	select {
-	case h.slots <- struct{}{}:
-		defer func() { <-h.slots }()
-	case <-r.Context().Done():
-		return // the client is gone; nobody reads an answer
+	raw := rawRequestOf(r.Context())
+	if raw == nil {
+		// Wait for a slot before reading the body: a waiting request costs
+		// a connection, not its envelope's memory. (A forwarded request
+		// holds the slot withForwarding took.)
+		select {
+		case h.slots <- struct{}{}:
+			defer func() { <-h.slots }()
+		case <-r.Context().Done():
+			return // the client is gone; nobody reads an answer
+		}
 	}
 	t := h.getTranslation()
-	defer h.putTranslation(t)
+	pooled := true
+	defer func() {
+		if pooled {
+			h.putTranslation(t)
+		}
+	}()
+	// With forward_profiles off, the decompressed envelope is kept to
+	// re-serialize it without its profiles.
+	var decoded *bytes.Buffer
+	if raw != nil && !h.cfg.ForwardProfiles {
+		decoded = new(bytes.Buffer)
+		r.Body = readCloser{Reader: io.TeeReader(r.Body, decoded), Closer: r.Body}
+	}
 	eventID, rerr := h.readEnvelope(t, r, projectID)
 	if rerr != nil {
+		// A forwarded envelope the receiver cannot read still goes to the
+		// upstream, which may: only an unauthorized one stops here.
+		if raw != nil && rerr.status != http.StatusUnauthorized && rerr.status != http.StatusForbidden &&
+			h.auth.authenticate(r, "", projectID) == nil {
+			upstream := h.forwardEnvelope(r, raw, nil)
+			raw.release()
+			h.forward.answer(w, <-upstream)
+			return
+		}
 		h.refuse(w, projectID, rerr)
 		return
+	}
+	var upstream <-chan upstreamAnswer
+	if raw != nil {
+		var env []byte
+		if decoded != nil {
+			env = decoded.Bytes()
+		}
+		upstream = h.forwardEnvelope(r, raw, env)
 	}
 	h.decodeSegments(t)
 	var err error
@@ -235,6 +272,19 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 	// refused: an SDK does not send a refused envelope again.
 	if terr := h.consumeTraces(r.Context(), t, projectID); err == nil {
 		err = terr
+	}
+	if upstream != nil {
+		// A transparent proxy answers with the upstream's answer; a
+		// pipeline refusal is counted (obsreport) and logged, not told.
+		if err != nil {
+			h.logger.Debug("Forwarded envelope refused by the pipeline",
+				zap.String("project_id", projectID), zap.Error(err))
+		}
+		h.putTranslation(t)
+		pooled = false
+		raw.release()
+		h.forward.answer(w, <-upstream)
+		return
 	}
 	if err != nil {
 		h.refuse(w, projectID, consumerError(err))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 
@@ -108,6 +109,22 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	listener, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
+	}
+	if fwd := r.cfg.Forward.Get(); fwd != nil {
+		client, err := fwd.ToClient(ctx, host.GetExtensions(), r.settings.TelemetrySettings)
+		if err != nil {
+			_ = listener.Close()
+			return fmt.Errorf("sentryprofile: forward client: %w", err)
+		}
+		base, _ := url.Parse(fwd.Endpoint) // Validate checked it
+		r.handler.forward = &forwarder{
+			base: base, client: client, logger: r.settings.Logger, telemetry: r.telemetry,
+			retryAfter: r.handler.retryAfter,
+		}
+		// Before confighttp's decompression: the upstream gets the body
+		// as it came.
+		server.Handler = r.handler.withForwarding(server.Handler)
+		r.settings.Logger.Info("Forwarding /api/ requests", zap.String("upstream", base.Redacted()))
 	}
 	r.server, r.listener = server, listener
 	if r.handler.next != nil {

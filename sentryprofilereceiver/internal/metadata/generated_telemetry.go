@@ -30,6 +30,9 @@ type TelemetryBuilder struct {
 	registrations                                 []metric.Registration
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
 	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
+	ReceiverSentryprofileForwardDuration          metric.Float64Histogram
+	ReceiverSentryprofileForwardedBytes           metric.Int64Counter
+	ReceiverSentryprofileForwardedRequests        metric.Int64Counter
 	ReceiverSentryprofileIgnoredItems             metric.Int64Counter
 	ReceiverSentryprofileItemWarnings             metric.Int64Counter
 	ReceiverSentryprofileLinkHeldChunks           metric.Int64Counter
@@ -119,6 +122,25 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_receiver_sentryprofile_discarded_trace_items",
 		metric.WithDescription("transaction and span items of accepted envelopes that could not be read (traces signal). The envelope's other items still go through. [Development]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardDuration, err = builder.meter.Float64Histogram(
+		"otelcol_receiver_sentryprofile_forward_duration",
+		metric.WithDescription("Time from sending a forwarded request to the upstream Sentry until its answer (or failure). [Development]"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries([]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardedBytes, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_forwarded_bytes",
+		metric.WithDescription("Request body bytes sent to the upstream Sentry, as sent (compressed when the SDK compressed them). [Development]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardedRequests, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_forwarded_requests",
+		metric.WithDescription("Requests forwarded to the upstream Sentry, by endpoint kind and by the class of the upstream's answer. [Development]"),
+		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileIgnoredItems, err = builder.meter.Int64Counter(

@@ -30,6 +30,9 @@ func TestSetupTelemetry(t *testing.T) {
 	}))
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardDuration.Record(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardedBytes.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardedRequests.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileIgnoredItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileItemWarnings.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileLinkHeldChunks.Add(context.Background(), 1)
@@ -40,6 +43,15 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileDiscardedTraceItems(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardDuration(t, testTel,
+		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardedBytes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardedRequests(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileIgnoredItems(t, testTel,
