@@ -109,6 +109,7 @@ var exampleEnv = map[string]string{
 	"OTLP_ENDPOINT":          "http://127.0.0.1:4318",
 	"SENTRY_RELEASE":         "example-app@1.0.0",
 	"SENTRY_ENVIRONMENT":     "example",
+	"SENTRY_UPSTREAM":        "https://o0.ingest.sentry.invalid",
 }
 
 var envReference = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)`)

@@ -48,12 +48,14 @@ func TestCollectorRunsExamples(t *testing.T) {
 		fromOTLP   bool // the input is an OTLP/HTTP request, else a Sentry envelope
 		wantSentry bool
 		wantOTLP   bool
+		forwards   bool // Sentry gets the envelope from the receiver's forward, not from the exporter
 		wantSpans  bool // the envelope also carries a transaction, whose spans reach the OTLP backend
 	}{
 		{config: "sentry-to-otlp.yaml", wantOTLP: true},
 		{config: "sentry-traces-and-profiles.yaml", wantOTLP: true, wantSpans: true},
 		{config: "otlp-to-sentry.yaml", fromOTLP: true, wantSentry: true},
-		{config: "relay-through.yaml", wantSentry: true, wantOTLP: true},
+		// Sentry gets the SDK's own envelope, forwarded by the receiver.
+		{config: "relay-through.yaml", wantSentry: true, forwards: true, wantOTLP: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.config, func(t *testing.T) {
@@ -66,6 +68,7 @@ func TestCollectorRunsExamples(t *testing.T) {
 				"SENTRY_QUEUE_DIR=" + filepath.Join(t.TempDir(), "queue"),
 				"PROFILES_OTLP_ENDPOINT=http://" + backend.addr,
 				"OTLP_ENDPOINT=http://" + backend.addr,
+				"SENTRY_UPSTREAM=http://" + sentryAPI.addr,
 			}
 			args := []string{
 				"--config", filepath.Join(repoRoot(t), "examples", tt.config), profilesGate,
@@ -83,7 +86,7 @@ func TestCollectorRunsExamples(t *testing.T) {
 			} else {
 				args = append(args, "--set=receivers::sentryprofile::endpoint="+sdkAddr)
 			}
-			if tt.wantSentry {
+			if tt.wantSentry && !tt.forwards {
 				args = append(args, "--set=exporters::sentryprofile::sending_queue::batch::flush_timeout=100ms")
 			}
 			if tt.wantOTLP {
