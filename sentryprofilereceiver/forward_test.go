@@ -1,6 +1,7 @@
 package sentryprofilereceiver
 
 import (
+	"bytes"
 	"crypto/rand"
 	"io"
 	"net/http"
@@ -305,4 +306,21 @@ func TestForwardHostile(t *testing.T) {
 			assert.Empty(t, elsewhere.got(), "nothing reaches another host")
 		})
 	}
+}
+
+// TestForwardBodyLimit: a body over max_request_body_size is refused with
+// 413 and not forwarded, whatever the endpoint.
+func TestForwardBodyLimit(t *testing.T) {
+	upstream := newFakeSentry(t)
+	tr := startReceiver(t, new(consumertest.ProfilesSink), func(c *Config) {
+		forwardTo(upstream.URL)(c)
+		c.ServerConfig.MaxRequestBodySize = 1 << 20
+		c.MaxProfileItemSize = 1 << 20
+	})
+	big := bytes.Repeat([]byte("x"), 2<<20)
+	for _, path := range []string{"/api/42/store/", "/api/42/envelope/"} {
+		resp := do(t, newRequest(t, http.MethodPost, tr.url+path+"?sentry_key="+testKey, big, nil))
+		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.status, path)
+	}
+	assert.Empty(t, upstream.got())
 }
