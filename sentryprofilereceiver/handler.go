@@ -25,6 +25,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
@@ -459,7 +460,18 @@ func (h *envelopeHandler) decodeProfile(ctx context.Context, t *translation, pro
 	// caller adds it to the builder before decoding the next item.
 	profile, err := t.decoder.Decode(item.Payload)
 	if err != nil {
-		return nil, asProfileError(err, sentry.ReasonInvalidJSON).AtItem(i)
+		serr := asProfileError(err, sentry.ReasonInvalidJSON).AtItem(i)
+		// An Android payload with an ART method trace is read by its own
+		// decoder; its samples are valid by construction, and Relay's
+		// sample-format rules do not apply to it.
+		if serr.Reason == sentry.ReasonPlatformNotSupported && !strings.Contains(item.Header.ContentType, "perfetto") && translator.IsAndroidTrace(item.Payload) {
+			profile, err := translator.DecodeAndroid(item.Payload, fallbackTimestamp(t.sentAt), art.DefaultLimits())
+			if err != nil {
+				return nil, asProfileError(err, sentry.ReasonInvalidSampledProfile).AtItem(i)
+			}
+			return profile, nil
+		}
+		return nil, serr
 	}
 	if item.Header.Type != itemProfile {
 		h.checkPlatformHeader(ctx, projectID, i, item, profile)

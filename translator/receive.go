@@ -68,6 +68,11 @@ type ProfilesBuilder struct {
 	intervals      []int64
 	periodPairs    []threadTime
 	serviceScratch []int32
+	// weights and weightsSorted are the per-sample wall times of a method
+	// trace, in event order and in Sample order; weighted says the last
+	// item added was one.
+	weights, weightsSorted []int64
+	weighted               bool
 
 	// Locations are found through a hint of a few frame fields, and
 	// confirmed by comparing the whole key: hashing every field of every
@@ -287,7 +292,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 
 	dict := b.dict
 	// Wall time: each sample stands for one sampling period of its thread.
-	if b.opts.GroupSamples {
+	if b.opts.GroupSamples && !b.weighted {
 		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
 		prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
 	} else {
@@ -651,6 +656,10 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	}
 	groups := b.groups[:0]
 	events := b.events[:0]
+	// A method trace's samples carry their own wall time.
+	weighted := hasDurations(p)
+	b.weighted = weighted
+	weights := b.weights[:0]
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
@@ -705,6 +714,9 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			}
 		}
 		events = append(events, event{group: g, ts: ts})
+		if weighted {
+			weights = append(weights, int64(s.DurationNS))
+		}
 	}
 	b.groups, b.events = groups, events
 	if len(events) == 0 {
@@ -728,11 +740,19 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	ts := slices.Grow(b.timestamps[:0], len(events))[:len(events)]
 	fill := slices.Grow(b.groupFill[:0], len(groups))[:len(groups)]
 	copy(fill, starts[:len(groups)])
-	for _, e := range events {
+	var values []int64
+	if weighted {
+		values = slices.Grow(b.weightsSorted[:0], len(events))[:len(events)]
+	}
+	for i, e := range events {
 		ts[fill[e.group]] = e.ts
+		if weighted {
+			values[fill[e.group]] = weights[i]
+		}
 		fill[e.group]++
 	}
 	b.groupStarts, b.timestamps, b.groupFill = starts, ts, fill
+	b.weights, b.weightsSorted = weights, values
 	if len(events) > largeItemSamples {
 		// The pdata Samples built next are the peak of a large item's
 		// translation: let the scratch space that is no longer needed go
@@ -741,6 +761,9 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	}
 
 	b.period = b.measurePeriod(groups, events)
+	if weighted {
+		b.period = methodTracePeriodNanos
+	}
 	service := b.serviceAttrs(p)
 
 	// One Sample per Sentry sample, its value the period in nanoseconds:
@@ -770,21 +793,63 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			attrs = append(attrs, k.state)
 		}
 		group := ts[starts[g]:starts[g+1]]
-		if !slices.IsSorted(group) {
+		var groupValues []int64
+		if weighted {
+			groupValues = values[starts[g]:starts[g+1]]
+			sortByTime(group, groupValues)
+		} else if !slices.IsSorted(group) {
 			slices.Sort(group)
 		}
 		if b.opts.GroupSamples {
-			appendSample(samples, k, attrs).TimestampsUnixNano().FromRaw(group)
+			s := appendSample(samples, k, attrs)
+			s.TimestampsUnixNano().FromRaw(group)
+			if weighted {
+				s.Values().FromRaw(groupValues)
+			}
 			continue
 		}
-		for _, at := range group {
+		for i, at := range group {
 			s := appendSample(samples, k, attrs)
 			s.TimestampsUnixNano().Append(at)
-			s.Values().Append(b.period)
+			if weighted {
+				s.Values().Append(groupValues[i])
+			} else {
+				s.Values().Append(b.period)
+			}
 		}
 	}
 	b.attrScratch = attrs
 	return len(events)
+}
+
+// methodTracePeriodNanos is the resolution of an exact method trace (ART
+// records microseconds): its samples are time slices, not sampling periods.
+const methodTracePeriodNanos = 1000
+
+func hasDurations(p *sentry.Profile) bool {
+	for i := range p.Samples {
+		if p.Samples[i].DurationNS > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// sortByTime sorts timestamps and their values together (a method trace's
+// slices of one stack come in time order; this only guards the rest).
+func sortByTime(ts []uint64, values []int64) {
+	if slices.IsSorted(ts) {
+		return
+	}
+	idx := make([]int, len(ts))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ts[a], ts[b]) })
+	t2, v2 := slices.Clone(ts), slices.Clone(values)
+	for i, j := range idx {
+		ts[i], values[i] = t2[j], v2[j]
+	}
 }
 
 // appendSample appends a Sample of a group's stack, link and attributes.

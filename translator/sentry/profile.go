@@ -172,6 +172,11 @@ type Sample struct {
 
 	QueueAddress string // cocoa "queue_address"
 	State        string // "state" (cocoa thread state)
+
+	// DurationNS is the wall time the sample stands for when it is not
+	// one sampling period: a slice of an exact method trace (Android ART
+	// traces, translator/art). Zero for sampled profiles.
+	DurationNS uint64
 }
 
 // Stacks is "profile.stacks": lists of frame indices, leaf first. The lists

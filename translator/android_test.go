@@ -1,0 +1,130 @@
+package translator
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// traceThreads reads the `*threads` section of a fixture's ART trace with
+// nothing of the decoder: id → name.
+func traceThreads(t *testing.T, sampled string) map[string]string {
+	t.Helper()
+	raw, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(sampled, "="))
+	require.NoError(t, err)
+	text := string(raw[:bytes.Index(raw, []byte("SLOW"))])
+	_, after, _ := strings.Cut(text, "*threads\n")
+	section, _, _ := strings.Cut(after, "*")
+	out := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(section), "\n") {
+		id, name, _ := strings.Cut(line, "\t")
+		out[id] = name
+	}
+	return out
+}
+
+// TestAndroidFixtures translates Sentry's real Android payloads (a
+// transaction profile, a continuous chunk, a React Native chunk): every
+// thread keeps its name, the samples' wall time adds up to the trace's own
+// slices, the app's own methods are there with class, name, signature and
+// file, and the trace's exactness shows in the period.
+func TestAndroidFixtures(t *testing.T) {
+	fallback := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		file       string
+		version    string
+		appMethod  string // a method of the app that must be on some stack
+		wantTxName string
+	}{
+		{"relay__relay-profiling_tests_fixtures_android_legacy_valid.json", sentry.VersionV1, "io.sentry.samples.android", "SecondActivity"},
+		{"relay__relay-profiling_tests_fixtures_android_chunk_valid.json", sentry.VersionV2, "io.sentry.samples.android", ""},
+		{"relay__relay-profiling_tests_fixtures_android_chunk_valid_rn.json", sentry.VersionV2, "com.facebook.react", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			payload := fixtures.Read(t, tt.file)
+			require.True(t, IsAndroidTrace(payload))
+			var meta struct {
+				SampledProfile string `json:"sampled_profile"`
+			}
+			require.NoError(t, json.Unmarshal(payload, &meta))
+
+			p, err := DecodeAndroid(payload, fallback, art.DefaultLimits())
+			require.NoError(t, err)
+			assert.Equal(t, tt.version, p.Version)
+			assert.Equal(t, "android", p.Platform)
+			var wantWall uint64
+			for _, s := range p.Samples {
+				wantWall += s.DurationNS
+			}
+
+			b := NewProfilesBuilder(ReceiveOptions{})
+			n := b.Add(Item{Profile: p, Payload: payload})
+			assert.Equal(t, len(p.Samples), n)
+			pd := b.Profiles()
+			requireValidPdata(t, pd)
+			dict := pd.Dictionary()
+			rp := pd.ResourceProfiles().At(0)
+			prof := rp.ScopeProfiles().At(0).Profiles().At(0)
+			str := func(i int32) string { return dict.StringTable().At(int(i)) }
+			assert.Equal(t, "wall", str(prof.SampleType().TypeStrindex()))
+			assert.Equal(t, int64(1000), prof.Period(), "an exact trace: microsecond resolution, not a sampling period")
+
+			var gotWall uint64
+			threads := map[string]string{}
+			functions := map[string]bool{}
+			for _, s := range prof.Samples().All() {
+				for _, v := range s.Values().All() {
+					gotWall += uint64(v)
+				}
+				attrs := sampleAttrs(t, pd, s)
+				if name, ok := attrs["thread.name"].(string); ok {
+					threads[strconv.FormatInt(attrs["thread.id"].(int64), 10)] = name
+				}
+				for _, li := range dict.StackTable().At(int(s.StackIndex())).LocationIndices().All() {
+					loc := dict.LocationTable().At(int(li))
+					fn := dict.FunctionTable().At(int(loc.Lines().At(0).FunctionIndex()))
+					functions[str(fn.NameStrindex())] = true
+				}
+			}
+			assert.Equal(t, wantWall, gotWall, "the wall time of every slice is in the samples")
+			want := traceThreads(t, meta.SampledProfile)
+			for id, name := range threads {
+				assert.Equal(t, want[id], name, "thread %s", id)
+			}
+			assert.NotEmpty(t, threads)
+			found := false
+			for f := range functions {
+				if strings.HasPrefix(f, tt.appMethod) {
+					found = true
+				}
+			}
+			assert.True(t, found, "no function of %s on any stack", tt.appMethod)
+			assert.True(t, functions["android.os.Looper.loop"], "the main thread's looper")
+			if tt.wantTxName != "" {
+				assert.Equal(t, tt.wantTxName, profileAttrMap(pd, prof)["sentry.transaction.name"])
+			}
+			if tt.version == sentry.VersionV1 {
+				assert.Equal(t, "Android", resourceStr(rp, "process.runtime.name"))
+				assert.Equal(t, "30", resourceStr(rp, "process.runtime.version"), "android_api_level")
+			}
+		})
+	}
+}
+
+func resourceStr(rp pprofile.ResourceProfiles, key string) string {
+	v, _ := rp.Resource().Attributes().Get(key)
+	return v.AsString()
+}

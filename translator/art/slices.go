@@ -1,0 +1,124 @@
+package art
+
+import (
+	"encoding/binary"
+)
+
+// Slices is a trace as time on call stacks: each thread's time between two
+// of its records is one Slice, spent in the stack open during it. A method
+// trace is exact, not sampled: every microsecond between a thread's first
+// record and the end of the trace is in exactly one slice, or in none when
+// the thread had no method open.
+type Slices struct {
+	Stacks [][]uint32 // method ids, leaf first
+	Slices []Slice
+}
+
+// Slice is one stretch of a thread's time in one stack.
+type Slice struct {
+	Thread uint32
+	Stack  int    // index in Stacks
+	Start  uint32 // wall microseconds since the trace start (CPU for a thread-cpu trace)
+	Wall   uint32 // microseconds
+	CPU    uint32 // thread CPU microseconds spent (dual clock; 0 otherwise)
+}
+
+// Slices replays each thread's enter and exit records. Unbalanced streams
+// are read as ART writes and Relay and vroom read them: the records at the
+// start of the trace enter the stack already open then; an exit or unwind
+// of a method below the top closes every method above it too (they left
+// without a record, as an exception unwinds them); an exit of a method not
+// on the stack is ignored; methods still open when the trace ends run until
+// `elapsed-time-usec` (or the thread's last record, when that is later).
+func (t *Trace) Slices() Slices {
+	type state struct {
+		stack     []uint32
+		last, cpu uint32
+		started   bool
+	}
+	threads := map[uint32]*state{}
+	var out Slices
+	stackIDs := map[string]int{}
+	key := make([]byte, 0, 256)
+	stackID := func(stack []uint32) int {
+		key = key[:0]
+		for i := len(stack) - 1; i >= 0; i-- { // leaf first
+			key = binary.LittleEndian.AppendUint32(key, stack[i])
+		}
+		if id, ok := stackIDs[string(key)]; ok {
+			return id
+		}
+		leafFirst := make([]uint32, len(stack))
+		for i := range stack {
+			leafFirst[i] = stack[len(stack)-1-i]
+		}
+		id := len(out.Stacks)
+		out.Stacks = append(out.Stacks, leafFirst)
+		stackIDs[string(key)] = id
+		return id
+	}
+	at := func(e Event) uint32 {
+		if t.Clock == ClockThreadCPU {
+			return e.CPU
+		}
+		return e.Wall
+	}
+	emit := func(th uint32, s *state, until, cpu uint32) {
+		if len(s.stack) > 0 && until > s.last {
+			sl := Slice{Thread: th, Stack: stackID(s.stack), Start: s.last, Wall: until - s.last}
+			if t.Clock == ClockDual && cpu >= s.cpu {
+				sl.CPU = cpu - s.cpu
+			}
+			out.Slices = append(out.Slices, sl)
+		}
+	}
+	for _, e := range t.Events {
+		s := threads[e.Thread]
+		if s == nil {
+			s = &state{}
+			threads[e.Thread] = s
+		}
+		now := at(e)
+		if s.started {
+			emit(e.Thread, s, now, e.CPU)
+		}
+		switch e.Action {
+		case Enter:
+			s.stack = append(s.stack, e.Method)
+		default:
+			for i := len(s.stack) - 1; i >= 0; i-- {
+				if s.stack[i] == e.Method {
+					s.stack = s.stack[:i]
+					break
+				}
+			}
+		}
+		if !s.started || now > s.last {
+			s.last = now
+		}
+		s.cpu = e.CPU
+		s.started = true
+	}
+	end := uint32(min(t.ElapsedMicros, uint64(^uint32(0))))
+	for _, th := range t.threadOrder() {
+		s := threads[th]
+		if s == nil {
+			continue
+		}
+		emit(th, s, max(end, s.last), s.cpu)
+	}
+	return out
+}
+
+// threadOrder lists the threads of the records in order of first record.
+func (t *Trace) threadOrder() []uint32 {
+	seen := map[uint32]bool{}
+	var order []uint32
+	for _, e := range t.Events {
+		if !seen[e.Thread] {
+			seen[e.Thread] = true
+			order = append(order, e.Thread)
+		}
+	}
+	return order
+}

@@ -1,0 +1,287 @@
+// Package art decodes Android Runtime (ART) method traces, the format of
+// `Debug.startMethodTracing` that Sentry's Android SDK sends base64-encoded in
+// `sampled_profile`: a text header (`*version`, key=value settings,
+// `*threads`, `*methods`, `*end`) followed by a binary part ("SLOW", a
+// version, the offset of the records, the start time) of method enter,
+// exit and unwind records per thread with their wall and/or thread-CPU
+// times. The format is the AOSP trace file format (dmtrace); versions 1 to 3
+// and the `wall`, `thread-cpu` and `dual` clocks are read.
+package art // import "github.com/sentryprofile/otelcol-sentryprofile/translator/art"
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Clock is the trace's `clock=` setting.
+type Clock string
+
+const (
+	ClockWall      Clock = "wall"
+	ClockThreadCPU Clock = "thread-cpu"
+	ClockDual      Clock = "dual"
+)
+
+// Action is what a record says of its method.
+type Action uint8
+
+const (
+	Enter  Action = 0
+	Exit   Action = 1
+	Unwind Action = 2 // left by an exception
+)
+
+// Trace is a decoded method trace.
+type Trace struct {
+	Version int
+	Clock   Clock
+	// ElapsedMicros is `elapsed-time-usec`: how long tracing ran.
+	ElapsedMicros uint64
+	// StartMicros is the binary header's start time (microseconds on the
+	// device's clock, not necessarily the Unix epoch).
+	StartMicros uint64
+	Threads     []Thread
+	Methods     map[uint32]Method // by method id (the record's value without its action bits)
+	Events      []Event
+}
+
+// Thread is one line of `*threads`.
+type Thread struct {
+	ID   uint32
+	Name string
+}
+
+// Method is one line of `*methods`.
+type Method struct {
+	Class, Name, Signature, Source string
+	Line                           uint32 // 0 when absent
+}
+
+// Event is one record.
+type Event struct {
+	Thread uint32
+	Method uint32
+	Action Action
+	// Wall and CPU are microseconds since the trace start (wall) and the
+	// thread's CPU time; a single-clock trace fills only its own.
+	Wall, CPU uint32
+}
+
+// Limits bound a decode: a trace that exceeds them is refused, never
+// partly kept.
+type Limits struct {
+	MaxEvents  int // records
+	MaxMethods int
+	MaxThreads int
+}
+
+// DefaultLimits hold what an SDK sends several times over (sentry-java
+// caps a trace's file at a few MB, about 300,000 records of 14 bytes) and
+// keep a translation's memory bounded: a record costs about 700 bytes on
+// its way to pdata.
+func DefaultLimits() Limits {
+	return Limits{MaxEvents: 1_000_000, MaxMethods: 200_000, MaxThreads: 10_000}
+}
+
+// Error reasons a trace is refused for.
+var (
+	ErrBase64    = errors.New("sampled_profile is not base64")
+	ErrHeader    = errors.New("malformed trace header")
+	ErrBinary    = errors.New("malformed trace records")
+	ErrTooLarge  = errors.New("trace exceeds the decoder's limits")
+	ErrVersion   = errors.New("unsupported trace version")
+	ErrNoRecords = errors.New("trace has no records")
+)
+
+// DecodeBase64 decodes `sampled_profile`: standard base64, padded or not
+// (sentry-java writes it without padding).
+func DecodeBase64(s string) ([]byte, error) {
+	s = strings.TrimRight(strings.TrimSpace(s), "=")
+	b, err := base64.RawStdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBase64, err)
+	}
+	return b, nil
+}
+
+// Decode reads a trace file.
+func Decode(data []byte, limits Limits) (*Trace, error) {
+	slow := bytes.Index(data, []byte("SLOW"))
+	if slow < 0 {
+		return nil, fmt.Errorf("%w: no binary part (\"SLOW\")", ErrHeader)
+	}
+	t := &Trace{Methods: map[uint32]Method{}}
+	if err := t.readText(string(data[:slow]), limits); err != nil {
+		return nil, err
+	}
+	if err := t.readBinary(data[slow:], limits); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (t *Trace) readText(text string, limits Limits) error {
+	section := ""
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if strings.HasPrefix(line, "*") {
+			section = line
+			continue
+		}
+		if line == "" {
+			continue
+		}
+		switch section {
+		case "*version":
+			if t.Version == 0 {
+				v, err := strconv.Atoi(line)
+				if err != nil {
+					return fmt.Errorf("%w: line %d: version %q", ErrHeader, n+1, line)
+				}
+				t.Version = v
+				continue
+			}
+			key, value, ok := strings.Cut(line, "=")
+			if !ok {
+				return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n+1, line)
+			}
+			switch key {
+			case "clock":
+				t.Clock = Clock(value)
+			case "elapsed-time-usec":
+				v, err := strconv.ParseUint(value, 10, 64)
+				if err != nil {
+					return fmt.Errorf("%w: line %d: elapsed-time-usec %q", ErrHeader, n+1, value)
+				}
+				t.ElapsedMicros = v
+			}
+		case "*threads":
+			id, name, ok := strings.Cut(line, "\t")
+			tid, err := strconv.ParseUint(id, 10, 32)
+			if !ok || err != nil {
+				return fmt.Errorf("%w: line %d: thread %q", ErrHeader, n+1, line)
+			}
+			if len(t.Threads) >= limits.MaxThreads {
+				return fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+			}
+			t.Threads = append(t.Threads, Thread{ID: uint32(tid), Name: name})
+		case "*methods":
+			fields := strings.Split(line, "\t")
+			if len(fields) < 4 {
+				return fmt.Errorf("%w: line %d: method %q has %d fields", ErrHeader, n+1, line, len(fields))
+			}
+			id, err := strconv.ParseUint(strings.TrimPrefix(fields[0], "0x"), 16, 32)
+			if err != nil {
+				return fmt.Errorf("%w: line %d: method id %q", ErrHeader, n+1, fields[0])
+			}
+			if len(t.Methods) >= limits.MaxMethods {
+				return fmt.Errorf("%w: more than %d methods", ErrTooLarge, limits.MaxMethods)
+			}
+			m := Method{Class: fields[1], Name: fields[2], Signature: fields[3]}
+			if len(fields) > 4 {
+				m.Source = fields[4]
+			}
+			if len(fields) > 5 {
+				if l, err := strconv.ParseUint(fields[5], 10, 32); err == nil {
+					m.Line = uint32(l)
+				}
+			}
+			t.Methods[uint32(id)] = m
+		case "*end":
+		default:
+			return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n+1, line)
+		}
+	}
+	if t.Version < 1 || t.Version > 3 {
+		return fmt.Errorf("%w: %d", ErrVersion, t.Version)
+	}
+	switch t.Clock {
+	case ClockWall, ClockThreadCPU, ClockDual:
+	case "":
+		t.Clock = ClockThreadCPU // the format's default
+	default:
+		return fmt.Errorf("%w: clock %q", ErrHeader, t.Clock)
+	}
+	return nil
+}
+
+// readBinary reads "SLOW", u2 version, u2 offset of the first record, u8
+// start time in microseconds, and (version 3) u2 record size, all little
+// endian; then the records: a thread id (u1 in version 1, else u2), u4
+// method id with the action in its two low bits, and u4 times (the CPU time
+// first when the clock is dual).
+func (t *Trace) readBinary(b []byte, limits Limits) error {
+	if len(b) < 16 {
+		return fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
+	}
+	version := int(binary.LittleEndian.Uint16(b[4:]))
+	offset := int(binary.LittleEndian.Uint16(b[6:]))
+	t.StartMicros = binary.LittleEndian.Uint64(b[8:])
+	if version != t.Version {
+		return fmt.Errorf("%w: binary version %d, header version %d", ErrBinary, version, t.Version)
+	}
+	tidSize := 2
+	if version == 1 {
+		tidSize = 1
+	}
+	times := 1
+	if t.Clock == ClockDual {
+		times = 2
+	}
+	size := tidSize + 4 + 4*times
+	if version == 3 {
+		if len(b) < 18 {
+			return fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
+		}
+		declared := int(binary.LittleEndian.Uint16(b[16:]))
+		if declared < size {
+			return fmt.Errorf("%w: record size %d, %d needed for clock %s", ErrBinary, declared, size, t.Clock)
+		}
+		size = declared
+	}
+	if offset < 16 || offset > len(b) {
+		return fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
+	}
+	records := b[offset:]
+	n := len(records) / size
+	if n == 0 {
+		return ErrNoRecords
+	}
+	if n > limits.MaxEvents {
+		return fmt.Errorf("%w: %d records, limit %d", ErrTooLarge, n, limits.MaxEvents)
+	}
+	t.Events = make([]Event, 0, n)
+	for i := range n {
+		r := records[i*size : (i+1)*size]
+		var e Event
+		if tidSize == 1 {
+			e.Thread = uint32(r[0])
+		} else {
+			e.Thread = uint32(binary.LittleEndian.Uint16(r))
+		}
+		v := binary.LittleEndian.Uint32(r[tidSize:])
+		e.Method, e.Action = v&^3, Action(v&3)
+		if e.Action > Unwind {
+			return fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
+		}
+		if _, ok := t.Methods[e.Method]; !ok {
+			return fmt.Errorf("%w: record %d: method %#x is not in *methods", ErrBinary, i, e.Method)
+		}
+		first := binary.LittleEndian.Uint32(r[tidSize+4:])
+		switch t.Clock {
+		case ClockDual:
+			e.CPU, e.Wall = first, binary.LittleEndian.Uint32(r[tidSize+8:])
+		case ClockWall:
+			e.Wall = first
+		default:
+			e.CPU = first
+		}
+		t.Events = append(t.Events, e)
+	}
+	return nil
+}
