@@ -180,3 +180,28 @@ func TestFixtureProfiles(t *testing.T) {
 		}
 	}
 }
+
+// TestFixtureAndroidTraces posts Sentry's real Android payloads (an ART
+// transaction profile, a continuous chunk, a React Native chunk) as the
+// Android SDK sends them: each is read, none is dropped.
+func TestFixtureAndroidTraces(t *testing.T) {
+	tests := []struct{ file, header string }{
+		{"relay__relay-profiling_tests_fixtures_android_legacy_valid.json", `{"type":"profile","content_type":"application-json","length":%d}`},
+		{"relay__relay-profiling_tests_fixtures_android_chunk_valid.json", `{"type":"profile_chunk","platform":"android","length":%d}`},
+		{"relay__relay-profiling_tests_fixtures_android_chunk_valid_rn.json", `{"type":"profile_chunk","platform":"android","length":%d}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			payload := fixtures.Read(t, tt.file)
+			sink := new(consumertest.ProfilesSink)
+			tr := startReceiver(t, sink, nil)
+			header := fmt.Sprintf(tt.header, len(payload))
+			resp := post(t, tr, envelopeOf(eventHeader, item{header: header, payload: string(payload)}), nil)
+			require.Equal(t, http.StatusOK, resp.status, resp.body)
+			// The main thread's slices of the trace's ~4,700 (7,900) records.
+			assert.Greater(t, sampleEvents(sink), 200)
+			_, err := tr.telemetry.GetMetric("otelcol_receiver_sentryprofile_discarded_items")
+			assert.Error(t, err, "nothing was discarded")
+		})
+	}
+}

@@ -2,6 +2,7 @@ package translator
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -26,6 +27,7 @@ type androidPayload struct {
 	DebugMeta      json.RawMessage `json:"debug_meta"`
 	Measurements   json.RawMessage `json:"measurements"`
 	SampledProfile string          `json:"sampled_profile"`
+	JSProfile      json.RawMessage `json:"js_profile"` // React Native: the JS thread, sample format
 	Timestamp      json.RawMessage `json:"timestamp"`
 	ClientSDK      struct {
 		Name    string `json:"name"`
@@ -156,7 +158,84 @@ func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sent
 		return nil, err
 	}
 	addTraceSamples(p, trace, start)
+	if err := addJSProfile(p, a.JSProfile); err != nil {
+		return nil, err
+	}
 	return p, nil
+}
+
+// addJSProfile adds React Native's `js_profile` (a sample-format profile of
+// the JS thread, absolute timestamps) to the same profile as one more
+// thread: its frames as JavaScript frames, each sample worth the JS
+// profiler's sampling interval, so that the JS thread's time stands beside
+// the Java threads' in one flame graph, as Sentry's UI shows it.
+func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	wrapped := append(append([]byte(`{"version":"2","platform":"javascript","profile":`), raw...), '}')
+	js, err := sentry.DecodeProfile(wrapped)
+	if err != nil {
+		return sentry.NewError(sentry.ReasonInvalidJSON, "js_profile: "+err.Error())
+	}
+	if err := sentry.Validate(js, sentry.DefaultLimits()); err != nil {
+		var serr *sentry.Error
+		if !errors.As(err, &serr) || serr.Reason == sentry.ReasonMalformedSamples || serr.Reason == sentry.ReasonMalformedStacks {
+			return sentry.NewError(sentry.ReasonMalformedSamples, "js_profile: "+err.Error())
+		}
+	}
+	interval := jsInterval(js.Samples)
+	frameBase, stackBase := int64(len(p.Frames)), int64(p.Stacks.Len())
+	for _, f := range js.Frames {
+		if f.Platform == "" {
+			f.Platform = "javascript"
+		}
+		p.Frames = append(p.Frames, f)
+	}
+	for i := range js.Stacks.Len() {
+		stack := js.Stacks.At(i)
+		indices := make([]int64, len(stack))
+		for k, f := range stack {
+			indices[k] = frameBase + f
+		}
+		p.Stacks.Append(indices...)
+	}
+	start := p.Timestamp.UnixNano()
+	for _, s := range js.Samples {
+		s.StackID += stackBase
+		s.DurationNS = interval
+		if p.Version == sentry.VersionV1 {
+			if s.Timestamp < start {
+				continue // before the profile: no place on its relative clock
+			}
+			s.ElapsedSinceStartNS, s.Timestamp = uint64(s.Timestamp-start), 0
+		}
+		p.Samples = append(p.Samples, s)
+	}
+	// The JS thread is usually a thread of the trace too (mqt_js): its
+	// name there stays.
+	for _, tm := range js.ThreadMetadata {
+		if !slices.ContainsFunc(p.ThreadMetadata, func(have sentry.ThreadMetadata) bool { return have.ThreadID == tm.ThreadID }) {
+			p.ThreadMetadata = append(p.ThreadMetadata, tm)
+		}
+	}
+	return nil
+}
+
+// jsInterval is the median interval between consecutive JS samples (the
+// JS profiler samples every 10 ms by default); 10 ms without two samples.
+func jsInterval(samples []sentry.Sample) uint64 {
+	var gaps []int64
+	for i := 1; i < len(samples); i++ {
+		if d := samples[i].Timestamp - samples[i-1].Timestamp; d > 0 {
+			gaps = append(gaps, d)
+		}
+	}
+	if len(gaps) == 0 {
+		return 10_000_000
+	}
+	slices.Sort(gaps)
+	return uint64(gaps[len(gaps)/2])
 }
 
 // addTraceSamples maps the trace: methods → frames (class.name as the

@@ -116,6 +116,11 @@ func TestAndroidFixtures(t *testing.T) {
 			if tt.wantTxName != "" {
 				assert.Equal(t, tt.wantTxName, profileAttrMap(pd, prof)["sentry.transaction.name"])
 			}
+			if strings.Contains(tt.file, "_rn") {
+				// js_profile's thread 27198 is the trace's mqt_js thread.
+				assert.Equal(t, "mqt_js", threads["27198"])
+				assert.True(t, functions["global"], "a JS frame of js_profile")
+			}
 			if tt.version == sentry.VersionV1 {
 				assert.Equal(t, "Android", resourceStr(rp, "process.runtime.name"))
 				assert.Equal(t, "30", resourceStr(rp, "process.runtime.version"), "android_api_level")
