@@ -55,15 +55,17 @@ func BenchmarkTranslateAndroid(b *testing.B) {
 	b.SetBytes(int64(len(payload)))
 	b.ReportAllocs()
 	builder := NewProfilesBuilder(ReceiveOptions{})
+	samples := 0
 	for b.Loop() {
 		p, err := DecodeAndroid(payload, time.Now(), art.DefaultLimits())
 		if err != nil {
 			b.Fatal(err)
 		}
 		builder.Reset(ReceiveOptions{})
-		if builder.Add(Item{Profile: p}) == 0 {
+		if samples = builder.Add(Item{Profile: p}); samples == 0 {
 			b.Fatal("no samples")
 		}
 		_ = builder.Profiles()
 	}
+	b.ReportMetric(float64(samples), "slices/op")
 }
