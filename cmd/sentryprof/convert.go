@@ -10,12 +10,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/pprof/profile"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofconv"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -241,6 +243,11 @@ type profileChecker struct {
 // decode checks the payload of envelope item i (-1 for a bare document).
 func (c profileChecker) decode(payload []byte, i int) (*sentry.Profile, error) {
 	p, err := sentry.DecodeProfile(payload)
+	var serr *sentry.Error
+	if err != nil && errors.As(err, &serr) && serr.Reason == sentry.ReasonPlatformNotSupported && translator.IsAndroidTrace(payload) {
+		// An Android ART method trace, read as the receiver reads it.
+		return translator.DecodeAndroid(payload, time.Now(), art.DefaultLimits())
+	}
 	if err != nil {
 		return nil, err
 	}

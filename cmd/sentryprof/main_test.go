@@ -543,3 +543,27 @@ func TestIsEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// TestGoToolPprofTopAndroid converts a real Android transaction profile (an
+// ART method trace) and reads it with go tool pprof: wall time, the app's
+// own methods and the main thread's looper.
+func TestGoToolPprofTopAndroid(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	in := filepath.Join(fixtures.Dir(t), "relay__relay-profiling_tests_fixtures_android_legacy_valid.json")
+	out := filepath.Join(t.TempDir(), "android.pb.gz")
+	r := runCLI(t, nil, "convert", "-in", in, "-out", out)
+	require.Equal(t, exitOK, r.code, r.stderr)
+
+	cmd := exec.Command(goTool, "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", out)
+	cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH="+t.TempDir())
+	top, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", top)
+	assert.Contains(t, string(top), "Type: wall")
+	assert.Regexp(t, `[0-9.]+m?s +[0-9.]+% +io\.sentry\.samples\.android\.MainActivity\.onCreate`, string(top), "the app's own methods, with their time")
+	assert.Contains(t, string(top), "android.os.Looper.loop")
+	// Some 40 threads over the trace's 10 s: minutes of thread time.
+	assert.Regexp(t, `Total samples = [0-9.]+s `, string(top))
+}
