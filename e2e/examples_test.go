@@ -180,12 +180,13 @@ func postOTLP(t *testing.T, addr string, body []byte) {
 	require.Equal(t, http.StatusOK, resp.StatusCode, "OTLP receiver: %s", answer)
 }
 
-// fakeSentry is Sentry's envelope endpoint, keeping every envelope.
+// fakeSentry is a stand-in Sentry: it keeps every request it gets (path,
+// query, headers, body decompressed) and answers as Sentry does.
 type fakeSentry struct {
-	addr      string
-	mu        sync.Mutex
-	envelopes [][]byte // decompressed
-	errs      []error
+	addr     string
+	mu       sync.Mutex
+	requests []recordedRequest
+	errs     []error
 }
 
 func newFakeSentry(t *testing.T) *fakeSentry {
@@ -200,13 +201,20 @@ func newFakeSentry(t *testing.T) *fakeSentry {
 		if err != nil {
 			f.errs = append(f.errs, err)
 		} else {
-			f.envelopes = append(f.envelopes, raw)
+			f.requests = append(f.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: raw})
 		}
 		f.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{}`))
 	}))
 	return f
+}
+
+// got returns the requests so far, and the errors reading them.
+func (f *fakeSentry) got() ([]recordedRequest, []error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]recordedRequest(nil), f.requests...), append([]error(nil), f.errs...)
 }
 
 // received counts the samples of every chunk received so far and collects
@@ -218,7 +226,8 @@ func (f *fakeSentry) received(t *testing.T) (sentSamples, map[string]bool) {
 	require.Empty(t, f.errs, "fake Sentry could not read a request")
 	var total sentSamples
 	functions := map[string]bool{}
-	for _, body := range f.envelopes {
+	for _, req := range f.requests {
+		body := req.Body
 		n, err := countChunkSamples(body)
 		require.NoError(t, err)
 		total.Chunks += n.Chunks

@@ -1,39 +1,13 @@
 package e2e
 
 import (
-	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// upstreamRecorder is a stand-in Sentry that keeps every request the
-// collector forwards to it, bodies decompressed, and answers as Sentry does.
-type upstreamRecorder struct {
-	mu       sync.Mutex
-	requests []recordedRequest
-	errs     []error
-}
-
-func (u *upstreamRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, err := io.ReadAll(r.Body)
-	if err == nil {
-		raw, err = decompress(r.Header.Get("Content-Encoding"), raw)
-	}
-	u.mu.Lock()
-	if err != nil {
-		u.errs = append(u.errs, err)
-	} else {
-		u.requests = append(u.requests, recordedRequest{Method: r.Method, Path: r.URL.Path, Query: r.URL.Query(), Header: r.Header.Clone(), Body: raw})
-	}
-	u.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"id":"00000000000000000000000000000000"}`))
-}
 
 // TestForwardRealSDK runs @sentry/node 11 with profiling, a captured
 // exception, a transaction and a session against a collector that forwards
@@ -44,8 +18,8 @@ func TestForwardRealSDK(t *testing.T) {
 	requireE2E(t)
 	client, ok := sdkClientByName("node11-static")
 	require.True(t, ok)
-	upstream := &upstreamRecorder{}
-	upstreamAddr := serveLoopback(t, upstream)
+	upstream := newFakeSentry(t)
+	upstreamAddr := upstream.addr
 	run := runSDK(t, client, sdkRunOptions{
 		Env: []string{"E2E_EVENTS=1"},
 		Config: func(a collectorAddrs) string {
@@ -68,9 +42,7 @@ func TestForwardRealSDK(t *testing.T) {
 		assert.Positive(t, types[want], "the SDK sent no %s item: %v", want, types)
 	}
 
-	upstream.mu.Lock()
-	got, errs := append([]recordedRequest(nil), upstream.requests...), upstream.errs
-	upstream.mu.Unlock()
+	got, errs := upstream.got()
 	require.Empty(t, errs)
 	require.Len(t, got, len(posts), "Sentry got one request per request the SDK made")
 	sent := map[string]int{}

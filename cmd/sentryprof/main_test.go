@@ -297,21 +297,29 @@ func pprofWall(p *profile.Profile) int64 {
 	return n
 }
 
-func TestGoToolPprofTop(t *testing.T) {
+// convertAndTop converts a shared fixture to pprof with the CLI and returns
+// what `go tool pprof -top` prints of it.
+func convertAndTop(t *testing.T, fixture string, pprofFlags ...string) []byte {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH")
 	}
-	in := filepath.Join(fixtures.Dir(t), "sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope")
-	out := filepath.Join(t.TempDir(), "v1.pb.gz")
+	in := filepath.Join(fixtures.Dir(t), fixture)
+	out := filepath.Join(t.TempDir(), "profile.pb.gz")
 	r := runCLI(t, nil, "convert", "-in", in, "-out", out)
 	require.Equal(t, exitOK, r.code, r.stderr)
-
-	cmd := exec.Command(goTool, "tool", "pprof", "-top", "-nodecount=500", out)
+	args := append(append([]string{"tool", "pprof", "-top"}, pprofFlags...), out)
+	cmd := exec.Command(goTool, args...)
 	// No symbolization: the profile carries its function names.
 	cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH="+t.TempDir())
 	top, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", top)
+	return top
+}
+
+func TestGoToolPprofTop(t *testing.T) {
+	top := convertAndTop(t, "sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope", "-nodecount=500")
 	// busy_hash is the CPU-bound function the capture script ran.
 	assert.Contains(t, string(top), "busy_hash")
 	// Wall time, not a count: the V1 profile ran 1.5 s on three threads.
@@ -548,19 +556,7 @@ func TestIsEnvelope(t *testing.T) {
 // ART method trace) and reads it with go tool pprof: wall time, the app's
 // own methods and the main thread's looper.
 func TestGoToolPprofTopAndroid(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	in := filepath.Join(fixtures.Dir(t), "relay__relay-profiling_tests_fixtures_android_legacy_valid.json")
-	out := filepath.Join(t.TempDir(), "android.pb.gz")
-	r := runCLI(t, nil, "convert", "-in", in, "-out", out)
-	require.Equal(t, exitOK, r.code, r.stderr)
-
-	cmd := exec.Command(goTool, "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", out)
-	cmd.Env = append(os.Environ(), "PPROF_BINARY_PATH="+t.TempDir())
-	top, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", top)
+	top := convertAndTop(t, "relay__relay-profiling_tests_fixtures_android_legacy_valid.json", "-nodecount=100000", "-nodefraction=0")
 	assert.Contains(t, string(top), "Type: wall")
 	assert.Regexp(t, `[0-9.]+m?s +[0-9.]+% +io\.sentry\.samples\.android\.MainActivity\.onCreate`, string(top), "the app's own methods, with their time")
 	assert.Contains(t, string(top), "android.os.Looper.loop")
