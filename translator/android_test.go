@@ -133,3 +133,46 @@ func resourceStr(rp pprofile.ResourceProfiles, key string) string {
 	v, _ := rp.Resource().Attributes().Get(key)
 	return v.AsString()
 }
+
+// TestAndroidBackToSentry: an exact-time Android profile goes back to
+// Sentry as sample-format chunks with platform android, resampled at
+// Sentry's rate: each stack of each thread keeps its time within one
+// period, and the chunks pass Relay's rules.
+func TestAndroidBackToSentry(t *testing.T) {
+	payload := fixtures.Read(t, "relay__relay-profiling_tests_fixtures_android_chunk_valid.json")
+	p, err := DecodeAndroid(payload, time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), art.DefaultLimits())
+	require.NoError(t, err)
+	type key struct {
+		thread string
+		stack  int64
+	}
+	wall := map[key]uint64{}
+	for _, s := range p.Samples {
+		wall[key{s.ThreadID, s.StackID}] += s.DurationNS
+	}
+	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+
+	chunks, drops := FromProfiles(pd, ExportOptions{})
+	require.NotEmpty(t, chunks)
+	requireValidChunks(t, chunks)
+	period := 1e9 / 101.0 // ExportOptions.DefaultSampleRateHz by default
+	var sent int
+	for _, c := range chunks {
+		assert.Equal(t, "android", c.Profile.Platform)
+		sent += len(c.Profile.Samples)
+	}
+	var total uint64
+	for _, w := range wall {
+		total += w
+	}
+	dropped := 0
+	for _, d := range drops {
+		dropped += d.Samples
+	}
+	// Every period of every (thread, stack) is one event, sent or counted
+	// as dropped (Relay's lonely-thread rule); the remainders, under one
+	// period per stack, are not.
+	events := float64(sent + dropped)
+	assert.InDelta(t, float64(total)/period, events, float64(len(wall)), "events × period ≈ the trace's time")
+	t.Logf("%d slices, %.1f s of thread time → %d events sent, %d dropped, in %d chunks", len(p.Samples), float64(total)/1e9, sent, dropped, len(chunks))
+}

@@ -507,12 +507,29 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 	samples := prof.Samples()
 	unitNanos := timeUnitNanos(x.str(prof.SampleType().UnitStrindex()))
 	period := x.periodNanos(prof)
-	weight := func(v int64) int64 {
+	// An exact-time profile (a method trace: values are the time of each
+	// slice, the period its clock's resolution) is resampled at Sentry's
+	// rate: each (stack, thread) sends one event per sampling period of the
+	// time it accumulates, the remainder carried to its next slice, so the
+	// chunk shows every stack's time within one period.
+	var carry map[[2]int32]float64
+	if unitNanos > 0 && period < minSampledPeriodNanos {
+		period = 1e9 / x.opts.DefaultSampleRateHz
+		carry = map[[2]int32]float64{}
+	}
+	weight := func(info *sampleInfo, v int64) int64 {
 		if v <= 0 {
 			return 0
 		}
 		if unitNanos == 0 {
 			return v
+		}
+		if carry != nil {
+			key := [2]int32{info.stack, info.thread}
+			total := carry[key] + float64(v)*unitNanos
+			n := math.Floor(total / period)
+			carry[key] = total - n*period
+			return int64(n)
 		}
 		return max(1, int64(math.Round(float64(v)*unitNanos/period)))
 	}
@@ -543,7 +560,7 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 			for k := range ts.Len() {
 				n := int64(1)
 				if perTS {
-					n = weight(values.At(k))
+					n = weight(info, values.At(k))
 				}
 				switch {
 				case !ok:
@@ -567,7 +584,7 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 			n = 1 // a sample with neither values nor timestamps was seen once
 		}
 		for k := range values.Len() {
-			n = satAdd(n, weight(values.At(k)))
+			n = satAdd(n, weight(info, values.At(k)))
 		}
 		if ok && n > b.left && !x.checkStacks {
 			// The events of this sample may not all fit, and its stack
@@ -616,6 +633,10 @@ func (x *profileExport) periodNanos(prof pprofile.Profile) float64 {
 	}
 	return 1e9 / x.opts.DefaultSampleRateHz
 }
+
+// minSampledPeriodNanos: no sampling profiler samples faster than 1 kHz; a
+// shorter period is the resolution of an exact-time profile.
+const minSampledPeriodNanos = 1e6
 
 // spread gives the events of aggregated samples timestamps: each thread's
 // events follow each other from the profile start at the period, sample by
