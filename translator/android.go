@@ -270,7 +270,8 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 			tid = strconv.FormatUint(uint64(s.Thread), 10)
 			threadIDs[s.Thread] = tid
 		}
-		sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid, DurationNS: uint64(s.Wall) * 1000}
+		sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid,
+			DurationNS: uint64(s.Wall) * 1000, CPUDurationNS: uint64(s.CPU) * 1000}
 		offset := uint64(s.Start) * 1000
 		if p.Version == sentry.VersionV1 {
 			sample.ElapsedSinceStartNS = offset

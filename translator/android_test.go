@@ -100,6 +100,25 @@ func TestAndroidFixtures(t *testing.T) {
 				}
 			}
 			assert.Equal(t, wantWall, gotWall, "the wall time of every slice is in the samples")
+
+			// The traces use the dual clock: a second view of the same
+			// samples holds their thread CPU time.
+			require.Equal(t, 2, rp.ScopeProfiles().At(0).Profiles().Len())
+			cpu := rp.ScopeProfiles().At(0).Profiles().At(1)
+			assert.Equal(t, "cpu", str(cpu.SampleType().TypeStrindex()))
+			assert.Equal(t, prof.ProfileID(), cpu.ProfileID())
+			var wantCPU, gotCPU uint64
+			for _, s := range p.Samples {
+				wantCPU += s.CPUDurationNS
+			}
+			for _, s := range cpu.Samples().All() {
+				for _, v := range s.Values().All() {
+					gotCPU += uint64(v)
+				}
+			}
+			assert.Equal(t, wantCPU, gotCPU)
+			assert.Positive(t, gotCPU)
+			assert.Less(t, gotCPU, gotWall, "threads wait more than they run")
 			want := traceThreads(t, meta.SampledProfile)
 			for id, name := range threads {
 				assert.Equal(t, want[id], name, "thread %s", id)

@@ -118,6 +118,7 @@ const (
 	anonymousFunction = "<anonymous>"
 	sampleTypeWall    = "wall"
 	sampleTypeSamples = "samples"
+	sampleTypeCPU     = "cpu"
 	sampleUnitCount   = "count"
 	periodTypeWall    = "wall"
 	periodUnitNanos   = "nanoseconds"

@@ -73,6 +73,10 @@ type ProfilesBuilder struct {
 	// item added was one.
 	weights, weightsSorted []int64
 	weighted               bool
+	// cpuProf is the CPU-time view of the item being added, when it has
+	// one; cpuWeights its values, in event and in Sample order.
+	cpuProf                      pprofile.Profile
+	cpuWeights, cpuWeightsSorted []int64
 
 	// Locations are found through a hint of a few frame fields, and
 	// confirmed by comparing the whole key: hashing every field of every
@@ -245,6 +249,13 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	sp := rp.ScopeProfiles().AppendEmpty()
 	sp.Scope().SetName(scopeName)
 	prof := sp.Profiles().AppendEmpty()
+	// A method trace that measured thread CPU time gets a second view of
+	// the same samples: cpu/nanoseconds, beside wall time.
+	var cpuProf pprofile.Profile
+	if hasCPUDurations(p) {
+		cpuProf = sp.Profiles().AppendEmpty()
+	}
+	b.cpuProf = cpuProf
 
 	// samples[].thread_id, thread_metadata → the threads' attributes.
 	b.resolveThreads(p)
@@ -311,6 +322,20 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 
 	b.putProfileAttributes(prof, p, start)
+	if cpuProf != (pprofile.Profile{}) {
+		// The same profile seen through its CPU times: same id, time range
+		// and attributes (a backend or the exporter takes the two as views
+		// of one profile).
+		cpuProf.SetProfileID(prof.ProfileID())
+		cpuProf.SetTime(prof.Time())
+		cpuProf.SetDurationNano(prof.DurationNano())
+		cpuProf.SampleType().SetTypeStrindex(dict.str(sampleTypeCPU))
+		cpuProf.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
+		cpuProf.PeriodType().SetTypeStrindex(dict.str(sampleTypeCPU))
+		cpuProf.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
+		cpuProf.SetPeriod(methodTracePeriodNanos)
+		prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
+	}
 
 	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
 		if isV2(p) {
@@ -659,7 +684,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)
 	b.weighted = weighted
-	weights := b.weights[:0]
+	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
 	for i := range p.Samples {
 		s := &p.Samples[i]
 		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
@@ -716,6 +741,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		events = append(events, event{group: g, ts: ts})
 		if weighted {
 			weights = append(weights, int64(s.DurationNS))
+			cpuWeights = append(cpuWeights, int64(s.CPUDurationNS))
 		}
 	}
 	b.groups, b.events = groups, events
@@ -740,19 +766,22 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	ts := slices.Grow(b.timestamps[:0], len(events))[:len(events)]
 	fill := slices.Grow(b.groupFill[:0], len(groups))[:len(groups)]
 	copy(fill, starts[:len(groups)])
-	var values []int64
+	var values, cpuValues []int64
 	if weighted {
 		values = slices.Grow(b.weightsSorted[:0], len(events))[:len(events)]
+		cpuValues = slices.Grow(b.cpuWeightsSorted[:0], len(events))[:len(events)]
 	}
 	for i, e := range events {
 		ts[fill[e.group]] = e.ts
 		if weighted {
 			values[fill[e.group]] = weights[i]
+			cpuValues[fill[e.group]] = cpuWeights[i]
 		}
 		fill[e.group]++
 	}
 	b.groupStarts, b.timestamps, b.groupFill = starts, ts, fill
 	b.weights, b.weightsSorted = weights, values
+	b.cpuWeights, b.cpuWeightsSorted = cpuWeights, cpuValues
 	if len(events) > largeItemSamples {
 		// The pdata Samples built next are the peak of a large item's
 		// translation: let the scratch space that is no longer needed go
@@ -793,10 +822,10 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			attrs = append(attrs, k.state)
 		}
 		group := ts[starts[g]:starts[g+1]]
-		var groupValues []int64
+		var groupValues, groupCPU []int64
 		if weighted {
-			groupValues = values[starts[g]:starts[g+1]]
-			sortByTime(group, groupValues)
+			groupValues, groupCPU = values[starts[g]:starts[g+1]], cpuValues[starts[g]:starts[g+1]]
+			sortByTime(group, groupValues, groupCPU)
 		} else if !slices.IsSorted(group) {
 			slices.Sort(group)
 		}
@@ -805,6 +834,11 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			s.TimestampsUnixNano().FromRaw(group)
 			if weighted {
 				s.Values().FromRaw(groupValues)
+			}
+			if b.cpuProf != (pprofile.Profile{}) {
+				c := appendSample(b.cpuProf.Samples(), k, attrs)
+				c.TimestampsUnixNano().FromRaw(group)
+				c.Values().FromRaw(groupCPU)
 			}
 			continue
 		}
@@ -816,6 +850,11 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			} else {
 				s.Values().Append(b.period)
 			}
+			if b.cpuProf != (pprofile.Profile{}) && groupCPU[i] > 0 {
+				c := appendSample(b.cpuProf.Samples(), k, attrs)
+				c.TimestampsUnixNano().Append(at)
+				c.Values().Append(groupCPU[i])
+			}
 		}
 	}
 	b.attrScratch = attrs
@@ -825,6 +864,15 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 // methodTracePeriodNanos is the resolution of an exact method trace (ART
 // records microseconds): its samples are time slices, not sampling periods.
 const methodTracePeriodNanos = 1000
+
+func hasCPUDurations(p *sentry.Profile) bool {
+	for i := range p.Samples {
+		if p.Samples[i].CPUDurationNS > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 func hasDurations(p *sentry.Profile) bool {
 	for i := range p.Samples {
@@ -837,7 +885,7 @@ func hasDurations(p *sentry.Profile) bool {
 
 // sortByTime sorts timestamps and their values together (a method trace's
 // slices of one stack come in time order; this only guards the rest).
-func sortByTime(ts []uint64, values []int64) {
+func sortByTime(ts []uint64, values ...[]int64) {
 	if slices.IsSorted(ts) {
 		return
 	}
@@ -846,9 +894,15 @@ func sortByTime(ts []uint64, values []int64) {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(ts[a], ts[b]) })
-	t2, v2 := slices.Clone(ts), slices.Clone(values)
+	t2 := slices.Clone(ts)
 	for i, j := range idx {
-		ts[i], values[i] = t2[j], v2[j]
+		ts[i] = t2[j]
+	}
+	for _, v := range values {
+		v2 := slices.Clone(v)
+		for i, j := range idx {
+			v[i] = v2[j]
+		}
 	}
 }
 

@@ -175,8 +175,10 @@ type Sample struct {
 
 	// DurationNS is the wall time the sample stands for when it is not
 	// one sampling period: a slice of an exact method trace (Android ART
-	// traces, translator/art). Zero for sampled profiles.
-	DurationNS uint64
+	// traces, translator/art). Zero for sampled profiles. CPUDurationNS is
+	// the thread CPU time spent in it, when the trace measured it.
+	DurationNS    uint64
+	CPUDurationNS uint64
 }
 
 // Stacks is "profile.stacks": lists of frame indices, leaf first. The lists
