@@ -57,7 +57,8 @@ breaks besides; -validation relay refuses what Sentry's Relay refuses.
 The format defaults from -out: .pb.gz or .pprof is pprof, .json is otlp-json,
 anything else (and standard output) is otlp-proto.
 
-pprof output merges all profiles of the input into one file, which is what
+pprof output merges all profiles of the input into one file per sample type
+(FILE; an Android trace's CPU view goes to FILE.cpu), which is what
 'go tool pprof' shows for several files anyway; -split writes one file per
 profile instead: FILE, FILE.1, FILE.2, ...
 
@@ -363,11 +364,41 @@ func writePprof(pd pprofile.Profiles, o convertOptions, e *env) error {
 		return errors.New("converting to pprof: the input produced no profiles")
 	}
 	if !o.split {
-		merged, err := profile.Merge(profs)
-		if err != nil {
-			return fmt.Errorf("merging %d profiles into one pprof file (use -split to write one file each): %w", len(profs), err)
+		// Profiles of one sample type merge into one file; a second type
+		// (an Android trace's CPU view beside its wall time) goes to a file
+		// of its own, named after the type.
+		var types []string
+		byType := map[string][]*profile.Profile{}
+		for _, p := range profs {
+			typ := p.SampleType[0].Type
+			if _, ok := byType[typ]; !ok {
+				types = append(types, typ)
+			}
+			byType[typ] = append(byType[typ], p)
 		}
-		return writePprofFile(o.out, merged, e)
+		var written []string
+		for i, typ := range types {
+			merged, err := profile.Merge(byType[typ])
+			if err != nil {
+				return fmt.Errorf("merging %d %s profiles into one pprof file (use -split to write one file each): %w", len(byType[typ]), typ, err)
+			}
+			path := o.out
+			if i > 0 {
+				if isStdio(o.out) {
+					fmt.Fprintf(e.stderr, "sentryprof convert: the %s profiles are not written to standard output; give -out a file\n", typ)
+					continue
+				}
+				path += "." + typ
+			}
+			if err := writePprofFile(path, merged, e); err != nil {
+				return err
+			}
+			written = append(written, path)
+		}
+		if len(written) > 1 {
+			fmt.Fprintf(e.stderr, "sentryprof convert: one pprof file per sample type (%s): %s\n", strings.Join(types, ", "), strings.Join(written, ", "))
+		}
+		return nil
 	}
 	names := make([]string, len(profs))
 	for i, p := range profs {
