@@ -70,7 +70,7 @@ func IsAndroidTrace(payload []byte) bool {
 // DecodeAndroid turns an Android profile payload with an ART method trace
 // into the sample model the builder reads: each method a frame, each slice
 // of a thread's time between two trace records a sample on the stack open
-// during it, with that time as its DurationNS. A transaction profile is V1
+// during it, with that time in SampleWallNS. A transaction profile is V1
 // (sample times relative to its timestamp; fallback is used when the
 // payload has none); a chunk is V2, its sample times counted from its
 // `timestamp`, else from fallback minus the trace's length.
@@ -203,7 +203,6 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 	start := p.Timestamp.UnixNano()
 	for _, s := range js.Samples {
 		s.StackID += stackBase
-		s.DurationNS = interval
 		if p.Version == sentry.VersionV1 {
 			if s.Timestamp < start {
 				continue // before the profile: no place on its relative clock
@@ -211,6 +210,10 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 			s.ElapsedSinceStartNS, s.Timestamp = uint64(s.Timestamp-start), 0
 		}
 		p.Samples = append(p.Samples, s)
+		p.SampleWallNS = append(p.SampleWallNS, interval)
+		if p.SampleCPUNS != nil {
+			p.SampleCPUNS = append(p.SampleCPUNS, 0) // the JS profiler measures no CPU time
+		}
 	}
 	// The JS thread is usually a thread of the trace too (mqt_js): its
 	// name there stays.
@@ -264,14 +267,21 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 	base := start.UnixNano()
 	threadIDs := map[uint32]string{}
 	p.Samples = make([]sentry.Sample, 0, len(sl.Slices))
+	p.SampleWallNS = make([]uint64, 0, len(sl.Slices))
+	if trace.Clock == art.ClockDual {
+		p.SampleCPUNS = make([]uint64, 0, len(sl.Slices))
+	}
 	for _, s := range sl.Slices {
 		tid, ok := threadIDs[s.Thread]
 		if !ok {
 			tid = strconv.FormatUint(uint64(s.Thread), 10)
 			threadIDs[s.Thread] = tid
 		}
-		sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid,
-			DurationNS: uint64(s.Wall) * 1000, CPUDurationNS: uint64(s.CPU) * 1000}
+		sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid}
+		p.SampleWallNS = append(p.SampleWallNS, uint64(s.Wall)*1000)
+		if p.SampleCPUNS != nil {
+			p.SampleCPUNS = append(p.SampleCPUNS, uint64(s.CPU)*1000)
+		}
 		offset := uint64(s.Start) * 1000
 		if p.Version == sentry.VersionV1 {
 			sample.ElapsedSinceStartNS = offset

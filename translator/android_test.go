@@ -66,8 +66,8 @@ func TestAndroidFixtures(t *testing.T) {
 			assert.Equal(t, tt.version, p.Version)
 			assert.Equal(t, "android", p.Platform)
 			var wantWall uint64
-			for _, s := range p.Samples {
-				wantWall += s.DurationNS
+			for _, w := range p.SampleWallNS {
+				wantWall += w
 			}
 
 			b := NewProfilesBuilder(ReceiveOptions{})
@@ -108,8 +108,8 @@ func TestAndroidFixtures(t *testing.T) {
 			assert.Equal(t, "cpu", str(cpu.SampleType().TypeStrindex()))
 			assert.Equal(t, prof.ProfileID(), cpu.ProfileID())
 			var wantCPU, gotCPU uint64
-			for _, s := range p.Samples {
-				wantCPU += s.CPUDurationNS
+			for _, c := range p.SampleCPUNS {
+				wantCPU += c
 			}
 			for _, s := range cpu.Samples().All() {
 				for _, v := range s.Values().All() {
@@ -166,8 +166,8 @@ func TestAndroidBackToSentry(t *testing.T) {
 		stack  int64
 	}
 	wall := map[key]uint64{}
-	for _, s := range p.Samples {
-		wall[key{s.ThreadID, s.StackID}] += s.DurationNS
+	for i, s := range p.Samples {
+		wall[key{s.ThreadID, s.StackID}] += p.SampleWallNS[i]
 	}
 	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
 

@@ -740,8 +740,12 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		}
 		events = append(events, event{group: g, ts: ts})
 		if weighted {
-			weights = append(weights, int64(s.DurationNS))
-			cpuWeights = append(cpuWeights, int64(s.CPUDurationNS))
+			weights = append(weights, int64(p.SampleWallNS[i]))
+			var cpu int64
+			if p.SampleCPUNS != nil {
+				cpu = int64(p.SampleCPUNS[i])
+			}
+			cpuWeights = append(cpuWeights, cpu)
 		}
 	}
 	b.groups, b.events = groups, events
@@ -866,21 +870,11 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 const methodTracePeriodNanos = 1000
 
 func hasCPUDurations(p *sentry.Profile) bool {
-	for i := range p.Samples {
-		if p.Samples[i].CPUDurationNS > 0 {
-			return true
-		}
-	}
-	return false
+	return hasDurations(p) && len(p.SampleCPUNS) == len(p.Samples)
 }
 
 func hasDurations(p *sentry.Profile) bool {
-	for i := range p.Samples {
-		if p.Samples[i].DurationNS > 0 {
-			return true
-		}
-	}
-	return false
+	return len(p.Samples) > 0 && len(p.SampleWallNS) == len(p.Samples)
 }
 
 // sortByTime sorts timestamps and their values together (a method trace's

@@ -47,7 +47,15 @@ type Profile struct {
 	Measurements []Measurement
 
 	// "profile"
-	Samples        []Sample
+	Samples []Sample
+	// SampleWallNS, when not nil, holds the wall time each sample stands for
+	// (parallel to Samples) instead of one sampling period: the slices of an
+	// exact method trace (Android ART traces, translator/art). SampleCPUNS
+	// holds their thread CPU time, when the trace measured it. Kept apart
+	// from Sample so that sampled profiles, nearly all of them, do not pay
+	// for them.
+	SampleWallNS   []uint64
+	SampleCPUNS    []uint64
 	Stacks         Stacks
 	Frames         []Frame
 	ThreadMetadata []ThreadMetadata // "thread_metadata", in input order
@@ -172,13 +180,6 @@ type Sample struct {
 
 	QueueAddress string // cocoa "queue_address"
 	State        string // "state" (cocoa thread state)
-
-	// DurationNS is the wall time the sample stands for when it is not
-	// one sampling period: a slice of an exact method trace (Android ART
-	// traces, translator/art). Zero for sampled profiles. CPUDurationNS is
-	// the thread CPU time spent in it, when the trace measured it.
-	DurationNS    uint64
-	CPUDurationNS uint64
 }
 
 // Stacks is "profile.stacks": lists of frame indices, leaf first. The lists
