@@ -3,6 +3,7 @@ package sentryprofilereceiver
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -10,12 +11,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/storage/filestorage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -90,7 +93,7 @@ var spoolStorageID = component.MustNewID("file_storage")
 // startSpooling starts a receiver forwarding to upstream through a spool
 // in store; stop shuts it down (a collector restart is stop, then another
 // startSpooling on the same store).
-func startSpooling(t *testing.T, store *memStorage, upstream string, maxBytes int64) (url string, stop func()) {
+func startSpooling(t *testing.T, store component.Component, upstream string, maxBytes int64) (url string, stop func()) {
 	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
@@ -267,6 +270,43 @@ func TestSpoolDropsWhatTheUpstreamRefuses(t *testing.T) {
 	require.Eventually(t, func() bool { return store.keys() == 1 }, 5*time.Second, 10*time.Millisecond)
 	time.Sleep(50 * time.Millisecond)
 	assert.Len(t, upstream.got(), 1, "a 403 is final: not sent again")
+}
+
+// TestSpoolFileStorageRestart: the same restart on the real file_storage
+// extension (bbolt on disk), with a binary multi-megabyte attachment.
+func TestSpoolFileStorageRestart(t *testing.T) {
+	dir := t.TempDir()
+	startStorage := func() extension.Extension {
+		f := filestorage.NewFactory()
+		cfg := f.CreateDefaultConfig().(*filestorage.Config)
+		cfg.Directory, cfg.Compaction.Directory = dir, dir
+		ext, err := f.Create(context.Background(), extension.Settings{
+			ID: spoolStorageID, TelemetrySettings: componenttest.NewNopTelemetrySettings(), BuildInfo: component.NewDefaultBuildInfo(),
+		}, cfg)
+		require.NoError(t, err)
+		require.NoError(t, ext.Start(context.Background(), componenttest.NewNopHost()))
+		return ext
+	}
+	attachment := make([]byte, 3<<20)
+	_, _ = rand.Read(attachment)
+	upstream := newGate(t)
+
+	ext := startStorage()
+	url, stop := startSpooling(t, ext, upstream.URL, 16<<20)
+	require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
+	resp := do(t, newRequest(t, http.MethodPost, url+"/api/42/attachment/?sentry_key="+testKey, attachment,
+		map[string]string{"Content-Type": "application/octet-stream"}))
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	require.Equal(t, http.StatusOK, sendStore(t, url, 2).status)
+	stop()
+	require.NoError(t, ext.Shutdown(context.Background()))
+
+	upstream.setOpen(true)
+	ext = startStorage()
+	t.Cleanup(func() { require.NoError(t, ext.Shutdown(context.Background())) })
+	_, _ = startSpooling(t, ext, upstream.URL, 16<<20)
+	require.Eventually(t, func() bool { return len(upstream.bodies()) == 3 }, 10*time.Second, 10*time.Millisecond)
+	assert.Equal(t, [][]byte{storeBody(0), attachment, storeBody(2)}, upstream.bodies())
 }
 
 func TestSpoolRetry(t *testing.T) {
