@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -17,12 +18,14 @@ import (
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/confmap"
+	"go.opentelemetry.io/collector/confmap/confmaptest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
 )
 
@@ -410,4 +413,27 @@ func TestForwardConfigUnmarshal(t *testing.T) {
 	assert.Nil(t, cfg.Forward.Get().Storage)
 	assert.Equal(t, int64(defaultSpoolMaxBytes), cfg.Forward.Get().SpoolMaxBytes)
 	assert.Equal(t, 30*time.Second, cfg.Forward.Get().ClientConfig.Timeout, "the client defaults stay")
+}
+
+func TestLoadForwardConfig(t *testing.T) {
+	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
+	require.NoError(t, err)
+
+	sub, err := cm.Sub(component.NewIDWithName(metadata.Type, "forward").String())
+	require.NoError(t, err)
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, sub.Unmarshal(cfg))
+	require.NoError(t, confmap.Validate(cfg))
+	want := defaultForward()
+	want.ClientConfig.Endpoint = "https://o123.ingest.us.sentry.io"
+	want.ClientConfig.Timeout = 10 * time.Second
+	storageID := component.MustNewIDWithName("file_storage", "sentry")
+	want.Storage = &storageID
+	want.SpoolMaxBytes = 100 << 20
+	assert.Equal(t, &want, cfg.Forward.Get())
+	assert.False(t, cfg.ForwardProfiles)
+
+	sub, err = cm.Sub(component.NewIDWithName(metadata.Type, "forward_typo").String())
+	require.NoError(t, err)
+	assert.ErrorContains(t, sub.Unmarshal(createDefaultConfig()), "storag")
 }
