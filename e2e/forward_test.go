@@ -1,9 +1,15 @@
 package e2e
 
 import (
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -58,4 +64,87 @@ func TestForwardRealSDK(t *testing.T) {
 	}
 	assert.Equal(t, run.Sent.Samples(), run.Got.SampleEvents, "the profiles also reached the file exporter")
 	t.Logf("forwarded %d requests (items %v); %d samples reached the pipeline", len(got), types, run.Got.SampleEvents)
+}
+
+// TestCollectorForwardSpoolSurvivesRestart runs the built collector with forward
+// spooling into file_storage while the stand-in Sentry is down: the SDK is
+// answered 200, the collector is stopped with the requests spooled, and a
+// new collector on the same storage delivers each of them once, in order,
+// byte for byte, when Sentry is back.
+func TestCollectorForwardSpoolSurvivesRestart(t *testing.T) {
+	bin := requireBinary(t)
+	var (
+		mu       sync.Mutex
+		up       bool
+		attempts int
+		accepted [][]byte
+	)
+	upstream := serveLoopback(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		attempts++
+		if !up || err != nil {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		accepted = append(accepted, body)
+		_, _ = w.Write([]byte("{}"))
+	}))
+	addr := freeLoopbackAddr(t)
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.yaml")
+	storageDir := filepath.Join(dir, "spool")
+	require.NoError(t, os.Mkdir(storageDir, 0o700))
+	require.NoError(t, os.WriteFile(config, []byte(`extensions:
+  file_storage:
+    directory: `+storageDir+`
+receivers:
+  sentryprofile:
+    endpoint: `+addr+`
+    forward:
+      endpoint: http://`+upstream+`
+      storage: file_storage
+exporters:
+  debug:
+    verbosity: basic
+service:
+  extensions: [file_storage]
+  telemetry:
+    metrics:
+      level: none
+  pipelines:
+    profiles:
+      receivers: [sentryprofile]
+      exporters: [debug]
+`), 0o600))
+
+	var sent [][]byte
+	collector := startCollector(t, bin, nil, "--config", config, profilesGate)
+	collector.waitListening(t, addr)
+	for i := range 3 {
+		body := []byte(`{"event_id":"9ec79c33ec9942ab8353589fcb2e04d` + strconv.Itoa(i) + `"}` + "\n" +
+			`{"type":"event"}` + "\n" + `{"message":"spooled ` + strconv.Itoa(i) + `"}` + "\n")
+		status, answer := postEnvelope(t, addr, "42", sdkPublicKey, body, nil)
+		require.Equal(t, http.StatusOK, status, "stored, so the SDK is done: %s", answer)
+		sent = append(sent, body)
+	}
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return attempts > 0 },
+		10*time.Second, 50*time.Millisecond, "the spool tries Sentry while it is down")
+	collector.stop(t)
+	require.NoError(t, collector.err, collector.output.String())
+
+	mu.Lock()
+	up = true
+	mu.Unlock()
+	collector = startCollector(t, bin, nil, "--config", config, profilesGate)
+	collector.waitListening(t, addr)
+	require.Eventually(t, func() bool { mu.Lock(); defer mu.Unlock(); return len(accepted) >= len(sent) },
+		30*time.Second, 50*time.Millisecond, "the restarted collector delivers what was spooled")
+	time.Sleep(time.Second)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, sent, accepted, "each request once, in order, byte for byte")
+	t.Logf("%d requests spooled across a restart; %d delivery attempts", len(sent), attempts)
 }

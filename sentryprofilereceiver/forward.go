@@ -126,8 +126,9 @@ func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, 
 // configured.
 func (f *forwarder) deliverSpooled(ctx context.Context, rec *spoolRecord) upstreamAnswer {
 	p, query, _ := strings.Cut(rec.URI, "?")
-	target, ok := f.target(&url.URL{Path: p, RawPath: p, RawQuery: query})
-	if !ok {
+	unescaped, err := url.PathUnescape(p)
+	target, ok := f.target(&url.URL{Path: unescaped, RawPath: p, RawQuery: query})
+	if err != nil || !ok {
 		// Only clean /api/ paths are stored; anything else is not ours.
 		return upstreamAnswer{status: http.StatusBadRequest}
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"net/http"
+	neturl "net/url"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -436,4 +437,33 @@ func TestLoadForwardConfig(t *testing.T) {
 	sub, err = cm.Sub(component.NewIDWithName(metadata.Type, "forward_typo").String())
 	require.NoError(t, err)
 	assert.ErrorContains(t, sub.Unmarshal(createDefaultConfig()), "storag")
+}
+
+// TestDeliverSpooledKeepsThePath: a stored request goes to the path and
+// query it came with, escapes included, on the configured upstream; a
+// stored path that is not a clean /api/ one is not sent.
+func TestDeliverSpooledKeepsThePath(t *testing.T) {
+	upstream := newFakeSentry(t)
+	base, err := neturl.Parse(upstream.URL)
+	require.NoError(t, err)
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	tb, err := metadata.NewTelemetryBuilder(metadatatest.NewSettings(tel).TelemetrySettings)
+	require.NoError(t, err)
+	f := &forwarder{base: base, client: upstream.Client(), logger: zaptest.NewLogger(t), telemetry: tb, retryAfter: "60"}
+
+	a := f.deliverSpooled(context.Background(), &spoolRecord{Method: http.MethodPost,
+		URI: "/api/42/integration/otlp/v1/a%2Fb%20c/?sentry_key=k&x=%26", Header: http.Header{"X-Sentry-Auth": {"Sentry sentry_key=k"}}, Body: []byte("b")})
+	require.NoError(t, a.err)
+	got := upstream.got()
+	require.Len(t, got, 1)
+	assert.Equal(t, "/api/42/integration/otlp/v1/a%2Fb%20c/", got[0].path)
+	assert.Equal(t, "sentry_key=k&x=%26", got[0].query)
+	assert.Equal(t, "Sentry sentry_key=k", got[0].header.Get("X-Sentry-Auth"))
+
+	for _, uri := range []string{"/api/../admin/", "/admin/", "/api/%zz/"} {
+		a := f.deliverSpooled(context.Background(), &spoolRecord{Method: http.MethodPost, URI: uri})
+		assert.Equal(t, http.StatusBadRequest, a.status, uri)
+	}
+	assert.Len(t, upstream.got(), 1, "nothing else was sent")
 }
