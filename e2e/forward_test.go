@@ -19,51 +19,71 @@ import (
 // exception, a transaction and a session against a collector that forwards
 // to a stand-in Sentry: Sentry gets every envelope the SDK sent, byte for
 // byte once decompressed, at the same path with the same auth, and the
-// profiles also reach the file exporter.
+// profiles also reach the file exporter. "spooled" goes through the
+// forward spool in file_storage: the SDK is answered once a request is
+// stored, and Sentry gets it from the background sender.
 func TestForwardRealSDK(t *testing.T) {
 	requireE2E(t)
 	client, ok := sdkClientByName("node11-static")
 	require.True(t, ok)
-	upstream := newFakeSentry(t)
-	upstreamAddr := upstream.addr
-	run := runSDK(t, client, sdkRunOptions{
-		Env: []string{"E2E_EVENTS=1"},
-		Config: func(a collectorAddrs) string {
-			return strings.Replace(sdkCollectorConfig(a), "    cors:\n",
-				"    forward:\n      endpoint: http://"+upstreamAddr+"\n    cors:\n", 1)
-		},
-	})
-
-	posts := run.Posts()
-	require.NotEmpty(t, posts)
-	types := map[string]int{}
-	for _, p := range posts {
-		items, err := parseEnvelope(p.Body)
-		require.NoError(t, err)
-		for _, it := range items {
-			types[it.Type]++
+	for _, spooled := range []bool{false, true} {
+		name := "direct"
+		if spooled {
+			name = "spooled"
 		}
-	}
-	for _, want := range []string{"event", "transaction", "session", "profile_chunk"} {
-		assert.Positive(t, types[want], "the SDK sent no %s item: %v", want, types)
-	}
+		t.Run(name, func(t *testing.T) {
+			upstream := newFakeSentry(t)
+			upstreamAddr := upstream.addr
+			storageDir := t.TempDir()
+			run := runSDK(t, client, sdkRunOptions{
+				Env: []string{"E2E_EVENTS=1"},
+				Config: func(a collectorAddrs) string {
+					forward := "    forward:\n      endpoint: http://" + upstreamAddr + "\n"
+					config := sdkCollectorConfig(a)
+					if spooled {
+						forward += "      storage: file_storage\n"
+						config = "extensions:\n  file_storage:\n    directory: " + storageDir + "\n" +
+							strings.Replace(config, "service:\n", "service:\n  extensions: [file_storage]\n", 1)
+					}
+					return strings.Replace(config, "    cors:\n", forward+"    cors:\n", 1)
+				},
+			})
 
-	got, errs := upstream.got()
-	require.Empty(t, errs)
-	require.Len(t, got, len(posts), "Sentry got one request per request the SDK made")
-	sent := map[string]int{}
-	for _, p := range posts {
-		sent[p.Path+"|"+string(p.Body)]++
-		assert.Equal(t, http.StatusOK, p.Status, "the SDK got Sentry's answer")
+			posts := run.Posts()
+			require.NotEmpty(t, posts)
+			types := map[string]int{}
+			for _, p := range posts {
+				items, err := parseEnvelope(p.Body)
+				require.NoError(t, err)
+				for _, it := range items {
+					types[it.Type]++
+				}
+			}
+			for _, want := range []string{"event", "transaction", "session", "profile_chunk"} {
+				assert.Positive(t, types[want], "the SDK sent no %s item: %v", want, types)
+			}
+
+			// The spool delivers after the SDK's answer.
+			require.Eventually(t, func() bool { got, _ := upstream.got(); return len(got) >= len(posts) },
+				10*time.Second, 50*time.Millisecond)
+			got, errs := upstream.got()
+			require.Empty(t, errs)
+			require.Len(t, got, len(posts), "Sentry got one request per request the SDK made")
+			sent := map[string]int{}
+			for _, p := range posts {
+				sent[p.Path+"|"+string(p.Body)]++
+				assert.Equal(t, http.StatusOK, p.Status, "the SDK got Sentry's answer")
+			}
+			for _, g := range got {
+				key := g.Path + "|" + string(g.Body)
+				assert.Positive(t, sent[key], "Sentry got a request the SDK did not send: %s", g.Path)
+				sent[key]--
+				assert.Equal(t, sdkPublicKey, g.Query.Get("sentry_key"), "the SDK's auth goes with it")
+			}
+			assert.Equal(t, run.Sent.Samples(), run.Got.SampleEvents, "the profiles also reached the file exporter")
+			t.Logf("forwarded %d requests (items %v); %d samples reached the pipeline", len(got), types, run.Got.SampleEvents)
+		})
 	}
-	for _, g := range got {
-		key := g.Path + "|" + string(g.Body)
-		assert.Positive(t, sent[key], "Sentry got a request the SDK did not send: %s", g.Path)
-		sent[key]--
-		assert.Equal(t, sdkPublicKey, g.Query.Get("sentry_key"), "the SDK's auth goes with it")
-	}
-	assert.Equal(t, run.Sent.Samples(), run.Got.SampleEvents, "the profiles also reached the file exporter")
-	t.Logf("forwarded %d requests (items %v); %d samples reached the pipeline", len(got), types, run.Got.SampleEvents)
 }
 
 // TestCollectorForwardSpoolSurvivesRestart runs the built collector with forward
