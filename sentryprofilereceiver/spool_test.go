@@ -23,6 +23,8 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
@@ -97,7 +99,7 @@ var spoolStorageID = component.MustNewID("file_storage")
 // startSpooling starts a receiver forwarding to upstream through a spool
 // in store; stop shuts it down (a collector restart is stop, then another
 // startSpooling on the same store).
-func startSpooling(t *testing.T, store component.Component, upstream string, maxBytes int64) (url string, stop func()) {
+func startSpooling(t *testing.T, store component.Component, upstream string, maxBytes int64) (url string, stop func(), tel *componenttest.Telemetry) {
 	t.Helper()
 	cfg := createDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
@@ -108,7 +110,7 @@ func startSpooling(t *testing.T, store component.Component, upstream string, max
 	cfg.Forward.Get().SpoolMaxBytes = maxBytes
 	require.NoError(t, cfg.Validate())
 	require.NoError(t, cfg.Forward.Get().Validate())
-	tel := componenttest.NewTelemetry()
+	tel = componenttest.NewTelemetry()
 	set := metadatatest.NewSettings(tel)
 	set.Logger = zaptest.NewLogger(t, zaptest.Level(zap.InfoLevel))
 	r, err := NewFactory().CreateProfiles(context.Background(), set, cfg, new(consumertest.ProfilesSink))
@@ -125,7 +127,7 @@ func startSpooling(t *testing.T, store component.Component, upstream string, max
 		})
 	}
 	t.Cleanup(stop)
-	return "http://" + r.(*handle).shared.inner.listener.Addr().String(), stop
+	return "http://" + r.(*handle).shared.inner.listener.Addr().String(), stop, tel
 }
 
 // gate is a fake Sentry that is down (503, asking for a short wait) until
@@ -185,7 +187,7 @@ func sendStore(t *testing.T, url string, i int) response {
 func TestSpoolDeliversInOrderAfterOutage(t *testing.T) {
 	store := newMemStorage()
 	upstream := newGate(t)
-	url, _ := startSpooling(t, store, upstream.URL, 1<<20)
+	url, _, _ := startSpooling(t, store, upstream.URL, 1<<20)
 
 	var want [][]byte
 	env := mixedEnvelope()
@@ -216,7 +218,7 @@ func TestSpoolDeliversInOrderAfterOutage(t *testing.T) {
 func TestSpoolResumesAfterRestart(t *testing.T) {
 	store := newMemStorage()
 	upstream := newGate(t)
-	url, stop := startSpooling(t, store, upstream.URL, 1<<20)
+	url, stop, _ := startSpooling(t, store, upstream.URL, 1<<20)
 	for i := range 4 {
 		require.Equal(t, http.StatusOK, sendStore(t, url, i).status)
 	}
@@ -225,7 +227,7 @@ func TestSpoolResumesAfterRestart(t *testing.T) {
 	attempts := len(upstream.got())
 
 	upstream.setOpen(true)
-	url, _ = startSpooling(t, store, upstream.URL, 1<<20)
+	url, _, _ = startSpooling(t, store, upstream.URL, 1<<20)
 	require.Equal(t, http.StatusOK, sendStore(t, url, 4).status)
 	require.Eventually(t, func() bool { return len(upstream.bodies()) == 5 }, 5*time.Second, 10*time.Millisecond)
 	want := [][]byte{storeBody(0), storeBody(1), storeBody(2), storeBody(3), storeBody(4)}
@@ -237,10 +239,16 @@ func TestSpoolBounded(t *testing.T) {
 	store := newMemStorage()
 	upstream := newGate(t) // down for the whole test
 	size := int64(len(storeBody(0)))
-	url, stop := startSpooling(t, store, upstream.URL, 2*size+size/2)
+	url, stop, tel := startSpooling(t, store, upstream.URL, 2*size+size/2)
 	for i := range 5 {
 		require.Equal(t, http.StatusOK, sendStore(t, url, i).status)
 	}
+	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: 2}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolBytes(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: 2 * size}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: 3, Attributes: spoolDroppedFull}}, metricdatatest.IgnoreTimestamp())
 	stop()
 	var meta spoolMeta
 	raw, _ := memClient{store}.Get(context.Background(), spoolMetaKey)
@@ -258,7 +266,7 @@ func TestSpoolBounded(t *testing.T) {
 	}
 
 	t.Run("a request larger than the spool is refused, the spool kept", func(t *testing.T) {
-		url, _ := startSpooling(t, store, upstream.URL, size/2)
+		url, _, _ := startSpooling(t, store, upstream.URL, size/2)
 		resp := sendStore(t, url, 9)
 		assert.Equal(t, http.StatusServiceUnavailable, resp.status)
 		assert.NotEmpty(t, resp.header.Get("Retry-After"))
@@ -269,11 +277,15 @@ func TestSpoolDropsWhatTheUpstreamRefuses(t *testing.T) {
 	store := newMemStorage()
 	upstream := newGate(t)
 	upstream.open, upstream.status = true, http.StatusForbidden
-	url, _ := startSpooling(t, store, upstream.URL, 1<<20)
+	url, _, tel := startSpooling(t, store, upstream.URL, 1<<20)
 	require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
 	require.Eventually(t, func() bool { return store.keys() == 1 }, 5*time.Second, 10*time.Millisecond)
 	time.Sleep(50 * time.Millisecond)
 	assert.Len(t, upstream.got(), 1, "a 403 is final: not sent again")
+	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: spoolDroppedRejected}}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
+		[]metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp())
 }
 
 // TestSpoolFileStorageRestart: the same restart on the real file_storage
@@ -296,7 +308,7 @@ func TestSpoolFileStorageRestart(t *testing.T) {
 	upstream := newGate(t)
 
 	ext := startStorage()
-	url, stop := startSpooling(t, ext, upstream.URL, 16<<20)
+	url, stop, _ := startSpooling(t, ext, upstream.URL, 16<<20)
 	require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
 	resp := do(t, newRequest(t, http.MethodPost, url+"/api/42/attachment/?sentry_key="+testKey, attachment,
 		map[string]string{"Content-Type": "application/octet-stream"}))
@@ -308,7 +320,7 @@ func TestSpoolFileStorageRestart(t *testing.T) {
 	upstream.setOpen(true)
 	ext = startStorage()
 	t.Cleanup(func() { require.NoError(t, ext.Shutdown(context.Background())) })
-	_, _ = startSpooling(t, ext, upstream.URL, 16<<20)
+	_, _, _ = startSpooling(t, ext, upstream.URL, 16<<20)
 	require.Eventually(t, func() bool { return len(upstream.bodies()) == 3 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, [][]byte{storeBody(0), attachment, storeBody(2)}, upstream.bodies())
 }
