@@ -219,8 +219,9 @@ func (s *spool) dropOldest(ctx context.Context) error {
 }
 
 var (
-	spoolDroppedFull     = attribute.NewSet(attribute.String("spool_drop_reason", "full"))
-	spoolDroppedRejected = attribute.NewSet(attribute.String("spool_drop_reason", "rejected"))
+	spoolDroppedFull        = attribute.NewSet(attribute.String("spool_drop_reason", "full"))
+	spoolDroppedRejected    = attribute.NewSet(attribute.String("spool_drop_reason", "rejected"))
+	spoolDroppedRateLimited = attribute.NewSet(attribute.String("spool_drop_reason", "rate_limited"))
 )
 
 // removeLocked deletes request seq if it is still the head and advances
@@ -315,8 +316,8 @@ func (s *spool) run(ctx context.Context) {
 		// the client's timeout), so that it is not sent again after a
 		// restart.
 		answer := s.deliver(context.WithoutCancel(ctx), rec)
-		wait, retry := spoolRetry(answer, backoff)
-		if retry {
+		wait, verdict := spoolRetry(answer, backoff)
+		if verdict == spoolRetryLater {
 			backoff = min(2*backoff, spoolMaxBackoff)
 			if !s.sleep(ctx, wait) {
 				return
@@ -324,12 +325,17 @@ func (s *spool) run(ctx context.Context) {
 			continue
 		}
 		backoff = spoolMinBackoff
-		if answer.status >= 400 {
+		switch verdict {
+		case spoolRejected:
 			// Sentry refused it for good (a revoked key, an invalid
 			// body): sending it again cannot help.
 			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRejected))
 			s.logger.Warn("Forward spool: the upstream refused a stored request; dropped",
 				zap.Int("status", answer.status), zap.String("path_kind", pathKind(pathOf(rec.URI))))
+		case spoolRateLimited:
+			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRateLimited))
+			s.logger.Warn("Forward spool: the upstream rate limits a stored request for longer than the spool waits; dropped, as an SDK would",
+				zap.Duration("wait", wait), zap.String("path_kind", pathKind(pathOf(rec.URI))))
 		}
 		s.mu.Lock()
 		s.lastAge = 0
@@ -350,21 +356,52 @@ func pathOf(uri string) string {
 	return p
 }
 
-// spoolRetry decides whether an answer means "later": no answer, 429, 408
-// or a 5xx. The wait is the upstream's Retry-After, or the longest
-// X-Sentry-Rate-Limits limit (the request is not parsed for its item
-// categories, so the longest limit it may fall under is honoured), or the
-// backoff.
-func spoolRetry(a upstreamAnswer, backoff time.Duration) (time.Duration, bool) {
-	if a.err == nil && a.status < 500 && a.status != http.StatusTooManyRequests && a.status != http.StatusRequestTimeout {
-		return 0, false
-	}
-	if a.err == nil {
-		if d, ok := upstreamWait(a.header); ok {
-			return min(d, spoolMaxBackoff*12), true
+// spoolVerdict is what the sender does with a request after an answer.
+type spoolVerdict int
+
+const (
+	spoolDelivered spoolVerdict = iota
+	spoolRejected
+	spoolRateLimited
+	spoolRetryLater
+)
+
+// spoolMaxRateLimitWait is the longest rate limit the sender waits out for
+// the request at the head: the spool delivers in order, so a request over
+// a long quota (a category's monthly quota is hours or days) would hold
+// back every other request, errors included. Longer, it is dropped, as an
+// SDK drops what Sentry answers 429.
+const spoolMaxRateLimitWait = spoolMaxBackoff
+
+// spoolRetry decides what an answer means. No answer, a 5xx or 408 is
+// retried after the upstream's Retry-After (capped at spoolMaxBackoff) or
+// the backoff; a 429 after its Retry-After or the longest
+// X-Sentry-Rate-Limits entry (the request is not parsed for its item
+// categories, so the longest limit it may fall under is honoured) when
+// that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx
+// is final.
+func spoolRetry(a upstreamAnswer, backoff time.Duration) (time.Duration, spoolVerdict) {
+	switch {
+	case a.err != nil:
+		return backoff, spoolRetryLater
+	case a.status == http.StatusTooManyRequests:
+		d, ok := upstreamWait(a.header)
+		if !ok {
+			return backoff, spoolRetryLater
 		}
+		if d > spoolMaxRateLimitWait {
+			return d, spoolRateLimited
+		}
+		return d, spoolRetryLater
+	case a.status >= 500 || a.status == http.StatusRequestTimeout:
+		if d, ok := upstreamWait(a.header); ok {
+			return min(d, spoolMaxBackoff), spoolRetryLater
+		}
+		return backoff, spoolRetryLater
+	case a.status >= 400:
+		return 0, spoolRejected
 	}
-	return backoff, true
+	return 0, spoolDelivered
 }
 
 // upstreamWait reads Retry-After (seconds) and X-Sentry-Rate-Limits

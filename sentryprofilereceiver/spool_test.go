@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/extension"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	"go.uber.org/zap"
@@ -274,18 +275,33 @@ func TestSpoolBounded(t *testing.T) {
 }
 
 func TestSpoolDropsWhatTheUpstreamRefuses(t *testing.T) {
-	store := newMemStorage()
-	upstream := newGate(t)
-	upstream.open, upstream.status = true, http.StatusForbidden
-	url, _, tel := startSpooling(t, store, upstream.URL, 1<<20)
-	require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
-	require.Eventually(t, func() bool { return store.keys() == 1 }, 5*time.Second, 10*time.Millisecond)
-	time.Sleep(50 * time.Millisecond)
-	assert.Len(t, upstream.got(), 1, "a 403 is final: not sent again")
-	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: 1, Attributes: spoolDroppedRejected}}, metricdatatest.IgnoreTimestamp())
-	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp())
+	tests := []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		reason attribute.Set
+	}{
+		{"403 is final", func(w http.ResponseWriter) { w.WriteHeader(http.StatusForbidden) }, spoolDroppedRejected},
+		{"429 over a long quota", func(w http.ResponseWriter) {
+			w.Header().Set("X-Sentry-Rate-Limits", "2700:error:organization:usage_exceeded")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, spoolDroppedRateLimited},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store := newMemStorage()
+			upstream := newFakeSentry(t)
+			upstream.answer = func(w http.ResponseWriter, _ *http.Request) { tt.answer(w) }
+			url, _, tel := startSpooling(t, store, upstream.URL, 1<<20)
+			require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
+			require.Eventually(t, func() bool { return store.keys() == 1 }, 5*time.Second, 10*time.Millisecond)
+			time.Sleep(50 * time.Millisecond)
+			assert.Len(t, upstream.got(), 1, "not sent again")
+			metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
+				[]metricdata.DataPoint[int64]{{Value: 1, Attributes: tt.reason}}, metricdatatest.IgnoreTimestamp())
+			metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
+				[]metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp())
+		})
+	}
 }
 
 // TestSpoolFileStorageRestart: the same restart on the real file_storage
@@ -328,33 +344,36 @@ func TestSpoolFileStorageRestart(t *testing.T) {
 func TestSpoolRetry(t *testing.T) {
 	backoff := 4 * time.Second
 	tests := []struct {
-		name      string
-		answer    upstreamAnswer
-		wantRetry bool
-		wantWait  time.Duration
+		name        string
+		answer      upstreamAnswer
+		wantVerdict spoolVerdict
+		wantWait    time.Duration
 	}{
-		{"2xx delivered", upstreamAnswer{status: 200}, false, 0},
-		{"4xx final", upstreamAnswer{status: 400}, false, 0},
-		{"413 final", upstreamAnswer{status: 413}, false, 0},
-		{"unreachable backs off", upstreamAnswer{err: context.DeadlineExceeded}, true, backoff},
-		{"503 without headers backs off", upstreamAnswer{status: 503, header: http.Header{}}, true, backoff},
-		{"408 retried", upstreamAnswer{status: 408, header: http.Header{}}, true, backoff},
-		{"429 Retry-After", upstreamAnswer{status: 429, header: http.Header{"Retry-After": {"30"}}}, true, 30 * time.Second},
+		{"2xx delivered", upstreamAnswer{status: 200}, spoolDelivered, 0},
+		{"3xx delivered", upstreamAnswer{status: 302}, spoolDelivered, 0},
+		{"4xx final", upstreamAnswer{status: 400}, spoolRejected, 0},
+		{"413 final", upstreamAnswer{status: 413}, spoolRejected, 0},
+		{"unreachable backs off", upstreamAnswer{err: context.DeadlineExceeded}, spoolRetryLater, backoff},
+		{"503 without headers backs off", upstreamAnswer{status: 503, header: http.Header{}}, spoolRetryLater, backoff},
+		{"503 Retry-After", upstreamAnswer{status: 503, header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
+		{"503 with an absurd Retry-After is capped", upstreamAnswer{status: 503, header: http.Header{"Retry-After": {"999999999"}}}, spoolRetryLater, spoolMaxBackoff},
+		{"408 retried", upstreamAnswer{status: 408, header: http.Header{}}, spoolRetryLater, backoff},
+		{"429 without headers backs off", upstreamAnswer{status: 429, header: http.Header{}}, spoolRetryLater, backoff},
+		{"429 Retry-After", upstreamAnswer{status: 429, header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
 		{"429 rate limits: the longest", upstreamAnswer{status: 429, header: http.Header{
-			"X-Sentry-Rate-Limits": {"60:transaction:organization, 2700:error;default:project"}}}, true, 2700 * time.Second},
+			"X-Sentry-Rate-Limits": {"60:transaction:organization, 120:error;default:project"}}}, spoolRetryLater, 120 * time.Second},
 		{"Retry-After and rate limits: the longest", upstreamAnswer{status: 429, header: http.Header{
-			"Retry-After": {"120"}, "X-Sentry-Rate-Limits": {"60::organization"}}}, true, 120 * time.Second},
+			"Retry-After": {"120"}, "X-Sentry-Rate-Limits": {"60::organization"}}}, spoolRetryLater, 120 * time.Second},
 		{"garbage headers back off", upstreamAnswer{status: 429, header: http.Header{
-			"Retry-After": {"soon"}, "X-Sentry-Rate-Limits": {"x:y"}}}, true, backoff},
-		{"an absurd wait is capped", upstreamAnswer{status: 429, header: http.Header{"Retry-After": {"999999999"}}}, true, spoolMaxBackoff * 12},
+			"Retry-After": {"soon"}, "X-Sentry-Rate-Limits": {"x:y"}}}, spoolRetryLater, backoff},
+		{"a quota longer than the spool waits: dropped", upstreamAnswer{status: 429, header: http.Header{
+			"X-Sentry-Rate-Limits": {"2700:transaction:organization:usage_exceeded"}}}, spoolRateLimited, 2700 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wait, retry := spoolRetry(tt.answer, backoff)
-			assert.Equal(t, tt.wantRetry, retry)
-			if retry {
-				assert.Equal(t, tt.wantWait, wait)
-			}
+			wait, verdict := spoolRetry(tt.answer, backoff)
+			assert.Equal(t, tt.wantVerdict, verdict)
+			assert.Equal(t, tt.wantWait, wait)
 		})
 	}
 }

@@ -150,7 +150,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileForwardSpoolDropped, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_forward_spool_dropped",
-		metric.WithDescription("Spooled requests given up, by reason (`full` - the oldest went to make room; `rejected` - the upstream refused it for good with a 4xx). [Development]"),
+		metric.WithDescription("Spooled requests given up, by reason (`full` - the oldest went to make room; `rate_limited` - a 429 asked to wait longer than 5 min; `rejected` - the upstream refused it for good with another 4xx). [Development]"),
 		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)

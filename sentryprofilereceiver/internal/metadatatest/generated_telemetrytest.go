@@ -102,7 +102,7 @@ func AssertEqualReceiverSentryprofileForwardSpoolBytes(t *testing.T, tt *compone
 func AssertEqualReceiverSentryprofileForwardSpoolDropped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_sentryprofile_forward_spool_dropped",
-		Description: "Spooled requests given up, by reason (`full` - the oldest went to make room; `rejected` - the upstream refused it for good with a 4xx). [Development]",
+		Description: "Spooled requests given up, by reason (`full` - the oldest went to make room; `rate_limited` - a 429 asked to wait longer than 5 min; `rejected` - the upstream refused it for good with another 4xx). [Development]",
 		Unit:        "{request}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
