@@ -37,8 +37,10 @@ type forwarder struct {
 	// retryAfter is what an SDK is told to wait when the upstream cannot
 	// be reached.
 	retryAfter string
-	// spool, when configured, stores requests for later delivery.
-	spool *spool
+	// spool, when configured, stores requests for later delivery, and
+	// limits the upstream's rate limits, for the SDKs it answers.
+	spool  *spool
+	limits *rateLimits
 }
 
 // Request headers passed upstream. Authorization only in Sentry's own
@@ -119,7 +121,11 @@ func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, 
 			header: http.Header{"Retry-After": {f.retryAfter}, "Content-Type": {"application/json"}},
 			body:   []byte(`{"detail":"the forward spool cannot store the request"}`)}
 	}
-	return upstreamAnswer{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: []byte("{}")}
+	answer := upstreamAnswer{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: []byte("{}")}
+	if limits := f.limits.header(time.Now()); limits != "" {
+		answer.header.Set(sentryRateLimitsHeader, limits)
+	}
+	return answer
 }
 
 // deliverSpooled sends a stored request to the upstream as it is now
@@ -179,6 +185,9 @@ func (f *forwarder) post(ctx context.Context, method string, target *url.URL, he
 		answer.body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
 		answer.status, answer.header = resp.StatusCode, resp.Header
+		if f.limits != nil {
+			f.limits.update(resp.Header, time.Now())
+		}
 	}
 	answer.err = err
 	f.record(ctx, kind, len(body), answer, time.Since(start))

@@ -442,7 +442,7 @@ func (f *forwarder) startSpool(ctx context.Context, host component.Host, fwd *Fo
 		_ = client.Close(ctx)
 		return err
 	}
-	f.spool = sp
+	f.spool, f.limits = sp, newRateLimits()
 	sp.start()
 	return nil
 }
