@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -204,4 +205,29 @@ func TestFixtureAndroidTraces(t *testing.T) {
 			assert.Error(t, err, "nothing was discarded")
 		})
 	}
+}
+
+// TestPerfettoChunkItem posts an Android Perfetto chunk as the SDK sends
+// it: JSON metadata, then the binary trace, in one item with meta_length.
+func TestPerfettoChunkItem(t *testing.T) {
+	meta := `{"profiler_id":"814b081c638b4ad982ae351547bfe499","chunk_id":"c3b09c0608844f558eaf6e65df6b9cdf",` +
+		`"platform":"android","release":"app@1.0","client_sdk":{"name":"sentry.java.android","version":"8.38.0"}}`
+	trace := perfettotest.Trace()
+	payload := meta + string(trace)
+	header := fmt.Sprintf(`{"content_type":"application/x-perfetto-trace","type":"profile_chunk","platform":"android","meta_length":%d,"length":%d}`,
+		len(meta), len(payload))
+	sink := new(consumertest.ProfilesSink)
+	tr := startReceiver(t, sink, nil)
+	resp := post(t, tr, envelopeOf(eventHeader, item{header: header, payload: payload}), nil)
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	assert.Equal(t, 3, sampleEvents(sink), "every PerfSample with a callstack")
+
+	// A meta_length past the item: dropped alone, with a reason.
+	bad := strings.Replace(header, fmt.Sprintf(`"meta_length":%d`, len(meta)), `"meta_length":999999`, 1)
+	resp = post(t, tr, envelopeOf(eventHeader, item{header: bad, payload: payload}), nil)
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	assert.Equal(t, 3, sampleEvents(sink))
+	metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{{
+		Attributes: attribute.NewSet(attribute.String("reason", string(sentry.ReasonInvalidSampledProfile))), Value: 1,
+	}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 }

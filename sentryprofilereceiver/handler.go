@@ -27,6 +27,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
@@ -455,6 +456,19 @@ func (h *envelopeHandler) decodeProfile(ctx context.Context, t *translation, pro
 	if item.Oversized || item.Size > h.cfg.MaxProfileItemSize {
 		return nil, sentry.NewError(sentry.ReasonExceedSizeLimit,
 			fmt.Sprintf("%d bytes, limit %d", item.Size, h.cfg.MaxProfileItemSize)).AtItem(i)
+	}
+	// An Android Perfetto chunk: JSON metadata (meta_length bytes of the
+	// item), then a binary Perfetto trace.
+	if strings.Contains(item.Header.ContentType, "perfetto") {
+		metaLen, ok := translator.PerfettoMetaLength(item.Header.Raw)
+		if !ok || metaLen > len(item.Payload) {
+			return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, "Perfetto chunk without a meta_length inside the item").AtItem(i)
+		}
+		profile, err := translator.DecodePerfettoChunk(item.Payload[:metaLen], item.Payload[metaLen:], fallbackTimestamp(t.sentAt), perfetto.DefaultLimits())
+		if err != nil {
+			return nil, asProfileError(err, sentry.ReasonInvalidSampledProfile).AtItem(i)
+		}
+		return profile, nil
 	}
 	// The profile lives in the decoder's memory until its next Decode: the
 	// caller adds it to the builder before decoding the next item.

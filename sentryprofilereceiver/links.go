@@ -26,6 +26,10 @@ const (
 	keySegmentID = "sentry.segment.id"
 )
 
+// reasonHeldChunkRefused is the drop log's reason for a held chunk the
+// pipeline refused after its SDK was answered.
+const reasonHeldChunkRefused sentry.Reason = "held_chunk_refused_by_pipeline"
+
 // chunkLinks links V2 chunk samples to spans: it feeds the span index with
 // every transaction and span item, and holds chunks for links::wait so that
 // the spans sent after them are known when they are translated.
@@ -274,7 +278,12 @@ func (h *envelopeHandler) releaseHeld(ctx context.Context, c heldChunk) {
 	err := h.next.ConsumeProfiles(octx, pd)
 	h.obsrep.EndProfilesOp(octx, obsreportFormat, samples, err)
 	if err != nil {
-		h.logger.Warn("Held profile chunk refused by the pipeline; its SDK was already answered",
+		// Counted by obsreport as refused samples; the log line is the drop
+		// log's, rate-limited, since a pipeline that refuses one held chunk
+		// refuses many.
+		h.drops.dropped(droppedItem{itemType: c.item.Header.Type, reason: reasonHeldChunkRefused,
+			projectID: c.projectID, sdk: c.sdkName})
+		h.logger.Debug("Held profile chunk refused by the pipeline; its SDK was already answered",
 			zap.String("project_id", c.projectID), zap.Int("samples", samples), zap.Error(err))
 	}
 }

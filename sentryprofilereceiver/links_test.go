@@ -2,6 +2,7 @@ package sentryprofilereceiver
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -166,4 +167,20 @@ func TestChunkLinksDisabled(t *testing.T) {
 	}
 	require.Equal(t, chunkSamples, sampleEvents(sink))
 	assert.Equal(t, map[int64]string{0: "", 10: "", 20: ""}, linksBySample(t, sink))
+}
+
+// TestChunkLinksHeldRefused: a held chunk the pipeline refuses is counted
+// as refused samples (the SDK was answered long before).
+func TestChunkLinksHeldRefused(t *testing.T) {
+	tr := startReceiver(t, consumertest.NewErr(errors.New("memory limiter")), func(c *Config) { c.Links.Wait = 50 * time.Millisecond })
+	resp := post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	require.Eventually(t, func() bool {
+		m, err := tr.telemetry.GetMetric("otelcol_receiver_refused_profile_samples")
+		if err != nil {
+			return false
+		}
+		sum, ok := m.Data.(metricdata.Sum[int64])
+		return ok && len(sum.DataPoints) == 1 && sum.DataPoints[0].Value == chunkSamples
+	}, 5*time.Second, 10*time.Millisecond)
 }
