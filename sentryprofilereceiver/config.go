@@ -115,7 +115,8 @@ type Config struct {
 	// https://o123.ingest.us.sentry.io): every request under /api/ goes
 	// there with its original body and auth, and the SDK gets the
 	// upstream's answer. Envelopes still feed the pipelines.
-	Forward configoptional.Optional[confighttp.ClientConfig] `mapstructure:"forward"`
+	// With forward::storage, requests are spooled and answered 200.
+	Forward configoptional.Optional[ForwardConfig] `mapstructure:"forward"`
 	// ForwardProfiles sends profile and profile_chunk items upstream too;
 	// false strips them from what is forwarded (the envelope is then
 	// re-serialized, every other item byte for byte).
@@ -225,7 +226,7 @@ func (cfg *Config) Validate() error {
 	}
 	errs = append(errs, cfg.Links.validate()...)
 	if fwd := cfg.Forward.Get(); fwd != nil {
-		if err := validateUpstream(fwd.Endpoint); err != nil {
+		if err := validateUpstream(fwd.ClientConfig.Endpoint); err != nil {
 			errs = append(errs, err)
 		}
 	}

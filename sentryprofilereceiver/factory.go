@@ -39,7 +39,7 @@ func createDefaultConfig() component.Config {
 		RetryAfter:             defaultRetryAfter,
 		MaxConcurrentEnvelopes: defaultMaxConcurrentEnvelopes,
 		Validation:             ValidationLenient,
-		Forward:                configoptional.Default(defaultForwardClient()),
+		Forward:                configoptional.Default(defaultForward()),
 		ForwardProfiles:        true,
 		Links: LinksConfig{
 			Enabled:             true,

@@ -37,6 +37,10 @@ type forwarder struct {
 	// retryAfter is what an SDK is told to wait when the upstream cannot
 	// be reached.
 	retryAfter string
+	// spool, when configured, stores requests for later delivery, and
+	// limits the upstream's rate limits, for the SDKs it answers.
+	spool  *spool
+	limits *rateLimits
 }
 
 // Request headers passed upstream. Authorization only in Sentry's own
@@ -102,34 +106,78 @@ func (f *forwarder) target(u *url.URL) (*url.URL, bool) {
 // send posts body to the upstream as the SDK sent it; encoding overrides
 // the request's Content-Encoding ("-" sends none, for a body re-serialized
 // uncompressed).
+//
+// With a spool, the request is stored instead and the answer is 200 (or
+// 503 when it cannot be stored); the spool delivers it later.
 func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, body []byte, encoding string) upstreamAnswer {
-	kind := pathKind(target.Path)
-	start := time.Now()
-	req, err := http.NewRequestWithContext(ctx, r.Method, target.String(), bytes.NewReader(body))
-	if err != nil {
-		return upstreamAnswer{err: err}
+	header := upstreamHeader(r, encoding)
+	if f.spool == nil {
+		return f.post(ctx, r.Method, target, header, body)
 	}
+	rec := &spoolRecord{Method: r.Method, URI: target.RequestURI(), Header: header, Body: body}
+	if err := f.spool.enqueue(ctx, rec); err != nil {
+		f.logger.Warn("Forward spool cannot take a request", zap.String("path_kind", pathKind(target.Path)), zap.Error(err))
+		return upstreamAnswer{status: http.StatusServiceUnavailable,
+			header: http.Header{"Retry-After": {f.retryAfter}, "Content-Type": {"application/json"}},
+			body:   []byte(`{"detail":"the forward spool cannot store the request"}`)}
+	}
+	answer := upstreamAnswer{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: []byte("{}")}
+	if limits := f.limits.header(time.Now()); limits != "" {
+		answer.header.Set(sentryRateLimitsHeader, limits)
+	}
+	return answer
+}
+
+// deliverSpooled sends a stored request to the upstream as it is now
+// configured.
+func (f *forwarder) deliverSpooled(ctx context.Context, rec *spoolRecord) upstreamAnswer {
+	p, query, _ := strings.Cut(rec.URI, "?")
+	unescaped, err := url.PathUnescape(p)
+	target, ok := f.target(&url.URL{Path: unescaped, RawPath: p, RawQuery: query})
+	if err != nil || !ok {
+		// Only clean /api/ paths are stored; anything else is not ours.
+		return upstreamAnswer{status: http.StatusBadRequest}
+	}
+	return f.post(ctx, rec.Method, target, rec.Header, rec.Body)
+}
+
+// upstreamHeader picks the request headers the upstream gets; encoding as
+// for send.
+func upstreamHeader(r *http.Request, encoding string) http.Header {
+	header := make(http.Header)
 	for _, h := range forwardedRequestHeaders {
 		if v := r.Header.Values(h); len(v) > 0 {
-			req.Header[h] = v
+			header[h] = v
 		}
 	}
 	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "sentry ") {
-		req.Header.Set("Authorization", a)
+		header.Set("Authorization", a)
 	}
 	switch encoding {
 	case "":
 	case "-":
-		req.Header.Del("Content-Encoding")
+		header.Del("Content-Encoding")
 	default:
-		req.Header.Set("Content-Encoding", encoding)
+		header.Set("Content-Encoding", encoding)
 	}
 	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 		if prior := r.Header.Get("X-Forwarded-For"); prior != "" {
 			host = prior + ", " + host
 		}
-		req.Header.Set("X-Forwarded-For", host)
+		header.Set("X-Forwarded-For", host)
 	}
+	return header
+}
+
+// post sends one request upstream and reads its answer.
+func (f *forwarder) post(ctx context.Context, method string, target *url.URL, header http.Header, body []byte) upstreamAnswer {
+	kind := pathKind(target.Path)
+	start := time.Now()
+	req, err := http.NewRequestWithContext(ctx, method, target.String(), bytes.NewReader(body))
+	if err != nil {
+		return upstreamAnswer{err: err}
+	}
+	req.Header = header.Clone()
 	resp, err := f.client.Do(req)
 	var answer upstreamAnswer
 	if err == nil {
@@ -137,6 +185,9 @@ func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, 
 		answer.body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
 		answer.status, answer.header = resp.StatusCode, resp.Header
+		if f.limits != nil {
+			f.limits.update(resp.Header, time.Now())
+		}
 	}
 	answer.err = err
 	f.record(ctx, kind, len(body), answer, time.Since(start))

@@ -62,7 +62,9 @@ func forwardTo(upstream string) func(*Config) {
 		client := defaultForwardClient()
 		client.Endpoint = upstream
 		client.Timeout = 2 * time.Second
-		c.Forward = configoptional.Some(client)
+		fwd := defaultForward()
+		fwd.ClientConfig = client
+		c.Forward = configoptional.Some(fwd)
 	}
 }
 
@@ -230,7 +232,7 @@ func TestForwardUpstreamAnswers(t *testing.T) {
 		}
 		tr := startReceiver(t, new(consumertest.ProfilesSink), func(c *Config) {
 			forwardTo(upstream.URL)(c)
-			c.Forward.Get().Timeout = 200 * time.Millisecond
+			c.Forward.Get().ClientConfig.Timeout = 200 * time.Millisecond
 		})
 		start := time.Now()
 		resp := post(t, tr, mixedEnvelope(), nil)

@@ -111,15 +111,21 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
 	}
 	if fwd := r.cfg.Forward.Get(); fwd != nil {
-		client, err := fwd.ToClient(ctx, host.GetExtensions(), r.settings.TelemetrySettings)
+		client, err := fwd.ClientConfig.ToClient(ctx, host.GetExtensions(), r.settings.TelemetrySettings)
 		if err != nil {
 			_ = listener.Close()
 			return fmt.Errorf("sentryprofile: forward client: %w", err)
 		}
-		base, _ := url.Parse(fwd.Endpoint) // Validate checked it
+		base, _ := url.Parse(fwd.ClientConfig.Endpoint) // Validate checked it
 		r.handler.forward = &forwarder{
 			base: base, client: client, logger: r.settings.Logger, telemetry: r.telemetry,
 			retryAfter: r.handler.retryAfter,
+		}
+		if fwd.Storage != nil {
+			if err := r.handler.forward.startSpool(ctx, host, fwd, r.settings); err != nil {
+				_ = listener.Close()
+				return fmt.Errorf("sentryprofile: %w", err)
+			}
 		}
 		// Before confighttp's decompression: the upstream gets the body
 		// as it came.
@@ -154,6 +160,8 @@ func (r *sentryReceiver) Shutdown(ctx context.Context) error {
 	// Chunks still held go down the pipeline, which stops after its
 	// receivers.
 	r.handler.links.shutdown(ctx, r.handler.releaseHeld)
+	// After the server: no request is stored any more.
+	err = errors.Join(err, r.handler.forward.stopSpool(ctx))
 	r.telemetry.Shutdown()
 	return err
 }

@@ -31,6 +31,10 @@ type TelemetryBuilder struct {
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
 	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
 	ReceiverSentryprofileForwardDuration          metric.Float64Histogram
+	ReceiverSentryprofileForwardSpoolAge          metric.Float64Histogram
+	ReceiverSentryprofileForwardSpoolBytes        metric.Int64UpDownCounter
+	ReceiverSentryprofileForwardSpoolDropped      metric.Int64Counter
+	ReceiverSentryprofileForwardSpoolRequests     metric.Int64UpDownCounter
 	ReceiverSentryprofileForwardedBytes           metric.Int64Counter
 	ReceiverSentryprofileForwardedRequests        metric.Int64Counter
 	ReceiverSentryprofileIgnoredItems             metric.Int64Counter
@@ -129,6 +133,31 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithDescription("Time from sending a forwarded request to the upstream Sentry until its answer (or failure). [Development]"),
 		metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries([]float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardSpoolAge, err = builder.meter.Float64Histogram(
+		"otelcol_receiver_sentryprofile_forward_spool_age",
+		metric.WithDescription("Time a spooled request waited, from when it was stored until the upstream took it. [Development]"),
+		metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries([]float64{0.1, 1, 10, 60, 300, 900, 3600, 21600, 86400}...),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardSpoolBytes, err = builder.meter.Int64UpDownCounter(
+		"otelcol_receiver_sentryprofile_forward_spool_bytes",
+		metric.WithDescription("Body bytes held in the forward spool. [Development]"),
+		metric.WithUnit("By"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardSpoolDropped, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_forward_spool_dropped",
+		metric.WithDescription("Spooled requests given up, by reason (`full` - the oldest went to make room; `rate_limited` - a 429 asked to wait longer than 5 min; `rejected` - the upstream refused it for good with another 4xx). [Development]"),
+		metric.WithUnit("{request}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileForwardSpoolRequests, err = builder.meter.Int64UpDownCounter(
+		"otelcol_receiver_sentryprofile_forward_spool_requests",
+		metric.WithDescription("Requests held in the forward spool, waiting for the upstream Sentry. [Development]"),
+		metric.WithUnit("{request}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileForwardedBytes, err = builder.meter.Int64Counter(

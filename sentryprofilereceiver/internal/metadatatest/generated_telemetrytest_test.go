@@ -31,6 +31,10 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardDuration.Record(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardSpoolAge.Record(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardSpoolBytes.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardSpoolDropped.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileForwardSpoolRequests.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardedBytes.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardedRequests.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileIgnoredItems.Add(context.Background(), 1)
@@ -47,6 +51,18 @@ func TestSetupTelemetry(t *testing.T) {
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileForwardDuration(t, testTel,
 		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardSpoolAge(t, testTel,
+		[]metricdata.HistogramDataPoint[float64]{{}}, metricdatatest.IgnoreValue(),
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardSpoolBytes(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardSpoolDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileForwardSpoolRequests(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileForwardedBytes(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
