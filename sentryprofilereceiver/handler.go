@@ -25,9 +25,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
@@ -109,7 +107,7 @@ type envelopeHandler struct {
 type translation struct {
 	reader  *envelope.Reader
 	items   []envelope.Item
-	decoder sentry.Decoder
+	decoder translator.ItemDecoder
 	builder *translator.ProfilesBuilder
 
 	// Of the envelope header: the SDK that sent it (for the drop log) and
@@ -453,59 +451,21 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 // an item breaks are counted as warnings and the item is kept. On a
 // validation error the decoded profile comes back too, for the drop log.
 func (h *envelopeHandler) decodeProfile(ctx context.Context, t *translation, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
-	if item.Oversized || item.Size > h.cfg.MaxProfileItemSize {
-		return nil, sentry.NewError(sentry.ReasonExceedSizeLimit,
-			fmt.Sprintf("%d bytes, limit %d", item.Size, h.cfg.MaxProfileItemSize)).AtItem(i)
-	}
-	// An Android Perfetto chunk: JSON metadata (meta_length bytes of the
-	// item), then a binary Perfetto trace.
-	if strings.Contains(item.Header.ContentType, "perfetto") {
-		metaLen, ok := translator.PerfettoMetaLength(item.Header.Raw)
-		if !ok || metaLen > len(item.Payload) {
-			return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, "Perfetto chunk without a meta_length inside the item").AtItem(i)
-		}
-		profile, err := translator.DecodePerfettoChunk(item.Payload[:metaLen], item.Payload[metaLen:], fallbackTimestamp(t.sentAt), perfetto.DefaultLimits())
-		if err != nil {
-			return nil, asProfileError(err, sentry.ReasonInvalidSampledProfile).AtItem(i)
-		}
-		return profile, nil
-	}
+	t.decoder.Mode, t.decoder.MaxSize = h.mode, h.cfg.MaxProfileItemSize
 	// The profile lives in the decoder's memory until its next Decode: the
 	// caller adds it to the builder before decoding the next item.
-	profile, err := t.decoder.Decode(item.Payload)
-	if err != nil {
-		serr := asProfileError(err, sentry.ReasonInvalidJSON).AtItem(i)
-		// An Android payload with an ART method trace is read by its own
-		// decoder; its samples are valid by construction, and Relay's
-		// sample-format rules do not apply to it.
-		if serr.Reason == sentry.ReasonPlatformNotSupported && !strings.Contains(item.Header.ContentType, "perfetto") && translator.IsAndroidTrace(item.Payload) {
-			profile, err := translator.DecodeAndroid(item.Payload, fallbackTimestamp(t.sentAt), art.DefaultLimits())
-			if err != nil {
-				return nil, asProfileError(err, sentry.ReasonInvalidSampledProfile).AtItem(i)
-			}
-			return profile, nil
-		}
-		return nil, serr
+	profile, warnings, serr := t.decoder.Decode(item, fallbackTimestamp(t.sentAt))
+	if serr != nil {
+		return profile, serr.AtItem(i)
 	}
 	if item.Header.Type != itemProfile {
 		h.checkPlatformHeader(ctx, projectID, i, item, profile)
-	}
-	sentry.Normalize(profile)
-	warnings, err := sentry.Check(profile, sentry.DefaultLimits(), h.mode)
-	if err != nil {
-		return profile, asProfileError(err, sentry.ReasonMissingProfileMetadata).AtItem(i)
 	}
 	for _, w := range warnings {
 		h.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,
 			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(w.Reason)))))
 		h.logger.Debug("Profile item breaks a Relay rule; accepted",
 			zap.String("project_id", projectID), zap.Int("item", i), zap.String("reason", string(w.Reason)))
-	}
-	if profile.Version == sentry.VersionV1 && profile.Timestamp.IsZero() {
-		// Without its timestamp a V1 profile's samples would sit at 1970.
-		// The envelope's sent_at is the SDK's own clock at sending, the
-		// closest it says; else the time it arrived.
-		profile.Timestamp = fallbackTimestamp(t.sentAt)
 	}
 	return profile, nil
 }
@@ -594,16 +554,6 @@ func sameID(a, b string) bool {
 	ca, okA := canonicalEventID(a)
 	cb, okB := canonicalEventID(b)
 	return okA && okB && ca != "" && ca == cb
-}
-
-func asProfileError(err error, fallback sentry.Reason) *sentry.Error {
-	var serr *sentry.Error
-	if errors.As(err, &serr) {
-		return serr
-	}
-	e := sentry.NewError(fallback, "")
-	e.Err = err
-	return e
 }
 
 func itemTypeAttribute(itemType string) attribute.Set {

@@ -17,7 +17,6 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofconv"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -147,7 +146,7 @@ func formatFromPath(path string) string {
 func decodeSentry(data []byte, check profileChecker, prog *progress) ([]translator.Item, error) {
 	warn := check.warn
 	if !isEnvelope(data) {
-		p, err := check.decode(data, -1)
+		p, err := check.decode(&envelope.Item{Header: envelope.ItemHeader{Type: itemProfile, Length: -1}, Payload: data, Size: int64(len(data))}, -1)
 		if err != nil {
 			return nil, err
 		}
@@ -176,12 +175,7 @@ func decodeSentry(data []byte, check profileChecker, prog *progress) ([]translat
 		}
 		switch typ := it.Header.Type; typ {
 		case itemProfile, itemProfileChunk, itemProfileChunkUI:
-			if it.Oversized {
-				problems = append(problems, sentry.NewError(sentry.ReasonExceedSizeLimit,
-					fmt.Sprintf("%s item of %d bytes is over the %d MiB limit", typ, it.Size, maxProfileItemBytes>>20)).AtItem(i))
-				continue
-			}
-			p, err := check.decode(it.Payload, i)
+			p, err := check.decode(&it, i)
 			if err != nil {
 				problems = append(problems, atItem(err, i))
 				continue
@@ -242,20 +236,11 @@ type profileChecker struct {
 }
 
 // decode checks the payload of envelope item i (-1 for a bare document).
-func (c profileChecker) decode(payload []byte, i int) (*sentry.Profile, error) {
-	p, err := sentry.DecodeProfile(payload)
-	var serr *sentry.Error
-	if err != nil && errors.As(err, &serr) && serr.Reason == sentry.ReasonPlatformNotSupported && translator.IsAndroidTrace(payload) {
-		// An Android ART method trace, read as the receiver reads it.
-		return translator.DecodeAndroid(payload, time.Now(), art.DefaultLimits())
-	}
-	if err != nil {
-		return nil, err
-	}
-	sentry.Normalize(p)
-	warnings, err := sentry.Check(p, sentry.DefaultLimits(), c.mode)
-	if err != nil {
-		return nil, err
+func (c profileChecker) decode(item *envelope.Item, i int) (*sentry.Profile, error) {
+	dec := translator.ItemDecoder{Mode: c.mode, MaxSize: maxProfileItemBytes}
+	p, warnings, serr := dec.Decode(item, time.Now())
+	if serr != nil {
+		return nil, serr
 	}
 	for _, w := range warnings {
 		if i >= 0 {
