@@ -1,0 +1,118 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+// Responses: the status and JSON body an SDK gets, as Relay answers, and
+// the ids it echoes.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+)
+
+// requestError is a refused request: the status Sentry answers with and a
+// short reason for the body. The detail reaches the client and debug logs,
+// so it never holds a key or payload content.
+type requestError struct {
+	status int
+	detail string
+}
+
+func (e *requestError) Error() string { return fmt.Sprintf("%d %s", e.status, e.detail) }
+
+// bodyError maps a failure to read the (decompressed) body. Every size bound
+// answers 413, so a client learns that sending less would help.
+func (h *envelopeHandler) bodyError(err error) *requestError {
+	var tooLarge *http.MaxBytesError
+	var syntax *envelope.SyntaxError
+	switch {
+	case errors.As(err, &tooLarge):
+		return &requestError{status: http.StatusRequestEntityTooLarge,
+			detail: fmt.Sprintf("envelope exceeds %d bytes after decompression", tooLarge.Limit)}
+	case errors.Is(err, envelope.ErrTooManyItems):
+		return &requestError{status: http.StatusRequestEntityTooLarge,
+			detail: fmt.Sprintf("envelope has more than %d items", h.cfg.MaxItemsPerEnvelope)}
+	case errors.Is(err, envelope.ErrHeaderTooLarge):
+		return &requestError{status: http.StatusRequestEntityTooLarge, detail: "envelope header line too large"}
+	case errors.As(err, &syntax):
+		return &requestError{status: http.StatusBadRequest, detail: "invalid envelope: " + syntax.Msg}
+	default:
+		// Truncated or corrupt compressed streams and dropped connections.
+		return &requestError{status: http.StatusBadRequest, detail: "cannot read request body: " + err.Error()}
+	}
+}
+
+// consumerError maps the next consumer's error. Sentry SDKs drop an envelope
+// on any 4xx or 5xx but back off on 429, so a retryable error becomes 429
+// and Retry-After rather than the 503 other receivers send.
+func consumerError(err error) *requestError {
+	if consumererror.IsPermanent(err) {
+		return &requestError{status: http.StatusBadRequest, detail: "rejected by the pipeline"}
+	}
+	return &requestError{status: http.StatusTooManyRequests, detail: "the pipeline is busy; retry later"}
+}
+
+func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *requestError) {
+	h.logger.Debug("Envelope refused",
+		zap.String("project_id", projectID), zap.Int("status", e.status), zap.String("detail", e.detail))
+	if e.status == http.StatusTooManyRequests {
+		w.Header().Set("Retry-After", h.retryAfter)
+		w.Header().Set(sentryhttp.HeaderRateLimits, h.rateLimits)
+	}
+	writeError(w, e)
+}
+
+// canonicalProjectID returns the project id as Sentry prints it ("007" is 7).
+func canonicalProjectID(s string) (string, bool) {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return "", false
+	}
+	return strconv.FormatUint(n, 10), true
+}
+
+// canonicalEventID returns a UUID as Sentry answers it: 32 lowercase hex
+// digits. Empty stays empty (an envelope may have no event id).
+func canonicalEventID(s string) (string, bool) {
+	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' {
+		s = s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:]
+	}
+	if s == "" {
+		return "", true
+	}
+	if len(s) != 32 {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return "", false
+		}
+	}
+	return strings.ToLower(s), true
+}
+
+func writeError(w http.ResponseWriter, e *requestError) {
+	body, err := json.Marshal(struct {
+		Detail string `json:"detail"`
+	}{e.detail})
+	if err != nil { // a string always marshals; keep the status regardless
+		body = []byte("{}")
+	}
+	writeJSON(w, e.status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
