@@ -149,21 +149,40 @@ func (x *Index) Add(now time.Time, spans []Span) {
 	defer x.mu.Unlock()
 	x.sweep(now)
 	// Segments first: a container lists a segment after its children.
+	unprofiled := map[pcommon.SpanID]bool{}
 	for i := range spans {
 		s := &spans[i]
-		if s.ProfilerID != "" && !s.SegmentID.IsEmpty() && s.SegmentID == s.SpanID {
-			x.addSegment(now, s)
+		if s.SegmentID.IsEmpty() || s.SegmentID != s.SpanID {
+			continue
 		}
+		if s.ProfilerID == "" {
+			// A segment without a profiler: its spans link to nothing,
+			// so neither they nor the children waiting for it are kept.
+			unprofiled[s.SpanID] = true
+			x.dropPending(s.SpanID)
+			continue
+		}
+		x.addSegment(now, s)
 	}
 	for i := range spans {
+		if unprofiled[spans[i].SegmentID] {
+			continue
+		}
 		x.addSpan(now, spans[i])
 	}
 }
 
+// dropPending lets go of the children waiting for a segment.
+func (x *Index) dropPending(segmentID pcommon.SpanID) {
+	children := x.pending[segmentID]
+	x.nPending -= len(children)
+	x.rejected += len(children)
+	delete(x.pending, segmentID)
+}
+
 func (x *Index) addSegment(now time.Time, s *Span) {
 	if _, ok := x.segments[s.SpanID]; !ok && len(x.segments) >= x.limits.MaxProfilers*4 {
-		x.rejected++
-		return
+		x.evictSegments()
 	}
 	x.segments[s.SpanID] = segment{profilerID: s.ProfilerID, threadID: s.ThreadID, seen: now}
 	children := x.pending[s.SpanID]
@@ -200,12 +219,52 @@ func (x *Index) addSpan(now time.Time, s Span) {
 		x.keep(now, entry{Span: s, seen: now})
 		return
 	}
-	if s.SegmentID.IsEmpty() || x.nPending >= x.limits.MaxPending {
+	if s.SegmentID.IsEmpty() {
 		x.rejected++
 		return
 	}
+	if x.nPending >= x.limits.MaxPending {
+		// The oldest waiting children go first: a flood of spans whose
+		// segment never comes must not keep out the next ones.
+		x.evictPending()
+	}
 	x.pending[s.SegmentID] = append(x.pending[s.SegmentID], entry{Span: s, seen: now})
 	x.nPending++
+}
+
+// evictPending lets go of the eighth of the waiting groups that arrived
+// first (at least one), sorting once per many insertions.
+func (x *Index) evictPending() {
+	type aged struct {
+		id   pcommon.SpanID
+		seen time.Time
+	}
+	all := make([]aged, 0, len(x.pending))
+	for id, children := range x.pending {
+		all = append(all, aged{id, children[0].seen})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return a.seen.Compare(b.seen) })
+	for _, a := range all[:max(1, len(all)/8)] {
+		x.dropPending(a.id)
+	}
+}
+
+// evictSegments forgets the eighth of the segments seen first: a child
+// arriving later waits for its segment again, and a segment is seen again
+// when the SDK reports its next span.
+func (x *Index) evictSegments() {
+	type aged struct {
+		id   pcommon.SpanID
+		seen time.Time
+	}
+	all := make([]aged, 0, len(x.segments))
+	for id, s := range x.segments {
+		all = append(all, aged{id, s.seen})
+	}
+	slices.SortFunc(all, func(a, b aged) int { return a.seen.Compare(b.seen) })
+	for _, a := range all[:max(1, len(all)/8)] {
+		delete(x.segments, a.id)
+	}
 }
 
 // keep adds a span with its profiler, evicting the oldest spans to stay in

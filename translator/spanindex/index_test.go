@@ -219,13 +219,36 @@ func TestIndexCaps(t *testing.T) {
 		assert.Nil(t, x.Timeline(t0, "p0", base, base+10), "the first profiler was evicted")
 		assert.NotNil(t, x.Timeline(t0, "p39", base, base+10), "the last is kept")
 	})
-	t.Run("pending children: no room, not kept", func(t *testing.T) {
+	t.Run("pending children: the oldest waiting go first", func(t *testing.T) {
 		x := New(Limits{MaxPending: 10})
 		for i := range 25 {
-			x.Add(t0, []Span{sp(byte(i+2), 1, "", "", 0, 10)})
+			// Each child waits for a segment of its own.
+			x.Add(t0.Add(time.Duration(i)*time.Millisecond), []Span{sp(byte(i+2), byte(100+i), "", "", 0, 10)})
 		}
-		assert.Equal(t, Stats{Pending: 10, Rejected: 15}, x.Stats())
+		st := x.Stats()
+		assert.LessOrEqual(t, st.Pending, 10)
+		assert.Equal(t, 25, st.Pending+st.Rejected)
+		// The newest child is still there when its segment comes.
+		x.Add(t0.Add(time.Second), []Span{sp(124, 124, "p", "0", 0, 100)})
+		tl := x.Timeline(t0.Add(time.Second), "p", base, base+100)
+		_, span, ok := tl.SpanAt("0", base+5)
+		require.True(t, ok)
+		assert.Equal(t, pcommon.SpanID{26}, span, "the child, inside its segment")
 	})
+}
+
+// TestIndexSkipsUnprofiled: spans of a segment without a profiler link to
+// nothing and are not kept, nor are the children that waited for it.
+func TestIndexSkipsUnprofiled(t *testing.T) {
+	x := New(Limits{})
+	// A transaction without profiling: root and child in one item.
+	x.Add(t0, []Span{sp(1, 1, "", "0", 0, 100), sp(2, 1, "", "", 10, 20)})
+	assert.Equal(t, Stats{}, x.Stats())
+	// Streamed: the child first, then its segment without a profiler.
+	x.Add(t0, []Span{sp(4, 3, "", "", 10, 20)})
+	assert.Equal(t, 1, x.Stats().Pending)
+	x.Add(t0, []Span{sp(3, 3, "", "0", 0, 100)})
+	assert.Equal(t, Stats{Rejected: 1}, x.Stats())
 }
 
 // TestIndexHostile: 10^5 spans for one profiler, nested and with absurd
