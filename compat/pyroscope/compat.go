@@ -17,11 +17,14 @@ var PerProfileKeys = []string{
 // Check is what the compatibility tests assert of Pyroscope's reading of one
 // translated fixture, whatever proto version decoded it: every series named
 // after the profile's service, wall time in nanoseconds at the profile's
-// period, thread labels on every sample, no label from a per-profile id.
+// period, thread labels on every sample, a span_id label on every linked
+// sample, no label from a per-profile id.
 // pd is the receiver's output; samples the Sentry samples it holds.
 func Check(series []Series, pd pprofile.Profiles, samples int) error {
 	want := map[string]bool{}
 	var period int64
+	linked := 0 // samples with a Link: Pyroscope labels them span_id
+	dict := pd.Dictionary()
 	for _, rp := range pd.ResourceProfiles().All() {
 		if v, ok := rp.Resource().Attributes().Get("service.name"); ok {
 			want[v.Str()] = true
@@ -29,6 +32,11 @@ func Check(series []Series, pd pprofile.Profiles, samples int) error {
 		for _, sp := range rp.ScopeProfiles().All() {
 			for _, p := range sp.Profiles().All() {
 				period = p.Period()
+				for _, smp := range p.Samples().All() {
+					if smp.LinkIndex() > 0 && !dict.LinkTable().At(int(smp.LinkIndex())).SpanID().IsEmpty() {
+						linked++
+					}
+				}
 			}
 		}
 	}
@@ -36,7 +44,7 @@ func Check(series []Series, pd pprofile.Profiles, samples int) error {
 		return fmt.Errorf("no series")
 	}
 	var total int64
-	pprofSamples := 0
+	pprofSamples, spanLabels := 0, 0
 	for _, s := range series {
 		if !want[s.Service] {
 			return fmt.Errorf("series of service %q; the profiles are of %v", s.Service, want)
@@ -59,6 +67,10 @@ func Check(series []Series, pd pprofile.Profiles, samples int) error {
 		}
 		total += s.Total
 		pprofSamples += s.Samples
+		spanLabels += s.SampleLabels["span_id"]
+	}
+	if spanLabels != linked {
+		return fmt.Errorf("%d samples labelled span_id, %d samples linked to a span", spanLabels, linked)
 	}
 	if pprofSamples != samples {
 		return fmt.Errorf("%d pprof samples, the SDK sent %d", pprofSamples, samples)
