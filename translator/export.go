@@ -1,17 +1,10 @@
 package translator
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -104,29 +97,6 @@ func (o ExportOptions) withDefaults() ExportOptions {
 	return o
 }
 
-// moduleVersion is the version of this module in the running binary, or
-// "0.0.0" in a development build, which has none.
-func moduleVersion() string {
-	const path = "github.com/sentryprofile/otelcol-sentryprofile"
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "0.0.0"
-	}
-	v := info.Main.Version
-	if info.Main.Path != path {
-		v = ""
-		for _, dep := range info.Deps {
-			if dep.Path == path {
-				v = dep.Version
-			}
-		}
-	}
-	if v == "" || v == "(devel)" {
-		return "0.0.0"
-	}
-	return strings.TrimPrefix(v, "v")
-}
-
 // FromProfiles converts every profile of pd into V2 chunks. Each returned
 // chunk passes sentry.Validate; whatever cannot become one is reported as a
 // Drop with the number of sample events it held. The output is
@@ -174,32 +144,6 @@ type exporter struct {
 	// profileExport.checkStacks), for tests that compare the two ways.
 	alwaysCheckStacks bool
 }
-
-// attrRole is what a sample or location attribute means to the exporter.
-type attrRole uint8
-
-const (
-	roleOther attrRole = iota
-	roleSentryThreadID
-	roleThreadID
-	roleThreadName
-	roleThreadPriority
-	roleQueueAddress
-	roleThreadState
-	// Location attributes.
-	roleFrameType
-	roleFramePlatform
-	roleFrameFilename
-	roleFrameRawFunction
-	roleFrameModule
-	roleFramePackage
-	roleFrameInApp
-	roleFrameSymbolAddr
-	roleFrameImageAddr
-	roleFrameAddrMode
-	roleFrameStatus
-	roleFrameData
-)
 
 // stackState is the memoized validity of a dictionary stack.
 type stackState uint8
@@ -325,45 +269,12 @@ func (e *exporter) str(i int32) string {
 	return e.strings.At(int(i))
 }
 
-func mapStr(m pcommon.Map, k string) string {
-	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-		return v.Str()
-	}
-	return ""
-}
-
-// uuidV4Hex formats 16 bytes of a digest as the 32 hex digits of a UUID with
-// the version-4 and variant bits set, the shape Sentry ids have.
-func uuidV4Hex(id [16]byte) string {
-	id[6] = id[6]&0x0f | 0x40
-	id[8] = id[8]&0x3f | 0x80
-	return hex.EncodeToString(id[:])
-}
-
-// normalizeID returns a 32-hex-digit id in lower case without dashes, or ""
-// when s is not one.
-func normalizeID(s string) string {
-	id := parseID16(strings.ToLower(s))
-	if id == ([16]byte{}) {
-		return ""
-	}
-	return hex.EncodeToString(id[:])
-}
-
 // sampleInfo is what every event of one pprofile Sample shares.
 type sampleInfo struct {
 	stack  int32
 	thread int32 // index in profileExport.threads
 	queue  string
 	state  string
-}
-
-// threadInfo is one thread of a profile, from the sample attributes.
-type threadInfo struct {
-	id          string
-	name        string
-	priority    int64
-	hasPriority bool
 }
 
 // exportEvent is one sample event: a time at which a pprofile Sample's
@@ -663,99 +574,6 @@ func (x *profileExport) spread(prof pprofile.Profile, base int, aggregated []int
 	}
 }
 
-// sampleAttrs reads the thread of a sample (sentry.thread.id, else
-// thread.id, else one synthetic thread "0" for every sample without one),
-// its queue_address and its state.
-func (x *profileExport) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
-	// Samples of one thread carry the same few attribute indices: the
-	// answer for a list seen recently is remembered.
-	indices := s.AttributeIndices()
-	var key attrList
-	memo := indices.Len() <= len(key.indices)
-	if memo {
-		key.n = indices.Len()
-		for i := range key.n {
-			key.indices[i] = indices.At(i)
-		}
-		for i := range x.attrMemo {
-			if m := &x.attrMemo[i]; m.key == key {
-				return m.thread, m.queue, m.state
-			}
-		}
-	}
-	thread, queue, state = x.readSampleAttrs(indices, index)
-	if memo {
-		if len(x.attrMemo) == attrMemoSize {
-			x.attrMemo = x.attrMemo[:0]
-		}
-		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
-	}
-	return thread, queue, state
-}
-
-// attrList is a short list of attribute indices, comparable.
-type attrList struct {
-	indices [8]int32
-	n       int
-}
-
-type sampleAttrMemo struct {
-	key          attrList
-	thread       int32
-	queue, state string
-}
-
-const attrMemoSize = 32
-
-func (x *profileExport) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
-	var t threadInfo
-	var numeric int64
-	hasNumeric := false
-	for i := range indices.Len() {
-		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(x.attrRoles) {
-			continue
-		}
-		v := x.attrVals[idx]
-		switch x.attrRoles[idx] {
-		case roleSentryThreadID:
-			if v.Type() == pcommon.ValueTypeStr {
-				t.id = v.Str()
-			}
-		case roleThreadID:
-			if v.Type() == pcommon.ValueTypeInt {
-				numeric, hasNumeric = v.Int(), true
-			} else if v.Type() == pcommon.ValueTypeStr {
-				t.id = cmp.Or(t.id, v.Str())
-			}
-		case roleThreadName:
-			t.name = v.AsString()
-		case roleThreadPriority:
-			if v.Type() == pcommon.ValueTypeInt {
-				t.priority, t.hasPriority = v.Int(), true
-			}
-		case roleQueueAddress:
-			queue = v.AsString()
-		case roleThreadState:
-			state = v.AsString()
-		}
-	}
-	switch {
-	case t.id != "":
-	case hasNumeric:
-		t.id = strconv.FormatInt(numeric, 10)
-	default:
-		t.id = "0"
-	}
-	if i, ok := index[t.id]; ok {
-		return i, queue, state
-	}
-	i := int32(len(x.threads))
-	index[t.id] = i
-	x.threads = append(x.threads, t)
-	return i, queue, state
-}
-
 // eachAttr calls f for every in-range attribute of indices.
 func (e *exporter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
@@ -840,92 +658,6 @@ func (e *exporter) indexLocations() {
 		e.locationValid[l] = ok
 		e.frameCount += max(loc.Lines().Len(), 1)
 	}
-}
-
-// platform is the chunk platform: sentry.platform, else the platform the
-// profiler settled on (see PlatformMemory) given the one its frames vote for.
-func (x *profileExport) platform() string {
-	if x.meta.platform != "" {
-		return x.meta.platform
-	}
-	return x.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
-}
-
-// votedPlatform is the most common frame type of the sampled stacks
-// (interpreted frames win over native ones, which every runtime has
-// underneath), else telemetry.sdk.language, else the default.
-func (x *profileExport) votedPlatform() string {
-	counts := map[string]int{}
-	seen := map[int32]bool{}
-	for _, s := range x.samples {
-		if seen[s.stack] || !x.stackValid(s.stack) {
-			continue
-		}
-		seen[s.stack] = true
-		locs := x.dict.StackTable().At(int(s.stack)).LocationIndices()
-		for i := range locs.Len() {
-			if p := platformOfFrameType(x.locationFrameType(locs.At(i))); p != "" {
-				counts[p]++
-			}
-		}
-	}
-	best, bestN := "", 0
-	for p, n := range counts {
-		if p == "native" {
-			continue
-		}
-		if n > bestN || (n == bestN && p < best) {
-			best, bestN = p, n
-		}
-	}
-	if best != "" {
-		return best
-	}
-	if counts["native"] > 0 {
-		return "native"
-	}
-	if p := platformOfSDKLanguage(x.meta.language); p != "" {
-		return p
-	}
-	return x.opts.DefaultPlatform
-}
-
-func (x *profileExport) locationFrameType(l int32) string {
-	var ft string
-	x.eachAttr(x.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
-		if key == string(semconv.ProfileFrameTypeKey) {
-			ft = v.AsString()
-		}
-	})
-	return ft
-}
-
-// chunkIDFor is the chunk_id of window w, which starts at first: the
-// profile id when a single profile makes a single window's first chunk (so
-// a Sentry chunk keeps its id), else a digest of the profiler, the first
-// profile and the window, so that the same input gives the same ids.
-func (x *profileExport) chunkIDFor(w int, first uint64) string {
-	prof := x.profs[0]
-	id := prof.ProfileID()
-	if w == 0 && len(x.profs) == 1 && !id.IsEmpty() {
-		return hex.EncodeToString(id[:])
-	}
-	h := sha256.New()
-	h.Write([]byte(x.meta.profilerID))
-	h.Write(id[:])
-	var buf [8]byte
-	binary.LittleEndian.PutUint64(buf[:], uint64(prof.Time()))
-	h.Write(buf[:])
-	h.Write([]byte(x.where))
-	binary.LittleEndian.PutUint64(buf[:], uint64(w))
-	h.Write(buf[:])
-	if len(x.profs) > 1 {
-		binary.LittleEndian.PutUint64(buf[:], first)
-		h.Write(buf[:])
-	}
-	var out [16]byte
-	copy(out[:], h.Sum(nil))
-	return uuidV4Hex(out)
 }
 
 // SampleEvents counts the observations pd holds, the way Sentry counts

@@ -2,7 +2,6 @@ package translator
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"fmt"
 	"slices"
 
@@ -12,14 +11,6 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
-
-// resourceMeta is what every chunk of one profiler shares.
-type resourceMeta struct {
-	index                      int // the first resource of the profiler's group
-	profilerID                 string
-	platform, language         string
-	release, environment, dist string
-}
 
 // profileGroup is the profiles of one profiler in a request: they become
 // one run of chunks, so that a profiler reporting every few seconds (the
@@ -149,84 +140,4 @@ func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 			g.add(m, prof, where, true)
 		}
 	}
-}
-
-// attrDeploymentEnvironmentOld is the key deployment.environment.name
-// replaced in semantic conventions 1.27.
-const attrDeploymentEnvironmentOld = "deployment.environment"
-
-// sentryProfilerID is the profiler_id of a profile that came from Sentry:
-// sentry.profiler_id of a V2 chunk, or the event_id of a V1 profile (a
-// transaction profile is its own profiler session); "" for any other
-// profile. They are profile attributes (resource attributes before the
-// receiver kept resources to the source's identity; still read). Every read
-// of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
-// where they live can change in one place.
-func (e *exporter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
-	var profilerID, eventID string
-	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
-		switch key {
-		case attrProfilerID:
-			profilerID = v.AsString()
-		case attrEventID:
-			eventID = v.AsString()
-		}
-	})
-	return normalizeID(cmp.Or(profilerID, mapStr(res, attrProfilerID), eventID, mapStr(res, attrEventID)))
-}
-
-// sentryItemIDKeys), so that where they live can change in one place.
-func sentryProfilerID(res pcommon.Map, _ pprofile.Profile) string {
-	if id := normalizeID(mapStr(res, attrProfilerID)); id != "" {
-		return id
-	}
-	return normalizeID(mapStr(res, attrEventID))
-}
-
-// sentryItemIDKeys are resource attributes that identify one Sentry item,
-// not its source: the profiler is the same without them.
-var sentryItemIDKeys = []string{attrChunkID, attrEventID, attrTransactionID, attrTransactionName, attrTransactionTraceID}
-
-// profilerIdentityKeys are the resource attributes that tell one machine,
-// container or instance from another. Without any of them a resource of the
-// eBPF profiler (process.pid and the executable) would be the same
-// profiler on every host.
-var profilerIdentityKeys = []string{
-	string(semconv.HostIDKey),
-	string(semconv.HostNameKey),
-	string(semconv.K8SPodUIDKey),
-	string(semconv.ContainerIDKey),
-	string(semconv.ServiceInstanceIDKey),
-}
-
-// foreignProfilerID is a stable profiler_id for a source that is not a
-// Sentry SDK: a digest of its resource attributes (minus per-item ids), as
-// a v4-shaped UUID, so that one source keeps one id across exports. When
-// the resource names none of profilerIdentityKeys, instanceID (the
-// collector's own identity) is mixed in: sources seen by different
-// collectors are then different profilers.
-func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
-	keys := make([]string, 0, attrs.Len())
-	identified := false
-	for k := range attrs.All() {
-		if slices.Contains(sentryItemIDKeys, k) {
-			continue
-		}
-		if slices.Contains(profilerIdentityKeys, k) {
-			identified = true
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		v, _ := attrs.Get(k)
-		fmt.Fprintf(h, "%s\x00%s\x00", k, v.AsString())
-	}
-	if !identified && instanceID != "" {
-		fmt.Fprintf(h, "\x01collector.instance\x00%s\x00", instanceID)
-	}
-	var id [16]byte
-	copy(id[:], h.Sum(nil))
-	return uuidV4Hex(id)
 }

@@ -57,3 +57,34 @@ func parseHexAddr(s string) (uint64, bool) {
 	n, err := strconv.ParseUint(h, 16, 64)
 	return n, err == nil
 }
+
+// uuidV4Hex formats 16 bytes of a digest as the 32 hex digits of a UUID with
+// the version-4 and variant bits set, the shape Sentry ids have.
+func uuidV4Hex(id [16]byte) string {
+	id[6] = id[6]&0x0f | 0x40
+	id[8] = id[8]&0x3f | 0x80
+	return hex.EncodeToString(id[:])
+}
+
+// normalizeID returns a 32-hex-digit id in lower case without dashes, or ""
+// when s is not one.
+func normalizeID(s string) string {
+	id := parseID16(strings.ToLower(s))
+	if id == ([16]byte{}) {
+		return ""
+	}
+	return hex.EncodeToString(id[:])
+}
+
+// isHexID reports whether id is a UUID as 32 lower-case hex digits.
+func isHexID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for i := range len(id) {
+		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -4,12 +4,9 @@ import (
 	"cmp"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -43,14 +40,6 @@ type Item struct {
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
 	Spans   SpanLookup
 	Payload []byte // the item's JSON, for original_payload
-}
-
-// SpanLookup tells which span was the innermost one active on a thread at a
-// time (Unix nanoseconds). A V2 chunk carries no trace information: its
-// spans come in other envelopes, and the receiver's span index answers for
-// them (spanindex.Timeline).
-type SpanLookup interface {
-	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
 }
 
 // ProfilesBuilder accumulates items into one pprofile.Profiles whose profiles
@@ -109,54 +98,6 @@ type ProfilesBuilder struct {
 	timestamps     []uint64
 	// The item's earliest and latest sample times, set by addSamples.
 	firstTS, lastTS uint64
-}
-
-// locationKey is a frame as it lands in the Location table: its content, the
-// frame type it gets from the profile's platform and the mapping its address
-// falls in.
-type locationKey struct {
-	frame     sentry.Frame
-	frameType string
-	mapping   int32
-}
-
-// locationHint is what most frames differ in.
-type locationHint struct {
-	function, path string
-	addr           uint64
-	lineno         uint32
-}
-
-// locationEntry is one Location's key, chained to the previous Location with
-// the same hint (-1 at the end).
-type locationEntry struct {
-	key  locationKey
-	next int32
-}
-
-// frameAttrKeys caches the string indices of the location attribute keys
-// and the attributes every frame of a platform shares, for the current
-// dictionary; 0 is "not looked up yet" (index 0 is the empty string).
-type frameAttrKeys struct {
-	frameType, platform, filename, rawFunction, module, pkg int32
-	inApp, symbolAddr, imageAddr, addrMode, status, data    int32
-	// The frame type attribute of the last frame type seen, and the two
-	// in_app attributes.
-	lastFrameType     string
-	lastFrameTypeAttr int32
-	inAppAttr         [2]int32
-}
-
-func (b *ProfilesBuilder) frameKey(cached *int32, key string) int32 {
-	if *cached == 0 {
-		*cached = b.dict.str(key)
-	}
-	return *cached
-}
-
-type imageRange struct {
-	start, end uint64
-	mapping    int32
 }
 
 // event is one Sentry sample on its way to a pprofile Sample.
@@ -412,216 +353,6 @@ func presized[K comparable, V any](m map[K]V, extra int) map[K]V {
 	return n
 }
 
-// indexImages makes a Mapping of every debug_meta image and sorts their
-// address ranges for frame lookups.
-func (b *ProfilesBuilder) indexImages(p *sentry.Profile) {
-	b.images = b.images[:0]
-	for i := range p.DebugMeta.Images {
-		img := &p.DebugMeta.Images[i]
-		m := b.mapping(img)
-		if img.ImageSize > 0 && img.ImageAddr+img.ImageSize > img.ImageAddr {
-			b.images = append(b.images, imageRange{start: img.ImageAddr, end: img.ImageAddr + img.ImageSize, mapping: m})
-		}
-	}
-	slices.SortFunc(b.images, func(x, y imageRange) int { return cmp.Compare(x.start, y.start) })
-}
-
-// imageOf returns the mapping whose address range holds addr, or 0.
-func (b *ProfilesBuilder) imageOf(addr uint64) int32 {
-	if addr == 0 {
-		return 0
-	}
-	i, _ := slices.BinarySearchFunc(b.images, addr, func(r imageRange, a uint64) int {
-		return cmp.Compare(r.start, a+1)
-	})
-	// images[i-1] is the last range starting at or below addr.
-	if i > 0 && addr < b.images[i-1].end {
-		return b.images[i-1].mapping
-	}
-	return 0
-}
-
-// mapping returns the Mapping of a debug_meta image.
-func (b *ProfilesBuilder) mapping(img *sentry.Image) int32 {
-	if i, ok := b.mappings[*img]; ok {
-		return i
-	}
-	d := b.dict
-	table := d.dict.MappingTable()
-	i := int32(table.Len())
-	m := table.AppendEmpty()
-	// image_addr, image_size → memory_start, memory_limit.
-	m.SetMemoryStart(img.ImageAddr)
-	if img.ImageAddr+img.ImageSize >= img.ImageAddr {
-		m.SetMemoryLimit(img.ImageAddr + img.ImageSize)
-	}
-	// code_file → filename (debug_file when there is no code file).
-	if img.CodeFile != "" {
-		m.SetFilenameStrindex(d.str(img.CodeFile))
-	} else {
-		m.SetFilenameStrindex(d.str(img.DebugFile))
-	}
-	attrs := b.attrScratch[:0]
-	if img.Type != "" {
-		attrs = append(attrs, d.attrStr(attrImageType, img.Type))
-	}
-	if img.CodeID != "" {
-		// An ELF code_id is the GNU build id, which semconv names.
-		if img.Type == "elf" {
-			attrs = append(attrs, d.attrStr(string(semconv.ProcessExecutableBuildIDGNUKey), img.CodeID))
-		} else {
-			attrs = append(attrs, d.attrStr(attrImageCodeID, img.CodeID))
-		}
-	}
-	if img.DebugID != "" {
-		attrs = append(attrs, d.attrStr(attrImageDebugID, img.DebugID))
-	}
-	if img.DebugFile != "" && img.CodeFile != "" {
-		attrs = append(attrs, d.attrStr(attrImageDebugFile, img.DebugFile))
-	}
-	if img.UUID != "" {
-		attrs = append(attrs, d.attrStr(attrImageUUID, img.UUID))
-	}
-	if img.Arch != "" {
-		attrs = append(attrs, d.attrStr(attrImageArch, img.Arch))
-	}
-	if img.ImageVMAddr != 0 {
-		attrs = append(attrs, d.attrStr(attrImageImageVMAddr, hexAddr(img.ImageVMAddr)))
-	}
-	if len(attrs) > 0 {
-		m.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	b.mappings[*img] = i
-	return i
-}
-
-// location returns the Location of a frame, creating it and its Function on
-// first sight. Identical frames (node sends one per call-tree node) share one.
-func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
-	platform := f.Platform
-	if platform == "" {
-		platform = profilePlatform
-	}
-	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
-	// function, symbol, abs_path or filename → Function; lineno, colno → Line.
-	filename := f.Filename
-	if f.AbsPath != "" {
-		filename = f.AbsPath
-	}
-	hint := locationHint{function: f.Function, path: filename, addr: f.InstructionAddr, lineno: f.Lineno}
-	head, ok := b.locationHeads[hint]
-	if !ok {
-		head = -1
-	}
-	for i := head; i >= 0; i = b.locationKeys[i].next {
-		if b.locationKeys[i].key == k {
-			return i
-		}
-	}
-	d := b.dict
-	table := d.dict.LocationTable()
-	i := int32(table.Len())
-	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
-	b.locationHeads[hint] = i
-	loc := table.AppendEmpty()
-	// instruction_addr → address; the image holding it → mapping_index.
-	loc.SetAddress(f.InstructionAddr)
-	loc.SetMappingIndex(k.mapping)
-
-	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
-		// A frame with a place but no name is an anonymous function, as
-		// Sentry's UI names it: a blank name would merge every anonymous
-		// function into one node in a flame graph (their file, line and
-		// column keep them distinct locations).
-		name := f.Function
-		if name == "" && f.Symbol == "" {
-			name = anonymousFunction
-		}
-		line := loc.Lines().AppendEmpty()
-		line.SetFunctionIndex(d.function(name, f.Symbol, filename, 0))
-		line.SetLine(int64(f.Lineno))
-		line.SetColumn(int64(f.Colno))
-	}
-
-	keys := &b.frameKeys
-	str := func(cached *int32, key, value string) int32 {
-		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
-	}
-	attrs := b.attrScratch[:0]
-	if k.frameType != "" {
-		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
-			keys.lastFrameType = k.frameType
-			keys.lastFrameTypeAttr = str(&keys.frameType, string(semconv.ProfileFrameTypeKey), k.frameType)
-		}
-		attrs = append(attrs, keys.lastFrameTypeAttr)
-	}
-	if f.Platform != "" {
-		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
-	}
-	if f.AbsPath != "" {
-		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
-	}
-	if f.RawFunction != "" {
-		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
-	}
-	if f.Module != "" {
-		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
-	}
-	if f.Package != "" {
-		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
-	}
-	if f.InApp.Set() {
-		v := 0
-		if f.InApp.True() {
-			v = 1
-		}
-		if keys.inAppAttr[v] == 0 {
-			keys.inAppAttr[v] = d.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
-		}
-		attrs = append(attrs, keys.inAppAttr[v])
-	}
-	if f.SymbolAddr != 0 {
-		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
-	}
-	if f.ImageAddr != 0 {
-		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
-	}
-	if f.AddrMode != "" {
-		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
-	}
-	if f.Status != "" {
-		attrs = append(attrs, str(&keys.status, attrFrameStatus, f.Status))
-	}
-	if f.Data != "" {
-		attrs = append(attrs, str(&keys.data, attrFrameData, f.Data))
-	}
-	if len(attrs) > 0 {
-		loc.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	return i
-}
-
-// stack returns the Stack of a Sentry stack, or -1 when a frame index is out
-// of range.
-func (b *ProfilesBuilder) stack(frames []int64) int32 {
-	locs := b.stackScratch[:0]
-	for _, f := range frames {
-		if f < 0 || f >= int64(len(b.frameLocations)) {
-			return -1
-		}
-		locs = append(locs, b.frameLocations[f])
-	}
-	b.stackScratch = locs
-	return b.dict.stack(locs)
-}
-
-// threadAttrs are the attribute indices every sample of one thread carries.
-type threadAttrs struct {
-	first, n int32 // range in ProfilesBuilder.threadAttrBuf
-}
-
 // largeItemSamples is the sample count above which an item's scratch space
 // is released as soon as it is used rather than kept for the next item.
 const largeItemSamples = 1 << 18
@@ -630,28 +361,6 @@ const largeItemSamples = 1 << 18
 type sampleGroup struct {
 	key  sampleKey
 	next int32
-}
-
-// resolveThreads gives every sample its thread index in sampleThreads and
-// writes the threads' attributes. It runs before frames and stacks are
-// walked so that the thread attributes, which every pprofile Sample
-// references, get the smallest attribute indices: one-byte varints in the
-// protobuf encoding.
-func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
-	b.threads.Reset()
-	b.threadAttrsOf = b.threadAttrsOf[:0]
-	b.threadAttrBuf = b.threadAttrBuf[:0]
-	active := activeThreads(p)
-	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
-	for i := range p.Samples {
-		id := p.Samples[i].ThreadID
-		t, added := b.threads.Lookup(id)
-		if added {
-			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
-		}
-		threads = append(threads, t)
-	}
-	b.sampleThreads = threads
 }
 
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
@@ -962,99 +671,117 @@ type threadTime struct {
 	ts     uint64
 }
 
-// serviceAttrs are service.name, service.version and
-// deployment.environment.name as sample attributes too: consumers built on
-// the OTLP profiles protocol before resource attributes became string-table
-// references (Grafana Pyroscope among them) read the resource's plain keys
-// only, and pdata writes references; a sample attribute they read.
-func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
+// putProfileAttributes keeps the per-item collections that have no OTLP place
+// as structured profile attributes, so that the exporter can give them back.
+func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.Profile, start uint64) {
 	d := b.dict
-	out := b.serviceScratch[:0]
-	out = append(out, d.attrStr(string(semconv.ServiceNameKey), serviceName(p, b.opts)))
-	if p.Release != "" {
-		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), p.Release))
+	var idx [11]int32
+	n := 0
+	add := func(key string, v pcommon.Value) {
+		idx[n] = d.attrValue(key, v)
+		n++
 	}
-	if p.Environment != "" {
-		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment))
+	addStr := func(key, v string) {
+		if v != "" {
+			idx[n] = d.attrStr(key, v)
+			n++
+		}
 	}
-	b.serviceScratch = out
-	return out
-}
 
-// threadAttributes appends the attributes of one thread to threadAttrBuf:
-// thread.id (and the Sentry id verbatim when it is not decimal), thread.name
-// and sentry.thread.priority from thread_metadata, sentry.thread.active for
-// the V1 transaction's active thread.
-func (b *ProfilesBuilder) threadAttributes(p *sentry.Profile, id string, active []string) threadAttrs {
-	d := b.dict
-	first := int32(len(b.threadAttrBuf))
-	if n, ok := threadIDNumber(id); ok {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(string(semconv.ThreadIDKey), n))
+	addStr(attrProfilerID, p.ProfilerID) // profiler_id
+	addStr(attrChunkID, p.ChunkID)       // chunk_id
+	addStr(attrEventID, p.EventID)       // event_id
+	// transaction (the first of transactions): what a pipeline routes or
+	// filters on; the complete list is sentry.transactions.
+	if len(p.Transactions) > 0 {
+		t := p.Transactions[0]
+		addStr(attrTransactionName, t.Name)
+		addStr(attrTransactionID, t.ID)
+		addStr(attrTransactionTraceID, t.TraceID)
 	}
-	if !isDecimalThreadID(id) {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(attrThreadID, id))
-	}
-	for i := range p.ThreadMetadata {
-		tm := &p.ThreadMetadata[i]
-		if tm.ThreadID != id {
-			continue
-		}
-		if tm.Name != "" {
-			b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(string(semconv.ThreadNameKey), tm.Name))
-		}
-		if tm.HasPriority {
-			b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(attrThreadPriority, tm.Priority))
-		}
-		break
-	}
-	if slices.Contains(active, id) {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrBool(attrThreadActive, true))
-	}
-	return threadAttrs{first: first, n: int32(len(b.threadAttrBuf)) - first}
-}
 
-func activeThreads(p *sentry.Profile) []string {
-	var ids []string
-	for _, t := range p.Transactions {
-		if t.ActiveThreadID != "" {
-			ids = append(ids, t.ActiveThreadID)
+	// transaction / transactions
+	if len(p.Transactions) > 0 {
+		v := pcommon.NewValueSlice()
+		s := v.Slice()
+		s.EnsureCapacity(len(p.Transactions))
+		for _, t := range p.Transactions {
+			m := s.AppendEmpty().SetEmptyMap()
+			putNonEmpty(m, keyID, t.ID)
+			putNonEmpty(m, keyName, t.Name)
+			putNonEmpty(m, keyTraceID, t.TraceID)
+			putNonEmpty(m, keySegmentID, t.SegmentID)
+			putNonEmpty(m, keyActiveThreadID, t.ActiveThreadID)
+			if t.RelativeStartNS != 0 || t.RelativeEndNS != 0 {
+				m.PutInt(keyRelativeStartNS, int64(t.RelativeStartNS))
+				m.PutInt(keyRelativeEndNS, int64(t.RelativeEndNS))
+			}
 		}
+		add(attrTransactions, v)
 	}
-	return ids
-}
 
-// queueLabelIndex maps the attribute of each queue_metadata address to the
-// attribute of its label, so samples on a queue carry the label too.
-func queueLabelIndex(d *dictionaryBuilder, p *sentry.Profile) map[int32]int32 {
-	if len(p.QueueMetadata) == 0 {
-		return nil
-	}
-	m := make(map[int32]int32, len(p.QueueMetadata))
-	for _, q := range p.QueueMetadata {
-		if q.Label != "" {
-			m[d.attrStr(attrQueueAddress, q.Address)] = d.attrStr(attrQueueLabel, q.Label)
+	// profile.thread_metadata
+	if len(p.ThreadMetadata) > 0 {
+		v := pcommon.NewValueMap()
+		m := v.Map()
+		m.EnsureCapacity(len(p.ThreadMetadata))
+		for _, tm := range p.ThreadMetadata {
+			e := m.PutEmptyMap(tm.ThreadID)
+			putNonEmpty(e, keyName, tm.Name)
+			if tm.HasPriority {
+				e.PutInt(keyPriority, tm.Priority)
+			}
 		}
+		add(attrThreadMetadata, v)
 	}
-	return m
-}
 
-// isDecimalThreadID reports whether id is exactly the decimal text of an
-// int64, so that the integer thread.id gives it back unchanged.
-func isDecimalThreadID(id string) bool {
-	n, err := strconv.ParseInt(id, 10, 64)
-	return err == nil && strconv.FormatInt(n, 10) == id
-}
-
-// threadIDNumber returns the integer value of a decimal or 0x-hex thread id
-// that fits thread.id (an int64).
-func threadIDNumber(id string) (int64, bool) {
-	if n, err := strconv.ParseInt(id, 10, 64); err == nil {
-		return n, true
-	}
-	if h, ok := strings.CutPrefix(strings.ToLower(id), "0x"); ok {
-		if n, err := strconv.ParseInt(h, 16, 64); err == nil {
-			return n, true
+	// profile.queue_metadata
+	if len(p.QueueMetadata) > 0 {
+		v := pcommon.NewValueMap()
+		m := v.Map()
+		m.EnsureCapacity(len(p.QueueMetadata))
+		for _, q := range p.QueueMetadata {
+			putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label)
 		}
+		add(attrQueueMetadata, v)
 	}
-	return 0, false
+
+	// debug_meta.images
+	if len(p.DebugMeta.Images) > 0 {
+		v := pcommon.NewValueSlice()
+		s := v.Slice()
+		s.EnsureCapacity(len(p.DebugMeta.Images))
+		for _, img := range p.DebugMeta.Images {
+			putImage(s.AppendEmpty().SetEmptyMap(), img)
+		}
+		add(attrDebugImages, v)
+	}
+
+	// measurements; V1 elapsed_since_start_ns become absolute timestamps like
+	// V2 ones.
+	if len(p.Measurements) > 0 {
+		v := pcommon.NewValueMap()
+		m := v.Map()
+		m.EnsureCapacity(len(p.Measurements))
+		for _, ms := range p.Measurements {
+			e := m.PutEmptyMap(ms.Name)
+			putNonEmpty(e, keyUnit, ms.Unit)
+			values := e.PutEmptySlice(keyValues)
+			values.EnsureCapacity(len(ms.Values))
+			for _, mv := range ms.Values {
+				ts := mv.Timestamp
+				if !isV2(p) {
+					ts = int64(start + mv.ElapsedSinceStartNS)
+				}
+				pt := values.AppendEmpty().SetEmptyMap()
+				pt.PutInt(keyTimestampNano, ts)
+				pt.PutDouble(keyValue, mv.Value)
+			}
+		}
+		add(attrMeasurements, v)
+	}
+
+	if n > 0 {
+		prof.AttributeIndices().FromRaw(idx[:n])
+	}
 }

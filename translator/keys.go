@@ -1,9 +1,6 @@
 package translator
 
-import (
-	"go.opentelemetry.io/otel/attribute"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
-)
+import "go.opentelemetry.io/collector/pdata/pcommon"
 
 // Attribute keys for Sentry fields that have no semantic convention. Fields
 // that do have one use the semconv constants directly; README.md lists both.
@@ -133,99 +130,45 @@ const (
 	OriginalPayloadFormatV2 = "sentry_profile_chunk_v2"
 )
 
-// frameTypeOf maps a Sentry platform (of the profile or of one frame) to the
-// semconv profile.frame.type of its frames; "" when there is none. Browser
-// JavaScript engines other than V8 have no frame type of their own, so
-// javascript maps to v8js too.
-func frameTypeOf(platform string) string {
-	var kv attribute.KeyValue
-	switch platform {
-	case "python":
-		kv = semconv.ProfileFrameTypeCpython
-	case "node", "javascript":
-		kv = semconv.ProfileFrameTypeV8JS
-	case "java", "android", "kotlin":
-		kv = semconv.ProfileFrameTypeJVM
-	case "cocoa", "native", "c", "objc", "swift":
-		kv = semconv.ProfileFrameTypeNative
-	case "rust":
-		kv = semconv.ProfileFrameTypeRust
-	case "go":
-		kv = semconv.ProfileFrameTypeGo
-	case "php":
-		kv = semconv.ProfileFrameTypePHP
-	case "ruby":
-		kv = semconv.ProfileFrameTypeRuby
-	case "csharp", "dotnet":
-		kv = semconv.ProfileFrameTypeDotnet
-	case "elixir", "erlang":
-		kv = semconv.ProfileFrameTypeBeam
-	case "perl":
-		kv = semconv.ProfileFrameTypePerl
-	default:
-		return ""
+// attrDeploymentEnvironmentOld is the key deployment.environment.name
+// replaced in semantic conventions 1.27.
+const attrDeploymentEnvironmentOld = "deployment.environment"
+
+// attrRole is what a sample or location attribute means to the exporter.
+type attrRole uint8
+
+const (
+	roleOther attrRole = iota
+	roleSentryThreadID
+	roleThreadID
+	roleThreadName
+	roleThreadPriority
+	roleQueueAddress
+	roleThreadState
+	// Location attributes.
+	roleFrameType
+	roleFramePlatform
+	roleFrameFilename
+	roleFrameRawFunction
+	roleFrameModule
+	roleFramePackage
+	roleFrameInApp
+	roleFrameSymbolAddr
+	roleFrameImageAddr
+	roleFrameAddrMode
+	roleFrameStatus
+	roleFrameData
+)
+
+func putNonEmpty(m pcommon.Map, k, v string) {
+	if v != "" {
+		m.PutStr(k, v)
 	}
-	return kv.Value.AsString()
 }
 
-// platformOfFrameType is the way back: the Sentry platform of frames of one
-// semconv profile.frame.type; "" when Sentry has none.
-func platformOfFrameType(frameType string) string {
-	switch frameType {
-	case semconv.ProfileFrameTypeCpython.Value.AsString():
-		return "python"
-	case semconv.ProfileFrameTypeV8JS.Value.AsString():
-		return "node"
-	case semconv.ProfileFrameTypeJVM.Value.AsString():
-		return "java"
-	case semconv.ProfileFrameTypeNative.Value.AsString(), semconv.ProfileFrameTypeKernel.Value.AsString():
-		return "native"
-	case semconv.ProfileFrameTypeRust.Value.AsString():
-		return "rust"
-	case semconv.ProfileFrameTypeGo.Value.AsString():
-		return "go"
-	case semconv.ProfileFrameTypePHP.Value.AsString():
-		return "php"
-	case semconv.ProfileFrameTypeRuby.Value.AsString():
-		return "ruby"
-	case semconv.ProfileFrameTypeDotnet.Value.AsString():
-		return "csharp"
-	case semconv.ProfileFrameTypeBeam.Value.AsString():
-		return "elixir"
-	case semconv.ProfileFrameTypePerl.Value.AsString():
-		return "perl"
-	}
-	return ""
-}
-
-// platformOfSDKLanguage maps semconv telemetry.sdk.language to a Sentry
-// platform, for resources whose frames carry no frame type.
-func platformOfSDKLanguage(language string) string {
-	switch language {
-	case semconv.TelemetrySDKLanguageCPP.Value.AsString():
-		return "native"
-	case semconv.TelemetrySDKLanguageDotnet.Value.AsString():
-		return "csharp"
-	case semconv.TelemetrySDKLanguageErlang.Value.AsString():
-		return "elixir"
-	case semconv.TelemetrySDKLanguageGo.Value.AsString():
-		return "go"
-	case semconv.TelemetrySDKLanguageJava.Value.AsString(), semconv.TelemetrySDKLanguageKotlin.Value.AsString():
-		return "java"
-	case semconv.TelemetrySDKLanguageNodejs.Value.AsString():
-		return "node"
-	case semconv.TelemetrySDKLanguagePHP.Value.AsString():
-		return "php"
-	case semconv.TelemetrySDKLanguagePython.Value.AsString():
-		return "python"
-	case semconv.TelemetrySDKLanguageRuby.Value.AsString():
-		return "ruby"
-	case semconv.TelemetrySDKLanguageRust.Value.AsString():
-		return "rust"
-	case semconv.TelemetrySDKLanguageSwift.Value.AsString():
-		return "cocoa"
-	case semconv.TelemetrySDKLanguageWebJS.Value.AsString():
-		return "javascript"
+func mapStr(m pcommon.Map, k string) string {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
+		return v.Str()
 	}
 	return ""
 }

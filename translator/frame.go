@@ -1,0 +1,320 @@
+package translator
+
+import (
+	"cmp"
+	"math"
+	"path"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// locationKey is a frame as it lands in the Location table: its content, the
+// frame type it gets from the profile's platform and the mapping its address
+// falls in.
+type locationKey struct {
+	frame     sentry.Frame
+	frameType string
+	mapping   int32
+}
+
+// locationHint is what most frames differ in.
+type locationHint struct {
+	function, path string
+	addr           uint64
+	lineno         uint32
+}
+
+// locationEntry is one Location's key, chained to the previous Location with
+// the same hint (-1 at the end).
+type locationEntry struct {
+	key  locationKey
+	next int32
+}
+
+// frameAttrKeys caches the string indices of the location attribute keys
+// and the attributes every frame of a platform shares, for the current
+// dictionary; 0 is "not looked up yet" (index 0 is the empty string).
+type frameAttrKeys struct {
+	frameType, platform, filename, rawFunction, module, pkg int32
+	inApp, symbolAddr, imageAddr, addrMode, status, data    int32
+	// The frame type attribute of the last frame type seen, and the two
+	// in_app attributes.
+	lastFrameType     string
+	lastFrameTypeAttr int32
+	inAppAttr         [2]int32
+}
+
+func (b *ProfilesBuilder) frameKey(cached *int32, key string) int32 {
+	if *cached == 0 {
+		*cached = b.dict.str(key)
+	}
+	return *cached
+}
+
+// location returns the Location of a frame, creating it and its Function on
+// first sight. Identical frames (node sends one per call-tree node) share one.
+func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
+	platform := f.Platform
+	if platform == "" {
+		platform = profilePlatform
+	}
+	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
+	// function, symbol, abs_path or filename → Function; lineno, colno → Line.
+	filename := f.Filename
+	if f.AbsPath != "" {
+		filename = f.AbsPath
+	}
+	hint := locationHint{function: f.Function, path: filename, addr: f.InstructionAddr, lineno: f.Lineno}
+	head, ok := b.locationHeads[hint]
+	if !ok {
+		head = -1
+	}
+	for i := head; i >= 0; i = b.locationKeys[i].next {
+		if b.locationKeys[i].key == k {
+			return i
+		}
+	}
+	d := b.dict
+	table := d.dict.LocationTable()
+	i := int32(table.Len())
+	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
+	b.locationHeads[hint] = i
+	loc := table.AppendEmpty()
+	// instruction_addr → address; the image holding it → mapping_index.
+	loc.SetAddress(f.InstructionAddr)
+	loc.SetMappingIndex(k.mapping)
+
+	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
+		// A frame with a place but no name is an anonymous function, as
+		// Sentry's UI names it: a blank name would merge every anonymous
+		// function into one node in a flame graph (their file, line and
+		// column keep them distinct locations).
+		name := f.Function
+		if name == "" && f.Symbol == "" {
+			name = anonymousFunction
+		}
+		line := loc.Lines().AppendEmpty()
+		line.SetFunctionIndex(d.function(name, f.Symbol, filename, 0))
+		line.SetLine(int64(f.Lineno))
+		line.SetColumn(int64(f.Colno))
+	}
+
+	keys := &b.frameKeys
+	str := func(cached *int32, key, value string) int32 {
+		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
+	}
+	attrs := b.attrScratch[:0]
+	if k.frameType != "" {
+		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
+			keys.lastFrameType = k.frameType
+			keys.lastFrameTypeAttr = str(&keys.frameType, string(semconv.ProfileFrameTypeKey), k.frameType)
+		}
+		attrs = append(attrs, keys.lastFrameTypeAttr)
+	}
+	if f.Platform != "" {
+		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
+	}
+	if f.AbsPath != "" {
+		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
+	}
+	if f.RawFunction != "" {
+		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
+	}
+	if f.Module != "" {
+		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
+	}
+	if f.Package != "" {
+		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
+	}
+	if f.InApp.Set() {
+		v := 0
+		if f.InApp.True() {
+			v = 1
+		}
+		if keys.inAppAttr[v] == 0 {
+			keys.inAppAttr[v] = d.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
+		}
+		attrs = append(attrs, keys.inAppAttr[v])
+	}
+	if f.SymbolAddr != 0 {
+		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+	}
+	if f.ImageAddr != 0 {
+		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
+	}
+	if f.AddrMode != "" {
+		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
+	}
+	if f.Status != "" {
+		attrs = append(attrs, str(&keys.status, attrFrameStatus, f.Status))
+	}
+	if f.Data != "" {
+		attrs = append(attrs, str(&keys.data, attrFrameData, f.Data))
+	}
+	if len(attrs) > 0 {
+		loc.AttributeIndices().FromRaw(attrs)
+	}
+	b.attrScratch = attrs
+	return i
+}
+
+// stack returns the Stack of a Sentry stack, or -1 when a frame index is out
+// of range.
+func (b *ProfilesBuilder) stack(frames []int64) int32 {
+	locs := b.stackScratch[:0]
+	for _, f := range frames {
+		if f < 0 || f >= int64(len(b.frameLocations)) {
+			return -1
+		}
+		locs = append(locs, b.frameLocations[f])
+	}
+	b.stackScratch = locs
+	return b.dict.stack(locs)
+}
+
+// stack adds the Sentry stack of a dictionary stack, leaf first like both
+// formats, each location expanded into one frame per line (inlined
+// functions first, as OTLP orders them), and records it in the chunk
+// tables. It checks the locations on the way (see checkStacks) and returns
+// false, leaving the chunk unfinished, for a stack that is not valid.
+func (c *chunkBuilder) stack(stack int32) bool {
+	t := &c.tables
+	valid := c.locationValid
+	st := &c.p.Stacks
+	frames := st.FrameIndices
+	id := len(st.Offsets)
+	st.Offsets = append(st.Offsets, len(frames))
+	locs := c.dict.StackTable().At(int(stack)).LocationIndices()
+	for i := range locs.Len() {
+		l := locs.At(i)
+		if uint32(l) >= uint32(len(valid)) || !valid[l] {
+			c.stackStates[stack] = stackInvalid
+			return false
+		}
+		loc := &t.locations[l]
+		if loc.gen != t.gen {
+			c.frames(l)
+		}
+		if loc.n == 1 {
+			frames = append(frames, loc.first)
+			continue
+		}
+		for f := loc.first; f < loc.first+int64(loc.n); f++ {
+			frames = append(frames, f)
+		}
+	}
+	st.FrameIndices = frames
+	t.stacks[stack].id = int32(id)
+	c.stackStates[stack] = stackValid
+	return true
+}
+
+// frames adds the Sentry frames of a location and records them in the chunk
+// tables.
+func (c *chunkBuilder) frames(l int32) {
+	t := &c.tables
+	loc := c.dict.LocationTable().At(int(l))
+	base := sentry.Frame{InstructionAddr: loc.Address()}
+	var filename string
+	hasFilenameAttr := false
+	var frameType string
+	for _, idx := range loc.AttributeIndices().All() {
+		if idx <= 0 || int(idx) >= len(c.attrRoles) {
+			continue
+		}
+		v := c.attrVals[idx]
+		switch c.attrRoles[idx] {
+		case roleFrameType:
+			frameType = v.AsString()
+		case roleFramePlatform:
+			base.Platform = v.AsString()
+		case roleFrameFilename:
+			filename, hasFilenameAttr = v.AsString(), true
+		case roleFrameRawFunction:
+			base.RawFunction = v.AsString()
+		case roleFrameModule:
+			base.Module = v.AsString()
+		case roleFramePackage:
+			base.Package = v.AsString()
+		case roleFrameInApp:
+			if v.Type() == pcommon.ValueTypeBool {
+				base.InApp = sentry.BoolOf(v.Bool())
+			}
+		case roleFrameSymbolAddr:
+			base.SymbolAddr, _ = parseHexAddr(v.AsString())
+		case roleFrameImageAddr:
+			base.ImageAddr, _ = parseHexAddr(v.AsString())
+		case roleFrameAddrMode:
+			base.AddrMode = v.AsString()
+		case roleFrameStatus:
+			base.Status = v.AsString()
+		case roleFrameData:
+			base.Data = v.AsString()
+		}
+	}
+	// A frame of another kind than the chunk (native frames under Python)
+	// names its platform.
+	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
+		base.Platform = platformOfFrameType(frameType)
+	}
+	m := loc.MappingIndex()
+	if m <= 0 || int(m) >= c.dict.MappingTable().Len() {
+		m = 0
+	}
+	if m != 0 && !c.seenMap[m] {
+		c.seenMap[m] = true
+		c.mappings = append(c.mappings, m)
+	}
+	if m != 0 && !c.attrs.hasImages {
+		// The binary a frame is in: Sentry's `package` of a native frame.
+		// A frame with an address only also gets it as its `module`,
+		// which Relay keeps in profiles (it drops `package`), so that the
+		// flame graph names the binary beside the address.
+		if file := c.str(c.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+			base.Package = cmp.Or(base.Package, file)
+			if loc.Lines().Len() == 0 && base.Module == "" {
+				base.Module = path.Base(file)
+			}
+		}
+	}
+
+	first := int64(len(c.p.Frames))
+	lines := loc.Lines()
+	functions := c.dict.FunctionTable()
+	for i := range max(lines.Len(), 1) {
+		f := base
+		if i < lines.Len() {
+			line := lines.At(i)
+			fn := functions.At(int(line.FunctionIndex()))
+			if f.Function = c.str(fn.NameStrindex()); f.Function == anonymousFunction {
+				f.Function = ""
+			}
+			f.Symbol = c.str(fn.SystemNameStrindex())
+			if hasFilenameAttr {
+				f.AbsPath, f.Filename = c.str(fn.FilenameStrindex()), filename
+			} else {
+				f.Filename = c.str(fn.FilenameStrindex())
+			}
+			if line.Line() > 0 && line.Line() <= math.MaxUint32 {
+				f.Lineno = uint32(line.Line())
+			}
+			if line.Column() > 0 && line.Column() <= math.MaxUint32 {
+				f.Colno = uint32(line.Column())
+			}
+		}
+		// A frame with nothing at all in it (a location with neither lines
+		// nor address) would be an empty object Sentry cannot show.
+		if f == (sentry.Frame{}) {
+			f.Function = unknownFunction
+		}
+		c.p.Frames = append(c.p.Frames, f)
+		c.frameMappings = append(c.frameMappings, m)
+	}
+	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+}
+
+// unknownFunction names a frame that has nothing Sentry could show.
+const unknownFunction = "<unknown>"

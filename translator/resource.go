@@ -1,0 +1,228 @@
+package translator
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// putResource writes the metadata of one profile item as resource
+// attributes: semantic conventions where one exists, sentry.* otherwise.
+func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
+	attrs.EnsureCapacity(24)
+	putStr := func(k, v string) {
+		if v != "" {
+			attrs.PutStr(k, v)
+		}
+	}
+	attrs.PutStr(string(semconv.ServiceNameKey), serviceName(p, opts))
+	putStr(string(semconv.ServiceVersionKey), p.Release)                // release
+	putStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment) // environment
+	putStr(attrDist, p.Dist)                                            // dist
+	putStr(attrPlatform, p.Platform)                                    // platform
+	putStr(attrProjectID, opts.ProjectID)
+	// profiler_id, chunk_id, event_id and the transaction are per profile
+	// (or per process run): profile attributes, so that a backend that
+	// makes series of resource attributes gets one per service, not one
+	// per profile.
+
+	// os
+	putStr(string(semconv.OSNameKey), p.OS.Name)
+	putStr(string(semconv.OSVersionKey), p.OS.Version)
+	putStr(string(semconv.OSBuildIDKey), p.OS.BuildNumber)
+	// device
+	putStr(string(semconv.HostArchKey), p.Device.Architecture)
+	putStr(string(semconv.DeviceModelIdentifierKey), p.Device.Model)
+	putStr(string(semconv.DeviceManufacturerKey), p.Device.Manufacturer)
+	putStr(attrDeviceLocale, p.Device.Locale)
+	putStr(attrDeviceClassification, p.Device.Classification)
+	if p.Device.IsEmulator.Set() {
+		attrs.PutBool(attrDeviceIsEmulator, p.Device.IsEmulator.True())
+	}
+	// runtime
+	putStr(string(semconv.ProcessRuntimeNameKey), p.Runtime.Name)
+	putStr(string(semconv.ProcessRuntimeVersionKey), p.Runtime.Version)
+	// client_sdk
+	putStr(string(semconv.TelemetrySDKNameKey), p.ClientSDK.Name)
+	putStr(string(semconv.TelemetrySDKVersionKey), p.ClientSDK.Version)
+}
+
+// serviceName is the override when given, else the package part of a release
+// that follows Sentry's `package@version+build` convention, else
+// "unknown_service:<platform>" in the spirit of the semconv fallback.
+func serviceName(p *sentry.Profile, opts ReceiveOptions) string {
+	return serviceNameOf(opts.ServiceName, p.Release, p.Platform)
+}
+
+// serviceNameOf is serviceName from the fields themselves, for the traces of
+// the same SDK: one rule, so that a backend joins a service's profiles and
+// spans.
+func serviceNameOf(override, release, platform string) string {
+	if override != "" {
+		return override
+	}
+	if pkg, _, ok := strings.Cut(release, "@"); ok && pkg != "" {
+		return pkg
+	}
+	if platform != "" {
+		return "unknown_service:" + platform
+	}
+	return "unknown_service"
+}
+
+// serviceAttrs are service.name, service.version and
+// deployment.environment.name as sample attributes too: consumers built on
+// the OTLP profiles protocol before resource attributes became string-table
+// references (Grafana Pyroscope among them) read the resource's plain keys
+// only, and pdata writes references; a sample attribute they read.
+func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
+	d := b.dict
+	out := b.serviceScratch[:0]
+	out = append(out, d.attrStr(string(semconv.ServiceNameKey), serviceName(p, b.opts)))
+	if p.Release != "" {
+		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), p.Release))
+	}
+	if p.Environment != "" {
+		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment))
+	}
+	b.serviceScratch = out
+	return out
+}
+
+// resourceMeta is what every chunk of one profiler shares.
+type resourceMeta struct {
+	index                      int // the first resource of the profiler's group
+	profilerID                 string
+	platform, language         string
+	release, environment, dist string
+}
+
+// sentryProfilerID is the profiler_id of a profile that came from Sentry:
+// sentry.profiler_id of a V2 chunk, or the event_id of a V1 profile (a
+// transaction profile is its own profiler session); "" for any other
+// profile. They are profile attributes (resource attributes before the
+// receiver kept resources to the source's identity; still read). Every read
+// of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
+// where they live can change in one place.
+func (e *exporter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
+	var profilerID, eventID string
+	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
+		switch key {
+		case attrProfilerID:
+			profilerID = v.AsString()
+		case attrEventID:
+			eventID = v.AsString()
+		}
+	})
+	return normalizeID(cmp.Or(profilerID, mapStr(res, attrProfilerID), eventID, mapStr(res, attrEventID)))
+}
+
+// sentryItemIDKeys are resource attributes that identify one Sentry item,
+// not its source: the profiler is the same without them.
+var sentryItemIDKeys = []string{attrChunkID, attrEventID, attrTransactionID, attrTransactionName, attrTransactionTraceID}
+
+// profilerIdentityKeys are the resource attributes that tell one machine,
+// container or instance from another. Without any of them a resource of the
+// eBPF profiler (process.pid and the executable) would be the same
+// profiler on every host.
+var profilerIdentityKeys = []string{
+	string(semconv.HostIDKey),
+	string(semconv.HostNameKey),
+	string(semconv.K8SPodUIDKey),
+	string(semconv.ContainerIDKey),
+	string(semconv.ServiceInstanceIDKey),
+}
+
+// foreignProfilerID is a stable profiler_id for a source that is not a
+// Sentry SDK: a digest of its resource attributes (minus per-item ids), as
+// a v4-shaped UUID, so that one source keeps one id across exports. When
+// the resource names none of profilerIdentityKeys, instanceID (the
+// collector's own identity) is mixed in: sources seen by different
+// collectors are then different profilers.
+func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
+	keys := make([]string, 0, attrs.Len())
+	identified := false
+	for k := range attrs.All() {
+		if slices.Contains(sentryItemIDKeys, k) {
+			continue
+		}
+		if slices.Contains(profilerIdentityKeys, k) {
+			identified = true
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		v, _ := attrs.Get(k)
+		fmt.Fprintf(h, "%s\x00%s\x00", k, v.AsString())
+	}
+	if !identified && instanceID != "" {
+		fmt.Fprintf(h, "\x01collector.instance\x00%s\x00", instanceID)
+	}
+	var id [16]byte
+	copy(id[:], h.Sum(nil))
+	return uuidV4Hex(id)
+}
+
+// chunkIDFor is the chunk_id of window w, which starts at first: the
+// profile id when a single profile makes a single window's first chunk (so
+// a Sentry chunk keeps its id), else a digest of the profiler, the first
+// profile and the window, so that the same input gives the same ids.
+func (x *profileExport) chunkIDFor(w int, first uint64) string {
+	prof := x.profs[0]
+	id := prof.ProfileID()
+	if w == 0 && len(x.profs) == 1 && !id.IsEmpty() {
+		return hex.EncodeToString(id[:])
+	}
+	h := sha256.New()
+	h.Write([]byte(x.meta.profilerID))
+	h.Write(id[:])
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], uint64(prof.Time()))
+	h.Write(buf[:])
+	h.Write([]byte(x.where))
+	binary.LittleEndian.PutUint64(buf[:], uint64(w))
+	h.Write(buf[:])
+	if len(x.profs) > 1 {
+		binary.LittleEndian.PutUint64(buf[:], first)
+		h.Write(buf[:])
+	}
+	var out [16]byte
+	copy(out[:], h.Sum(nil))
+	return uuidV4Hex(out)
+}
+
+// moduleVersion is the version of this module in the running binary, or
+// "0.0.0" in a development build, which has none.
+func moduleVersion() string {
+	const path = "github.com/sentryprofile/otelcol-sentryprofile"
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "0.0.0"
+	}
+	v := info.Main.Version
+	if info.Main.Path != path {
+		v = ""
+		for _, dep := range info.Deps {
+			if dep.Path == path {
+				v = dep.Version
+			}
+		}
+	}
+	if v == "" || v == "(devel)" {
+		return "0.0.0"
+	}
+	return strings.TrimPrefix(v, "v")
+}

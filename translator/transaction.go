@@ -1,0 +1,113 @@
+package translator
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// SpanLookup tells which span was the innermost one active on a thread at a
+// time (Unix nanoseconds). A V2 chunk carries no trace information: its
+// spans come in other envelopes, and the receiver's span index answers for
+// them (spanindex.Timeline).
+type SpanLookup interface {
+	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
+}
+
+// linker finds the Link of a sample.
+//
+// V1: the innermost span of the envelope's transaction that ran on the
+// sample's thread at its time, else the transaction's root span. Without a
+// transaction item it falls back to the profile's own transaction metadata
+// (trace_id, segment_id), restricted to the transaction's relative range
+// when the profile gives one.
+//
+// V2: the innermost span of the chunk's profiler active on the sample's
+// thread at its time, as the receiver's span index knows them; none outside
+// every span.
+type linker struct {
+	dict    *dictionaryBuilder
+	lookup  SpanLookup
+	spans   []spanRange
+	root    int32
+	profile []spanRange
+}
+
+type spanRange struct {
+	thread     string
+	start, end uint64
+	all        bool // no time range: covers every sample
+	link       int32
+}
+
+func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEvent, lookup SpanLookup, start uint64) linker {
+	var l linker
+	if isV2(p) {
+		l.dict, l.lookup = d, lookup
+		return l
+	}
+	if tx != nil {
+		trace := pcommon.TraceID(parseID16(tx.TraceID))
+		if trace.IsEmpty() {
+			return l
+		}
+		for _, s := range tx.Spans {
+			span := ParseSpanID(s.SpanID)
+			if span.IsEmpty() || s.ThreadID == "" || s.StartTimestamp < 0 || s.Timestamp < s.StartTimestamp {
+				continue
+			}
+			l.spans = append(l.spans, spanRange{
+				thread: s.ThreadID,
+				start:  uint64(s.StartTimestamp),
+				end:    uint64(s.Timestamp),
+				link:   d.link(trace, span),
+			})
+		}
+		if root := ParseSpanID(tx.SpanID); !root.IsEmpty() {
+			l.root = d.link(trace, root)
+		}
+		return l
+	}
+	for _, t := range p.Transactions {
+		trace := pcommon.TraceID(parseID16(t.TraceID))
+		span := ParseSpanID(t.SegmentID)
+		if trace.IsEmpty() || span.IsEmpty() {
+			continue
+		}
+		r := spanRange{link: d.link(trace, span), all: t.RelativeEndNS <= t.RelativeStartNS}
+		if !r.all {
+			r.start, r.end = start+t.RelativeStartNS, start+t.RelativeEndNS
+		}
+		l.profile = append(l.profile, r)
+	}
+	return l
+}
+
+func (l *linker) linkFor(thread string, ts uint64) int32 {
+	if l.lookup != nil {
+		trace, span, ok := l.lookup.SpanAt(thread, ts)
+		if !ok {
+			return 0
+		}
+		return l.dict.link(trace, span)
+	}
+	best := -1
+	for i := range l.spans {
+		s := &l.spans[i]
+		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.spans[best].start) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return l.spans[best].link
+	}
+	if l.root != 0 {
+		return l.root
+	}
+	for _, r := range l.profile {
+		if r.all || (r.start <= ts && ts <= r.end) {
+			return r.link
+		}
+	}
+	return 0
+}
