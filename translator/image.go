@@ -393,3 +393,19 @@ func alignUp(v, align uint64) (uint64, bool) {
 	r := (v + align - 1) &^ (align - 1)
 	return r, r >= v
 }
+
+// appendDebugImagesAttr: "debug_meta"."images" → profile attribute
+// sentry.debug_meta.images, every field of every image, beside the
+// Mappings: a Mapping has no place for most of them. Back: imagesFromAttr.
+func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.DebugMeta.Images) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueSlice()
+	s := v.Slice()
+	s.EnsureCapacity(len(p.DebugMeta.Images))
+	for _, img := range p.DebugMeta.Images {
+		putImage(s.AppendEmpty().SetEmptyMap(), img)
+	}
+	return append(attrs, b.dict.attrValue(attrDebugImages, v))
+}

@@ -37,3 +37,33 @@ func measurementsFromAttr(m pcommon.Map, from, to int64) []sentry.Measurement {
 	}
 	return out
 }
+
+// appendMeasurementsAttr: "measurements" → profile attribute
+// sentry.measurements (map name → {unit, values: [{timestamp_unix_nano,
+// value}]}). V1 "elapsed_since_start_ns" become absolute timestamps, like V2
+// "timestamp" values, so that both come back the same way. Back:
+// measurementsFromAttr.
+func (b *ProfilesBuilder) appendMeasurementsAttr(attrs []int32, p *sentry.Profile, start uint64) []int32 {
+	if len(p.Measurements) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(len(p.Measurements))
+	for _, ms := range p.Measurements {
+		e := m.PutEmptyMap(ms.Name)
+		putNonEmpty(e, keyUnit, ms.Unit)     // "unit"
+		values := e.PutEmptySlice(keyValues) // "values"
+		values.EnsureCapacity(len(ms.Values))
+		for _, mv := range ms.Values {
+			ts := mv.Timestamp
+			if !isV2(p) {
+				ts = int64(start + mv.ElapsedSinceStartNS)
+			}
+			pt := values.AppendEmpty().SetEmptyMap()
+			pt.PutInt(keyTimestampNano, ts)
+			pt.PutDouble(keyValue, mv.Value) // "value"
+		}
+	}
+	return append(attrs, b.dict.attrValue(attrMeasurements, v))
+}

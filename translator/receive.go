@@ -671,117 +671,20 @@ type threadTime struct {
 	ts     uint64
 }
 
-// putProfileAttributes keeps the per-item collections that have no OTLP place
-// as structured profile attributes, so that the exporter can give them back.
+// putProfileAttributes keeps the per-item fields and collections that have
+// no OTLP place as profile attributes, so that the exporter can give them
+// back. Each Sentry object's file writes its own.
 func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.Profile, start uint64) {
-	d := b.dict
-	var idx [11]int32
-	n := 0
-	add := func(key string, v pcommon.Value) {
-		idx[n] = d.attrValue(key, v)
-		n++
-	}
-	addStr := func(key, v string) {
-		if v != "" {
-			idx[n] = d.attrStr(key, v)
-			n++
-		}
-	}
-
-	addStr(attrProfilerID, p.ProfilerID) // profiler_id
-	addStr(attrChunkID, p.ChunkID)       // chunk_id
-	addStr(attrEventID, p.EventID)       // event_id
-	// transaction (the first of transactions): what a pipeline routes or
-	// filters on; the complete list is sentry.transactions.
-	if len(p.Transactions) > 0 {
-		t := p.Transactions[0]
-		addStr(attrTransactionName, t.Name)
-		addStr(attrTransactionID, t.ID)
-		addStr(attrTransactionTraceID, t.TraceID)
-	}
-
-	// transaction / transactions
-	if len(p.Transactions) > 0 {
-		v := pcommon.NewValueSlice()
-		s := v.Slice()
-		s.EnsureCapacity(len(p.Transactions))
-		for _, t := range p.Transactions {
-			m := s.AppendEmpty().SetEmptyMap()
-			putNonEmpty(m, keyID, t.ID)
-			putNonEmpty(m, keyName, t.Name)
-			putNonEmpty(m, keyTraceID, t.TraceID)
-			putNonEmpty(m, keySegmentID, t.SegmentID)
-			putNonEmpty(m, keyActiveThreadID, t.ActiveThreadID)
-			if t.RelativeStartNS != 0 || t.RelativeEndNS != 0 {
-				m.PutInt(keyRelativeStartNS, int64(t.RelativeStartNS))
-				m.PutInt(keyRelativeEndNS, int64(t.RelativeEndNS))
-			}
-		}
-		add(attrTransactions, v)
-	}
-
-	// profile.thread_metadata
-	if len(p.ThreadMetadata) > 0 {
-		v := pcommon.NewValueMap()
-		m := v.Map()
-		m.EnsureCapacity(len(p.ThreadMetadata))
-		for _, tm := range p.ThreadMetadata {
-			e := m.PutEmptyMap(tm.ThreadID)
-			putNonEmpty(e, keyName, tm.Name)
-			if tm.HasPriority {
-				e.PutInt(keyPriority, tm.Priority)
-			}
-		}
-		add(attrThreadMetadata, v)
-	}
-
-	// profile.queue_metadata
-	if len(p.QueueMetadata) > 0 {
-		v := pcommon.NewValueMap()
-		m := v.Map()
-		m.EnsureCapacity(len(p.QueueMetadata))
-		for _, q := range p.QueueMetadata {
-			putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label)
-		}
-		add(attrQueueMetadata, v)
-	}
-
-	// debug_meta.images
-	if len(p.DebugMeta.Images) > 0 {
-		v := pcommon.NewValueSlice()
-		s := v.Slice()
-		s.EnsureCapacity(len(p.DebugMeta.Images))
-		for _, img := range p.DebugMeta.Images {
-			putImage(s.AppendEmpty().SetEmptyMap(), img)
-		}
-		add(attrDebugImages, v)
-	}
-
-	// measurements; V1 elapsed_since_start_ns become absolute timestamps like
-	// V2 ones.
-	if len(p.Measurements) > 0 {
-		v := pcommon.NewValueMap()
-		m := v.Map()
-		m.EnsureCapacity(len(p.Measurements))
-		for _, ms := range p.Measurements {
-			e := m.PutEmptyMap(ms.Name)
-			putNonEmpty(e, keyUnit, ms.Unit)
-			values := e.PutEmptySlice(keyValues)
-			values.EnsureCapacity(len(ms.Values))
-			for _, mv := range ms.Values {
-				ts := mv.Timestamp
-				if !isV2(p) {
-					ts = int64(start + mv.ElapsedSinceStartNS)
-				}
-				pt := values.AppendEmpty().SetEmptyMap()
-				pt.PutInt(keyTimestampNano, ts)
-				pt.PutDouble(keyValue, mv.Value)
-			}
-		}
-		add(attrMeasurements, v)
-	}
-
-	if n > 0 {
-		prof.AttributeIndices().FromRaw(idx[:n])
+	// At most 11 attributes: on the stack, not one allocation per item.
+	var buf [11]int32
+	attrs := buf[:0]
+	attrs = b.appendIDAttrs(attrs, p)                 // resource.go
+	attrs = b.appendTransactionAttrs(attrs, p)        // transaction.go
+	attrs = b.appendThreadMetadataAttr(attrs, p)      // thread.go
+	attrs = b.appendQueueMetadataAttr(attrs, p)       // thread.go
+	attrs = b.appendDebugImagesAttr(attrs, p)         // image.go
+	attrs = b.appendMeasurementsAttr(attrs, p, start) // measurements.go
+	if len(attrs) > 0 {
+		prof.AttributeIndices().FromRaw(attrs)
 	}
 }

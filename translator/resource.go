@@ -226,3 +226,22 @@ func moduleVersion() string {
 	}
 	return strings.TrimPrefix(v, "v")
 }
+
+// appendIDAttrs: "profiler_id", "chunk_id", "event_id" → profile attributes
+// sentry.profiler_id, sentry.chunk_id, sentry.event_id. They are per
+// profile (or per process run), not resource attributes, so that a backend
+// that makes series of resource attributes gets one per service, not one
+// per profile. Back: sentryProfilerID and chunkIDFor.
+func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
+	d := b.dict
+	if p.ProfilerID != "" {
+		attrs = append(attrs, d.attrStr(attrProfilerID, p.ProfilerID))
+	}
+	if p.ChunkID != "" {
+		attrs = append(attrs, d.attrStr(attrChunkID, p.ChunkID))
+	}
+	if p.EventID != "" {
+		attrs = append(attrs, d.attrStr(attrEventID, p.EventID))
+	}
+	return attrs
+}

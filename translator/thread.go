@@ -218,3 +218,38 @@ func (x *profileExport) readSampleAttrs(indices pcommon.Int32Slice, index map[st
 	x.threads = append(x.threads, t)
 	return i, queue, state
 }
+
+// appendThreadMetadataAttr: "thread_metadata" → profile attribute
+// sentry.thread_metadata (map thread id → {name, priority}), which also
+// keeps threads without samples. Back: threadMetadataOf.
+func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.ThreadMetadata) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(len(p.ThreadMetadata))
+	for _, tm := range p.ThreadMetadata {
+		e := m.PutEmptyMap(tm.ThreadID)
+		putNonEmpty(e, keyName, tm.Name) // "name"
+		if tm.HasPriority {
+			e.PutInt(keyPriority, tm.Priority) // "priority"
+		}
+	}
+	return append(attrs, b.dict.attrValue(attrThreadMetadata, v))
+}
+
+// appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
+// sentry.queue_metadata (map address → {label}). Back: queueMetadataOf.
+func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.QueueMetadata) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(len(p.QueueMetadata))
+	for _, q := range p.QueueMetadata {
+		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
+	}
+	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
+}

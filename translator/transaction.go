@@ -111,3 +111,42 @@ func (l *linker) linkFor(thread string, ts uint64) int32 {
 	}
 	return 0
 }
+
+// appendTransactionAttrs: "transaction" / "transactions" (V1) → profile
+// attribute sentry.transactions, every field of every transaction; the first
+// one's "name", "id" and "trace_id" also as sentry.transaction.name, .id and
+// .trace_id, what a pipeline routes or filters on. No way back: a V2 chunk
+// has no transaction (lossy V1 → V2); the links of the samples carry the
+// trace.
+func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.Transactions) == 0 {
+		return attrs
+	}
+	d := b.dict
+	first := p.Transactions[0]
+	if first.Name != "" {
+		attrs = append(attrs, d.attrStr(attrTransactionName, first.Name))
+	}
+	if first.ID != "" {
+		attrs = append(attrs, d.attrStr(attrTransactionID, first.ID))
+	}
+	if first.TraceID != "" {
+		attrs = append(attrs, d.attrStr(attrTransactionTraceID, first.TraceID))
+	}
+	v := pcommon.NewValueSlice()
+	s := v.Slice()
+	s.EnsureCapacity(len(p.Transactions))
+	for _, t := range p.Transactions {
+		m := s.AppendEmpty().SetEmptyMap()
+		putNonEmpty(m, keyID, t.ID)                         // "id"
+		putNonEmpty(m, keyName, t.Name)                     // "name"
+		putNonEmpty(m, keyTraceID, t.TraceID)               // "trace_id"
+		putNonEmpty(m, keySegmentID, t.SegmentID)           // "segment_id"
+		putNonEmpty(m, keyActiveThreadID, t.ActiveThreadID) // "active_thread_id"
+		if t.RelativeStartNS != 0 || t.RelativeEndNS != 0 {
+			m.PutInt(keyRelativeStartNS, int64(t.RelativeStartNS)) // "relative_start_ns"
+			m.PutInt(keyRelativeEndNS, int64(t.RelativeEndNS))     // "relative_end_ns"
+		}
+	}
+	return append(attrs, d.attrValue(attrTransactions, v))
+}
