@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -109,18 +108,18 @@ func (o ExportOptions) withDefaults() ExportOptions {
 // fit the profile's duration when they would overflow it. Profiles that span
 // more than 66 s are cut into chunks of 60 s.
 func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
-	e := newExporter(pd, opts)
+	e := newChunkConverter(pd, opts)
 	return e.convert(pd)
 }
 
-func newExporter(pd pprofile.Profiles, opts ExportOptions) *exporter {
-	e := &exporter{opts: opts.withDefaults(), dict: pd.Dictionary()}
+func newChunkConverter(pd pprofile.Profiles, opts ExportOptions) *chunkConverter {
+	e := &chunkConverter{opts: opts.withDefaults(), dict: pd.Dictionary()}
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
 }
 
-type exporter struct {
+type chunkConverter struct {
 	opts    ExportOptions
 	dict    pprofile.ProfilesDictionary
 	strings pcommon.StringSlice
@@ -133,16 +132,14 @@ type exporter struct {
 	attrKeys  []string
 	attrVals  []pcommon.Value
 	attrRoles []attrRole
-	// stackStates memoizes the validity of each dictionary stack, found by
-	// stackValid or by the chunk builder: samples of one stack on several
-	// threads share it.
+	// stackStates memoizes the validity of each dictionary stack, found
+	// by the chunk builder as it walks the stack (or by stackValid where a
+	// stack reaches no chunk): samples of one stack on several threads,
+	// and every chunk of a profile, share it.
 	stackStates   []stackState
 	locationValid []bool // see validLocations
 	frameCount    int    // see dictionaryFrames
 	tables        chunkTables
-	// alwaysCheckStacks makes every profile check its stacks up front (see
-	// profileExport.checkStacks), for tests that compare the two ways.
-	alwaysCheckStacks bool
 }
 
 // stackState is the memoized validity of a dictionary stack.
@@ -154,7 +151,7 @@ const (
 	stackInvalid
 )
 
-func (e *exporter) indexAttributes() {
+func (e *chunkConverter) indexAttributes() {
 	table := e.dict.AttributeTable()
 	n := table.Len()
 	e.attrKeys = make([]string, n)
@@ -164,44 +161,7 @@ func (e *exporter) indexAttributes() {
 		a := table.At(i)
 		key := e.str(a.KeyStrindex())
 		e.attrKeys[i], e.attrVals[i] = key, a.Value()
-		switch key {
-		case attrThreadID:
-			e.attrRoles[i] = roleSentryThreadID
-		case string(semconv.ThreadIDKey):
-			e.attrRoles[i] = roleThreadID
-		case string(semconv.ThreadNameKey):
-			e.attrRoles[i] = roleThreadName
-		case attrThreadPriority:
-			e.attrRoles[i] = roleThreadPriority
-		case attrQueueAddress:
-			e.attrRoles[i] = roleQueueAddress
-		case attrThreadState:
-			e.attrRoles[i] = roleThreadState
-		case string(semconv.ProfileFrameTypeKey):
-			e.attrRoles[i] = roleFrameType
-		case attrFramePlatform:
-			e.attrRoles[i] = roleFramePlatform
-		case attrFrameFilename:
-			e.attrRoles[i] = roleFrameFilename
-		case attrFrameRawFunction:
-			e.attrRoles[i] = roleFrameRawFunction
-		case attrFrameModule:
-			e.attrRoles[i] = roleFrameModule
-		case attrFramePackage:
-			e.attrRoles[i] = roleFramePackage
-		case attrFrameInApp:
-			e.attrRoles[i] = roleFrameInApp
-		case attrFrameSymbolAddr:
-			e.attrRoles[i] = roleFrameSymbolAddr
-		case attrFrameImageAddr:
-			e.attrRoles[i] = roleFrameImageAddr
-		case attrFrameAddrMode:
-			e.attrRoles[i] = roleFrameAddrMode
-		case attrFrameStatus:
-			e.attrRoles[i] = roleFrameStatus
-		case attrFrameData:
-			e.attrRoles[i] = roleFrameData
-		}
+		e.attrRoles[i] = roleOfKey(key)
 	}
 	e.stackStates = make([]stackState, e.dict.StackTable().Len())
 }
@@ -215,7 +175,7 @@ const (
 	rankUnsupported        // bytes, objects, …: not samples of a stack over time
 )
 
-func (e *exporter) sampleTypeRank(prof pprofile.Profile) int {
+func (e *chunkConverter) sampleTypeRank(prof pprofile.Profile) int {
 	st := prof.SampleType()
 	typ, unit := e.str(st.TypeStrindex()), e.str(st.UnitStrindex())
 	switch {
@@ -258,11 +218,11 @@ func timeUnitNanos(unit string) float64 {
 	return 0
 }
 
-func (e *exporter) drop(reason sentry.Reason, samples int, err error) {
+func (e *chunkConverter) drop(reason sentry.Reason, samples int, err error) {
 	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
 }
 
-func (e *exporter) str(i int32) string {
+func (e *chunkConverter) str(i int32) string {
 	if i <= 0 || int(i) >= e.strings.Len() {
 		return ""
 	}
@@ -272,7 +232,7 @@ func (e *exporter) str(i int32) string {
 // sampleInfo is what every event of one pprofile Sample shares.
 type sampleInfo struct {
 	stack  int32
-	thread int32 // index in profileExport.threads
+	thread int32 // index in groupConverter.threads
 	queue  string
 	state  string
 }
@@ -283,13 +243,13 @@ type sampleInfo struct {
 type exportEvent struct {
 	ts     uint64
 	sample int32
-	thread int32 // index in profileExport.threads
+	thread int32 // index in groupConverter.threads
 }
 
-// profileExport converts the profiles of one profiler (a profileGroup):
+// groupConverter converts the profiles of one profiler (a profileGroup):
 // their samples, numbered one after the other, make one run of chunks.
-type profileExport struct {
-	*exporter
+type groupConverter struct {
+	conv      *chunkConverter
 	meta      resourceMeta
 	profs     []pprofile.Profile
 	resources []int
@@ -299,30 +259,21 @@ type profileExport struct {
 	attrMemo  []sampleAttrMemo
 	events    []exportEvent
 	attrs     profileAttrs
-	// checkStacks: every stack is checked, location by location, before
-	// its samples become events. Otherwise only its index is, and the
-	// chunk builder checks the locations as it walks them, so that the
-	// stack table is walked once instead of twice: with its arrays spread
-	// over the heap, each walk cost as much as building the chunk.
-	checkStacks bool
+	// malformed counts the events of samples whose stack reaches outside
+	// the dictionary, found while collecting events or building chunks;
+	// they are reported as one Drop at malformedAt, where collecting
+	// events ended.
+	malformed   int64
+	malformedAt int
 }
 
-func (e *exporter) profile(g *profileGroup) {
-	chunks, drops := len(e.chunks), len(e.drops)
-	x := &profileExport{exporter: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where(), checkStacks: e.alwaysCheckStacks}
-	if x.convert() {
-		return
-	}
-	// A sampled stack references a location or function outside the
-	// dictionary. Start over, checking every stack first, so that its
-	// samples are dropped as malformed before they can shape any chunk.
-	e.chunks, e.drops = e.chunks[:chunks], e.drops[:drops]
-	x = &profileExport{exporter: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where(), checkStacks: true}
+func (e *chunkConverter) profile(g *profileGroup) {
+	x := &groupConverter{conv: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where()}
 	x.convert()
 }
 
 // sampleCount is the number of pprofile Samples of the group.
-func (x *profileExport) sampleCount() int {
+func (x *groupConverter) sampleCount() int {
 	n := 0
 	for _, prof := range x.profs {
 		n += prof.Samples().Len()
@@ -330,34 +281,28 @@ func (x *profileExport) sampleCount() int {
 	return n
 }
 
-// convert adds the chunks and drops of the profile. It returns false, having
-// added some of them, when stacks are not checked up front and a chunk meets
-// an invalid one.
-func (x *profileExport) convert() bool {
-	e := x.exporter
+// convert adds the chunks and drops of the group's profiles.
+func (x *groupConverter) convert() {
+	e := x.conv
+	defer x.dropMalformed()
 	x.attrs = x.readProfileAttrs()
-	if !x.collectEvents() {
-		return true
-	}
+	x.collectEvents()
 	if len(x.events) == 0 {
 		if n := x.sampleCount(); n > 0 {
 			e.drop(sentry.ReasonNotEnoughSamples, 0, fmt.Errorf("%s: %d samples hold no events", x.where, n))
 		}
-		return true
+		return
 	}
 	x.sortEvents()
 
 	platform := x.platform()
-	windows := splitWindows(x.events, uint64(x.opts.ChunkWindow))
+	windows := splitWindows(x.events, uint64(x.conv.opts.ChunkWindow))
 	for w, evs := range windows {
 		var next uint64
 		if w+1 < len(windows) {
 			next = windows[w+1][0].ts
 		}
 		chunk, valid := x.chunk(evs, w, next, platform)
-		if chunk == nil {
-			return false // an invalid stack
-		}
 		if !valid {
 			// The builder could not vouch for the chunk: Validate decides,
 			// and names the rule it breaks.
@@ -373,7 +318,20 @@ func (x *profileExport) convert() bool {
 		}
 		e.chunks = append(e.chunks, Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources})
 	}
-	return true
+}
+
+// dropMalformed reports the malformed samples of the group, in the place of
+// the drops where collecting events ended.
+func (x *groupConverter) dropMalformed() {
+	if x.malformed == 0 {
+		return
+	}
+	d := Drop{
+		Reason:  sentry.ReasonMalformedStacks,
+		Samples: clampInt(x.malformed),
+		Err:     fmt.Errorf("%s: samples reference stacks, locations or functions outside the dictionary", x.where),
+	}
+	x.conv.drops = slices.Insert(x.conv.drops, x.malformedAt, d)
 }
 
 // eventBudget tracks what the group's samples may still expand to, and what
@@ -382,9 +340,10 @@ type eventBudget struct {
 	left, malformed, overflow int64
 }
 
-// collectEvents expands the samples of the group's profiles into events;
-// false when the group was dropped whole.
-func (x *profileExport) collectEvents() bool {
+// collectEvents expands the samples of the group's profiles into events.
+// A sample whose stack is not valid makes none: it is counted as malformed,
+// before it can shape a chunk.
+func (x *groupConverter) collectEvents() {
 	x.samples = make([]sampleInfo, x.sampleCount())
 	threadIndex := make(map[string]int32)
 	events := 0
@@ -401,22 +360,18 @@ func (x *profileExport) collectEvents() bool {
 		x.collectProfileEvents(prof, base, threadIndex, &b)
 		base += prof.Samples().Len()
 	}
-	if b.malformed > 0 {
-		x.drop(sentry.ReasonMalformedStacks, clampInt(b.malformed),
-			fmt.Errorf("%s: samples reference stacks, locations or functions outside the dictionary", x.where))
-	}
+	x.malformed, x.malformedAt = b.malformed, len(x.conv.drops)
 	if b.overflow > 0 {
-		x.drop(sentry.ReasonExceedSizeLimit, clampInt(b.overflow),
+		x.conv.drop(sentry.ReasonExceedSizeLimit, clampInt(b.overflow),
 			fmt.Errorf("%s: more than %d sample events", x.where, maxProfileEvents))
 	}
-	return true
 }
 
 // collectProfileEvents adds the events of one profile of the group, whose
 // samples are numbered from base.
-func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, threadIndex map[string]int32, b *eventBudget) {
+func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, threadIndex map[string]int32, b *eventBudget) {
 	samples := prof.Samples()
-	unitNanos := timeUnitNanos(x.str(prof.SampleType().UnitStrindex()))
+	unitNanos := timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex()))
 	period := x.periodNanos(prof)
 	// An exact-time profile (a method trace: values are the time of each
 	// slice, the period its clock's resolution) is resampled at Sentry's
@@ -425,7 +380,7 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 	// chunk shows every stack's time within one period.
 	var carry map[[2]int32]float64
 	if unitNanos > 0 && period < minSampledPeriodNanos {
-		period = 1e9 / x.opts.DefaultSampleRateHz
+		period = 1e9 / x.conv.opts.DefaultSampleRateHz
 		carry = map[[2]int32]float64{}
 	}
 	weight := func(info *sampleInfo, v int64) int64 {
@@ -453,7 +408,7 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 		info.stack = s.StackIndex()
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
 		ts, values := s.TimestampsUnixNano(), s.Values()
-		ok := x.stackUsable(info.stack)
+		ok := x.conv.stackUsable(info.stack)
 
 		if ts.Len() > 0 {
 			perTS := values.Len() == ts.Len()
@@ -497,12 +452,13 @@ func (x *profileExport) collectProfileEvents(prof pprofile.Profile, base int, th
 		for k := range values.Len() {
 			n = satAdd(n, weight(info, values.At(k)))
 		}
-		if ok && n > b.left && !x.checkStacks {
+		if ok && n > b.left {
 			// The events of this sample may not all fit, and its stack
 			// then reaches no chunk to be checked on the way: check it
 			// now, since a malformed sample is dropped as such.
-			ok = x.stackValid(info.stack)
+			ok = x.conv.stackValid(info.stack)
 		}
+
 		switch {
 		case !ok:
 			b.malformed = satAdd(b.malformed, n)
@@ -538,11 +494,11 @@ func clampInt(v int64) int {
 
 // periodNanos is the sampling interval in nanoseconds: the profile's period
 // when its period type is a time, else 1/DefaultSampleRateHz.
-func (x *profileExport) periodNanos(prof pprofile.Profile) float64 {
-	if u := timeUnitNanos(x.str(prof.PeriodType().UnitStrindex())); u > 0 && prof.Period() > 0 {
+func (x *groupConverter) periodNanos(prof pprofile.Profile) float64 {
+	if u := timeUnitNanos(x.conv.str(prof.PeriodType().UnitStrindex())); u > 0 && prof.Period() > 0 {
 		return float64(prof.Period()) * u
 	}
-	return 1e9 / x.opts.DefaultSampleRateHz
+	return 1e9 / x.conv.opts.DefaultSampleRateHz
 }
 
 // minSampledPeriodNanos: no sampling profiler samples faster than 1 kHz; a
@@ -552,7 +508,7 @@ const minSampledPeriodNanos = 1e6
 // spread gives the events of aggregated samples timestamps: each thread's
 // events follow each other from the profile start at the period, sample by
 // sample, or closer when that would run past the profile's duration.
-func (x *profileExport) spread(prof pprofile.Profile, base int, aggregated []int64, threadTotals map[int32]int64, period float64) {
+func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []int64, threadTotals map[int32]int64, period float64) {
 	start := uint64(prof.Time())
 	duration := float64(prof.DurationNano())
 	next := make(map[int32]int64, len(threadTotals))
@@ -575,7 +531,7 @@ func (x *profileExport) spread(prof pprofile.Profile, base int, aggregated []int
 }
 
 // eachAttr calls f for every in-range attribute of indices.
-func (e *exporter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+func (e *chunkConverter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
 		idx := indices.At(i)
 		if idx <= 0 || int(idx) >= len(e.attrKeys) {
@@ -585,38 +541,34 @@ func (e *exporter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pco
 	}
 }
 
-// stackUsable is stackValid when stacks are checked up front; otherwise
-// whether the stack is in the table and not known to be invalid.
-func (x *profileExport) stackUsable(stack int32) bool {
-	if x.checkStacks {
-		return x.stackValid(stack)
-	}
-	return stack >= 0 && int(stack) < len(x.stackStates) && x.stackStates[stack] != stackInvalid
+// stackUsable reports whether a stack may be sampled: in the table and not
+// known to be invalid. Its locations are checked by the chunk builder as it
+// walks them (chunkBuilder.stack), so that the stack table, its arrays
+// spread over the heap, is walked once instead of twice: each walk cost as
+// much as building the chunk.
+func (e *chunkConverter) stackUsable(stack int32) bool {
+	return stack >= 0 && int(stack) < len(e.stackStates) && e.stackStates[stack] != stackInvalid
 }
 
-// stackValid reports whether a stack and everything it references are inside
-// the dictionary.
-func (x *profileExport) stackValid(stack int32) bool {
-	if stack < 0 || int(stack) >= len(x.stackStates) {
+// stackValid reports whether a stack and everything it references are
+// inside the dictionary, checking it now if no chunk has.
+func (e *chunkConverter) stackValid(stack int32) bool {
+	if !e.stackUsable(stack) {
 		return false
 	}
-	switch x.stackStates[stack] {
-	case stackValid:
-		return true
-	case stackInvalid:
-		return false
+	if e.stackStates[stack] == stackUnchecked {
+		e.stackStates[stack] = stackInvalid
+		if e.locationsValid(e.dict.StackTable().At(int(stack)).LocationIndices()) {
+			e.stackStates[stack] = stackValid
+		}
 	}
-	ok := x.checkStack(stack)
-	x.stackStates[stack] = stackInvalid
-	if ok {
-		x.stackStates[stack] = stackValid
-	}
-	return ok
+	return e.stackStates[stack] == stackValid
 }
 
-func (x *profileExport) checkStack(stack int32) bool {
-	valid := x.validLocations()
-	locs := x.dict.StackTable().At(int(stack)).LocationIndices()
+// locationsValid reports whether every location is inside the dictionary
+// and reaches only functions inside it.
+func (e *chunkConverter) locationsValid(locs pcommon.Int32Slice) bool {
+	valid := e.validLocations()
 	for i := range locs.Len() {
 		if l := locs.At(i); uint32(l) >= uint32(len(valid)) || !valid[l] {
 			return false
@@ -629,19 +581,19 @@ func (x *profileExport) checkStack(stack int32) bool {
 // its lines are inside the dictionary. The table is made once per call, on
 // first use: stacks share most of their locations, and a stack check is
 // then one lookup per location.
-func (e *exporter) validLocations() []bool {
+func (e *chunkConverter) validLocations() []bool {
 	e.indexLocations()
 	return e.locationValid
 }
 
 // dictionaryFrames is the number of Sentry frames the dictionary's locations
 // make: one per line, one for a location without lines.
-func (e *exporter) dictionaryFrames() int {
+func (e *chunkConverter) dictionaryFrames() int {
 	e.indexLocations()
 	return e.frameCount
 }
 
-func (e *exporter) indexLocations() {
+func (e *chunkConverter) indexLocations() {
 	if e.locationValid != nil {
 		return
 	}

@@ -24,13 +24,13 @@ type profileAttrs struct {
 	hasMeasures    bool
 }
 
-func (x *profileExport) readProfileAttrs() profileAttrs {
+func (x *groupConverter) readProfileAttrs() profileAttrs {
 	var a profileAttrs
 	if len(x.profs) != 1 {
 		// Only profiles from other sources merge, and they carry none.
 		return a
 	}
-	x.eachAttr(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
+	x.conv.eachAttr(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
 		switch {
 		case key == attrThreadMetadata && v.Type() == pcommon.ValueTypeMap:
 			a.threadMetadata, a.hasThreads = v.Map(), true
@@ -47,7 +47,8 @@ func (x *profileExport) readProfileAttrs() profileAttrs {
 
 // chunkBuilder fills the frame and stack tables of one chunk.
 type chunkBuilder struct {
-	*profileExport
+	conv     *chunkConverter
+	group    *groupConverter
 	p        *sentry.Profile
 	platform string
 	// The Sentry stack of each dictionary stack and the Sentry frames of
@@ -97,9 +98,9 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 // chunk builds the V2 chunk of one window of time-sorted events.
 // next is the time the following window starts at, 0 for the last window.
 // valid reports that the chunk passes sentry.Validate by construction;
-// when false, it may or may not. The chunk is nil when an event's stack
-// turned out to reference a location or function outside the dictionary.
-func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
+// when false, it may or may not. Events whose stack turns out to reach
+// outside the dictionary are left out and counted as malformed.
+func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
 	p = &sentry.Profile{
 		Version:     sentry.VersionV2,
 		ChunkID:     x.chunkIDFor(w, events[0].ts),
@@ -108,15 +109,16 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		Release:     x.meta.release,
 		Environment: x.meta.environment,
 		Dist:        x.meta.dist,
-		ClientSDK:   sentry.ClientSDK{Name: x.opts.SDKName, Version: x.opts.SDKVersion},
+		ClientSDK:   sentry.ClientSDK{Name: x.conv.opts.SDKName, Version: x.conv.opts.SDKVersion},
 	}
-	x.tables.next(x.dict)
-	x.indexLocations()
+	x.conv.tables.next(x.conv.dict)
+	x.conv.indexLocations()
 	c := &chunkBuilder{
-		profileExport: x,
-		p:             p,
-		platform:      platform,
-		seenMap:       make(map[int32]bool),
+		conv:     x.conv,
+		group:    x,
+		p:        p,
+		platform: platform,
+		seenMap:  make(map[int32]bool),
 	}
 	c.reserve(events, w == 0 && next == 0)
 
@@ -126,17 +128,28 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 	// Samples with a non-empty stack per thread: Relay drops the threads
 	// with fewer than two.
 	active := make([]int, len(x.threads))
-	stacks := x.tables.stacks
+	stacks := x.conv.tables.stacks
+	windowStart := events[0].ts
+	// Once an event is left out, kept holds the events of p.Samples.
+	var kept []exportEvent
+	filtered, malformed := false, 0
 	for i, ev := range events {
 		info := &x.samples[ev.sample]
 		slot := &stacks[info.stack] // reserved: in this chunk, id -1 until built
 		if slot.id < 0 && !c.stack(info.stack) {
-			return nil, false
+			if !filtered {
+				filtered, kept = true, slices.Clone(events[:i])
+			}
+			malformed++
+			continue
+		}
+		if filtered {
+			kept = append(kept, ev)
 		}
 		// Field by field into the zeroed sample: a whole-struct store
 		// copies through the write barrier while the GC runs, and most
 		// samples have no queue or state.
-		smp := &p.Samples[i]
+		smp := &p.Samples[i-malformed]
 		smp.StackID = int64(slot.id)
 		smp.ThreadID = x.threads[ev.thread].id
 		smp.Timestamp = int64(ev.ts)
@@ -149,6 +162,13 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		usedThreads[ev.thread] = true
 		if !slot.empty {
 			active[ev.thread]++
+		}
+	}
+	if filtered {
+		p.Samples, events = p.Samples[:len(kept)], kept
+		x.malformed += int64(malformed)
+		if len(events) == 0 {
+			return p, false
 		}
 	}
 
@@ -169,7 +189,7 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 		}
 		p.Samples = kept
 		if lonely > 0 {
-			x.drop(sentry.ReasonNotEnoughSamples, lonely,
+			x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
 				fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
 		}
 	}
@@ -215,7 +235,7 @@ func (x *profileExport) chunk(events []exportEvent, w int, next uint64, platform
 	if x.attrs.hasMeasures {
 		var from, to int64 = math.MinInt64, math.MaxInt64
 		if w > 0 {
-			from = int64(events[0].ts)
+			from = int64(windowStart)
 		}
 		if next > 0 {
 			to = int64(next) - 1
@@ -251,8 +271,8 @@ func chunkValid(p *sentry.Profile, events []exportEvent, active []int) bool {
 // every power of two. For the only window of a profile the samples tell
 // which stacks it uses, without a pass over every event.
 func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
-	t := &c.tables
-	table := c.dict.StackTable()
+	t := &c.conv.tables
+	table := c.conv.dict.StackTable()
 	stacks, locations := 0, 0
 	use := func(st int32) {
 		if slot := &t.stacks[st]; slot.gen != t.gen {
@@ -264,14 +284,14 @@ func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	}
 	if only {
 		// Every sample with events has a stack in the table.
-		for i := range c.samples {
-			if st := c.samples[i].stack; st >= 0 && int(st) < len(t.stacks) {
+		for i := range c.group.samples {
+			if st := c.group.samples[i].stack; st >= 0 && int(st) < len(t.stacks) {
 				use(st)
 			}
 		}
 	} else {
 		for _, ev := range events {
-			use(c.samples[ev.sample].stack)
+			use(c.group.samples[ev.sample].stack)
 		}
 	}
 	c.p.Stacks.Offsets = make([]int, 0, stacks)
@@ -279,5 +299,5 @@ func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	// A location makes a frame per line (at least one): the dictionary's
 	// count of those bounds the chunk's frames, and since most locations
 	// have one line, so does the number of locations the stacks visit.
-	c.p.Frames = make([]sentry.Frame, 0, min(c.dictionaryFrames(), locations))
+	c.p.Frames = make([]sentry.Frame, 0, min(c.conv.dictionaryFrames(), locations))
 }

@@ -62,7 +62,7 @@ func (g *grouping) add(meta resourceMeta, prof pprofile.Profile, where string, m
 	g.groups = append(g.groups, &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}})
 }
 
-func (e *exporter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
+func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 	g := &grouping{index: map[groupKey]*profileGroup{}}
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp, g)
@@ -76,7 +76,7 @@ func (e *exporter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 // resource sorts the profiles of a resource into profiler groups. Profiles
 // that came from Sentry keep their own chunk (and chunk_id); the others
 // merge with every profile of the same profiler in the request.
-func (e *exporter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
+func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
 	meta := resourceMeta{
 		index:    ri,

@@ -44,7 +44,7 @@ const (
 // that the buckets come out in order and insertion has little to move.
 // Both passes are stable and go between the same two buffers. This
 // replaced a radix sort of five passes over the events.
-func (x *profileExport) sortEvents() {
+func (x *groupConverter) sortEvents() {
 	events := x.events
 	if len(events) < 2 || eventsSorted(events) {
 		return

@@ -51,7 +51,7 @@ func TestSortEvents(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			want := slices.Clone(tt.events)
 			slices.SortFunc(want, compareEvents)
-			x := &profileExport{events: slices.Clone(tt.events), threads: make([]threadInfo, threads)}
+			x := &groupConverter{events: slices.Clone(tt.events), threads: make([]threadInfo, threads)}
 			x.sortEvents()
 			assert.Equal(t, want, x.events)
 		})

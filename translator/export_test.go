@@ -424,9 +424,10 @@ func TestFromProfilesDropsMalformed(t *testing.T) {
 	assert.Equal(t, 1, drops[1].Samples)
 }
 
-// A stack found invalid only while a chunk is built: the profile is
-// converted again checking every stack first, and the chunk already made
-// for an earlier window is not kept twice.
+// A stack found invalid only while a chunk is built (where it is first
+// walked): its samples are left out of that chunk and counted as malformed
+// in the group's one malformed Drop; the chunk of the earlier window stays,
+// once.
 func TestFromProfilesInvalidStackInLaterWindow(t *testing.T) {
 	o := newOTLPBuilder()
 	sp := o.resource(map[string]any{})
@@ -564,20 +565,11 @@ func randomOTLP(rng *rand.Rand) pprofile.Profiles {
 	return o.pd
 }
 
-// The exporter checks most stacks while it builds the chunks, and starts a
-// profile over when one is invalid: the outcome must be what checking every
-// stack up front gives, and every chunk must pass Relay's rules.
-func TestFromProfilesChecksStacksEitherWay(t *testing.T) {
-	render := func(chunks []Chunk, drops []Drop) []string {
-		var out []string
-		for _, c := range chunks {
-			out = append(out, fmt.Sprintf("chunk %d %s", c.ResourceIndex, sentry.AppendChunkJSON(nil, c.Profile)))
-		}
-		for _, d := range drops {
-			out = append(out, fmt.Sprintf("drop %s %d %v", d.Reason, d.Samples, d.Err))
-		}
-		return out
-	}
+// A sample whose stack, locations or functions are outside the dictionary
+// is dropped as malformed, with every event it holds, before it can shape a
+// chunk; everything else is sent or counted, and every chunk passes Relay's
+// rules. The expected count is worked out here from the dictionary itself.
+func TestFromProfilesDropsMalformedStacks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
 	for i := range 200 {
 		pd := randomOTLP(rng)
@@ -585,10 +577,57 @@ func TestFromProfilesChecksStacksEitherWay(t *testing.T) {
 		requireValidChunks(t, chunks)
 		require.Equal(t, SampleEvents(pd), sentOrDropped(chunks, drops), "case %d: every event is either sent or counted as dropped", i)
 
-		checked := newExporter(pd, ExportOptions{})
-		checked.alwaysCheckStacks = true
-		require.Equal(t, render(checked.convert(pd)), render(chunks, drops), "case %d", i)
+		malformed := 0
+		for _, d := range drops {
+			if d.Reason == sentry.ReasonMalformedStacks {
+				malformed += d.Samples
+			}
+		}
+		require.Equal(t, malformedEvents(pd), malformed, "case %d: events of samples with a stack outside the dictionary", i)
 	}
+}
+
+// malformedEvents counts the events (as SampleEvents does) of the samples
+// whose stack, or a location or function it reaches, is not in pd's
+// dictionary.
+func malformedEvents(pd pprofile.Profiles) int {
+	dict := pd.Dictionary()
+	stackValid := func(st int32) bool {
+		if st < 0 || int(st) >= dict.StackTable().Len() {
+			return false
+		}
+		for _, l := range dict.StackTable().At(int(st)).LocationIndices().All() {
+			if l < 0 || int(l) >= dict.LocationTable().Len() {
+				return false
+			}
+			for _, line := range dict.LocationTable().At(int(l)).Lines().All() {
+				if f := line.FunctionIndex(); f < 0 || int(f) >= dict.FunctionTable().Len() {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	n := 0
+	for _, rp := range pd.ResourceProfiles().All() {
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, prof := range sp.Profiles().All() {
+				for _, s := range prof.Samples().All() {
+					if stackValid(s.StackIndex()) {
+						continue
+					}
+					if ts := s.TimestampsUnixNano().Len(); ts > 0 {
+						n += ts
+						continue
+					}
+					for _, v := range s.Values().All() {
+						n += int(max(v, 0))
+					}
+				}
+			}
+		}
+	}
+	return n
 }
 
 // chunkValid vouches for a chunk only when Validate accepts it, and the

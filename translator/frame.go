@@ -175,23 +175,26 @@ func (b *ProfilesBuilder) stack(frames []int64) int32 {
 	return b.dict.stack(locs)
 }
 
-// stack adds the Sentry stack of a dictionary stack, leaf first like both
+// stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
 // formats, each location expanded into one frame per line (inlined
-// functions first, as OTLP orders them), and records it in the chunk
-// tables. It checks the locations on the way (see checkStacks) and returns
-// false, leaving the chunk unfinished, for a stack that is not valid.
+// functions first, as OTLP orders them); it records the stack in the chunk
+// tables. The locations are checked on the way (see stackUsable): a stack
+// that reaches outside the dictionary is not added, and false says so.
 func (c *chunkBuilder) stack(stack int32) bool {
-	t := &c.tables
-	valid := c.locationValid
+	if c.conv.stackStates[stack] == stackInvalid {
+		return false
+	}
+	t := &c.conv.tables
+	valid := c.conv.validLocations()
 	st := &c.p.Stacks
 	frames := st.FrameIndices
-	id := len(st.Offsets)
-	st.Offsets = append(st.Offsets, len(frames))
-	locs := c.dict.StackTable().At(int(stack)).LocationIndices()
+	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
 	for i := range locs.Len() {
 		l := locs.At(i)
 		if uint32(l) >= uint32(len(valid)) || !valid[l] {
-			c.stackStates[stack] = stackInvalid
+			// The frames of the valid locations before it stay: other
+			// stacks may use them.
+			c.conv.stackStates[stack] = stackInvalid
 			return false
 		}
 		loc := &t.locations[l]
@@ -206,27 +209,28 @@ func (c *chunkBuilder) stack(stack int32) bool {
 			frames = append(frames, f)
 		}
 	}
+	t.stacks[stack].id = int32(len(st.Offsets))
+	st.Offsets = append(st.Offsets, len(st.FrameIndices))
 	st.FrameIndices = frames
-	t.stacks[stack].id = int32(id)
-	c.stackStates[stack] = stackValid
+	c.conv.stackStates[stack] = stackValid
 	return true
 }
 
 // frames adds the Sentry frames of a location and records them in the chunk
 // tables.
 func (c *chunkBuilder) frames(l int32) {
-	t := &c.tables
-	loc := c.dict.LocationTable().At(int(l))
+	t := &c.conv.tables
+	loc := c.conv.dict.LocationTable().At(int(l))
 	base := sentry.Frame{InstructionAddr: loc.Address()}
 	var filename string
 	hasFilenameAttr := false
 	var frameType string
 	for _, idx := range loc.AttributeIndices().All() {
-		if idx <= 0 || int(idx) >= len(c.attrRoles) {
+		if idx <= 0 || int(idx) >= len(c.conv.attrRoles) {
 			continue
 		}
-		v := c.attrVals[idx]
-		switch c.attrRoles[idx] {
+		v := c.conv.attrVals[idx]
+		switch c.conv.attrRoles[idx] {
 		case roleFrameType:
 			frameType = v.AsString()
 		case roleFramePlatform:
@@ -261,19 +265,19 @@ func (c *chunkBuilder) frames(l int32) {
 		base.Platform = platformOfFrameType(frameType)
 	}
 	m := loc.MappingIndex()
-	if m <= 0 || int(m) >= c.dict.MappingTable().Len() {
+	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
 		m = 0
 	}
 	if m != 0 && !c.seenMap[m] {
 		c.seenMap[m] = true
 		c.mappings = append(c.mappings, m)
 	}
-	if m != 0 && !c.attrs.hasImages {
+	if m != 0 && !c.group.attrs.hasImages {
 		// The binary a frame is in: Sentry's `package` of a native frame.
 		// A frame with an address only also gets it as its `module`,
 		// which Relay keeps in profiles (it drops `package`), so that the
 		// flame graph names the binary beside the address.
-		if file := c.str(c.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
 			base.Package = cmp.Or(base.Package, file)
 			if loc.Lines().Len() == 0 && base.Module == "" {
 				base.Module = path.Base(file)
@@ -283,20 +287,20 @@ func (c *chunkBuilder) frames(l int32) {
 
 	first := int64(len(c.p.Frames))
 	lines := loc.Lines()
-	functions := c.dict.FunctionTable()
+	functions := c.conv.dict.FunctionTable()
 	for i := range max(lines.Len(), 1) {
 		f := base
 		if i < lines.Len() {
 			line := lines.At(i)
 			fn := functions.At(int(line.FunctionIndex()))
-			if f.Function = c.str(fn.NameStrindex()); f.Function == anonymousFunction {
+			if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
 				f.Function = ""
 			}
-			f.Symbol = c.str(fn.SystemNameStrindex())
+			f.Symbol = c.conv.str(fn.SystemNameStrindex())
 			if hasFilenameAttr {
-				f.AbsPath, f.Filename = c.str(fn.FilenameStrindex()), filename
+				f.AbsPath, f.Filename = c.conv.str(fn.FilenameStrindex()), filename
 			} else {
-				f.Filename = c.str(fn.FilenameStrindex())
+				f.Filename = c.conv.str(fn.FilenameStrindex())
 			}
 			if line.Line() > 0 && line.Line() <= math.MaxUint32 {
 				f.Lineno = uint32(line.Line())

@@ -160,13 +160,13 @@ func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
 	index := map[imageKey]int{}
 	keyOf := map[int32]imageKey{}
 	for _, mi := range c.mappings {
-		m := c.dict.MappingTable().At(int(mi))
+		m := c.conv.dict.MappingTable().At(int(mi))
 		if m.MemoryLimit() <= m.MemoryStart() {
 			continue
 		}
-		img := sentry.Image{CodeFile: c.str(m.FilenameStrindex())}
+		img := sentry.Image{CodeFile: c.conv.str(m.FilenameStrindex())}
 		var gnuBuildID string
-		c.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		c.conv.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
 			switch key {
 			case string(semconv.ProcessExecutableBuildIDGNUKey):
 				gnuBuildID = v.AsString()

@@ -1,6 +1,9 @@
 package translator
 
-import "go.opentelemetry.io/collector/pdata/pcommon"
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
 
 // Attribute keys for Sentry fields that have no semantic convention. Fields
 // that do have one use the semconv constants directly; README.md lists both.
@@ -137,28 +140,74 @@ const attrDeploymentEnvironmentOld = "deployment.environment"
 // attrRole is what a sample or location attribute means to the exporter.
 type attrRole uint8
 
+// The roles, each beside the attribute key that has it (roleOfKey).
 const (
-	roleOther attrRole = iota
-	roleSentryThreadID
-	roleThreadID
-	roleThreadName
-	roleThreadPriority
-	roleQueueAddress
-	roleThreadState
+	roleOther          attrRole = iota
+	roleSentryThreadID          // sentry.thread.id
+	roleThreadID                // thread.id
+	roleThreadName              // thread.name
+	roleThreadPriority          // sentry.thread.priority
+	roleQueueAddress            // sentry.queue.address
+	roleThreadState             // sentry.thread.state
 	// Location attributes.
-	roleFrameType
-	roleFramePlatform
-	roleFrameFilename
-	roleFrameRawFunction
-	roleFrameModule
-	roleFramePackage
-	roleFrameInApp
-	roleFrameSymbolAddr
-	roleFrameImageAddr
-	roleFrameAddrMode
-	roleFrameStatus
-	roleFrameData
+	roleFrameType        // profile.frame.type
+	roleFramePlatform    // sentry.frame.platform
+	roleFrameFilename    // sentry.frame.filename
+	roleFrameRawFunction // sentry.frame.raw_function
+	roleFrameModule      // sentry.frame.module
+	roleFramePackage     // sentry.frame.package
+	roleFrameInApp       // sentry.frame.in_app
+	roleFrameSymbolAddr  // sentry.frame.symbol_addr
+	roleFrameImageAddr   // sentry.frame.image_addr
+	roleFrameAddrMode    // sentry.frame.addr_mode
+	roleFrameStatus      // sentry.frame.status
+	roleFrameData        // sentry.frame.data
 )
+
+// roleOfKey is the key → role table the exporter reads the attribute table
+// with, once per conversion: samples and locations then switch on a small
+// integer instead of comparing key strings.
+func roleOfKey(key string) attrRole {
+	switch key {
+	case attrThreadID:
+		return roleSentryThreadID
+	case string(semconv.ThreadIDKey):
+		return roleThreadID
+	case string(semconv.ThreadNameKey):
+		return roleThreadName
+	case attrThreadPriority:
+		return roleThreadPriority
+	case attrQueueAddress:
+		return roleQueueAddress
+	case attrThreadState:
+		return roleThreadState
+	case string(semconv.ProfileFrameTypeKey):
+		return roleFrameType
+	case attrFramePlatform:
+		return roleFramePlatform
+	case attrFrameFilename:
+		return roleFrameFilename
+	case attrFrameRawFunction:
+		return roleFrameRawFunction
+	case attrFrameModule:
+		return roleFrameModule
+	case attrFramePackage:
+		return roleFramePackage
+	case attrFrameInApp:
+		return roleFrameInApp
+	case attrFrameSymbolAddr:
+		return roleFrameSymbolAddr
+	case attrFrameImageAddr:
+		return roleFrameImageAddr
+	case attrFrameAddrMode:
+		return roleFrameAddrMode
+	case attrFrameStatus:
+		return roleFrameStatus
+	case attrFrameData:
+		return roleFrameData
+	}
+	return roleOther
+}
 
 func putNonEmpty(m pcommon.Map, k, v string) {
 	if v != "" {

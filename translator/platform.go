@@ -157,27 +157,26 @@ func (m *PlatformMemory) settle(profilerID, voted string) string {
 
 // platform is the chunk platform: sentry.platform, else the platform the
 // profiler settled on (see PlatformMemory) given the one its frames vote for.
-func (x *profileExport) platform() string {
+func (x *groupConverter) platform() string {
 	if x.meta.platform != "" {
 		return x.meta.platform
 	}
-	return x.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
+	return x.conv.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
 }
 
 // votedPlatform is the most common frame type of the sampled stacks
 // (interpreted frames win over native ones, which every runtime has
 // underneath), else telemetry.sdk.language, else the default.
-func (x *profileExport) votedPlatform() string {
+func (x *groupConverter) votedPlatform() string {
 	counts := map[string]int{}
 	seen := map[int32]bool{}
 	for _, s := range x.samples {
-		if seen[s.stack] || !x.stackValid(s.stack) {
+		if seen[s.stack] || !x.conv.stackValid(s.stack) {
 			continue
 		}
 		seen[s.stack] = true
-		locs := x.dict.StackTable().At(int(s.stack)).LocationIndices()
-		for i := range locs.Len() {
-			if p := platformOfFrameType(x.locationFrameType(locs.At(i))); p != "" {
+		for _, l := range x.conv.dict.StackTable().At(int(s.stack)).LocationIndices().All() {
+			if p := platformOfFrameType(x.locationFrameType(l)); p != "" {
 				counts[p]++
 			}
 		}
@@ -200,12 +199,12 @@ func (x *profileExport) votedPlatform() string {
 	if p := platformOfSDKLanguage(x.meta.language); p != "" {
 		return p
 	}
-	return x.opts.DefaultPlatform
+	return x.conv.opts.DefaultPlatform
 }
 
-func (x *profileExport) locationFrameType(l int32) string {
+func (x *groupConverter) locationFrameType(l int32) string {
 	var ft string
-	x.eachAttr(x.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
+	x.conv.eachAttr(x.conv.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
 		if key == string(semconv.ProfileFrameTypeKey) {
 			ft = v.AsString()
 		}

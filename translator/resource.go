@@ -115,7 +115,7 @@ type resourceMeta struct {
 // receiver kept resources to the source's identity; still read). Every read
 // of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
 // where they live can change in one place.
-func (e *exporter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
+func (e *chunkConverter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
 	var profilerID, eventID string
 	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
@@ -180,7 +180,7 @@ func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
 // profile id when a single profile makes a single window's first chunk (so
 // a Sentry chunk keeps its id), else a digest of the profiler, the first
 // profile and the window, so that the same input gives the same ids.
-func (x *profileExport) chunkIDFor(w int, first uint64) string {
+func (x *groupConverter) chunkIDFor(w int, first uint64) string {
 	prof := x.profs[0]
 	id := prof.ProfileID()
 	if w == 0 && len(x.profs) == 1 && !id.IsEmpty() {

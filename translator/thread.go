@@ -129,7 +129,7 @@ type threadInfo struct {
 // sampleAttrs reads the thread of a sample (sentry.thread.id, else
 // thread.id, else one synthetic thread "0" for every sample without one),
 // its queue_address and its state.
-func (x *profileExport) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
+func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
 	// Samples of one thread carry the same few attribute indices: the
 	// answer for a list seen recently is remembered.
 	indices := s.AttributeIndices()
@@ -170,17 +170,17 @@ type sampleAttrMemo struct {
 
 const attrMemoSize = 32
 
-func (x *profileExport) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
+func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
 	var t threadInfo
 	var numeric int64
 	hasNumeric := false
 	for i := range indices.Len() {
 		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(x.attrRoles) {
+		if idx <= 0 || int(idx) >= len(x.conv.attrRoles) {
 			continue
 		}
-		v := x.attrVals[idx]
-		switch x.attrRoles[idx] {
+		v := x.conv.attrVals[idx]
+		switch x.conv.attrRoles[idx] {
 		case roleSentryThreadID:
 			if v.Type() == pcommon.ValueTypeStr {
 				t.id = v.Str()
