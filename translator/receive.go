@@ -51,17 +51,13 @@ type ProfilesBuilder struct {
 	samples int
 	// linked counts the samples that got a Link.
 	linked int
-	// period is the sampling interval of the last item added.
-	period int64
-	// intervals is scratch space for measuring it.
+	// intervals is scratch space for measuring the sampling period.
 	intervals      []int64
 	periodPairs    []threadTime
 	serviceScratch []int32
 	// weights and weightsSorted are the per-sample wall times of a method
-	// trace, in event order and in Sample order; weighted says the last
-	// item added was one.
+	// trace, in event order and in Sample order.
 	weights, weightsSorted []int64
-	weighted               bool
 	// cpuProf is the CPU-time view of the item being added, when it has
 	// one; cpuWeights its values, in event and in Sample order.
 	cpuProf                      pprofile.Profile
@@ -96,8 +92,15 @@ type ProfilesBuilder struct {
 	groupStarts    []int32
 	groupFill      []int32
 	timestamps     []uint64
-	// The item's earliest and latest sample times, set by addSamples.
-	firstTS, lastTS uint64
+}
+
+// addedSamples is what addSamples found out about an item's samples.
+type addedSamples struct {
+	count       int    // Sentry samples kept
+	first, last uint64 // the earliest and latest sample times
+	period      int64  // the sampling interval, nanoseconds
+	// weighted: the samples carry their own wall time (a method trace).
+	weighted bool
 }
 
 // event is one Sentry sample on its way to a pprofile Sample.
@@ -228,13 +231,14 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 
 	start := profileStart(p)
-	n := b.addSamples(prof, p, item, start)
+	added := b.addSamples(prof, p, item, start)
+	n := added.count
 
-	// timestamp (V1) or the first sample (V2) → Profile.time; the samples'
+	// "timestamp" (V1) or the first sample (V2) → Profile.time; the samples'
 	// span → duration_nano, half-open so that the last sample is inside.
 	prof.SetTime(pcommon.Timestamp(start))
 	if n > 0 {
-		first, last := b.firstTS, b.lastTS
+		first, last := added.first, added.last
 		if !isV2(p) {
 			first = min(first, start)
 		}
@@ -244,7 +248,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 
 	dict := b.dict
 	// Wall time: each sample stands for one sampling period of its thread.
-	if b.opts.GroupSamples && !b.weighted {
+	if b.opts.GroupSamples && !added.weighted {
 		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
 		prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
 	} else {
@@ -253,7 +257,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 	prof.PeriodType().SetTypeStrindex(dict.str(periodTypeWall))
 	prof.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
-	prof.SetPeriod(b.period)
+	prof.SetPeriod(added.period)
 
 	// chunk_id (V2) or event_id (V1) → profile_id.
 	if isV2(p) {
@@ -364,9 +368,8 @@ type sampleGroup struct {
 }
 
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
-// into pprofile Samples with sorted timestamps, and returns the number of
-// Sentry samples kept.
-func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) int {
+// into pprofile Samples with sorted timestamps.
+func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) addedSamples {
 	d := b.dict
 	lk := newLinker(d, p, item.Transaction, item.Spans, start)
 	v2 := isV2(p)
@@ -392,7 +395,6 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	events := b.events[:0]
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)
-	b.weighted = weighted
 	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
 	for i := range p.Samples {
 		s := &p.Samples[i]
@@ -459,11 +461,11 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	}
 	b.groups, b.events = groups, events
 	if len(events) == 0 {
-		return 0
+		return addedSamples{weighted: weighted, period: sentryPeriodNanos}
 	}
-	b.firstTS, b.lastTS = events[0].ts, events[0].ts
+	added := addedSamples{count: len(events), first: events[0].ts, last: events[0].ts, weighted: weighted}
 	for _, e := range events {
-		b.firstTS, b.lastTS = min(b.firstTS, e.ts), max(b.lastTS, e.ts)
+		added.first, added.last = min(added.first, e.ts), max(added.last, e.ts)
 	}
 
 	// Counting sort of the events by group: one backing array for every
@@ -502,9 +504,9 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
 	}
 
-	b.period = b.measurePeriod(groups, events)
+	added.period = b.measurePeriod(groups, events)
 	if weighted {
-		b.period = methodTracePeriodNanos
+		added.period = methodTracePeriodNanos
 	}
 	service := b.serviceAttrs(p)
 
@@ -561,7 +563,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			if weighted {
 				s.Values().Append(groupValues[i])
 			} else {
-				s.Values().Append(b.period)
+				s.Values().Append(added.period)
 			}
 			if b.cpuProf != (pprofile.Profile{}) && groupCPU[i] > 0 {
 				c := appendSample(b.cpuProf.Samples(), k, attrs)
@@ -571,7 +573,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		}
 	}
 	b.attrScratch = attrs
-	return len(events)
+	return added
 }
 
 // methodTracePeriodNanos is the resolution of an exact method trace (ART
