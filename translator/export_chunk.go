@@ -194,45 +194,18 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		}
 	}
 
-	// thread_metadata: as received, else from the samples' thread attributes.
-	if x.attrs.hasThreads {
-		for id, v := range x.attrs.threadMetadata.All() {
-			tm := sentry.ThreadMetadata{ThreadID: id}
-			if v.Type() == pcommon.ValueTypeMap {
-				tm.Name = mapStr(v.Map(), keyName)
-				if pr, ok := v.Map().Get(keyPriority); ok && pr.Type() == pcommon.ValueTypeInt {
-					tm.Priority, tm.HasPriority = pr.Int(), true
-				}
-			}
-			p.ThreadMetadata = append(p.ThreadMetadata, tm)
-		}
-	} else {
-		for i, t := range x.threads {
-			if usedThreads[i] && (t.name != "" || t.hasPriority) {
-				p.ThreadMetadata = append(p.ThreadMetadata, sentry.ThreadMetadata{
-					ThreadID: t.id, Name: t.name, Priority: t.priority, HasPriority: t.hasPriority,
-				})
-			}
-		}
-	}
-
+	p.ThreadMetadata = x.threadMetadataOf(usedThreads) // thread.go
 	if x.attrs.hasQueues {
-		for addr, v := range x.attrs.queueMetadata.All() {
-			q := sentry.QueueMetadata{Address: addr}
-			if v.Type() == pcommon.ValueTypeMap {
-				q.Label = mapStr(v.Map(), keyLabel)
-			}
-			p.QueueMetadata = append(p.QueueMetadata, q)
-		}
+		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
 	}
-
 	if x.attrs.hasImages {
-		p.DebugMeta.Images = imagesFromAttr(x.attrs.images)
+		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
 	} else {
-		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings())
+		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings()) // image.go
 	}
-
 	if x.attrs.hasMeasures {
+		// A profile cut into several chunks sends each value once: the
+		// window's values, from its start to the next window's.
 		var from, to int64 = math.MinInt64, math.MaxInt64
 		if w > 0 {
 			from = int64(windowStart)
@@ -240,7 +213,7 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		if next > 0 {
 			to = int64(next) - 1
 		}
-		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to)
+		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
 	}
 	return p, chunkValid(p, events, active)
 }

@@ -1,13 +1,11 @@
 package translator
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -78,21 +76,8 @@ func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 // merge with every profile of the same profiler in the request.
 func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
-	meta := resourceMeta{
-		index:    ri,
-		platform: mapStr(attrs, attrPlatform),
-		language: mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
-		// release: service.version, else the exporter's default. Never
-		// empty when either gives one.
-		release: cmp.Or(mapStr(attrs, string(semconv.ServiceVersionKey)), e.opts.DefaultRelease),
-		// environment: the current semantic convention, the one it
-		// replaced (still what many resource detectors write), else the
-		// exporter's default.
-		environment: cmp.Or(mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
-			mapStr(attrs, attrDeploymentEnvironmentOld), e.opts.DefaultEnvironment),
-		dist: mapStr(attrs, attrDist),
-	}
-	var foreignID string // computed on first use
+	meta := readResourceMeta(ri, attrs, e.opts) // resource.go
+	var foreignID string                        // computed on first use
 
 	// Profiles of one scope that share id and time range are views of the
 	// same samples with different sample types (a pprof profile with several

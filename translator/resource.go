@@ -108,6 +108,27 @@ type resourceMeta struct {
 	release, environment, dist string
 }
 
+// readResourceMeta reads the top-level fields of a resource's chunks.
+func readResourceMeta(index int, attrs pcommon.Map, opts ExportOptions) resourceMeta {
+	return resourceMeta{
+		index: index,
+		// resource sentry.platform → "platform" (else the frames vote: see
+		// groupConverter.platform).
+		platform: mapStr(attrs, attrPlatform),
+		language: mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
+		// resource service.version → "release", else the exporter's
+		// default. Never empty when either gives one.
+		release: cmp.Or(mapStr(attrs, string(semconv.ServiceVersionKey)), opts.DefaultRelease),
+		// resource deployment.environment.name → "environment"; else the
+		// key it replaced (still what many resource detectors write),
+		// else the exporter's default.
+		environment: cmp.Or(mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
+			mapStr(attrs, attrDeploymentEnvironmentOld), opts.DefaultEnvironment),
+		// resource sentry.dist → "dist".
+		dist: mapStr(attrs, attrDist),
+	}
+}
+
 // sentryProfilerID is the profiler_id of a profile that came from Sentry:
 // sentry.profiler_id of a V2 chunk, or the event_id of a V1 profile (a
 // transaction profile is its own profiler session); "" for any other

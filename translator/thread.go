@@ -253,3 +253,46 @@ func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profi
 	}
 	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
 }
+
+// threadMetadataOf: profile attribute sentry.thread_metadata →
+// "thread_metadata" as received; for profiles from other sources, the
+// used threads' thread.name and sentry.thread.priority → "name",
+// "priority".
+func (x *groupConverter) threadMetadataOf(usedThreads []bool) []sentry.ThreadMetadata {
+	var out []sentry.ThreadMetadata
+	if x.attrs.hasThreads {
+		for id, v := range x.attrs.threadMetadata.All() {
+			tm := sentry.ThreadMetadata{ThreadID: id}
+			if v.Type() == pcommon.ValueTypeMap {
+				tm.Name = mapStr(v.Map(), keyName)
+				if pr, ok := v.Map().Get(keyPriority); ok && pr.Type() == pcommon.ValueTypeInt {
+					tm.Priority, tm.HasPriority = pr.Int(), true
+				}
+			}
+			out = append(out, tm)
+		}
+		return out
+	}
+	for i, t := range x.threads {
+		if usedThreads[i] && (t.name != "" || t.hasPriority) {
+			out = append(out, sentry.ThreadMetadata{
+				ThreadID: t.id, Name: t.name, Priority: t.priority, HasPriority: t.hasPriority,
+			})
+		}
+	}
+	return out
+}
+
+// queueMetadataFromAttr: profile attribute sentry.queue_metadata →
+// "queue_metadata" (address → "label").
+func queueMetadataFromAttr(m pcommon.Map) []sentry.QueueMetadata {
+	var out []sentry.QueueMetadata
+	for addr, v := range m.All() {
+		q := sentry.QueueMetadata{Address: addr}
+		if v.Type() == pcommon.ValueTypeMap {
+			q.Label = mapStr(v.Map(), keyLabel)
+		}
+		out = append(out, q)
+	}
+	return out
+}
