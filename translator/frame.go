@@ -1,5 +1,10 @@
 package translator
 
+// Frames and stacks: "frames"[] ⇄ Location, Function and Line; "stacks"[]
+// ⇄ Stack. The receive side is ProfilesBuilder.location and .stack, the
+// export side chunkBuilder.frames and .stack; each block is headed by the
+// Sentry frame field it maps.
+
 import (
 	"cmp"
 	"math"
@@ -62,7 +67,7 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		platform = profilePlatform
 	}
 	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
-	// function, symbol, abs_path or filename → Function; lineno, colno → Line.
+	// "abs_path", else "filename" → Function.filename.
 	filename := f.Filename
 	if f.AbsPath != "" {
 		filename = f.AbsPath
@@ -83,10 +88,13 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
 	b.locationHeads[hint] = i
 	loc := table.AppendEmpty()
-	// instruction_addr → address; the image holding it → mapping_index.
+	// "instruction_addr" → Location.address; the image holding it →
+	// Location.mapping_index.
 	loc.SetAddress(f.InstructionAddr)
 	loc.SetMappingIndex(k.mapping)
 
+	// "function" → Function.name, "symbol" → Function.system_name,
+	// "lineno" → Line.line, "colno" → Line.column.
 	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
 		// A frame with a place but no name is an anonymous function, as
 		// Sentry's UI names it: a blank name would merge every anonymous
@@ -107,6 +115,7 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
 	}
 	attrs := b.attrScratch[:0]
+	// "platform" (of the frame, else of the profile) → profile.frame.type.
 	if k.frameType != "" {
 		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
 			keys.lastFrameType = k.frameType
@@ -114,21 +123,28 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		}
 		attrs = append(attrs, keys.lastFrameTypeAttr)
 	}
+	// "platform" → sentry.frame.platform.
 	if f.Platform != "" {
 		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
 	}
+	// "filename", when "abs_path" took Function.filename →
+	// sentry.frame.filename.
 	if f.AbsPath != "" {
 		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
 	}
+	// "raw_function" → sentry.frame.raw_function.
 	if f.RawFunction != "" {
 		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
 	}
+	// "module" → sentry.frame.module.
 	if f.Module != "" {
 		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
 	}
+	// "package" → sentry.frame.package.
 	if f.Package != "" {
 		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
 	}
+	// "in_app" → sentry.frame.in_app (bool).
 	if f.InApp.Set() {
 		v := 0
 		if f.InApp.True() {
@@ -139,12 +155,16 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		}
 		attrs = append(attrs, keys.inAppAttr[v])
 	}
+	// "symbol_addr", "image_addr" → sentry.frame.symbol_addr,
+	// sentry.frame.image_addr (hex).
 	if f.SymbolAddr != 0 {
 		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
 	}
 	if f.ImageAddr != 0 {
 		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
 	}
+	// "addr_mode", "status", "data" → sentry.frame.addr_mode, .status,
+	// .data.
 	if f.AddrMode != "" {
 		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
 	}
@@ -161,8 +181,8 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	return i
 }
 
-// stack returns the Stack of a Sentry stack, or -1 when a frame index is out
-// of range.
+// stack: "stacks"[i] (frame indices, leaf first) → a Stack of the frames'
+// Locations; -1 when a frame index is out of range.
 func (b *ProfilesBuilder) stack(frames []int64) int32 {
 	locs := b.stackScratch[:0]
 	for _, f := range frames {
@@ -231,6 +251,15 @@ func (c *chunkBuilder) frames(l int32) {
 		}
 		v := c.conv.attrVals[idx]
 		switch c.conv.attrRoles[idx] {
+		// Location attributes → the frame's fields: sentry.frame.platform
+		// → "platform", sentry.frame.filename → "filename" (with
+		// Function.filename as "abs_path"), sentry.frame.raw_function →
+		// "raw_function", sentry.frame.module → "module",
+		// sentry.frame.package → "package", sentry.frame.in_app →
+		// "in_app", sentry.frame.symbol_addr → "symbol_addr",
+		// sentry.frame.image_addr → "image_addr", sentry.frame.addr_mode →
+		// "addr_mode", sentry.frame.status → "status", sentry.frame.data →
+		// "data".
 		case roleFrameType:
 			frameType = v.AsString()
 		case roleFramePlatform:
@@ -259,8 +288,8 @@ func (c *chunkBuilder) frames(l int32) {
 			base.Data = v.AsString()
 		}
 	}
-	// A frame of another kind than the chunk (native frames under Python)
-	// names its platform.
+	// profile.frame.type → "platform", for a frame of another kind than
+	// the chunk (native frames under Python).
 	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
 		base.Platform = platformOfFrameType(frameType)
 	}
@@ -293,6 +322,10 @@ func (c *chunkBuilder) frames(l int32) {
 		if i < lines.Len() {
 			line := lines.At(i)
 			fn := functions.At(int(line.FunctionIndex()))
+			// Function.name → "function", Function.system_name → "symbol",
+			// Function.filename → "abs_path" or "filename", Line.line →
+			// "lineno", Line.column → "colno"; Location.address →
+			// "instruction_addr" (base).
 			if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
 				f.Function = ""
 			}
