@@ -1,11 +1,12 @@
 package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 
-// The envelope's items: which are read, how profile items are decoded,
-// checked, linked to their transaction, and dropped with a reason.
+// The envelope's items: the translator reads the profile items (which items
+// are profiles, decoding, checks, the one-V1-profile rule, V1 transaction
+// links, by the rules sentryprof shares); here the receiver counts the items
+// it ignores, holds chunks for their spans, and counts, logs and drops.
 
 import (
 	"context"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
@@ -69,7 +70,7 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 	outcomes := t.decoder.ProfileItems(translator.EnvelopeItems{
 		Items:   items,
 		SentAt:  t.sentAt,
-		Arrival: time.Now(),
+		Arrival: t.arrived,
 		Skip: func(_ int, item *envelope.Item) bool {
 			return h.holdChunk(ctx, t, projectID, item)
 		},
