@@ -385,6 +385,7 @@ func TestConvertBadInput(t *testing.T) {
 	badStack := bytes.Replace(chunk, []byte(`"stacks":[[`), []byte(`"stacks":[[99,`), 1)
 	require.NotEqual(t, chunk, badStack)
 	gz := gzipBytes(t, benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk))
+	v1 := benchdata.ProfileV1Cocoa(1)
 
 	tests := []struct {
 		name  string
@@ -407,6 +408,13 @@ func TestConvertBadInput(t *testing.T) {
 				benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk),
 				envelope.AppendItem(nil, envelope.ItemHeader{Type: translator.ItemTypeProfileChunk, Length: -1, Platform: "python"}, badStack)...),
 			want: []string{string(sentry.ReasonMalformedStacks), "item 1"},
+		},
+		{
+			name: "a second V1 profile is invalid, as in Relay",
+			input: append(
+				benchdata.Envelope(translator.ItemTypeProfile, "cocoa", v1),
+				envelope.AppendItem(nil, envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: int64(len(v1))}, v1)...),
+			want: []string{string(sentry.ReasonTooManyProfiles), "item 1", "a transaction has one profile"},
 		},
 		{
 			name:  "every invalid item is listed",
