@@ -5,16 +5,17 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
 const (
-	itemTypeProfileChunk = "profile_chunk"
+	itemTypeProfileChunk = translator.ItemTypeProfileChunk
 
 	// maxItemBytes is Relay's limit for one profile item; a larger chunk is
 	// rejected by Sentry, so it is dropped here with the reason Relay uses.
-	maxItemBytes = 50 << 20
+	maxItemBytes = translator.MaxProfileItemBytes
 	// maxEnvelopeBytes keeps an envelope well under Relay's 200 MiB limit on
 	// a decompressed envelope, and a request to a size proxies accept.
 	maxEnvelopeBytes = 20 << 20

@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 const (
@@ -27,7 +29,7 @@ const (
 	// send more, so a larger body is not a Sentry client.
 	defaultMaxRequestBodySize = 200 << 20
 	// Relay's limit for one profile item.
-	defaultMaxProfileItemSize = 50 << 20
+	defaultMaxProfileItemSize = translator.MaxProfileItemBytes
 	// A generous bound: an SDK envelope holds a handful of items.
 	defaultMaxItemsPerEnvelope = 1000
 	// What Sentry SDKs assume for a 429 that carries no header.

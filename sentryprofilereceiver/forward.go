@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 )
 
@@ -326,7 +327,7 @@ func (h *envelopeHandler) withForwarding(next http.Handler) http.Handler {
 func (h *envelopeHandler) forwardEnvelope(r *http.Request, raw *rawRequest, decoded []byte) <-chan upstreamAnswer {
 	body, encoding := raw.body, ""
 	if !h.cfg.ForwardProfiles && decoded != nil {
-		stripped, removed, err := envelope.Strip(decoded, isProfileItem)
+		stripped, removed, err := envelope.Strip(decoded, translator.IsProfileItem)
 		if err == nil && removed > 0 {
 			body, encoding = stripped, "-"
 		}
@@ -339,8 +340,4 @@ func (h *envelopeHandler) forwardEnvelope(r *http.Request, raw *rawRequest, deco
 	orig.Header = raw.header
 	go func() { done <- h.forward.send(ctx, orig, raw.target, body, encoding) }()
 	return done
-}
-
-func isProfileItem(itemType string) bool {
-	return itemType == itemProfile || itemType == itemProfileChunk || itemType == itemProfileChunkUI
 }

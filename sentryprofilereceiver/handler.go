@@ -223,7 +223,7 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, projectI
 	if header.SDK != nil {
 		t.sdkName = header.SDK.Name
 	}
-	t.sentAt = header.SentAt
+	t.sentAt, t.arrived = header.SentAt, time.Now()
 	eventID, ok := canonicalEventID(header.EventID)
 	if !ok {
 		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event_id in envelope header"}

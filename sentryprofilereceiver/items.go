@@ -1,11 +1,12 @@
 package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 
-// The envelope's items: which are read, how profile items are decoded,
-// checked, linked to their transaction, and dropped with a reason.
+// The envelope's items: the translator reads the profile items (which items
+// are profiles, decoding, checks, the one-V1-profile rule, V1 transaction
+// links, by the rules sentryprof shares); here the receiver counts the items
+// it ignores, holds chunks for their spans, and counts, logs and drops.
 
 import (
 	"context"
-	"time"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
@@ -17,12 +18,13 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// Envelope item types this receiver reads.
+// Envelope item types this receiver reads; the translator owns which items
+// are profiles and how they are read.
 const (
-	itemProfile        = "profile"          // V1, bound to the envelope's transaction
-	itemProfileChunk   = "profile_chunk"    // V2
-	itemProfileChunkUI = "profile_chunk_ui" // alias of profile_chunk some SDKs send
-	itemTransaction    = "transaction"      // V1 links, the span index, the traces signal
+	itemProfile        = translator.ItemTypeProfile
+	itemProfileChunk   = translator.ItemTypeProfileChunk
+	itemProfileChunkUI = translator.ItemTypeProfileChunkUI
+	itemTransaction    = translator.ItemTypeTransaction // V1 links, the span index, the traces signal
 )
 
 // knownItemTypes are Sentry's published envelope item types. The ignored-items
@@ -37,7 +39,9 @@ var knownItemTypes = map[string]struct{}{
 }
 
 // translate turns the envelope's profile items into one Profiles. A bad item
-// is dropped, logged at debug and counted; it never fails the envelope.
+// is dropped, logged at debug and counted; it never fails the envelope. The
+// translator reads the items (decoding, checks, the one-V1-profile rule, V1
+// pairing); this is what the receiver does around it.
 func (h *envelopeHandler) translate(ctx context.Context, t *translation, projectID string) (pprofile.Profiles, int) {
 	items := t.items
 	builder := t.builder
@@ -47,52 +51,45 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 		KeepOriginalPayload: h.cfg.IncludeOriginalPayload,
 		GroupSamples:        h.cfg.GroupSamples,
 	})
-	var transactions []*sentry.TransactionEvent
-	if h.next != nil {
-		transactions = h.decodeTransactions(projectID, items)
-	}
-	v1Profiles := 0
 	for i := range items {
-		item := &items[i]
-		if h.next == nil && !isTraceItem(item.Header.Type) {
+		typ := items[i].Header.Type
+		switch {
+		case h.next == nil && !isTraceItem(typ):
 			// A traces-only receiver: profiles are not read.
-			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
+		case h.next != nil && translator.IsProfileItem(typ):
 			continue
+		case h.nextTraces != nil && isTraceItem(typ):
+			continue // read by translateTraces
 		}
-		switch item.Header.Type {
-		case itemProfile:
-			// Relay keeps the first V1 profile of an envelope: a transaction
-			// has one profile.
-			if v1Profiles++; v1Profiles > 1 {
-				h.discard(ctx, t, projectID, item, nil, sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i))
-				continue
-			}
-		case itemProfileChunk, itemProfileChunkUI:
-			if h.links.holding() && !t.released && !item.Oversized {
-				if h.links.hold(item, projectID, t.sdkName, t.sentAt) {
-					h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdHeld))
-					continue
-				}
-				h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdFull))
-			}
-		default:
-			if h.nextTraces != nil && isTraceItem(item.Header.Type) {
-				continue // read by translateTraces
-			}
-			h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(item.Header.Type)))
-			continue
+		h.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(typ)))
+	}
+	if h.next == nil {
+		return builder.Profiles(), 0
+	}
+	t.decoder.Mode, t.decoder.MaxSize = h.mode, h.cfg.MaxProfileItemSize
+	outcomes := t.decoder.ProfileItems(translator.EnvelopeItems{
+		Items:   items,
+		SentAt:  t.sentAt,
+		Arrival: t.arrived,
+		Skip: func(_ int, item *envelope.Item) bool {
+			return h.holdChunk(ctx, t, projectID, item)
+		},
+	})
+	for o := range outcomes {
+		item := &items[o.Index]
+		switch o.Kind {
+		case translator.TransactionUnreadable:
+			h.logger.Debug("Transaction item unreadable; V1 profiles lose their span links",
+				zap.String("project_id", projectID), zap.Int("item", o.Index), zap.Error(o.Err))
+		case translator.ItemRefused:
+			h.discard(ctx, t, projectID, item, o.Item.Profile, o.Err)
+		case translator.ItemAccepted:
+			h.accepted(ctx, projectID, o, item)
+			// The profile lives in the decoder's memory until the next item
+			// is decoded: it goes into the builder now.
+			o.Item.Spans = h.links.lookup(o.Item.Profile)
+			builder.Add(o.Item)
 		}
-		profile, serr := h.decodeProfile(ctx, t, projectID, i, item)
-		if serr != nil {
-			h.discard(ctx, t, projectID, item, profile, serr)
-			continue
-		}
-		builder.Add(translator.Item{
-			Profile:     profile,
-			Transaction: transactionFor(profile, transactions),
-			Spans:       h.links.lookup(profile),
-			Payload:     item.Payload,
-		})
 	}
 	// Profiles resets the builder: count first.
 	samples := builder.SampleCount()
@@ -100,37 +97,32 @@ func (h *envelopeHandler) translate(ctx context.Context, t *translation, project
 	return builder.Profiles(), samples
 }
 
-// decodeProfile applies Relay's checks to one profile item in Relay's order:
-// size, JSON, normalization, validation. In lenient mode the metadata rules
-// an item breaks are counted as warnings and the item is kept. On a
-// validation error the decoded profile comes back too, for the drop log.
-func (h *envelopeHandler) decodeProfile(ctx context.Context, t *translation, projectID string, i int, item *envelope.Item) (*sentry.Profile, *sentry.Error) {
-	t.decoder.Mode, t.decoder.MaxSize = h.mode, h.cfg.MaxProfileItemSize
-	// The profile lives in the decoder's memory until its next Decode: the
-	// caller adds it to the builder before decoding the next item.
-	profile, warnings, serr := t.decoder.Decode(item, fallbackTimestamp(t.sentAt))
-	if serr != nil {
-		return profile, serr.AtItem(i)
+// holdChunk keeps a profile chunk for links::wait, so that it links to spans
+// that arrive after it; true when it was held and is translated later.
+func (h *envelopeHandler) holdChunk(ctx context.Context, t *translation, projectID string, item *envelope.Item) bool {
+	if item.Header.Type == itemProfile || !h.links.holding() || t.released || item.Oversized {
+		return false
 	}
+	if h.links.hold(item, projectID, t.sdkName, t.sentAt) {
+		h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdHeld))
+		return true
+	}
+	h.telemetry.ReceiverSentryprofileLinkHeldChunks.Add(ctx, 1, metric.WithAttributeSet(holdFull))
+	return false
+}
+
+// accepted checks a chunk's platform header and counts and logs the Relay
+// rules an accepted item breaks (lenient mode keeps it).
+func (h *envelopeHandler) accepted(ctx context.Context, projectID string, o translator.ItemOutcome, item *envelope.Item) {
 	if item.Header.Type != itemProfile {
-		h.checkPlatformHeader(ctx, projectID, i, item, profile)
+		h.checkPlatformHeader(ctx, projectID, o.Index, item, o.Item.Profile)
 	}
-	for _, w := range warnings {
+	for _, w := range o.Warnings {
 		h.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,
 			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(w.Reason)))))
 		h.logger.Debug("Profile item breaks a Relay rule; accepted",
-			zap.String("project_id", projectID), zap.Int("item", i), zap.String("reason", string(w.Reason)))
+			zap.String("project_id", projectID), zap.Int("item", o.Index), zap.String("reason", string(w.Reason)))
 	}
-	return profile, nil
-}
-
-// fallbackTimestamp is the envelope's sent_at, or now when it is absent or
-// unreadable.
-func fallbackTimestamp(sentAt string) time.Time {
-	if ts, err := time.Parse(time.RFC3339Nano, sentAt); err == nil {
-		return ts.UTC()
-	}
-	return time.Now().UTC()
 }
 
 // checkPlatformHeader counts chunks whose item header `platform` is missing
@@ -167,47 +159,6 @@ func (h *envelopeHandler) discard(ctx context.Context, t *translation, projectID
 	h.logger.Debug("Profile item dropped",
 		zap.String("project_id", projectID), zap.String("item_type", item.Header.Type),
 		zap.String("reason", string(serr.Reason)), zap.Error(serr))
-}
-
-// decodeTransactions reads the `transaction` items a V1 profile links to. One
-// that cannot be read only costs the links, so it is logged, not refused.
-func (h *envelopeHandler) decodeTransactions(projectID string, items []envelope.Item) []*sentry.TransactionEvent {
-	var out []*sentry.TransactionEvent
-	for i := range items {
-		if items[i].Header.Type != itemTransaction || items[i].Oversized {
-			continue
-		}
-		tx, err := sentry.DecodeTransactionEvent(items[i].Payload)
-		if err != nil {
-			h.logger.Debug("Transaction item unreadable; V1 profiles lose their span links",
-				zap.String("project_id", projectID), zap.Int("item", i), zap.Error(err))
-			continue
-		}
-		out = append(out, tx)
-	}
-	return out
-}
-
-// transactionFor picks the transaction a V1 profile names, or the envelope's
-// only one; V2 chunks are not bound to a transaction.
-func transactionFor(p *sentry.Profile, transactions []*sentry.TransactionEvent) *sentry.TransactionEvent {
-	if p.Version == sentry.VersionV2 || len(transactions) == 0 {
-		return nil
-	}
-	for _, t := range p.Transactions {
-		for _, tx := range transactions {
-			if sameID(t.ID, tx.EventID) {
-				return tx
-			}
-		}
-	}
-	return transactions[0]
-}
-
-func sameID(a, b string) bool {
-	ca, okA := canonicalEventID(a)
-	cb, okB := canonicalEventID(b)
-	return okA && okB && ca != "" && ca == cb
 }
 
 func itemTypeAttribute(itemType string) attribute.Set {

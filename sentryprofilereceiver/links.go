@@ -269,7 +269,7 @@ func (h *envelopeHandler) releaseHeld(ctx context.Context, c heldChunk) {
 	t := h.getTranslation()
 	defer h.putTranslation(t)
 	t.items = append(t.items, c.item)
-	t.sdkName, t.sentAt, t.released = c.sdkName, c.sentAt, true
+	t.sdkName, t.sentAt, t.arrived, t.released = c.sdkName, c.sentAt, c.arrived, true
 	pd, samples := h.translate(ctx, t, c.projectID)
 	if samples == 0 {
 		return

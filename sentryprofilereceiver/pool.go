@@ -3,6 +3,8 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 // The per-envelope state the receiver reuses from one envelope to the next.
 
 import (
+	"time"
+
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
@@ -21,6 +23,9 @@ type translation struct {
 	// sent_at (the fallback time of a V1 profile without timestamp).
 	sdkName string
 	sentAt  string
+	// arrived is when the envelope arrived: the fallback time when sent_at
+	// is absent or unreadable.
+	arrived time.Time
 
 	// segments are the envelope's transaction and span items, decoded once
 	// for the span index and the traces signal.
@@ -57,7 +62,7 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 	t.items = t.items[:0]
 	clear(t.segments)
 	t.segments = t.segments[:0]
-	t.sdkName, t.sentAt, t.released = "", "", false
+	t.sdkName, t.sentAt, t.arrived, t.released = "", "", time.Time{}, false
 	if t.reader != nil {
 		t.reader.Reset(nil, envelope.Limits{})
 	}

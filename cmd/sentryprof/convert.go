@@ -28,26 +28,18 @@ const (
 	formatPprof     = "pprof"
 )
 
-// Envelope item types convert reads.
-const (
-	itemProfile        = "profile"          // V1
-	itemProfileChunk   = "profile_chunk"    // V2
-	itemProfileChunkUI = "profile_chunk_ui" // V2, as some Android SDKs labelled it
-	itemTransaction    = "transaction"      // links a V1 profile to its trace
-)
-
-// maxProfileItemBytes is Relay's limit for one profile item.
-const maxProfileItemBytes = 50 << 20
-
 const convertHelp = `Usage: sentryprof convert [-in FILE|-] [-out FILE|-] [-format FORMAT]
                           [-project ID] [-service NAME] [-split]
                           [-validation lenient|relay]
 
 Reads a Sentry envelope or a bare V1/V2 profile JSON document (plain or
 gzip'd) and writes OpenTelemetry profiles or pprof. Every profile and
-profile_chunk item is decoded, normalized and validated as the receiver does;
-transaction items link V1 profiles to their trace. Any invalid profile item
-fails the whole conversion and names the item and the reason.
+profile_chunk item is read by the receiver's rules: decoded, normalized and
+validated; a V1 profile is linked to the trace of the transaction item it
+names (else the envelope's first transaction) and, without a timestamp of
+its own, starts at the envelope's sent_at. As in Relay an envelope holds one
+V1 profile: a second is invalid. Any invalid profile item fails the whole
+conversion and names the item and the reason.
 
 -validation lenient (the default, as in the receiver) refuses an item only
 when its samples cannot be read and prints a warning for each Relay rule it
@@ -114,17 +106,12 @@ func runConvert(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	items, err := decodeSentry(data, profileChecker{mode: mode, warn: e.stderr}, prog)
+	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
+	items, samples, err := decodeSentry(data, translator.ItemDecoder{Mode: mode, MaxSize: translator.MaxProfileItemBytes}, b, e.stderr, prog)
 	if err != nil {
 		return err
 	}
-
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
-	samples := 0
-	for _, it := range items {
-		samples += b.Add(it)
-	}
-	prog.done(len(items), samples)
+	prog.done(items, samples)
 	return writeProfiles(b.Profiles(), o, e)
 }
 
@@ -140,76 +127,71 @@ func formatFromPath(path string) string {
 	}
 }
 
-// decodeSentry turns the input into translator items: every profile item of
-// an envelope, or the one profile of a bare JSON document. Warnings (items
-// that are not profiles, a transaction that does not decode) go to warn.
-func decodeSentry(data []byte, check profileChecker, prog *progress) ([]translator.Item, error) {
-	warn := check.warn
+// decodeSentry adds the input's profiles to b: every profile item of an
+// envelope, read by the receiver's rules (translator.ItemDecoder.ProfileItems),
+// or the one profile of a bare JSON document. It returns how many items and
+// samples were added. Any refused profile item fails the conversion; warnings
+// (Relay rules a kept item breaks, a transaction that cannot be read) go to
+// warn.
+func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
 	if !isEnvelope(data) {
-		p, err := check.decode(&envelope.Item{Header: envelope.ItemHeader{Type: itemProfile, Length: -1}, Payload: data, Size: int64(len(data))}, -1)
-		if err != nil {
-			return nil, err
+		item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
+		p, warnings, serr := dec.Decode(&item, time.Now())
+		if serr != nil {
+			return 0, 0, serr
 		}
+		printWarnings(warn, warnings)
 		prog.item(0, "profile document", len(p.Samples))
-		return []translator.Item{{Profile: p, Payload: data}}, nil
+		return 1, b.Add(translator.Item{Profile: p, Payload: data}), nil
 	}
 
-	r := envelope.NewReader(bytes.NewReader(data), envelope.Limits{MaxItemBytes: maxProfileItemBytes})
-	if _, err := r.Header(); err != nil {
-		return nil, err
+	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: translator.MaxProfileItemBytes})
+	if err != nil {
+		// The envelope's errors already say which item and offset.
+		return 0, 0, err
 	}
 	var (
-		items        []translator.Item
-		transactions []*sentry.TransactionEvent
-		problems     []error
-		others       = map[string]int{} // non-profile items by type, for the error when no profile is found
+		added, samples int
+		problems       []error
 	)
-	for i := 0; ; i++ {
-		it, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// The envelope's errors already say which item and offset.
-			return nil, err
-		}
-		switch typ := it.Header.Type; typ {
-		case itemProfile, itemProfileChunk, itemProfileChunkUI:
-			p, err := check.decode(&it, i)
-			if err != nil {
-				problems = append(problems, atItem(err, i))
-				continue
-			}
-			prog.item(i, typ, len(p.Samples))
-			items = append(items, translator.Item{Profile: p, Payload: it.Payload})
-		case itemTransaction:
-			others[typ]++
-			if it.Oversized {
-				fmt.Fprintf(warn, "sentryprof convert: warning: item %d: transaction of %d bytes skipped (over %d MiB); its profile has no trace link\n", i, it.Size, maxProfileItemBytes>>20)
-				continue
-			}
-			tx, err := sentry.DecodeTransactionEvent(it.Payload)
-			if err != nil {
-				fmt.Fprintf(warn, "sentryprof convert: warning: item %d: transaction ignored, its profile has no trace link: %v\n", i, err)
-				continue
-			}
-			transactions = append(transactions, tx)
-		default:
-			others[typ]++
+	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now()})
+	for o := range outcomes {
+		switch o.Kind {
+		case translator.TransactionUnreadable:
+			fmt.Fprintf(warn, "sentryprof convert: warning: transaction ignored, its profile has no trace link: %v\n", o.Err)
+		case translator.ItemRefused:
+			problems = append(problems, o.Err)
+		case translator.ItemAccepted:
+			printWarnings(warn, o.Warnings)
+			prog.item(o.Index, items[o.Index].Header.Type, len(o.Item.Profile.Samples))
+			// The profile lives in the decoder's memory until the next
+			// item is decoded: it goes into the builder now.
+			samples += b.Add(o.Item)
+			added++
 		}
 	}
 	switch len(problems) {
 	case 0:
 	case 1:
-		return nil, problems[0]
+		return 0, 0, problems[0]
 	default:
-		return nil, invalidItems(problems)
+		return 0, 0, invalidItems(problems)
 	}
-	if len(items) == 0 {
-		return nil, fmt.Errorf("envelope has no profile or profile_chunk item%s", describeItems(others))
+	if added == 0 {
+		others := map[string]int{} // the envelope's items by type, for the error
+		for i := range items {
+			others[items[i].Header.Type]++
+		}
+		return 0, 0, fmt.Errorf("envelope has no profile or profile_chunk item%s", describeItems(others))
 	}
-	linkTransactions(items, transactions)
-	return items, nil
+	return added, samples, nil
+}
+
+// printWarnings prints the Relay rules an accepted item breaks.
+func printWarnings(warn io.Writer, warnings []*sentry.Error) {
+	for _, w := range warnings {
+		fmt.Fprintf(warn, "sentryprof convert: warning: accepted, but Relay would refuse it: %v\n", w)
+	}
 }
 
 // invalidItems reports every invalid profile item of an envelope, one per
@@ -227,65 +209,6 @@ func (e invalidItems) Error() string {
 }
 
 func (e invalidItems) Unwrap() []error { return e }
-
-// profileChecker runs one payload through the receiver's pipeline: decode,
-// normalize, validate under mode, printing the warnings of lenient mode.
-type profileChecker struct {
-	mode sentry.Mode
-	warn io.Writer
-}
-
-// decode checks the payload of envelope item i (-1 for a bare document).
-func (c profileChecker) decode(item *envelope.Item, i int) (*sentry.Profile, error) {
-	dec := translator.ItemDecoder{Mode: c.mode, MaxSize: maxProfileItemBytes}
-	p, warnings, serr := dec.Decode(item, time.Now())
-	if serr != nil {
-		return nil, serr
-	}
-	for _, w := range warnings {
-		if i >= 0 {
-			w = w.AtItem(i)
-		}
-		fmt.Fprintf(c.warn, "sentryprof convert: warning: accepted, but Relay would refuse it: %v\n", w)
-	}
-	return p, nil
-}
-
-// atItem locates a profile error at envelope item i, keeping its Relay
-// reason when it has one.
-func atItem(err error, i int) error {
-	var se *sentry.Error
-	if errors.As(err, &se) {
-		return se.AtItem(i)
-	}
-	return fmt.Errorf("item %d: %w", i, err)
-}
-
-// linkTransactions gives each V1 profile the transaction it was sent with:
-// the one whose event id the profile names, or the only one in the envelope.
-func linkTransactions(items []translator.Item, txs []*sentry.TransactionEvent) {
-	byID := make(map[string]*sentry.TransactionEvent, len(txs))
-	for _, tx := range txs {
-		byID[normalizeID(tx.EventID)] = tx
-	}
-	for i := range items {
-		p := items[i].Profile
-		if p.Version != sentry.VersionV1 {
-			continue
-		}
-		if len(p.Transactions) > 0 {
-			if tx, ok := byID[normalizeID(p.Transactions[0].ID)]; ok {
-				items[i].Transaction = tx
-				continue
-			}
-		}
-		if len(txs) == 1 {
-			items[i].Transaction = txs[0]
-		}
-	}
-}
-
-func normalizeID(id string) string { return strings.ToLower(strings.ReplaceAll(id, "-", "")) }
 
 func describeItems(counts map[string]int) string {
 	if len(counts) == 0 {

@@ -1,0 +1,249 @@
+package translator
+
+// The envelope's profile items, read by one set of rules for the receiver
+// and sentryprof: which items are profiles, how each is decoded (through
+// ItemDecoder), Relay's one-profile-per-transaction rule, the time a profile
+// without one starts at, and which transaction a V1 profile belongs to.
+
+import (
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// Envelope item types the translator reads.
+const (
+	ItemTypeProfile        = "profile"          // V1, bound to the envelope's transaction
+	ItemTypeProfileChunk   = "profile_chunk"    // V2 (continuous profiling)
+	ItemTypeProfileChunkUI = "profile_chunk_ui" // alias of profile_chunk some Android SDKs send
+	ItemTypeTransaction    = "transaction"      // the transaction a V1 profile links to
+)
+
+// MaxProfileItemBytes is Relay's limit for one profile item (50 MiB).
+const MaxProfileItemBytes = 50 << 20
+
+// IsProfileItem reports whether an item of type itemType holds a profile:
+// profile, profile_chunk or profile_chunk_ui.
+func IsProfileItem(itemType string) bool {
+	switch itemType {
+	case ItemTypeProfile, ItemTypeProfileChunk, ItemTypeProfileChunkUI:
+		return true
+	}
+	return false
+}
+
+// FallbackTime is when an envelope was sent: its header's sent_at (RFC 3339)
+// in UTC, or otherwise (in UTC) when sent_at is absent or unreadable. A V1
+// profile without timestamp, an Android trace and a Perfetto chunk start
+// there.
+func FallbackTime(sentAt string, otherwise time.Time) time.Time {
+	if sentAt != "" {
+		if ts, err := time.Parse(time.RFC3339Nano, sentAt); err == nil {
+			return ts.UTC()
+		}
+	}
+	return otherwise.UTC()
+}
+
+// EnvelopeItems is one envelope as ItemDecoder.ProfileItems reads it.
+type EnvelopeItems struct {
+	// Items are the envelope's items in envelope order.
+	Items []envelope.Item
+	// SentAt is the envelope header's sent_at, verbatim ("" when absent).
+	SentAt string
+	// Arrival is when the envelope arrived (or now): the fallback time when
+	// SentAt is absent or unreadable.
+	Arrival time.Time
+	// Skip, when set, is asked once per profile item, in envelope order,
+	// before the item is decoded; an item it takes (true) yields nothing and
+	// does not count for the one-V1-profile rule. The receiver holds chunks
+	// for their span links this way and decodes them later.
+	Skip func(i int, item *envelope.Item) bool
+}
+
+// OutcomeKind says what became of one envelope item.
+type OutcomeKind uint8
+
+const (
+	// ItemAccepted: a profile item decoded and passed the checks.
+	ItemAccepted OutcomeKind = iota + 1
+	// ItemRefused: a profile item was refused.
+	ItemRefused
+	// TransactionUnreadable: a transaction item a V1 profile could link to
+	// is oversized or does not decode. The envelope's V1 profiles are still
+	// read, without that transaction.
+	TransactionUnreadable
+)
+
+// ItemOutcome is what ItemDecoder.ProfileItems says about one item.
+type ItemOutcome struct {
+	Kind  OutcomeKind
+	Index int // the item's place in the envelope, from 0
+
+	// Item is, for ItemAccepted, what ProfilesBuilder.Add takes: the
+	// profile, the transaction it belongs to (V1 only) and the payload. For
+	// ItemRefused, Item.Profile is the decoded profile when the item decoded
+	// before it was refused (for a drop log), else nil.
+	Item Item
+	// Warnings are, for ItemAccepted in lenient mode, the Relay rules the
+	// item breaks, each located at Index.
+	Warnings []*sentry.Error
+	// Err is why, for ItemRefused and TransactionUnreadable, located at
+	// Index.
+	Err *sentry.Error
+}
+
+// ProfileItems reads the profile items of an envelope (profile,
+// profile_chunk, profile_chunk_ui) and yields one outcome for each, in
+// envelope order, and one for each transaction item a V1 profile could not
+// read. Items of other types yield nothing.
+//
+// Each profile item is read by Decode, with d's mode and size limit and the
+// fallback time FallbackTime(env.SentAt, env.Arrival). Relay keeps the first
+// V1 profile item (type profile) of an envelope, since a transaction has one
+// profile: later ones are refused with sentry.ReasonTooManyProfiles before
+// they are decoded. Chunks are not limited.
+//
+// Transaction items are decoded only when the envelope has a V1 profile
+// item, and only once, before the first profile item is decoded. A
+// V1 profile gets the transaction whose event_id is the id of any of its
+// transactions (ids compared as 32 hex digits, case and dashes aside), else
+// the envelope's first readable transaction, else none; V2 chunks get none.
+//
+// An accepted profile lives in d's memory until the next Decode, which runs
+// when the loop asks for the next outcome: consume it (add it to a
+// ProfilesBuilder) in the loop body. d is not safe for concurrent use, and
+// the sequence must not be iterated twice at once.
+func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
+	return func(yield func(ItemOutcome) bool) {
+		items := env.Items
+		// Decoded first: a transaction item may follow its profile.
+		txs := decodeEnvelopeTransactions(items)
+		first := firstReadable(txs)
+		fallback := FallbackTime(env.SentAt, env.Arrival)
+		v1Profiles := 0
+		next := 0 // the next entry of txs to report, if unreadable
+		for i := range items {
+			item := &items[i]
+			if item.Header.Type == ItemTypeTransaction {
+				if next < len(txs) && txs[next].index == i {
+					tx := txs[next]
+					next++
+					if tx.err != nil && !yield(ItemOutcome{Kind: TransactionUnreadable, Index: i, Err: tx.err}) {
+						return
+					}
+				}
+				continue
+			}
+			if !IsProfileItem(item.Header.Type) || (env.Skip != nil && env.Skip(i, item)) {
+				continue
+			}
+			if item.Header.Type == ItemTypeProfile {
+				// Counted before decoding, as Relay does: a second V1
+				// profile is refused even when the first was invalid.
+				if v1Profiles++; v1Profiles > 1 {
+					err := sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i)
+					if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Item: Item{Payload: item.Payload}, Err: err}) {
+						return
+					}
+					continue
+				}
+			}
+			p, warnings, serr := d.Decode(item, fallback)
+			if serr != nil {
+				if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Item: Item{Profile: p, Payload: item.Payload}, Err: serr.AtItem(i)}) {
+					return
+				}
+				continue
+			}
+			for k, w := range warnings {
+				warnings[k] = w.AtItem(i)
+			}
+			out := ItemOutcome{Kind: ItemAccepted, Index: i, Warnings: warnings,
+				Item: Item{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload}}
+			if !yield(out) {
+				return
+			}
+		}
+	}
+}
+
+// envelopeTransaction is one transaction item of an envelope: decoded (tx,
+// with its canonical event id) or not (err).
+type envelopeTransaction struct {
+	index int
+	id    string // normalizeID(event_id); "" when it is not an id
+	tx    *sentry.TransactionEvent
+	err   *sentry.Error
+}
+
+// decodeEnvelopeTransactions decodes the transaction items, in envelope
+// order, when the envelope has a V1 profile item; nil otherwise, since only
+// a V1 profile links to the envelope's transaction.
+func decodeEnvelopeTransactions(items []envelope.Item) []envelopeTransaction {
+	hasV1 := false
+	for i := range items {
+		if items[i].Header.Type == ItemTypeProfile {
+			hasV1 = true
+			break
+		}
+	}
+	if !hasV1 {
+		return nil
+	}
+	var txs []envelopeTransaction
+	for i := range items {
+		item := &items[i]
+		if item.Header.Type != ItemTypeTransaction {
+			continue
+		}
+		if item.Oversized {
+			// The reader skipped it: there is nothing to decode.
+			txs = append(txs, envelopeTransaction{index: i,
+				err: sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("transaction of %d bytes not read", item.Size)).AtItem(i)})
+			continue
+		}
+		tx, err := sentry.DecodeTransactionEvent(item.Payload)
+		if err != nil {
+			txs = append(txs, envelopeTransaction{index: i, err: asItemError(err, sentry.ReasonInvalidJSON).AtItem(i)})
+			continue
+		}
+		txs = append(txs, envelopeTransaction{index: i, id: normalizeID(tx.EventID), tx: tx})
+	}
+	return txs
+}
+
+// firstReadable is the envelope's first transaction that decoded; nil when
+// none did.
+func firstReadable(txs []envelopeTransaction) *sentry.TransactionEvent {
+	for _, t := range txs {
+		if t.tx != nil {
+			return t.tx
+		}
+	}
+	return nil
+}
+
+// transactionFor is the transaction a V1 profile belongs to: the one whose
+// event_id any of its transactions names, else first (the envelope's first
+// readable one). A V2 chunk is not bound to a transaction.
+func transactionFor(p *sentry.Profile, txs []envelopeTransaction, first *sentry.TransactionEvent) *sentry.TransactionEvent {
+	if p.Version == sentry.VersionV2 || first == nil {
+		return nil
+	}
+	for _, named := range p.Transactions {
+		id := normalizeID(named.ID)
+		if id == "" {
+			continue
+		}
+		for _, t := range txs {
+			if t.tx != nil && t.id == id {
+				return t.tx
+			}
+		}
+	}
+	return first
+}
