@@ -1,5 +1,10 @@
 package translator
 
+// pdata → Sentry: the walk. FromProfiles groups the profiles by profiler
+// (export_group.go), expands their samples into time-sorted events
+// (export_sort.go), cuts them into windows and assembles each window's V2
+// chunk (export_chunk.go), calling the object files for each Sentry object.
+
 import (
 	"errors"
 	"fmt"

@@ -102,7 +102,7 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 // outside the dictionary are left out and counted as malformed.
 func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
 	p = &sentry.Profile{
-		Version:     sentry.VersionV2,
+		Version:     sentry.VersionV2, // "version": always "2"
 		ChunkID:     x.chunkIDFor(w, events[0].ts),
 		ProfilerID:  x.meta.profilerID,
 		Platform:    platform,
@@ -122,7 +122,10 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	}
 	c.reserve(events, w == 0 && next == 0)
 
-	// Samples: timestamp, thread, stack.
+	// Sample.stack_index → "stack_id" (the stack built in this chunk),
+	// the thread (thread.go) → "thread_id", each timestamp →
+	// "timestamp", sentry.queue.address → "queue_address",
+	// sentry.thread.state → "state".
 	p.Samples = make([]sentry.Sample, len(events))
 	usedThreads := make([]bool, len(x.threads))
 	// Samples with a non-empty stack per thread: Relay drops the threads

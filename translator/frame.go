@@ -155,8 +155,8 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		}
 		attrs = append(attrs, keys.inAppAttr[v])
 	}
-	// "symbol_addr", "image_addr" → sentry.frame.symbol_addr,
-	// sentry.frame.image_addr (hex).
+	// "symbol_addr" (alias "sym_addr"), "image_addr" →
+	// sentry.frame.symbol_addr, sentry.frame.image_addr (hex).
 	if f.SymbolAddr != 0 {
 		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
 	}

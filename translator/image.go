@@ -1,5 +1,11 @@
 package translator
 
+// Debug images: "debug_meta"."images"[] ⇄ Mapping (and the profile
+// attribute sentry.debug_meta.images, which keeps every field). Receive:
+// ProfilesBuilder.mapping, indexImages, appendDebugImagesAttr. Export:
+// imagesFromAttr for profiles that came from Sentry, imagesFromMappings and
+// placeImages for the others.
+
 import (
 	"cmp"
 	"encoding/hex"
@@ -55,29 +61,35 @@ func (b *ProfilesBuilder) mapping(img *sentry.Image) int32 {
 	table := d.dict.MappingTable()
 	i := int32(table.Len())
 	m := table.AppendEmpty()
-	// image_addr, image_size → memory_start, memory_limit.
+	// "image_addr", "image_size" → Mapping.memory_start, memory_limit.
 	m.SetMemoryStart(img.ImageAddr)
 	if img.ImageAddr+img.ImageSize >= img.ImageAddr {
 		m.SetMemoryLimit(img.ImageAddr + img.ImageSize)
 	}
-	// code_file → filename (debug_file when there is no code file).
+	// "code_file" → Mapping.filename ("debug_file" when there is no code
+	// file).
 	if img.CodeFile != "" {
 		m.SetFilenameStrindex(d.str(img.CodeFile))
 	} else {
 		m.SetFilenameStrindex(d.str(img.DebugFile))
 	}
 	attrs := b.attrScratch[:0]
+	// "type" → sentry.image.type.
 	if img.Type != "" {
 		attrs = append(attrs, d.attrStr(attrImageType, img.Type))
 	}
 	if img.CodeID != "" {
-		// An ELF code_id is the GNU build id, which semconv names.
+		// "code_id" → process.executable.build_id.gnu for an ELF image
+		// (its GNU build id, which semconv names), else
+		// sentry.image.code_id.
 		if img.Type == "elf" {
 			attrs = append(attrs, d.attrStr(string(semconv.ProcessExecutableBuildIDGNUKey), img.CodeID))
 		} else {
 			attrs = append(attrs, d.attrStr(attrImageCodeID, img.CodeID))
 		}
 	}
+	// "debug_id", "debug_file", "uuid", "arch", "image_vmaddr" →
+	// sentry.image.debug_id, .debug_file, .uuid, .arch, .image_vmaddr.
 	if img.DebugID != "" {
 		attrs = append(attrs, d.attrStr(attrImageDebugID, img.DebugID))
 	}
@@ -120,6 +132,26 @@ func putImage(m pcommon.Map, img sentry.Image) {
 	}
 }
 
+// appendDebugImagesAttr: "debug_meta"."images" → profile attribute
+// sentry.debug_meta.images, every field of every image, beside the
+// Mappings: a Mapping has no place for most of them. Back: imagesFromAttr.
+func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.DebugMeta.Images) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueSlice()
+	s := v.Slice()
+	s.EnsureCapacity(len(p.DebugMeta.Images))
+	for _, img := range p.DebugMeta.Images {
+		putImage(s.AppendEmpty().SetEmptyMap(), img)
+	}
+	return append(attrs, b.dict.attrValue(attrDebugImages, v))
+}
+
+// imagesFromAttr: profile attribute sentry.debug_meta.images →
+// "debug_meta"."images", every field as received ("type", "code_file",
+// "code_id", "debug_id", "debug_file", "uuid", "arch", "image_addr",
+// "image_vmaddr", "image_size").
 func imagesFromAttr(s pcommon.Slice) []sentry.Image {
 	images := make([]sentry.Image, 0, s.Len())
 	for _, v := range s.All() {
@@ -164,6 +196,11 @@ func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
 		if m.MemoryLimit() <= m.MemoryStart() {
 			continue
 		}
+		// Mapping.filename → "code_file"; the mapping attributes back to
+		// "type", "code_id" (or the GNU build id), "debug_id" (or derived
+		// from the build id), "debug_file", "uuid", "arch",
+		// "image_vmaddr"; Mapping.memory_start − file_offset →
+		// "image_addr", up to memory_limit → "image_size".
 		img := sentry.Image{CodeFile: c.conv.str(m.FilenameStrindex())}
 		var gnuBuildID string
 		c.conv.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
@@ -392,20 +429,4 @@ func imagesOverlap(images []sentry.Image) bool {
 func alignUp(v, align uint64) (uint64, bool) {
 	r := (v + align - 1) &^ (align - 1)
 	return r, r >= v
-}
-
-// appendDebugImagesAttr: "debug_meta"."images" → profile attribute
-// sentry.debug_meta.images, every field of every image, beside the
-// Mappings: a Mapping has no place for most of them. Back: imagesFromAttr.
-func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile) []int32 {
-	if len(p.DebugMeta.Images) == 0 {
-		return attrs
-	}
-	v := pcommon.NewValueSlice()
-	s := v.Slice()
-	s.EnsureCapacity(len(p.DebugMeta.Images))
-	for _, img := range p.DebugMeta.Images {
-		putImage(s.AppendEmpty().SetEmptyMap(), img)
-	}
-	return append(attrs, b.dict.attrValue(attrDebugImages, v))
 }

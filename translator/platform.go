@@ -1,5 +1,10 @@
 package translator
 
+// Platforms: "platform" (of the profile and of each frame) ⇄ semconv
+// profile.frame.type; telemetry.sdk.language → "platform" for sources
+// without frame types; and the memory that keeps one platform per
+// profiler across exports.
+
 import (
 	"sync"
 

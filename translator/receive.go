@@ -1,5 +1,11 @@
 package translator
 
+// Sentry → pdata: the walk. ProfilesBuilder turns each item into a
+// ResourceProfiles with one Profile, calling the object files for each
+// Sentry object (resource.go, thread.go, frame.go, image.go,
+// transaction.go, measurements.go) and grouping "samples"[] into pprofile
+// Samples itself.
+
 import (
 	"cmp"
 	"maps"
@@ -201,10 +207,11 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 	b.cpuProf = cpuProf
 
-	// samples[].thread_id, thread_metadata → the threads' attributes.
+	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
+	// (thread.go).
 	b.resolveThreads(p)
 
-	// profile.frames → Location table; profile.stacks → Stack table.
+	// "frames" → Location table; "stacks" → Stack table (frame.go).
 	b.indexImages(p)
 	b.frameLocations = b.frameLocations[:0]
 	for i := range p.Frames {
@@ -259,7 +266,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	prof.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
 	prof.SetPeriod(added.period)
 
-	// chunk_id (V2) or event_id (V1) → profile_id.
+	// "chunk_id" (V2) or "event_id" (V1) → Profile.profile_id.
 	if isV2(p) {
 		prof.SetProfileID(pprofile.ProfileID(parseID16(p.ChunkID)))
 	} else {
@@ -297,6 +304,7 @@ func (b *ProfilesBuilder) Add(item Item) int {
 // scopeName is the instrumentation scope of every produced profile.
 const scopeName = "github.com/sentryprofile/otelcol-sentryprofile/translator"
 
+// isV2: "version" "2" is a V2 chunk; anything else was read as V1.
 func isV2(p *sentry.Profile) bool { return p.Version == sentry.VersionV2 }
 
 // profileStart is the Unix time in nanoseconds that V1 elapsed_since_start_ns
@@ -405,7 +413,8 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		if stack < 0 {
 			continue
 		}
-		// V2 timestamp, or V1 timestamp + elapsed_since_start_ns.
+		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
+		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
 		var ts uint64
 		if v2 {
 			if s.Timestamp < 0 {
@@ -422,7 +431,8 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		if k.link != 0 {
 			b.linked++
 		}
-		// queue_address and state → sample attributes.
+		// "queue_address" → sentry.queue.address, "state" →
+		// sentry.thread.state (sample attributes).
 		if s.QueueAddress != "" {
 			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)
 		}

@@ -1,5 +1,12 @@
 package translator
 
+// Top-level fields of a profile: "release", "environment", "dist",
+// "platform", "os", "device", "runtime", "client_sdk" ⇄ resource
+// attributes; "profiler_id", "chunk_id", "event_id" ⇄ profile attributes
+// and the chunk's ids. Receive: putResource, serviceAttrs, appendIDAttrs.
+// Export: readResourceMeta, sentryProfilerID, foreignProfilerID,
+// chunkIDFor.
+
 import (
 	"cmp"
 	"crypto/sha256"
@@ -26,22 +33,28 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 			attrs.PutStr(k, v)
 		}
 	}
+	// "release" → service.name (its package part: serviceName) and
+	// service.version; "environment" → deployment.environment.name;
+	// "dist" → sentry.dist; "platform" → sentry.platform.
 	attrs.PutStr(string(semconv.ServiceNameKey), serviceName(p, opts))
-	putStr(string(semconv.ServiceVersionKey), p.Release)                // release
-	putStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment) // environment
-	putStr(attrDist, p.Dist)                                            // dist
-	putStr(attrPlatform, p.Platform)                                    // platform
+	putStr(string(semconv.ServiceVersionKey), p.Release)
+	putStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment)
+	putStr(attrDist, p.Dist)
+	putStr(attrPlatform, p.Platform)
 	putStr(attrProjectID, opts.ProjectID)
 	// profiler_id, chunk_id, event_id and the transaction are per profile
 	// (or per process run): profile attributes, so that a backend that
 	// makes series of resource attributes gets one per service, not one
 	// per profile.
 
-	// os
+	// "os"."name", "version", "build_number" → os.name, os.version,
+	// os.build_id. No way back: a V2 chunk has no os, device or runtime.
 	putStr(string(semconv.OSNameKey), p.OS.Name)
 	putStr(string(semconv.OSVersionKey), p.OS.Version)
 	putStr(string(semconv.OSBuildIDKey), p.OS.BuildNumber)
-	// device
+	// "device"."architecture", "model", "manufacturer", "locale",
+	// "classification", "is_emulator" → host.arch,
+	// device.model.identifier, device.manufacturer, sentry.device.*.
 	putStr(string(semconv.HostArchKey), p.Device.Architecture)
 	putStr(string(semconv.DeviceModelIdentifierKey), p.Device.Model)
 	putStr(string(semconv.DeviceManufacturerKey), p.Device.Manufacturer)
@@ -50,10 +63,11 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 	if p.Device.IsEmulator.Set() {
 		attrs.PutBool(attrDeviceIsEmulator, p.Device.IsEmulator.True())
 	}
-	// runtime
+	// "runtime"."name", "version" → process.runtime.name, .version.
 	putStr(string(semconv.ProcessRuntimeNameKey), p.Runtime.Name)
 	putStr(string(semconv.ProcessRuntimeVersionKey), p.Runtime.Version)
-	// client_sdk
+	// "client_sdk"."name", "version" → telemetry.sdk.name, .version. Back:
+	// the exporter names itself (ExportOptions.SDKName, SDKVersion).
 	putStr(string(semconv.TelemetrySDKNameKey), p.ClientSDK.Name)
 	putStr(string(semconv.TelemetrySDKVersionKey), p.ClientSDK.Version)
 }
@@ -98,6 +112,26 @@ func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
 	}
 	b.serviceScratch = out
 	return out
+}
+
+// appendIDAttrs: "profiler_id", "chunk_id", "event_id" (alias
+// "profile_id") → profile attributes sentry.profiler_id, sentry.chunk_id,
+// sentry.event_id. They are per
+// profile (or per process run), not resource attributes, so that a backend
+// that makes series of resource attributes gets one per service, not one
+// per profile. Back: sentryProfilerID and chunkIDFor.
+func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
+	d := b.dict
+	if p.ProfilerID != "" {
+		attrs = append(attrs, d.attrStr(attrProfilerID, p.ProfilerID))
+	}
+	if p.ChunkID != "" {
+		attrs = append(attrs, d.attrStr(attrChunkID, p.ChunkID))
+	}
+	if p.EventID != "" {
+		attrs = append(attrs, d.attrStr(attrEventID, p.EventID))
+	}
+	return attrs
 }
 
 // resourceMeta is what every chunk of one profiler shares.
@@ -246,23 +280,4 @@ func moduleVersion() string {
 		return "0.0.0"
 	}
 	return strings.TrimPrefix(v, "v")
-}
-
-// appendIDAttrs: "profiler_id", "chunk_id", "event_id" → profile attributes
-// sentry.profiler_id, sentry.chunk_id, sentry.event_id. They are per
-// profile (or per process run), not resource attributes, so that a backend
-// that makes series of resource attributes gets one per service, not one
-// per profile. Back: sentryProfilerID and chunkIDFor.
-func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
-	d := b.dict
-	if p.ProfilerID != "" {
-		attrs = append(attrs, d.attrStr(attrProfilerID, p.ProfilerID))
-	}
-	if p.ChunkID != "" {
-		attrs = append(attrs, d.attrStr(attrChunkID, p.ChunkID))
-	}
-	if p.EventID != "" {
-		attrs = append(attrs, d.attrStr(attrEventID, p.EventID))
-	}
-	return attrs
 }

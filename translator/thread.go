@@ -1,5 +1,14 @@
 package translator
 
+// Threads and queues: "samples"[]."thread_id", "thread_metadata",
+// "queue_metadata", "samples"[]."queue_address" and "state" ⇄ sample
+// attributes thread.id, sentry.thread.id, thread.name,
+// sentry.thread.priority, sentry.thread.active, sentry.queue.address,
+// sentry.queue.label, sentry.thread.state (and the profile attributes
+// sentry.thread_metadata, sentry.queue_metadata). Receive:
+// ProfilesBuilder.resolveThreads, threadAttributes, append*Attr. Export:
+// groupConverter.readSampleAttrs, threadMetadataOf, queueMetadataFromAttr.
+
 import (
 	"cmp"
 	"slices"
@@ -72,6 +81,8 @@ func (b *ProfilesBuilder) threadAttributes(p *sentry.Profile, id string, active 
 	return threadAttrs{first: first, n: int32(len(b.threadAttrBuf)) - first}
 }
 
+// activeThreads: "transaction"."active_thread_id" (of every transaction)
+// → sentry.thread.active on that thread's samples.
 func activeThreads(p *sentry.Profile) []string {
 	var ids []string
 	for _, t := range p.Transactions {
@@ -116,6 +127,41 @@ func threadIDNumber(id string) (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// appendThreadMetadataAttr: "thread_metadata" → profile attribute
+// sentry.thread_metadata (map thread id → {name, priority}), which also
+// keeps threads without samples. Back: threadMetadataOf.
+func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.ThreadMetadata) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(len(p.ThreadMetadata))
+	for _, tm := range p.ThreadMetadata {
+		e := m.PutEmptyMap(tm.ThreadID)
+		putNonEmpty(e, keyName, tm.Name) // "name"
+		if tm.HasPriority {
+			e.PutInt(keyPriority, tm.Priority) // "priority"
+		}
+	}
+	return append(attrs, b.dict.attrValue(attrThreadMetadata, v))
+}
+
+// appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
+// sentry.queue_metadata (map address → {label}). Back: queueMetadataOf.
+func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+	if len(p.QueueMetadata) == 0 {
+		return attrs
+	}
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(len(p.QueueMetadata))
+	for _, q := range p.QueueMetadata {
+		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
+	}
+	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
 }
 
 // threadInfo is one thread of a profile, from the sample attributes.
@@ -217,41 +263,6 @@ func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[s
 	index[t.id] = i
 	x.threads = append(x.threads, t)
 	return i, queue, state
-}
-
-// appendThreadMetadataAttr: "thread_metadata" → profile attribute
-// sentry.thread_metadata (map thread id → {name, priority}), which also
-// keeps threads without samples. Back: threadMetadataOf.
-func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
-	if len(p.ThreadMetadata) == 0 {
-		return attrs
-	}
-	v := pcommon.NewValueMap()
-	m := v.Map()
-	m.EnsureCapacity(len(p.ThreadMetadata))
-	for _, tm := range p.ThreadMetadata {
-		e := m.PutEmptyMap(tm.ThreadID)
-		putNonEmpty(e, keyName, tm.Name) // "name"
-		if tm.HasPriority {
-			e.PutInt(keyPriority, tm.Priority) // "priority"
-		}
-	}
-	return append(attrs, b.dict.attrValue(attrThreadMetadata, v))
-}
-
-// appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
-// sentry.queue_metadata (map address → {label}). Back: queueMetadataOf.
-func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
-	if len(p.QueueMetadata) == 0 {
-		return attrs
-	}
-	v := pcommon.NewValueMap()
-	m := v.Map()
-	m.EnsureCapacity(len(p.QueueMetadata))
-	for _, q := range p.QueueMetadata {
-		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
-	}
-	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
 }
 
 // threadMetadataOf: profile attribute sentry.thread_metadata →

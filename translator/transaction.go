@@ -1,5 +1,10 @@
 package translator
 
+// Transactions and links: "transaction" / "transactions" (V1) → profile
+// attributes and each sample's Link; V2 chunks link through SpanLookup.
+// Nothing goes back: a chunk has no transaction and no trace fields, and
+// Sentry joins chunks and spans by profiler, thread and time itself.
+
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
