@@ -7,6 +7,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
@@ -114,15 +115,9 @@ func newEventID() string {
 	return hex.EncodeToString(id[:])
 }
 
+// isHex32 reports whether s is a Sentry id as written: 32 lower-case hex
+// digits.
 func isHex32(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	c, ok := sentry.CanonicalUUID(s)
+	return ok && c == s
 }

@@ -9,12 +9,12 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
@@ -82,22 +82,10 @@ func canonicalProjectID(s string) (string, bool) {
 // canonicalEventID returns a UUID as Sentry answers it: 32 lowercase hex
 // digits. Empty stays empty (an envelope may have no event id).
 func canonicalEventID(s string) (string, bool) {
-	if len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' {
-		s = s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:]
-	}
 	if s == "" {
 		return "", true
 	}
-	if len(s) != 32 {
-		return "", false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-			return "", false
-		}
-	}
-	return strings.ToLower(s), true
+	return sentry.CanonicalUUID(s)
 }
 
 func writeError(w http.ResponseWriter, e *requestError) {

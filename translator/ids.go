@@ -6,26 +6,28 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 // The id and address helpers of both directions, and of the receiver's span
 // index.
 
-// parseID16 decodes a 32-hex-digit Sentry id (dashes allowed); zero when it
-// is not one.
+// parseID16 decodes a Sentry id (a UUID as sentry.CanonicalUUID reads
+// it); zero when it is not one.
 func parseID16(s string) [16]byte {
 	var id [16]byte
-	s = strings.ReplaceAll(s, "-", "")
-	if len(s) != 32 {
+	c, ok := sentry.CanonicalUUID(s)
+	if !ok {
 		return id
 	}
-	if _, err := hex.Decode(id[:], []byte(s)); err != nil {
+	if _, err := hex.Decode(id[:], []byte(c)); err != nil {
 		return [16]byte{}
 	}
 	return id
 }
 
-// ParseTraceID decodes a Sentry trace id (32 hex digits, dashes allowed);
+// ParseTraceID decodes a Sentry trace id (32 hex digits, or the dashed UUID form);
 // zero when it is not one.
 func ParseTraceID(s string) pcommon.TraceID { return pcommon.TraceID(parseID16(s)) }
 
@@ -66,25 +68,16 @@ func uuidV4Hex(id [16]byte) string {
 	return hex.EncodeToString(id[:])
 }
 
-// normalizeID returns a 32-hex-digit id in lower case without dashes, or ""
-// when s is not one.
+// normalizeID returns a Sentry id as 32 lower-case hex digits, or "" when
+// s is not one.
 func normalizeID(s string) string {
-	id := parseID16(strings.ToLower(s))
-	if id == ([16]byte{}) {
-		return ""
-	}
-	return hex.EncodeToString(id[:])
+	c, _ := sentry.CanonicalUUID(s)
+	return c
 }
 
-// isHexID reports whether id is a UUID as 32 lower-case hex digits.
+// isHexID reports whether id is already a Sentry id as written: 32
+// lower-case hex digits.
 func isHexID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for i := range len(id) {
-		if c := id[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	c, ok := sentry.CanonicalUUID(id)
+	return ok && c == id
 }
