@@ -124,6 +124,8 @@ func newChunkConverter(pd pprofile.Profiles, opts ExportOptions) *chunkConverter
 	return e
 }
 
+// chunkConverter is one FromProfiles call: pd's dictionary read once into
+// lookup tables, and the chunks and drops made so far.
 type chunkConverter struct {
 	opts    ExportOptions
 	dict    pprofile.ProfilesDictionary
@@ -133,7 +135,7 @@ type chunkConverter struct {
 
 	// The attribute table read once into flat arrays: every sample,
 	// location and mapping refers to it, and resolving a key through the
-	// string table on each reference was the exporter's main cost.
+	// string table on each reference was the converter's main cost.
 	attrKeys  []string
 	attrVals  []pcommon.Value
 	attrRoles []attrRole

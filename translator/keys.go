@@ -137,7 +137,7 @@ const (
 // replaced in semantic conventions 1.27.
 const attrDeploymentEnvironmentOld = "deployment.environment"
 
-// attrRole is what a sample or location attribute means to the exporter.
+// attrRole is what a sample or location attribute means to FromProfiles.
 type attrRole uint8
 
 // The roles, each beside the attribute key that has it (roleOfKey).
@@ -164,7 +164,7 @@ const (
 	roleFrameData        // sentry.frame.data
 )
 
-// roleOfKey is the key → role table the exporter reads the attribute table
+// roleOfKey is the key → role table the converter reads the attribute table
 // with, once per conversion: samples and locations then switch on a small
 // integer instead of comparing key strings.
 func roleOfKey(key string) attrRole {

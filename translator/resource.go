@@ -150,12 +150,12 @@ func readResourceMeta(index int, attrs pcommon.Map, opts ExportOptions) resource
 		// groupConverter.platform).
 		platform: mapStr(attrs, attrPlatform),
 		language: mapStr(attrs, string(semconv.TelemetrySDKLanguageKey)),
-		// resource service.version → "release", else the exporter's
-		// default. Never empty when either gives one.
+		// resource service.version → "release", else
+		// ExportOptions.DefaultRelease. Never empty when either gives one.
 		release: cmp.Or(mapStr(attrs, string(semconv.ServiceVersionKey)), opts.DefaultRelease),
 		// resource deployment.environment.name → "environment"; else the
 		// key it replaced (still what many resource detectors write),
-		// else the exporter's default.
+		// else ExportOptions.DefaultEnvironment.
 		environment: cmp.Or(mapStr(attrs, string(semconv.DeploymentEnvironmentNameKey)),
 			mapStr(attrs, attrDeploymentEnvironmentOld), opts.DefaultEnvironment),
 		// resource sentry.dist → "dist".
