@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // builtCollectorConfig runs the receiver alone in front of the debug
@@ -47,7 +48,7 @@ func startBuiltCollector(b *testing.B) string {
 	if bin == "" {
 		b.Skip("OTELCOL_BIN is not set: this benchmark measures the built collector (make load)")
 	}
-	addr := freeLoopbackAddr(b)
+	addr := testnet.FreeLoopbackAddr(b)
 	dir := b.TempDir()
 	config := filepath.Join(dir, "config.yaml")
 	if err := os.WriteFile(config, fmt.Appendf(nil, builtCollectorConfig, addr), 0o600); err != nil {

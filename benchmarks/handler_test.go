@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
@@ -32,29 +32,13 @@ func (s *eventSink) consume(_ context.Context, pd pprofile.Profiles) error {
 	return nil
 }
 
-// freeLoopbackAddr returns a loopback address no one listens on. The
-// receiver is built from its factory and configuration, as a collector
-// builds it, and does not report the port it bound for port 0.
-func freeLoopbackAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("listen: %v", err)
-	}
-	addr := l.Addr().String()
-	if err := l.Close(); err != nil {
-		tb.Fatalf("close: %v", err)
-	}
-	return addr
-}
-
 // startReceiver starts the sentryprofile receiver, built by its factory,
 // on a loopback address, feeding sink; it is shut down when tb ends.
 func startReceiver(tb testing.TB, sink *eventSink) string {
 	tb.Helper()
 	f := sentryprofilereceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*sentryprofilereceiver.Config)
-	addr := freeLoopbackAddr(tb)
+	addr := testnet.FreeLoopbackAddr(tb)
 	cfg.ServerConfig.NetAddr.Endpoint = addr
 	// Chunks go straight through: holding them for span links (the
 	// default, 5 s) would measure the wait, and the sink would count

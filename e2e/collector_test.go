@@ -17,6 +17,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // TestCollectorSmoke starts the built collector with config.yaml, the
@@ -25,7 +26,7 @@ import (
 // file exporter's OTLP JSON.
 func TestCollectorSmoke(t *testing.T) {
 	bin := requireBinary(t)
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	out := filepath.Join(t.TempDir(), "profiles.jsonl")
 	c := startCollector(t, bin, nil,
 		"--config", filepath.Join(repoRoot(t), "config.yaml"),

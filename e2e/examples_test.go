@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -61,7 +62,7 @@ func TestCollectorRunsExamples(t *testing.T) {
 		t.Run(tt.config, func(t *testing.T) {
 			sentryAPI := newFakeSentry(t)
 			backend := newFakeOTLPBackend(t)
-			sdkAddr, otlpHTTP, otlpGRPC, health := freeLoopbackAddr(t), freeLoopbackAddr(t), freeLoopbackAddr(t), freeLoopbackAddr(t)
+			sdkAddr, otlpHTTP, otlpGRPC, health := testnet.FreeLoopbackAddr(t), testnet.FreeLoopbackAddr(t), testnet.FreeLoopbackAddr(t), testnet.FreeLoopbackAddr(t)
 			env := []string{
 				"SENTRY_DSN=http://examplekey@" + sentryAPI.addr + "/7",
 				"SENTRY_PUBLIC_KEY=smoke-key",

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // TestForwardRealSDK runs @sentry/node 11 with profiling, a captured
@@ -112,7 +114,7 @@ func TestCollectorForwardSpoolSurvivesRestart(t *testing.T) {
 		accepted = append(accepted, body)
 		_, _ = w.Write([]byte("{}"))
 	}))
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	dir := t.TempDir()
 	config := filepath.Join(dir, "config.yaml")
 	storageDir := filepath.Join(dir, "spool")

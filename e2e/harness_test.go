@@ -66,17 +66,6 @@ func requireBinary(t testing.TB) string {
 	return bin
 }
 
-// freeLoopbackAddr returns a loopback address whose port was free a moment
-// ago, for a server that takes its address from configuration.
-func freeLoopbackAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
-
 // collectorProcess is a running collector whose output is kept for the test
 // log.
 type collectorProcess struct {

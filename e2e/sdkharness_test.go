@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // The harness of the real-SDK tests: each client runs against a built
@@ -174,8 +176,8 @@ func runSDK(t *testing.T, client sdkClient, opts sdkRunOptions) *sdkRun {
 	bin := requireBinary(t)
 	dir := t.TempDir()
 	addrs := collectorAddrs{
-		Receiver: freeLoopbackAddr(t),
-		Metrics:  freeLoopbackAddr(t),
+		Receiver: testnet.FreeLoopbackAddr(t),
+		Metrics:  testnet.FreeLoopbackAddr(t),
 		Output:   filepath.Join(dir, "profiles.jsonl"),
 		Traces:   filepath.Join(dir, "traces.jsonl"),
 	}

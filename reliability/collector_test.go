@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -275,7 +276,7 @@ func (m sentryMode) String() string {
 
 func startFakeSentry(t *testing.T) *fakeSentry {
 	t.Helper()
-	s := &fakeSentry{addr: freeLoopbackAddr(t), chunks: map[string]int{}, answers: map[int]int{}}
+	s := &fakeSentry{addr: testnet.FreeLoopbackAddr(t), chunks: map[string]int{}, answers: map[int]int{}}
 	s.setMode(t, sentryAccept)
 	t.Cleanup(func() { s.setMode(t, sentryDown) })
 	return s

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // sentryRelayConfig is a collector that takes envelopes in with the
@@ -132,7 +133,7 @@ func TestExporterFaultsExactlyOnce(t *testing.T) {
 	dir := t.TempDir()
 	storage := filepath.Join(dir, "queue")
 	require.NoError(t, os.MkdirAll(storage, 0o700))
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	c := startCollector(t, bin, dir, sentryRelayConfig(addr, sentry.addr, storage))
 	c.waitListening(t, addr)
 
@@ -162,7 +163,7 @@ func TestExporterSIGKILLExactlyOnce(t *testing.T) {
 	storage := filepath.Join(dir, "queue")
 	require.NoError(t, os.MkdirAll(storage, 0o700))
 
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	first := startCollector(t, bin, dir, sentryRelayConfig(addr, sentry.addr, storage))
 	first.waitListening(t, addr)
 	accepted := sendUnique(t, addr, 9_000_000, 4, time.Minute, 200)
@@ -178,7 +179,7 @@ func TestExporterSIGKILLExactlyOnce(t *testing.T) {
 	require.Empty(t, got, "nothing was accepted before the kill")
 
 	sentry.setMode(t, sentryAccept)
-	second := startCollector(t, bin, dir, sentryRelayConfig(freeLoopbackAddr(t), sentry.addr, storage))
+	second := startCollector(t, bin, dir, sentryRelayConfig(testnet.FreeLoopbackAddr(t), sentry.addr, storage))
 	requireExactlyOnce(t, sentry, accepted, 120*time.Second)
 	assert.False(t, second.exited())
 }

@@ -3,7 +3,6 @@ package reliability
 import (
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"sync"
@@ -23,6 +22,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
@@ -55,7 +55,7 @@ func startReceiver(tb testing.TB, next xconsumer.Profiles, mutate func(*sentrypr
 	tb.Helper()
 	factory := sentryprofilereceiver.NewFactory()
 	cfg := factory.CreateDefaultConfig().(*sentryprofilereceiver.Config)
-	cfg.ServerConfig.NetAddr.Endpoint = freeLoopbackAddr(tb)
+	cfg.ServerConfig.NetAddr.Endpoint = testnet.FreeLoopbackAddr(tb)
 	cfg.PublicKeys = append(cfg.PublicKeys, testKey)
 	cfg.Projects = []string{testProject}
 	// The tests read what the pipeline got as soon as the receiver
@@ -79,17 +79,6 @@ func startReceiver(tb testing.TB, next xconsumer.Profiles, mutate func(*sentrypr
 	require.NoError(tb, rcvr.Start(context.Background(), componenttest.NewNopHost()))
 	tb.Cleanup(func() { require.NoError(tb, rcvr.Shutdown(context.Background())) })
 	return &receiverUnderTest{url: "http://" + cfg.ServerConfig.NetAddr.Endpoint, telemetry: tel, logs: logs}
-}
-
-// freeLoopbackAddr returns a 127.0.0.1 address no listener holds right now.
-// The receiver's bound address is not exported, so the port is chosen here.
-func freeLoopbackAddr(tb testing.TB) string {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(tb, err)
-	addr := l.Addr().String()
-	require.NoError(tb, l.Close())
-	return addr
 }
 
 // counter returns the value of a receiver counter for one attribute value, 0

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // clockTicks is the unit of utime and stime in /proc/<pid>/stat (USER_HZ,
@@ -153,10 +154,10 @@ func saveCPUProfile(pprofAddr, path string, seconds int) error {
 // and nothing may fail to export.
 func TestLoadRealSDKShape(t *testing.T) {
 	bin := requireLoad(t)
-	addr, metricsAddr := freeLoopbackAddr(t), freeLoopbackAddr(t)
+	addr, metricsAddr := testnet.FreeLoopbackAddr(t), testnet.FreeLoopbackAddr(t)
 	profilePath, pprofAddr := os.Getenv(envLoadProfile), ""
 	if profilePath != "" {
-		pprofAddr = freeLoopbackAddr(t)
+		pprofAddr = testnet.FreeLoopbackAddr(t)
 	}
 	c := startCollector(t, bin, t.TempDir(), sdkShapedConfig(t, addr, metricsAddr, pprofAddr))
 	c.waitListening(t, addr)

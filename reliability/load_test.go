@@ -12,6 +12,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
 // pipelineConfig is a collector configuration: the sentryprofile receiver on
@@ -65,7 +66,7 @@ service:
 func TestLoadZeroLoss(t *testing.T) {
 	bin := requireLoad(t)
 	sink := startOTLPSink(t, 0)
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	c := startCollector(t, bin, t.TempDir(), pipelineConfig(addr, sink.url, 512, 128))
 	c.waitListening(t, addr)
 
@@ -115,7 +116,7 @@ func TestLoadSlowDownstream(t *testing.T) {
 		rssBound = 400 * mib
 	)
 	sink := startOTLPSink(t, 300*time.Millisecond)
-	addr := freeLoopbackAddr(t)
+	addr := testnet.FreeLoopbackAddr(t)
 	c := startCollector(t, bin, t.TempDir(), pipelineConfig(addr, sink.url, limitMiB, spikeMiB))
 	c.waitListening(t, addr)
 

@@ -26,6 +26,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
@@ -147,7 +148,7 @@ func TestExporterNeverLogsTheDSNKey(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			host := freeLoopbackAddr(t)
+			host := testnet.FreeLoopbackAddr(t)
 			if tt.handler != nil {
 				srv := httptest.NewUnstartedServer(tt.handler)
 				l, err := net.Listen("tcp", host)

@@ -76,6 +76,15 @@ func newDictionaryBuilder(dict pprofile.ProfilesDictionary, hint dictionarySizes
 	return b
 }
 
+// appendStr appends the attribute key=value to attrs when value is not
+// empty.
+func (b *dictionaryBuilder) appendStr(attrs []int32, key, value string) []int32 {
+	if value == "" {
+		return attrs
+	}
+	return append(attrs, b.attrStr(key, value))
+}
+
 // reset starts over on an empty dict, keeping the memory of the maps.
 func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
 	b.dict = dict

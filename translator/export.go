@@ -629,16 +629,22 @@ func SampleEvents(pd pprofile.Profiles) int {
 		for _, sp := range rp.ScopeProfiles().All() {
 			for _, prof := range sp.Profiles().All() {
 				for _, s := range prof.Samples().All() {
-					if ts := s.TimestampsUnixNano().Len(); ts > 0 {
-						n += ts
-						continue
-					}
-					for _, v := range s.Values().All() {
-						n += int(max(v, 0))
-					}
+					n += sampleEvents(s)
 				}
 			}
 		}
+	}
+	return n
+}
+
+// sampleEvents counts the observations of one Sample, as SampleEvents does.
+func sampleEvents(s pprofile.Sample) int {
+	if ts := s.TimestampsUnixNano().Len(); ts > 0 {
+		return ts
+	}
+	n := 0
+	for _, v := range s.Values().All() {
+		n += int(max(v, 0))
 	}
 	return n
 }

@@ -613,15 +613,8 @@ func malformedEvents(pd pprofile.Profiles) int {
 		for _, sp := range rp.ScopeProfiles().All() {
 			for _, prof := range sp.Profiles().All() {
 				for _, s := range prof.Samples().All() {
-					if stackValid(s.StackIndex()) {
-						continue
-					}
-					if ts := s.TimestampsUnixNano().Len(); ts > 0 {
-						n += ts
-						continue
-					}
-					for _, v := range s.Values().All() {
-						n += int(max(v, 0))
+					if !stackValid(s.StackIndex()) {
+						n += sampleEvents(s)
 					}
 				}
 			}

@@ -209,6 +209,15 @@ func roleOfKey(key string) attrRole {
 	return roleOther
 }
 
+// newMapValue is an empty map value with room for n entries: the shape of
+// the structured profile attributes.
+func newMapValue(n int) (pcommon.Value, pcommon.Map) {
+	v := pcommon.NewValueMap()
+	m := v.Map()
+	m.EnsureCapacity(n)
+	return v, m
+}
+
 func putNonEmpty(m pcommon.Map, k, v string) {
 	if v != "" {
 		m.PutStr(k, v)

@@ -17,9 +17,7 @@ func (b *ProfilesBuilder) appendMeasurementsAttr(attrs []int32, p *sentry.Profil
 	if len(p.Measurements) == 0 {
 		return attrs
 	}
-	v := pcommon.NewValueMap()
-	m := v.Map()
-	m.EnsureCapacity(len(p.Measurements))
+	v, m := newMapValue(len(p.Measurements))
 	for _, ms := range p.Measurements {
 		e := m.PutEmptyMap(ms.Name)
 		putNonEmpty(e, keyUnit, ms.Unit)     // "unit"

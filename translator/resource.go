@@ -121,17 +121,9 @@ func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
 // that makes series of resource attributes gets one per service, not one
 // per profile. Back: sentryProfilerID and chunkIDFor.
 func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
-	d := b.dict
-	if p.ProfilerID != "" {
-		attrs = append(attrs, d.attrStr(attrProfilerID, p.ProfilerID))
-	}
-	if p.ChunkID != "" {
-		attrs = append(attrs, d.attrStr(attrChunkID, p.ChunkID))
-	}
-	if p.EventID != "" {
-		attrs = append(attrs, d.attrStr(attrEventID, p.EventID))
-	}
-	return attrs
+	attrs = b.dict.appendStr(attrs, attrProfilerID, p.ProfilerID)
+	attrs = b.dict.appendStr(attrs, attrChunkID, p.ChunkID)
+	return b.dict.appendStr(attrs, attrEventID, p.EventID)
 }
 
 // resourceMeta is what every chunk of one profiler shares.

@@ -136,9 +136,7 @@ func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Prof
 	if len(p.ThreadMetadata) == 0 {
 		return attrs
 	}
-	v := pcommon.NewValueMap()
-	m := v.Map()
-	m.EnsureCapacity(len(p.ThreadMetadata))
+	v, m := newMapValue(len(p.ThreadMetadata))
 	for _, tm := range p.ThreadMetadata {
 		e := m.PutEmptyMap(tm.ThreadID)
 		putNonEmpty(e, keyName, tm.Name) // "name"
@@ -150,14 +148,12 @@ func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Prof
 }
 
 // appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
-// sentry.queue_metadata (map address → {label}). Back: queueMetadataOf.
+// sentry.queue_metadata (map address → {label}). Back: queueMetadataFromAttr.
 func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
 	if len(p.QueueMetadata) == 0 {
 		return attrs
 	}
-	v := pcommon.NewValueMap()
-	m := v.Map()
-	m.EnsureCapacity(len(p.QueueMetadata))
+	v, m := newMapValue(len(p.QueueMetadata))
 	for _, q := range p.QueueMetadata {
 		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
 	}

@@ -129,15 +129,9 @@ func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profil
 	}
 	d := b.dict
 	first := p.Transactions[0]
-	if first.Name != "" {
-		attrs = append(attrs, d.attrStr(attrTransactionName, first.Name))
-	}
-	if first.ID != "" {
-		attrs = append(attrs, d.attrStr(attrTransactionID, first.ID))
-	}
-	if first.TraceID != "" {
-		attrs = append(attrs, d.attrStr(attrTransactionTraceID, first.TraceID))
-	}
+	attrs = d.appendStr(attrs, attrTransactionName, first.Name)
+	attrs = d.appendStr(attrs, attrTransactionID, first.ID)
+	attrs = d.appendStr(attrs, attrTransactionTraceID, first.TraceID)
 	v := pcommon.NewValueSlice()
 	s := v.Slice()
 	s.EnsureCapacity(len(p.Transactions))

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
@@ -132,7 +133,7 @@ func startSentryReceiver(t *testing.T, sink *consumertest.ProfilesSink, validati
 	t.Helper()
 	f := sentryprofilereceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*sentryprofilereceiver.Config)
-	cfg.ServerConfig.NetAddr.Endpoint = freeAddr(t)
+	cfg.ServerConfig.NetAddr.Endpoint = testnet.FreeLoopbackAddr(t)
 	cfg.ServiceName = "checkout"
 	cfg.Validation = sentryprofilereceiver.Validation(validation)
 	cfg.Links.Wait = 0
@@ -151,15 +152,4 @@ func startSentryReceiver(t *testing.T, sink *consumertest.ProfilesSink, validati
 		return err == nil
 	}, 5*time.Second, 10*time.Millisecond)
 	return url
-}
-
-// freeAddr is a loopback address with a port free a moment ago: the
-// receiver's listener is not reachable from outside its package.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
 }
