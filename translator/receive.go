@@ -133,7 +133,7 @@ func NewProfilesBuilder(opts ReceiveOptions) *ProfilesBuilder {
 // envelope; what only an unusually large item needed is let go.
 func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	pd := pprofile.NewProfiles()
-	if b.dict == nil || b.frameRoom > maxKeptFrames || b.stackRoom > maxKeptStacks || cap(b.events) > maxKeptSamples {
+	if b.dict == nil || b.frameRoom > builderKeepsFrames || b.stackRoom > builderKeepsStacks || cap(b.events) > builderKeepsSamples {
 		*b = ProfilesBuilder{
 			dict:          newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
 			locationHeads: make(map[locationHint]int32),
@@ -150,12 +150,14 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	b.opts, b.pd, b.samples, b.linked = opts, pd, 0, 0
 }
 
-// Bounds of what Reset keeps: the maps and scratch space of items up to
-// this size (the dictionary maps hold about two entries per frame).
+// Bounds of what Reset keeps: the builder's maps and scratch space of items
+// up to this size (the dictionary maps hold about two entries per frame).
+// They are the builder's own; sentry.Decoder bounds the decoded profile's
+// memory it keeps with limits of its own.
 const (
-	maxKeptFrames  = 1 << 14
-	maxKeptStacks  = 1 << 15
-	maxKeptSamples = 1 << 17
+	builderKeepsFrames  = 1 << 14
+	builderKeepsStacks  = 1 << 15
+	builderKeepsSamples = 1 << 17
 )
 
 // ToProfiles converts items into one pprofile.Profiles.
