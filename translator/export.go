@@ -310,6 +310,11 @@ func (x *groupConverter) convert() {
 			next = windows[w+1][0].ts
 		}
 		chunk, valid := x.chunk(evs, w, next, platform)
+		if len(chunk.Samples) == 0 {
+			// Every sample of the window reached outside the dictionary:
+			// they are counted in the group's malformed Drop.
+			continue
+		}
 		if !valid {
 			// The builder could not vouch for the chunk: Validate decides,
 			// and names the rule it breaks.

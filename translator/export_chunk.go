@@ -133,21 +133,21 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	active := make([]int, len(x.threads))
 	stacks := x.conv.tables.stacks
 	windowStart := events[0].ts
-	// Once an event is left out, kept holds the events of p.Samples.
-	var kept []exportEvent
+	// Once an event is left out, keptEvents holds the events of p.Samples.
+	var keptEvents []exportEvent
 	filtered, malformed := false, 0
 	for i, ev := range events {
 		info := &x.samples[ev.sample]
 		slot := &stacks[info.stack] // reserved: in this chunk, id -1 until built
 		if slot.id < 0 && !c.stack(info.stack) {
 			if !filtered {
-				filtered, kept = true, slices.Clone(events[:i])
+				filtered, keptEvents = true, slices.Clone(events[:i])
 			}
 			malformed++
 			continue
 		}
 		if filtered {
-			kept = append(kept, ev)
+			keptEvents = append(keptEvents, ev)
 		}
 		// Field by field into the zeroed sample: a whole-struct store
 		// copies through the write barrier while the GC runs, and most
@@ -168,10 +168,10 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		}
 	}
 	if filtered {
-		p.Samples, events = p.Samples[:len(kept)], kept
+		p.Samples, events = p.Samples[:len(keptEvents)], keptEvents
 		x.malformed += int64(malformed)
 		if len(events) == 0 {
-			return p, false
+			return p, false // empty: see groupConverter.convert
 		}
 	}
 

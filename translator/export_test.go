@@ -448,6 +448,27 @@ func TestFromProfilesInvalidStackInLaterWindow(t *testing.T) {
 	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 1, Err: drops[0].Err}, drops[0])
 }
 
+// A window whose every sample has an invalid stack makes no chunk and no
+// Drop of its own: its samples are in the group's malformed Drop.
+func TestFromProfilesWindowOfInvalidStacksOnly(t *testing.T) {
+	o := newOTLPBuilder()
+	sp := o.resource(map[string]any{})
+	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
+	badLoc := o.location(0, 0, "", testLine{fn: "g"})
+	o.dict.LocationTable().At(int(badLoc)).Lines().At(0).SetFunctionIndex(999) // function out of range
+	bad := o.stack(badLoc)
+	p := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
+	addSample(p, good, nil, nil, []uint64{t0, t0 + 1e9})
+	addSample(p, bad, nil, nil, []uint64{t0 + 70e9, t0 + 71e9, t0 + 72e9})
+
+	chunks, drops := FromProfiles(o.pd, ExportOptions{})
+	requireValidChunks(t, chunks)
+	require.Len(t, chunks, 1)
+	assert.Len(t, chunks[0].Profile.Samples, 2)
+	require.Len(t, drops, 1)
+	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 3, Err: drops[0].Err}, drops[0])
+}
+
 // An aggregated sample beyond the event limit reaches no chunk: its stack
 // is checked when it is counted, so that it is dropped as malformed, not
 // as too large.
