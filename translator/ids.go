@@ -27,8 +27,8 @@ func parseID16(s string) [16]byte {
 	return id
 }
 
-// ParseTraceID decodes a Sentry trace id (32 hex digits, or the dashed UUID form);
-// zero when it is not one.
+// ParseTraceID decodes a Sentry trace id (32 hex digits, or the dashed UUID
+// form); zero when it is not one.
 func ParseTraceID(s string) pcommon.TraceID { return pcommon.TraceID(parseID16(s)) }
 
 // ParseSpanID decodes a Sentry span id (16 hex digits); zero when it is not
