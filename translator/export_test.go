@@ -425,48 +425,48 @@ func TestFromProfilesDropsMalformed(t *testing.T) {
 }
 
 // A stack found invalid only while a chunk is built (where it is first
-// walked): its samples are left out of that chunk and counted as malformed
-// in the group's one malformed Drop; the chunk of the earlier window stays,
-// once.
-func TestFromProfilesInvalidStackInLaterWindow(t *testing.T) {
-	o := newOTLPBuilder()
-	sp := o.resource(map[string]any{})
-	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
-	badLoc := o.location(0, 0, "", testLine{fn: "g"})
-	o.dict.LocationTable().At(int(badLoc)).Lines().At(0).SetFunctionIndex(999) // function out of range
-	bad := o.stack(badLoc)
-	p := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
-	addSample(p, good, nil, nil, []uint64{t0, t0 + 1e9, t0 + 70e9, t0 + 71e9})
-	addSample(p, bad, nil, nil, []uint64{t0 + 72e9})
+// walked): its samples are left out of that chunk and counted in the
+// group's one malformed Drop; the chunks of other windows stay, once, and a
+// window left with no sample makes no chunk and no Drop of its own.
+func TestFromProfilesInvalidStackFoundInAChunk(t *testing.T) {
+	tests := []struct {
+		name           string
+		good, bad      []uint64 // sample times, offsets from t0
+		chunkSamples   []int
+		malformedCount int
+	}{
+		{"later window keeps its valid samples", []uint64{0, 1e9, 70e9, 71e9}, []uint64{72e9}, []int{2, 2}, 1},
+		{"later window of invalid stacks only", []uint64{0, 1e9}, []uint64{70e9, 71e9, 72e9}, []int{2}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newOTLPBuilder()
+			sp := o.resource(map[string]any{})
+			good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
+			badLoc := o.location(0, 0, "", testLine{fn: "g"})
+			o.dict.LocationTable().At(int(badLoc)).Lines().At(0).SetFunctionIndex(999) // function out of range
+			bad := o.stack(badLoc)
+			p := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
+			at := func(offsets []uint64) []uint64 {
+				ts := make([]uint64, len(offsets))
+				for i, d := range offsets {
+					ts[i] = t0 + d
+				}
+				return ts
+			}
+			addSample(p, good, nil, nil, at(tt.good))
+			addSample(p, bad, nil, nil, at(tt.bad))
 
-	chunks, drops := FromProfiles(o.pd, ExportOptions{})
-	requireValidChunks(t, chunks)
-	require.Len(t, chunks, 2)
-	assert.Len(t, chunks[0].Profile.Samples, 2)
-	assert.Len(t, chunks[1].Profile.Samples, 2)
-	require.Len(t, drops, 1)
-	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 1, Err: drops[0].Err}, drops[0])
-}
-
-// A window whose every sample has an invalid stack makes no chunk and no
-// Drop of its own: its samples are in the group's malformed Drop.
-func TestFromProfilesWindowOfInvalidStacksOnly(t *testing.T) {
-	o := newOTLPBuilder()
-	sp := o.resource(map[string]any{})
-	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
-	badLoc := o.location(0, 0, "", testLine{fn: "g"})
-	o.dict.LocationTable().At(int(badLoc)).Lines().At(0).SetFunctionIndex(999) // function out of range
-	bad := o.stack(badLoc)
-	p := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
-	addSample(p, good, nil, nil, []uint64{t0, t0 + 1e9})
-	addSample(p, bad, nil, nil, []uint64{t0 + 70e9, t0 + 71e9, t0 + 72e9})
-
-	chunks, drops := FromProfiles(o.pd, ExportOptions{})
-	requireValidChunks(t, chunks)
-	require.Len(t, chunks, 1)
-	assert.Len(t, chunks[0].Profile.Samples, 2)
-	require.Len(t, drops, 1)
-	assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: 3, Err: drops[0].Err}, drops[0])
+			chunks, drops := FromProfiles(o.pd, ExportOptions{})
+			requireValidChunks(t, chunks)
+			require.Len(t, chunks, len(tt.chunkSamples))
+			for i, n := range tt.chunkSamples {
+				assert.Len(t, chunks[i].Profile.Samples, n, "chunk %d", i)
+			}
+			require.Len(t, drops, 1)
+			assert.Equal(t, Drop{Reason: sentry.ReasonMalformedStacks, Samples: tt.malformedCount, Err: drops[0].Err}, drops[0])
+		})
+	}
 }
 
 // An aggregated sample beyond the event limit reaches no chunk: its stack
