@@ -228,3 +228,25 @@ func TestChunkLinksHeldRefused(t *testing.T) {
 		return ok && len(sum.DataPoints) == 1 && sum.DataPoints[0].Value == chunkSamples
 	}, 5*time.Second, 10*time.Millisecond)
 }
+
+// TestChunkLinksShutdownDeadline: a held chunk that cannot be translated
+// before the shutdown deadline is counted as discarded, with its reason.
+func TestChunkLinksShutdownDeadline(t *testing.T) {
+	sink := new(consumertest.ProfilesSink)
+	tr := startReceiver(t, sink, func(c *Config) {
+		c.Links.Wait = time.Minute
+		c.MaxConcurrentEnvelopes = 1
+	})
+	resp := post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	tr.rcvr.handler.slots <- struct{}{} // every slot busy until the deadline
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = tr.rcvr.Shutdown(ctx)
+	<-tr.rcvr.handler.slots
+
+	assert.Zero(t, sampleEvents(sink))
+	metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(attribute.String("reason", "held_chunk_shutdown_deadline")), Value: 1},
+	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
+}
