@@ -33,16 +33,17 @@ func TestForwardRealSDK(t *testing.T) {
 		env       []string
 		spooled   bool
 		wantItems []string
-		// noUserAgent: the SDK sends none, so this case checks that an
-		// absent User-Agent stays absent upstream.
-		noUserAgent bool
+		// userAgent is the User-Agent header the SDK sends, "" for none:
+		// the cases check both that a present one arrives unchanged and
+		// that an absent one stays absent.
+		userAgent string
 	}{
 		{name: "direct", client: "node11-static", env: []string{"E2E_EVENTS=1"},
-			wantItems: []string{"event", "transaction", "session", "profile_chunk"}},
+			wantItems: []string{"event", "transaction", "session", "profile_chunk"}, userAgent: "sentry.javascript.node/11.1.0"},
 		{name: "spooled", client: "node11-static", env: []string{"E2E_EVENTS=1"}, spooled: true,
-			wantItems: []string{"event", "transaction", "session", "profile_chunk"}},
+			wantItems: []string{"event", "transaction", "session", "profile_chunk"}, userAgent: "sentry.javascript.node/11.1.0"},
 		{name: "no-user-agent", client: "node9-v2",
-			wantItems: []string{"transaction", "profile_chunk"}, noUserAgent: true},
+			wantItems: []string{"transaction", "profile_chunk"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,6 +58,10 @@ func TestForwardRealSDK(t *testing.T) {
 
 			posts := run.Posts()
 			require.NotEmpty(t, posts)
+			var wantUA []string
+			if tc.userAgent != "" {
+				wantUA = []string{tc.userAgent}
+			}
 			types := map[string]int{}
 			for _, p := range posts {
 				items, err := parseEnvelope(p.Body)
@@ -64,9 +69,7 @@ func TestForwardRealSDK(t *testing.T) {
 				for _, it := range items {
 					types[it.Type]++
 				}
-				if tc.noUserAgent {
-					require.Empty(t, p.Header.Values("User-Agent"), "%s sends no User-Agent; the case is about that", tc.client)
-				}
+				require.Equal(t, wantUA, p.Header.Values("User-Agent"), "the User-Agent %s sends", tc.client)
 			}
 			for _, want := range tc.wantItems {
 				assert.Positive(t, types[want], "the SDK sent no %s item: %v", want, types)
