@@ -39,25 +39,20 @@ def e2eBusyFibonacci(n):
     return n if n < 2 else e2eBusyFibonacci(n - 1) + e2eBusyFibonacci(n - 2)
 
 
-# The deadlines are in CPU time (time.process_time), the clock the 1.x
-# profiler's SIGPROF timer runs on: each job yields about the same number of
-# samples however busy the machine is.
-
-
 def e2eOuterChecksum(millis):
     # Integer hashing: CPU work that only ever runs in the outer (step) span.
-    deadline = time.process_time() + millis / 1000
+    deadline = time.monotonic() + millis / 1000
     h = 0
-    while time.process_time() < deadline:
+    while time.monotonic() < deadline:
         for i in range(2000):
             h = (h * 31 + ((i * 7919) & 0xFFFF)) & 0xFFFFFFFF
     return h
 
 
 def e2eInnerCompute(millis):
-    deadline = time.process_time() + millis / 1000
+    deadline = time.monotonic() + millis / 1000
     checksum = 0
-    while time.process_time() < deadline:
+    while time.monotonic() < deadline:
         checksum = (checksum + e2eBusyFibonacci(18)) % 1000003
     return checksum
 
