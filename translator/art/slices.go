@@ -6,8 +6,8 @@ import (
 
 // Slices is a trace as time on call stacks: each thread's time between two
 // of its records is one Slice, spent in the stack open during it. Every
-// microsecond between a thread's first record and the end of the trace is
-// in exactly one slice, or in none when the thread had no method open. (In
+// microsecond between a thread's first record and the end of the trace
+// (see Slices for where it ends) is in exactly one slice, or in none when the thread had no method open. (In
 // ART's sampling mode, which Sentry's SDK uses, records come in bursts
 // about every 10 ms: a slice then spans the time between two samples.)
 type Slices struct {
