@@ -76,13 +76,16 @@ func decodeStreaming(data []byte, limits Limits) (*Trace, error) {
 	t.Events = make([]Event, 0, records)
 	undeclared := map[uint32]bool{}
 	for i, r := range s.records() {
-		e, err := l.decode(r)
-		if err != nil {
-			return nil, fmt.Errorf("%w: record %d: %v", ErrBinary, i, err)
+		e := l.decode(r)
+		if e.Action > Unwind {
+			return nil, fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
 		}
-		if err := t.addEvent(e, undeclared, limits); err != nil {
-			return nil, fmt.Errorf("record %d: %w", i, err)
+		if _, ok := t.Methods[e.Method]; !ok {
+			if err := t.noteUndeclared(e.Method, undeclared, limits); err != nil {
+				return nil, fmt.Errorf("record %d: %w", i, err)
+			}
 		}
+		t.Events = append(t.Events, e)
 	}
 	return t, nil
 }

@@ -285,37 +285,47 @@ func (t *Trace) readBinary(b []byte, limits Limits) error {
 	t.Events = make([]Event, 0, n)
 	undeclared := map[uint32]bool{}
 	for i := range n {
-		e, err := layout.decode(records[i*layout.size : (i+1)*layout.size])
-		if err != nil {
-			return fmt.Errorf("%w: record %d: %v", ErrBinary, i, err)
+		// The same steps as for the streaming form, spelled out in both
+		// loops: a call per record costs a tenth of the decode.
+		e := layout.decode(records[i*layout.size : (i+1)*layout.size])
+		if e.Action > Unwind {
+			return fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
 		}
-		if err := t.addEvent(e, undeclared, limits); err != nil {
-			return fmt.Errorf("record %d: %w", i, err)
+		if _, ok := t.Methods[e.Method]; !ok {
+			if err := t.noteUndeclared(e.Method, undeclared, limits); err != nil {
+				return fmt.Errorf("record %d: %w", i, err)
+			}
 		}
+		t.Events = append(t.Events, e)
 	}
 	return nil
 }
 
 // layout is the shape of a record: a thread id (u1 in version 1, else
 // u2), u4 method id with the action in its two low bits, and u4 times (the
-// CPU time first when the clock is dual), in size bytes.
+// CPU time first when the clock is dual), in size bytes. cpuAt and wallAt
+// are the offsets of the times, 0 for a time the clock does not write.
 type layout struct {
 	tidSize, size int
-	clock         Clock
+	cpuAt, wallAt int
 }
 
 // recordLayout is the layout of t's records; head is the binary header,
 // which in version 3 declares the record size at offset 16.
 func (t *Trace) recordLayout(head []byte) (layout, error) {
-	l := layout{tidSize: 2, clock: t.Clock}
+	l := layout{tidSize: 2}
 	if t.Version == 1 {
 		l.tidSize = 1
 	}
-	times := 1
-	if t.Clock == ClockDual {
-		times = 2
+	switch t.Clock {
+	case ClockDual:
+		l.cpuAt, l.wallAt = l.tidSize+4, l.tidSize+8
+	case ClockWall:
+		l.wallAt = l.tidSize + 4
+	default:
+		l.cpuAt = l.tidSize + 4
 	}
-	l.size = l.tidSize + 4 + 4*times
+	l.size = max(l.cpuAt, l.wallAt) + 4
 	if t.Version == 3 {
 		if len(head) < 18 {
 			return l, fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(head))
@@ -330,7 +340,7 @@ func (t *Trace) recordLayout(head []byte) (layout, error) {
 }
 
 // decode reads one record of l.size bytes.
-func (l layout) decode(r []byte) (Event, error) {
+func (l layout) decode(r []byte) Event {
 	var e Event
 	if l.tidSize == 1 {
 		e.Thread = uint32(r[0])
@@ -339,35 +349,27 @@ func (l layout) decode(r []byte) (Event, error) {
 	}
 	v := binary.LittleEndian.Uint32(r[l.tidSize:])
 	e.Method, e.Action = v&^3, Action(v&3)
-	if e.Action > Unwind {
-		return e, fmt.Errorf("action %d", e.Action)
+	if l.cpuAt > 0 {
+		e.CPU = binary.LittleEndian.Uint32(r[l.cpuAt:])
 	}
-	first := binary.LittleEndian.Uint32(r[l.tidSize+4:])
-	switch l.clock {
-	case ClockDual:
-		e.CPU, e.Wall = first, binary.LittleEndian.Uint32(r[l.tidSize+8:])
-	case ClockWall:
-		e.Wall = first
-	default:
-		e.CPU = first
+	if l.wallAt > 0 {
+		e.Wall = binary.LittleEndian.Uint32(r[l.wallAt:])
 	}
-	return e, nil
+	return e
 }
 
-// addEvent keeps e, noting its method when the trace does not declare it;
-// undeclared holds the ids noted so far. A trace that names more methods
-// than limits.MaxMethods, declared or not, is refused.
-func (t *Trace) addEvent(e Event, undeclared map[uint32]bool, limits Limits) error {
-	if _, ok := t.Methods[e.Method]; !ok {
-		t.UndeclaredRecords++
-		if !undeclared[e.Method] {
-			if len(t.Methods)+len(t.Undeclared) >= limits.MaxMethods {
-				return fmt.Errorf("%w: more than %d methods", ErrTooLarge, limits.MaxMethods)
-			}
-			undeclared[e.Method] = true
-			t.Undeclared = append(t.Undeclared, e.Method)
-		}
+// noteUndeclared counts a record of an undeclared method and lists the
+// method on its first record. A trace that names more methods than
+// limits.MaxMethods, declared or not, is refused.
+func (t *Trace) noteUndeclared(id uint32, undeclared map[uint32]bool, limits Limits) error {
+	t.UndeclaredRecords++
+	if undeclared[id] {
+		return nil
 	}
-	t.Events = append(t.Events, e)
+	if len(t.Methods)+len(t.Undeclared) >= limits.MaxMethods {
+		return fmt.Errorf("%w: more than %d methods", ErrTooLarge, limits.MaxMethods)
+	}
+	undeclared[id] = true
+	t.Undeclared = append(t.Undeclared, id)
 	return nil
 }

@@ -409,3 +409,35 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkDecode reads a trace of 10^6 dual-clock records (20 threads,
+// calls 4 deep) and replays it into slices: the ART part of an Android
+// chunk's translation.
+func BenchmarkDecode(b *testing.B) {
+	const n = 1_000_000
+	events := make([]art.Event, n)
+	depth := make([]int, 20)
+	for i := range events {
+		th := i % 20
+		e := art.Event{Thread: uint32(100 + th), Wall: uint32(i * 60), CPU: uint32(i * 30)}
+		if depth[th] > 0 && (depth[th] == 4 || (i/20)%8 >= 4) {
+			depth[th]--
+			e.Method, e.Action = uint32(4+4*depth[th]), art.Exit
+		} else {
+			e.Method, e.Action = uint32(4+4*depth[th]), art.Enter
+			depth[th]++
+		}
+		events[i] = e
+	}
+	methods := map[uint32]art.Method{4: testMethods[4], 8: testMethods[8], 12: testMethods[4], 16: testMethods[8]}
+	data := arttest.Write(3, art.ClockDual, nil, methods, events, 60*n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := art.Decode(data, art.DefaultLimits())
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = tr.Slices()
+	}
+}
