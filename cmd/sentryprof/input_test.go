@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,7 +21,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
 )
 
-func zlibBytes(t *testing.T, data []byte) []byte {
+func zlibBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zlib.NewWriter(&buf)
@@ -29,7 +31,7 @@ func zlibBytes(t *testing.T, data []byte) []byte {
 	return buf.Bytes()
 }
 
-func zstdBytes(t *testing.T, data []byte) []byte {
+func zstdBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	zw, err := zstd.NewWriter(nil)
 	require.NoError(t, err)
@@ -37,7 +39,7 @@ func zstdBytes(t *testing.T, data []byte) []byte {
 	return zw.EncodeAll(data, nil)
 }
 
-func brotliBytes(t *testing.T, data []byte) []byte {
+func brotliBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	bw := brotli.NewWriterLevel(&buf, brotli.DefaultCompression)
@@ -162,4 +164,29 @@ func TestConvertARTTraceFile(t *testing.T) {
 			}, leaf)
 		})
 	}
+}
+
+// FuzzDecompress feeds arbitrary bytes to convert's input detection: it
+// must answer with a reader or an error, never panic. (The output is read
+// up to 1 MiB here: readInput's own bound, 200 MiB, makes a fuzzer's
+// mutated compressed stream slow to exhaust, not wrong.)
+func FuzzDecompress(f *testing.F) {
+	body := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
+	f.Add(body)
+	f.Add(gzipBytes(f, body))
+	f.Add(zlibBytes(f, body))
+	f.Add(zstdBytes(f, body))
+	f.Add(brotliBytes(f, body))
+	f.Add([]byte("SLOW\xf3\x00 \x00"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, encoding, err := decompress(bufio.NewReader(bytes.NewReader(data)))
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		out, _ := io.ReadAll(io.LimitReader(r, 1<<20))
+		if encoding == "" && !bytes.Equal(out, data[:min(len(data), 1<<20)]) {
+			t.Fatalf("identity changed the bytes")
+		}
+	})
 }

@@ -370,7 +370,7 @@ func TestConvertBenchdataCocoa(t *testing.T) {
 	assert.NotEmpty(t, p.Mapping)
 }
 
-func gzipBytes(t *testing.T, data []byte) []byte {
+func gzipBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
