@@ -1,0 +1,88 @@
+package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
+
+import (
+	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+)
+
+// Location attributes that keep a resolved frame's input, so that nothing
+// is lost: the name, file, line and column as the producer sent them (the
+// minified or obfuscated ones).
+const (
+	attrGeneratedFunction = "symbolication.generated.function"
+	attrGeneratedFile     = "symbolication.generated.file"
+	attrGeneratedLine     = "symbolication.generated.line"
+	attrGeneratedColumn   = "symbolication.generated.column"
+)
+
+// writeBack replaces each resolved line of a location by the answer's
+// frames (innermost first, as OTLP orders inlined lines), or adds them to
+// an address-only location, and records the input of the first resolved
+// line as location attributes. Unresolved targets (nil answers) leave
+// their line as it came.
+func writeBack(d *dictionary, loc pprofile.Location, targets []target, answers [][]symbolication.Frame) {
+	byLine := map[int][]symbolication.Frame{}
+	var addrAnswer []symbolication.Frame
+	var first *target
+	for j := range targets {
+		if len(answers[j]) == 0 {
+			continue
+		}
+		if targets[j].line < 0 {
+			addrAnswer = answers[j]
+			continue
+		}
+		byLine[targets[j].line] = answers[j]
+		if first == nil {
+			first = &targets[j]
+		}
+	}
+	if len(byLine) == 0 && len(addrAnswer) == 0 {
+		return
+	}
+	old := pprofile.NewLineSlice()
+	loc.Lines().MoveAndAppendTo(old)
+	lines := loc.Lines()
+	for j, l := range old.All() {
+		answer, ok := byLine[j]
+		if !ok {
+			l.CopyTo(lines.AppendEmpty())
+			continue
+		}
+		appendFrames(d, lines, answer)
+	}
+	appendFrames(d, lines, addrAnswer)
+	if first != nil {
+		keepGenerated(d, loc, first.in.Frame)
+	}
+}
+
+func appendFrames(d *dictionary, lines pprofile.LineSlice, frames []symbolication.Frame) {
+	for _, f := range frames {
+		name := f.Function
+		if f.Module != "" {
+			name = f.Module + "." + f.Function
+		}
+		l := lines.AppendEmpty()
+		l.SetFunctionIndex(d.newFunction(name, f.File))
+		l.SetLine(int64(f.Line))
+		l.SetColumn(int64(f.Column))
+	}
+}
+
+func keepGenerated(d *dictionary, loc pprofile.Location, f symbolication.Frame) {
+	attrs := loc.AttributeIndices()
+	if f.Function != "" {
+		attrs.Append(d.attr(attrGeneratedFunction, f.Function, 0, false))
+	}
+	if f.File != "" {
+		attrs.Append(d.attr(attrGeneratedFile, f.File, 0, false))
+	}
+	if f.Line != 0 {
+		attrs.Append(d.attr(attrGeneratedLine, "", int64(f.Line), true))
+	}
+	if f.Column != 0 {
+		attrs.Append(d.attr(attrGeneratedColumn, "", int64(f.Column), true))
+	}
+}
