@@ -87,3 +87,13 @@ func (m *Map) functionAtColumn(column int) (Token, bool) {
 	}
 	return found, n == 1
 }
+
+// PositionAt returns the segment at or before a position like At, but for
+// a line without segments (a caller's line, see functionAtColumn) it looks
+// on the map's only line with segments when there is exactly one.
+func (m *Map) PositionAt(line, column int) (Token, bool) {
+	if len(m.lineSegments(line)) == 0 && m.onlyLine >= 0 {
+		line = m.onlyLine
+	}
+	return m.At(line, column)
+}

@@ -24,6 +24,9 @@ type Map struct {
 	Names []string
 
 	segments []segment
+	// onlyLine is the one generated line with segments, -1 when there are
+	// none or several: a minified bundle is usually one line.
+	onlyLine int
 	// lineStart[l] is the index of the first segment of generated line l;
 	// the last entry is len(segments).
 	lineStart []int32
@@ -70,6 +73,7 @@ func Parse(data []byte) (*Map, error) {
 	if err := m.decodeMappings(raw.Mappings); err != nil {
 		return nil, fmt.Errorf("source map: %w", err)
 	}
+	m.onlyLine = m.findOnlyLine()
 	m.size = int64(len(m.segments))*20 + int64(len(m.lineStart))*4
 	for _, s := range m.Sources {
 		m.size += int64(len(s)) + 16
@@ -177,3 +181,16 @@ func (m *Map) sortLine(line int) {
 }
 
 func compareColumn(a, b segment) int { return int(a.genColumn) - int(b.genColumn) }
+
+func (m *Map) findOnlyLine() int {
+	only := -1
+	for l := range m.Lines() {
+		if m.lineStart[l] != m.lineStart[l+1] {
+			if only >= 0 {
+				return -1
+			}
+			only = l
+		}
+	}
+	return only
+}

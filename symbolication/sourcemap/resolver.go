@@ -97,7 +97,7 @@ func (r *Resolver) Resolve(_ context.Context, in symbolication.Lookup) ([]symbol
 	}
 	if !named {
 		var ok bool
-		if tok, ok = lm.m.At(f.Line-1, f.Column-1); !ok || !tok.HasSource {
+		if tok, ok = lm.m.PositionAt(f.Line-1, f.Column-1); !ok || !tok.HasSource {
 			return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, src.path, symbolication.ErrNoMatch)
 		}
 		tok.Name = f.Function

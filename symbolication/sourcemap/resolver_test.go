@@ -86,6 +86,9 @@ func TestResolveRealEsbuildBundle(t *testing.T) {
 		// site's, here in another file, and only the column is the
 		// function's.
 		{name: "caller line from another file", snippet: "(t){for(let e=2;e*e", lineOf: func(int) int { return 37 }, function: "isPrime", marker: "function isPrime", ident: "isPrime"},
+		// Nothing names it: the position is taken on the bundle's only
+		// line.
+		{name: "caller line, kept method name", snippet: "(e){return e*2}", lineOf: func(int) int { return 37 }, minified: "multiplyBy", function: "multiplyBy", marker: "multiplyBy(other)", ident: "multiplyBy"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +158,7 @@ func TestResolveFindsTheMap(t *testing.T) {
 func TestResolveErrors(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "bad.js.map"), `{"version":3,"sources":["a.js"],"mappings":"!!"}`)
-	writeFile(t, filepath.Join(dir, "good.js.map"), `{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA"}`)
+	writeFile(t, filepath.Join(dir, "good.js.map"), `{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA;AACA"}`)
 	r, err := NewResolver(Options{Dirs: []string{dir}, MaxCacheBytes: 1 << 20})
 	require.NoError(t, err)
 	tests := []struct {
@@ -166,7 +169,7 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{name: "broken map", frame: symbolication.Frame{File: "/bad.js", Line: 1, Column: 1}, wantContain: "not base64"},
 		{name: "no position", frame: symbolication.Frame{File: "/good.js"}, wantErr: symbolication.ErrNoMatch},
-		{name: "line without segments", frame: symbolication.Frame{File: "/good.js", Line: 5, Column: 1}, wantErr: symbolication.ErrNoMatch},
+		{name: "line without segments, two lines with", frame: symbolication.Frame{File: "/good.js", Line: 5, Column: 1}, wantErr: symbolication.ErrNoMatch},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
