@@ -40,7 +40,7 @@ type member struct {
 	start, end         int32  // minified line range (hasRange)
 	origStart, origEnd int32  // original lines, 0 when absent
 	hasRange           bool
-	outline            bool             // R8 outline method: its frame is replaced by its call site's
+	outline            bool            // R8 outline method: its frame is replaced by its call site's
 	outlineCallsite    map[int32]int32 // outline position → line in this method
 }
 
@@ -80,28 +80,33 @@ func indexMethod(members []member) *methodIndex {
 		idx.groups = append(idx.groups, group{start: first.start, end: first.end, lo: int32(i), hi: int32(j), hasRange: first.hasRange && first.end > 0})
 		i = j
 	}
-	ranged := make([]group, 0, len(idx.groups))
-	for _, g := range idx.groups {
-		if g.hasRange {
-			ranged = append(ranged, g)
+	// Ranged groups first, by start; unranged ones after, in file order.
+	byStart := func(a, b group) int {
+		switch {
+		case a.hasRange != b.hasRange:
+			if a.hasRange {
+				return -1
+			}
+			return 1
+		case !a.hasRange:
+			return 0
 		}
+		return int(a.start) - int(b.start)
 	}
-	slices.SortStableFunc(ranged, func(a, b group) int { return int(a.start) - int(b.start) })
+	sorted := idx.groups
+	if !slices.IsSortedFunc(sorted, byStart) {
+		sorted = slices.Clone(sorted)
+		slices.SortStableFunc(sorted, byStart)
+	}
 	idx.disjoint = true
-	for i := 1; i < len(ranged); i++ {
-		if ranged[i].start <= ranged[i-1].end {
+	for i := 1; i < len(sorted) && sorted[i].hasRange; i++ {
+		if sorted[i].start <= sorted[i-1].end {
 			idx.disjoint = false
 			break
 		}
 	}
 	if idx.disjoint {
-		// Ranged groups first (sorted), then the unranged ones in file order.
-		for _, g := range idx.groups {
-			if !g.hasRange {
-				ranged = append(ranged, g)
-			}
-		}
-		idx.groups = ranged
+		idx.groups = sorted
 	}
 	return idx
 }
@@ -121,7 +126,7 @@ func (m *Mapping) Class(obfuscated string) (string, bool) {
 }
 
 // Remap de-obfuscates one frame: the obfuscated class, method and line as
-// the runtime reports them (line 0 when unknown). When code was inlined,
+// the runtime reports them (line 0, or negative, when unknown). When code was inlined,
 // one obfuscated frame becomes several original frames, returned innermost
 // first: Frames[0] is the method whose code runs at line, the last frame
 // is the method the obfuscated frame belongs to.
@@ -136,6 +141,7 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	if !ok {
 		return nil
 	}
+	line = max(line, 0) // a negative line is as unknown as 0
 	idx := c.groups[method]
 	if idx == nil {
 		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // maxLineBytes bounds one line of a mapping file. R8 writes long lines only
@@ -32,7 +33,10 @@ func Parse(r io.Reader) (*Mapping, error) {
 	sc.Buffer(make([]byte, 0, 64*1024), maxLineBytes)
 	for sc.Scan() {
 		p.line++
-		p.parseLine(sc.Text())
+		// The line aliases the scanner's buffer: everything the mapping
+		// keeps goes through intern, which copies.
+		line := sc.Bytes()
+		p.parseLine(unsafe.String(unsafe.SliceData(line), len(line)))
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -167,17 +171,18 @@ func parseMethodDecl(decl string, open int) (member, bool) {
 	head, tail := decl[:open], decl[closeIdx+1:]
 	// Minified range `start:end:` before the return type.
 	if head != "" && head[0] >= '0' && head[0] <= '9' {
-		parts := strings.SplitN(head, ":", 3)
-		if len(parts) != 3 {
+		first, rest, ok1 := strings.Cut(head, ":")
+		second, rest, ok2 := strings.Cut(rest, ":")
+		if !ok1 || !ok2 {
 			return m, false
 		}
-		start, err1 := parseLineNumber(parts[0])
-		end, err2 := parseLineNumber(parts[1])
+		start, err1 := parseLineNumber(first)
+		end, err2 := parseLineNumber(second)
 		if err1 != nil || err2 != nil || end < start {
 			return m, false
 		}
 		m.start, m.end, m.hasRange = start, end, true
-		head = parts[2]
+		head = rest
 	}
 	_, qualified, ok := strings.Cut(head, " ") // drop the return type
 	if !ok || qualified == "" || strings.Contains(qualified, " ") {
