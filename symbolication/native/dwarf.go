@@ -1,0 +1,410 @@
+package native
+
+import (
+	"debug/dwarf"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// dwarfTables is what resolving an address needs from DWARF, flattened
+// once at load: the line table rows of every unit, and every function with
+// code (subprograms) with the inlined calls inside it.
+type dwarfTables struct {
+	rows  []lineRow    // by address; an end-of-sequence row has file endOfSequence
+	subs  []subprogram // one per address range, by lo
+	inl   []inlineNode // grouped per subprogram, outer calls before inner
+	names []string     // function names, demangled
+	files []string     // source paths
+}
+
+const endOfSequence = math.MaxUint32
+
+// attrMIPSLinkageName is the pre-DWARF 4 linkage name attribute that GCC
+// still writes with -gdwarf-2/3.
+const attrMIPSLinkageName dwarf.Attr = 0x2007
+
+type lineRow struct {
+	addr       uint64
+	file, line uint32
+}
+
+// subprogram is one address range of a function; inl[inlLo:inlHi] are the
+// calls inlined into that function (all its ranges share them).
+type subprogram struct {
+	lo, hi       uint64
+	name         uint32
+	inlLo, inlHi uint32
+}
+
+// inlineNode is one range of an inlined call: the code of function name,
+// called from callFile:callLine of the function one depth out.
+type inlineNode struct {
+	lo, hi             uint64
+	sub                uint32 // the subprogram it is inlined into, until finish
+	name               uint32
+	callFile, callLine uint32
+	depth              uint32 // 1: inlined directly into the subprogram
+}
+
+// nameRefs holds what names a subprogram DIE, to resolve abstract origins
+// and specifications once all units are read.
+type nameRefs struct {
+	name, linkage string
+	ref           dwarf.Offset // abstract origin or specification, 0 if none
+}
+
+// dwarfLoader accumulates the tables while walking the units.
+type dwarfLoader struct {
+	d       *dwarf.Data
+	t       *dwarfTables
+	fileIdx map[string]uint32
+	refs    map[dwarf.Offset]nameRefs
+	// pending names: index into names that still holds a DIE offset.
+	pendingSub []dwarf.Offset // per subs entry
+	pendingInl []dwarf.Offset // per inl entry
+	seqs       [][]lineRow    // line sequences, each ending in an endOfSequence row
+}
+
+// loadDWARF flattens d. Malformed data is an error; a panic of
+// debug/dwarf on hostile input is turned into one by the caller.
+func loadDWARF(d *dwarf.Data) (*dwarfTables, error) {
+	l := &dwarfLoader{d: d, t: &dwarfTables{}, fileIdx: map[string]uint32{}, refs: map[dwarf.Offset]nameRefs{}}
+	r := d.Reader()
+	for {
+		cu, err := r.Next()
+		if err != nil {
+			return nil, fmt.Errorf("dwarf: reading unit: %w", err)
+		}
+		if cu == nil {
+			break
+		}
+		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
+			r.SkipChildren()
+			continue
+		}
+		files, err := l.readLines(cu)
+		if err != nil {
+			return nil, err
+		}
+		if cu.Children {
+			if err := l.walkUnit(r, files); err != nil {
+				return nil, err
+			}
+		}
+	}
+	l.finish()
+	return l.t, nil
+}
+
+// readLines appends the unit's line rows and returns its file table, as
+// global file indexes, for DW_AT_call_file.
+func (l *dwarfLoader) readLines(cu *dwarf.Entry) ([]uint32, error) {
+	lr, err := l.d.LineReader(cu)
+	if err != nil {
+		return nil, fmt.Errorf("dwarf: line table at %#x: %w", cu.Offset, err)
+	}
+	if lr == nil {
+		return nil, nil
+	}
+	var e dwarf.LineEntry
+	var seq []lineRow
+	for {
+		if err := lr.Next(&e); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("dwarf: line table at %#x: %w", cu.Offset, err)
+		}
+		if e.EndSequence {
+			l.addSequence(append(seq, lineRow{addr: e.Address, file: endOfSequence}))
+			seq = nil
+			continue
+		}
+		seq = append(seq, lineRow{addr: e.Address, file: l.file(e.File), line: uint32(max(e.Line, 0))})
+	}
+	files := lr.Files()
+	out := make([]uint32, len(files))
+	for i, f := range files {
+		out[i] = l.file(f)
+	}
+	return out, nil
+}
+
+// addSequence keeps one line sequence. Sequences of code the linker
+// discarded start at a tombstone address (0, or -1 and -2 with lld) and
+// would shadow real code: they are dropped.
+func (l *dwarfLoader) addSequence(seq []lineRow) {
+	if start := seq[0].addr; start == 0 || start >= math.MaxUint64-1 {
+		return
+	}
+	l.seqs = append(l.seqs, seq)
+}
+
+func (l *dwarfLoader) file(f *dwarf.LineFile) uint32 {
+	name := ""
+	if f != nil {
+		name = f.Name
+	}
+	if i, ok := l.fileIdx[name]; ok {
+		return i
+	}
+	i := uint32(len(l.t.files))
+	l.t.files = append(l.t.files, name)
+	l.fileIdx[name] = i
+	return i
+}
+
+// scope is a function DIE whose children are being walked.
+type scope struct {
+	level int // tree level of the DIE itself
+	sub   int // index of its subprogram in pendingSub, -1 if none encloses
+	depth uint32
+}
+
+// walkUnit reads one unit's DIE tree: every subprogram with code becomes a
+// subprogram, every inlined subroutine inside one an inlineNode.
+func (l *dwarfLoader) walkUnit(r *dwarf.Reader, files []uint32) error {
+	var stack []scope
+	level := 1
+	for level > 0 {
+		e, err := r.Next()
+		if err != nil {
+			return fmt.Errorf("dwarf: reading entries: %w", err)
+		}
+		if e == nil {
+			return nil
+		}
+		if e.Tag == 0 {
+			level--
+			for len(stack) > 0 && stack[len(stack)-1].level >= level {
+				stack = stack[:len(stack)-1]
+			}
+			continue
+		}
+		pushed, err := l.entry(e, level, &stack, files)
+		if err != nil {
+			return err
+		}
+		if e.Children {
+			level++
+		} else if pushed {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return nil
+}
+
+// entry records one DIE and reports whether it pushed a scope.
+func (l *dwarfLoader) entry(e *dwarf.Entry, level int, stack *[]scope, files []uint32) (bool, error) {
+	switch e.Tag {
+	case dwarf.TagSubprogram:
+		l.recordNames(e)
+		ranges, err := l.d.Ranges(e)
+		if err != nil || len(ranges) == 0 {
+			return false, nil // a declaration or an abstract instance
+		}
+		sub := len(l.pendingSub)
+		l.pendingSub = append(l.pendingSub, e.Offset)
+		for _, rg := range ranges {
+			l.t.subs = append(l.t.subs, subprogram{lo: rg[0], hi: rg[1], name: uint32(sub)})
+		}
+		*stack = append(*stack, scope{level: level, sub: sub})
+		return true, nil
+	case dwarf.TagInlinedSubroutine:
+		if len(*stack) == 0 || (*stack)[len(*stack)-1].sub < 0 {
+			return false, nil
+		}
+		ranges, err := l.d.Ranges(e)
+		if err != nil || len(ranges) == 0 {
+			return false, nil
+		}
+		parent := (*stack)[len(*stack)-1]
+		origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+		callFile, _ := e.Val(dwarf.AttrCallFile).(int64)
+		callLine, _ := e.Val(dwarf.AttrCallLine).(int64)
+		node := inlineNode{sub: uint32(parent.sub), depth: parent.depth + 1, callLine: uint32(max(min(callLine, math.MaxUint32), 0)), callFile: endOfSequence}
+		if callFile >= 0 && callFile < int64(len(files)) {
+			node.callFile = files[callFile]
+		}
+		for _, rg := range ranges {
+			node.lo, node.hi = rg[0], rg[1]
+			l.t.inl = append(l.t.inl, node)
+			l.pendingInl = append(l.pendingInl, origin)
+		}
+		*stack = append(*stack, scope{level: level, sub: parent.sub, depth: node.depth})
+		return true, nil
+	}
+	return false, nil
+}
+
+func (l *dwarfLoader) recordNames(e *dwarf.Entry) {
+	var n nameRefs
+	n.name, _ = e.Val(dwarf.AttrName).(string)
+	n.linkage, _ = e.Val(dwarf.AttrLinkageName).(string)
+	if n.linkage == "" {
+		n.linkage, _ = e.Val(attrMIPSLinkageName).(string)
+	}
+	if ref, ok := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset); ok {
+		n.ref = ref
+	} else if ref, ok := e.Val(dwarf.AttrSpecification).(dwarf.Offset); ok {
+		n.ref = ref
+	}
+	l.refs[e.Offset] = n
+}
+
+// finish resolves the names, ties each subprogram to its inlined calls and
+// sorts the tables for binary search.
+func (l *dwarfLoader) finish() {
+	t := l.t
+	nameIdx := map[string]uint32{}
+	intern := func(off dwarf.Offset) uint32 {
+		name := l.resolveName(off)
+		if i, ok := nameIdx[name]; ok {
+			return i
+		}
+		i := uint32(len(t.names))
+		t.names = append(t.names, name)
+		nameIdx[name] = i
+		return i
+	}
+	subName := make([]uint32, len(l.pendingSub))
+	for i, off := range l.pendingSub {
+		subName[i] = intern(off)
+	}
+	// Inlined calls are appended in tree order, so each subprogram's are
+	// contiguous (nested subprograms aside, which the lookup checks).
+	spanLo := make([]uint32, len(l.pendingSub))
+	spanHi := make([]uint32, len(l.pendingSub))
+	for i := range t.inl {
+		n := &t.inl[i]
+		if spanHi[n.sub] == 0 {
+			spanLo[n.sub] = uint32(i)
+		}
+		spanHi[n.sub] = uint32(i + 1)
+		n.name = intern(l.pendingInl[i])
+	}
+	for i := range t.subs {
+		s := &t.subs[i]
+		s.inlLo, s.inlHi = spanLo[s.name], spanHi[s.name]
+		s.name = subName[s.name]
+	}
+	// Sequences in address order, each with its rows in its own order: an
+	// end of sequence comes after the rows at its address (they cover
+	// nothing) and before a sequence that starts there.
+	slices.SortStableFunc(l.seqs, func(a, b []lineRow) int { return cmpUint64(a[0].addr, b[0].addr) })
+	n := 0
+	for _, seq := range l.seqs {
+		n += len(seq)
+	}
+	t.rows = make([]lineRow, 0, n)
+	for _, seq := range l.seqs {
+		t.rows = append(t.rows, seq...)
+	}
+	byAddr := func(a, b lineRow) int { return cmpUint64(a.addr, b.addr) }
+	if !slices.IsSortedFunc(t.rows, byAddr) {
+		// Overlapping sequences (malformed or unusual data): an order
+		// binary search can use, at the cost of some exactness.
+		slices.SortStableFunc(t.rows, byAddr)
+	}
+	slices.SortStableFunc(t.subs, func(a, b subprogram) int { return cmpUint64(a.lo, b.lo) })
+	t.rows, t.subs, t.inl = slices.Clip(t.rows), slices.Clip(t.subs), slices.Clip(t.inl)
+	l.refs, l.pendingSub, l.pendingInl, l.seqs = nil, nil, nil, nil
+}
+
+// resolveName follows abstract origins and specifications (at most a few
+// hops: a cycle in hostile data must end) to the function's linkage name,
+// demangled, or else its plain name.
+func (l *dwarfLoader) resolveName(off dwarf.Offset) string {
+	plain := ""
+	for hop := 0; hop < 8 && off != 0; hop++ {
+		n, ok := l.refs[off]
+		if !ok {
+			break
+		}
+		if n.linkage != "" {
+			return demangleName(n.linkage)
+		}
+		if plain == "" {
+			plain = n.name
+		}
+		off = n.ref
+	}
+	return plain
+}
+
+// line returns the source position of the row covering addr.
+func (t *dwarfTables) line(addr uint64) (file string, line int, ok bool) {
+	i, found := slices.BinarySearchFunc(t.rows, addr, func(r lineRow, a uint64) int { return cmpUint64(r.addr, a) })
+	if found {
+		for i+1 < len(t.rows) && t.rows[i+1].addr == addr {
+			i++
+		}
+	} else {
+		if i == 0 {
+			return "", 0, false
+		}
+		i--
+	}
+	r := t.rows[i]
+	if r.file == endOfSequence {
+		return "", 0, false
+	}
+	return t.files[r.file], int(r.line), true
+}
+
+// function returns the subprogram whose range holds addr. Ranges of
+// nested or duplicate subprograms can overlap: the closest start wins.
+func (t *dwarfTables) function(addr uint64) (subprogram, bool) {
+	i, _ := slices.BinarySearchFunc(t.subs, addr+1, func(s subprogram, a uint64) int { return cmpUint64(s.lo, a) })
+	for j := i - 1; j >= 0 && j >= i-16; j-- {
+		if s := t.subs[j]; s.lo <= addr && addr < s.hi {
+			return s, true
+		}
+	}
+	return subprogram{}, false
+}
+
+// frames returns the frames at addr, innermost first: the inlined calls
+// that hold addr, then the subprogram. The innermost frame's position is
+// the line table's; each caller's is the call site its callee records.
+func (t *dwarfTables) frames(addr uint64) []Frame {
+	sub, ok := t.function(addr)
+	if !ok {
+		return nil
+	}
+	var chain []inlineNode // outermost first
+	for _, n := range t.inl[sub.inlLo:sub.inlHi] {
+		if n.lo <= addr && addr < n.hi && n.depth == uint32(len(chain))+1 {
+			chain = append(chain, n)
+		}
+	}
+	file, line, _ := t.line(addr)
+	out := make([]Frame, 0, len(chain)+1)
+	for i := len(chain) - 1; i >= 0; i-- {
+		out = append(out, Frame{Function: t.names[chain[i].name], File: file, Line: line, Inlined: true})
+		file, line = t.fileName(chain[i].callFile), int(chain[i].callLine)
+	}
+	return append(out, Frame{Function: t.names[sub.name], File: file, Line: line})
+}
+
+func (t *dwarfTables) fileName(i uint32) string {
+	if int(i) < len(t.files) {
+		return t.files[i]
+	}
+	return ""
+}
+
+// bytes estimates the memory the tables hold.
+func (t *dwarfTables) bytes() int64 {
+	n := int64(cap(t.rows))*16 + int64(cap(t.subs))*32 + int64(cap(t.inl))*40
+	for _, s := range t.names {
+		n += 16 + int64(len(s))
+	}
+	for _, s := range t.files {
+		n += 16 + int64(len(s))
+	}
+	return n
+}
