@@ -53,6 +53,10 @@ type Lookup struct {
 	DebugID string
 	// BuildID is the hex build id of the binary of a native frame.
 	BuildID string
+	// ImageAddr is where the binary of a native frame was loaded: its
+	// addresses less ImageAddr are offsets into the file's first loadable
+	// segment (a pprof Mapping's memory_start − file_offset).
+	ImageAddr uint64
 }
 
 // Resolver resolves the frames of one kind.

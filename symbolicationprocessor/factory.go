@@ -25,6 +25,8 @@ func NewFactory() xprocessor.Factory {
 func createDefaultConfig() component.Config {
 	return &Config{
 		SourceMaps:         SourceMapsConfig{RescanInterval: defaultRescanInterval},
+		ProGuard:           ProGuardConfig{RescanInterval: defaultRescanInterval},
+		Native:             NativeConfig{Timeout: defaultDebuginfodTimeout, CacheDirectoryBytes: defaultCacheDirBytes},
 		ArtifactCacheBytes: defaultArtifactCacheBytes,
 		FrameCacheBytes:    defaultFrameCacheBytes,
 		MaxArtifactBytes:   defaultMaxArtifactBytes,

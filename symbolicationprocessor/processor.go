@@ -31,7 +31,7 @@ type frameKey struct {
 	debugID, buildID       string
 	function, module, file string
 	line, column           int
-	address                uint64
+	address, imageAddr     uint64
 }
 
 func (k *frameKey) size() int64 {
@@ -60,6 +60,21 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 			return nil, err
 		}
 		s.resolvers[symbolication.KindSourceMap] = r
+	}
+	if cfg.ProGuard.enabled() {
+		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
+		if err != nil {
+			return nil, err
+		}
+		s.resolvers[symbolication.KindProGuard] = r
+	}
+	if cfg.Native.enabled() {
+		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes)
+		if err != nil {
+			return nil, err
+		}
+		s.resolvers[symbolication.KindNative] = r
+		s.closers = append(s.closers, r.close)
 	}
 	return s, nil
 }
@@ -108,7 +123,7 @@ func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in 
 	key := frameKey{
 		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
 		function: f.Function, module: f.Module, file: f.File,
-		line: f.Line, column: f.Column, address: f.Address,
+		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
 	}
 	loaded := false
 	answer, err := s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {

@@ -17,6 +17,10 @@ import (
 const (
 	attrImageType    = "sentry.image.type"
 	attrImageDebugID = "sentry.image.debug_id"
+	attrImageUUID    = "sentry.image.uuid"
+	// attrFrameModule holds a Sentry frame's module: the class of a JVM
+	// method.
+	attrFrameModule = "sentry.frame.module"
 )
 
 // images are the artifact identifiers the batch's Mappings carry.
@@ -25,25 +29,40 @@ type images struct {
 	// image's code_file, which is the abs_path of its frames) to the debug
 	// id of its source map.
 	sourceMapDebugIDs map[string]string
+	// proguardUUID is the UUID of the batch's ProGuard mapping when it
+	// names exactly one; with several, which profile a JVM frame is of is
+	// not known here, and its frames stay as they came.
+	proguardUUID string
 }
 
 func readImages(d *dictionary) images {
 	var im images
+	proguardUUIDs := map[string]bool{}
 	for _, m := range d.d.MappingTable().All() {
-		var typ, debugID string
+		var typ, debugID, uuid string
 		d.attrsOf(m.AttributeIndices(), func(key string, v pcommon.Value) {
 			switch key {
 			case attrImageType:
 				typ = v.AsString()
 			case attrImageDebugID:
 				debugID = v.AsString()
+			case attrImageUUID:
+				uuid = v.AsString()
 			}
 		})
+		if typ == "proguard" && uuid != "" {
+			proguardUUIDs[strings.ToLower(uuid)] = true
+		}
 		if typ == "sourcemap" && debugID != "" {
 			if im.sourceMapDebugIDs == nil {
 				im.sourceMapDebugIDs = map[string]string{}
 			}
 			im.sourceMapDebugIDs[d.str(m.FilenameStrindex())] = debugID
+		}
+	}
+	if len(proguardUUIDs) == 1 {
+		for u := range proguardUUIDs {
+			im.proguardUUID = u
 		}
 	}
 	return im
@@ -54,16 +73,21 @@ func readImages(d *dictionary) images {
 type target struct {
 	line int
 	in   symbolication.Lookup
+	// name is the function name as the location had it, which a JVM
+	// lookup splits into class and method.
+	name string
 }
 
 // targetsOf returns the kind of a location and what in it to resolve;
 // nothing when no configured kind recognises it.
 func (s *symbolicator) targetsOf(d *dictionary, im images, loc pprofile.Location) (symbolication.Kind, []target) {
-	frameType, resolved := "", false
+	frameType, module, resolved := "", "", false
 	d.attrsOf(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
 		case string(semconv.ProfileFrameTypeKey):
 			frameType = v.AsString()
+		case attrFrameModule:
+			module = v.AsString()
 		case attrGeneratedFunction, attrGeneratedFile:
 			// Resolved by an earlier symbolication: pass untouched.
 			resolved = true
@@ -77,7 +101,78 @@ func (s *symbolicator) targetsOf(d *dictionary, im images, loc pprofile.Location
 			return symbolication.KindSourceMap, t
 		}
 	}
+	if _, ok := s.resolvers[symbolication.KindProGuard]; ok && frameType == semconv.ProfileFrameTypeJVM.Value.AsString() {
+		if t := jvmTargets(d, im, loc, module); len(t) > 0 {
+			return symbolication.KindProGuard, t
+		}
+	}
+	if _, ok := s.resolvers[symbolication.KindNative]; ok {
+		if t := nativeTargets(d, loc); len(t) > 0 {
+			return symbolication.KindNative, t
+		}
+	}
 	return "", nil
+}
+
+// jvmTargets: the lines of a JVM location, each method with its class: the
+// frame's module (Sentry's Android frames), else the name's part before
+// its last dot (ART method traces name methods Class.method).
+func jvmTargets(d *dictionary, im images, loc pprofile.Location, module string) []target {
+	var out []target
+	for j, line := range loc.Lines().All() {
+		fn, ok := d.function(line.FunctionIndex())
+		if !ok {
+			continue
+		}
+		name := d.str(fn.NameStrindex())
+		class, method := module, name
+		if class == "" {
+			i := strings.LastIndexByte(name, '.')
+			if i <= 0 {
+				continue
+			}
+			class, method = name[:i], name[i+1:]
+		}
+		if method == "" || line.Line() < 0 || line.Line() > 1<<31 {
+			continue
+		}
+		out = append(out, target{line: j, name: name, in: symbolication.Lookup{
+			DebugID: im.proguardUUID,
+			Frame:   symbolication.Frame{Function: method, Module: class, File: d.str(fn.FilenameStrindex()), Line: int(line.Line())},
+		}})
+	}
+	return out
+}
+
+// nativeTargets: the address of a location that has no lines yet, in a
+// mapping with a GNU build id (the eBPF profiler's, and the receiver's for
+// Sentry's ELF images). The image's load address is the mapping's
+// memory_start − file_offset, which makes the eBPF profiler's ELF file
+// addresses and Sentry's absolute ones both offsets into the file.
+func nativeTargets(d *dictionary, loc pprofile.Location) []target {
+	mi := loc.MappingIndex()
+	if loc.Lines().Len() > 0 || loc.Address() == 0 || mi <= 0 || int(mi) >= d.d.MappingTable().Len() {
+		return nil
+	}
+	m := d.d.MappingTable().At(int(mi))
+	buildID := ""
+	d.attrsOf(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		if key == string(semconv.ProcessExecutableBuildIDGNUKey) {
+			buildID = v.AsString()
+		}
+	})
+	if buildID == "" {
+		return nil
+	}
+	base := m.MemoryStart()
+	if m.FileOffset() <= base {
+		base -= m.FileOffset()
+	}
+	return []target{{line: -1, in: symbolication.Lookup{
+		BuildID:   strings.ToLower(buildID),
+		ImageAddr: base,
+		Frame:     symbolication.Frame{Address: loc.Address(), File: d.str(m.FilenameStrindex())},
+	}}}
 }
 
 // jsTargets: the lines of a JavaScript location that have a file, a line
@@ -94,7 +189,7 @@ func jsTargets(d *dictionary, im images, loc pprofile.Location, isJS bool) []tar
 		if !bundleFile(file, isJS) {
 			continue
 		}
-		out = append(out, target{line: j, in: symbolication.Lookup{
+		out = append(out, target{line: j, name: d.str(fn.NameStrindex()), in: symbolication.Lookup{
 			DebugID: im.sourceMapDebugIDs[file],
 			Frame: symbolication.Frame{
 				Function: d.str(fn.NameStrindex()),

@@ -14,6 +14,7 @@ const (
 	attrGeneratedFile     = "symbolication.generated.file"
 	attrGeneratedLine     = "symbolication.generated.line"
 	attrGeneratedColumn   = "symbolication.generated.column"
+	attrGeneratedModule   = "symbolication.generated.module"
 )
 
 // writeBack replaces each resolved line of a location by the answer's
@@ -54,7 +55,7 @@ func writeBack(d *dictionary, loc pprofile.Location, targets []target, answers [
 	}
 	appendFrames(d, lines, addrAnswer)
 	if first != nil {
-		keepGenerated(d, loc, first.in.Frame)
+		keepGenerated(d, loc, first)
 	}
 }
 
@@ -71,10 +72,14 @@ func appendFrames(d *dictionary, lines pprofile.LineSlice, frames []symbolicatio
 	}
 }
 
-func keepGenerated(d *dictionary, loc pprofile.Location, f symbolication.Frame) {
+func keepGenerated(d *dictionary, loc pprofile.Location, t *target) {
 	attrs := loc.AttributeIndices()
-	if f.Function != "" {
-		attrs.Append(d.attr(attrGeneratedFunction, f.Function, 0, false))
+	f := t.in.Frame
+	if t.name != "" {
+		attrs.Append(d.attr(attrGeneratedFunction, t.name, 0, false))
+	}
+	if f.Module != "" {
+		attrs.Append(d.attr(attrGeneratedModule, f.Module, 0, false))
 	}
 	if f.File != "" {
 		attrs.Append(d.attr(attrGeneratedFile, f.File, 0, false))
