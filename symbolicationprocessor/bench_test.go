@@ -32,6 +32,9 @@ func BenchmarkProcessWarm10kFrames(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if err := s.start(context.Background(), componenttest.NewNopHost()); err != nil {
+		b.Fatal(err)
+	}
 	warm := pprofile.NewProfiles()
 	pristine.CopyTo(warm)
 	if _, err := s.processProfiles(context.Background(), warm); err != nil {

@@ -57,6 +57,7 @@ func TestProcessorResolvesEBPFProfilerOutput(t *testing.T) {
 	cfg.Native.Directories = []string{dir}
 	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
+	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, s.shutdown(context.Background())) })
 
 	var answers []nativeAnswer

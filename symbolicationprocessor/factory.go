@@ -40,5 +40,6 @@ func createProfiles(ctx context.Context, set processor.Settings, cfg component.C
 	}
 	return xprocessorhelper.NewProfiles(ctx, set, cfg, next, p.processProfiles,
 		xprocessorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
+		xprocessorhelper.WithStart(p.start),
 		xprocessorhelper.WithShutdown(p.shutdown))
 }

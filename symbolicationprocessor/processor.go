@@ -18,6 +18,7 @@ import (
 // symbolicator is the processor: one resolver per configured kind, and a
 // cache of resolved frames in front of them.
 type symbolicator struct {
+	cfg       *Config
 	resolvers map[symbolication.Kind]symbolication.Resolver
 	frames    *symbolication.Cache[frameKey, []symbolication.Frame]
 	telemetry *metadata.TelemetryBuilder
@@ -43,12 +44,19 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 	if err != nil {
 		return nil, fmt.Errorf("symbolication telemetry: %w", err)
 	}
-	s := &symbolicator{
+	return &symbolicator{
+		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
 		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes),
 		telemetry: tb,
 		logger:    set.Logger,
-	}
+	}, nil
+}
+
+// start makes the resolver of each configured kind: their directories
+// must exist, and the native one indexes its directories by build id.
+func (s *symbolicator) start(context.Context, component.Host) error {
+	cfg := s.cfg
 	if cfg.SourceMaps.enabled() {
 		r, err := sourcemap.NewResolver(sourcemap.Options{
 			Dirs:             cfg.SourceMaps.Directories,
@@ -57,26 +65,26 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 			RescanInterval:   cfg.SourceMaps.RescanInterval,
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.resolvers[symbolication.KindSourceMap] = r
 	}
 	if cfg.ProGuard.enabled() {
 		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.resolvers[symbolication.KindProGuard] = r
 	}
 	if cfg.Native.enabled() {
 		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s.resolvers[symbolication.KindNative] = r
 		s.closers = append(s.closers, r.close)
 	}
-	return s, nil
+	return nil
 }
 
 func (s *symbolicator) shutdown(context.Context) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -211,6 +212,7 @@ func TestProcessorLeavesResolvedAlone(t *testing.T) {
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
+	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	once, err := s.processProfiles(context.Background(), pd)
 	require.NoError(t, err)
 	first := pprofile.NewProfiles()
@@ -220,4 +222,29 @@ func TestProcessorLeavesResolvedAlone(t *testing.T) {
 	assert.Equal(t, framesByGenerated(first), framesByGenerated(twice))
 	assert.Equal(t, first.Dictionary().LocationTable().Len(), twice.Dictionary().LocationTable().Len())
 	assert.Equal(t, "isPrime", framesByGenerated(twice)[fmt.Sprintf("%s@%d", name, line)].Function)
+}
+
+func TestStartFailsOnMissingDirectories(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr string
+	}{
+		{name: "source maps", mutate: func(c *Config) { c.SourceMaps.Directories = []string{missing} }, wantErr: "source map directory"},
+		{name: "proguard", mutate: func(c *Config) { c.ProGuard.Directories = []string{missing} }, wantErr: "proguard directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := createDefaultConfig().(*Config)
+			tt.mutate(cfg)
+			require.NoError(t, cfg.Validate())
+			p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(componenttest.NewTelemetry()), cfg, new(consumertest.ProfilesSink))
+			require.NoError(t, err, "creating does not touch the directories (validate creates components)")
+			err = p.Start(context.Background(), componenttest.NewNopHost())
+			require.ErrorContains(t, err, tt.wantErr)
+			require.ErrorContains(t, err, missing)
+			require.NoError(t, p.Shutdown(context.Background()))
+		})
+	}
 }
