@@ -15,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 // cartMapping is an R8 mapping: Cart is a.a, its total() became a() and
@@ -149,4 +152,34 @@ func TestProcessorResolvesNative(t *testing.T) {
 	got := locationLines(pd)
 	require.Len(t, got, 1)
 	assert.Regexp(t, `^spin_work:1 \(.*spin\.c\)$`, got[0])
+}
+
+// TestProcessorProGuardBatchOfTwoBuilds: a batch with the profiles of two
+// builds resolves each profile's frames with its own mapping; a location
+// both use (the same obfuscated frame) stays as it came.
+func TestProcessorProGuardBatchOfTwoBuilds(t *testing.T) {
+	const shopUUID, payUUID = "7d4bc6c9-5a6b-4b3a-9d1f-0a1b2c3d4e5f", "9e8d7c6b-5a49-4382-a1b0-c9d8e7f6a5b4"
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, shopUUID+".txt"), []byte(cartMapping), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, payUUID+".txt"), []byte("com.example.pay.Wallet -> a.a:\n    1:5:void pay():30:34 -> a\n"), 0o644))
+	frame := func(line int) string { return fmt.Sprintf(`{"function":"a","module":"a.a","lineno":%d}`, line) }
+	var items []translator.Item
+	for _, c := range [][]byte{androidChunk(shopUUID, frame(2), frame(5)), androidChunk(payUUID, frame(2), frame(3))} {
+		p, err := sentry.DecodeProfile(c)
+		require.NoError(t, err)
+		items = append(items, translator.Item{Profile: p})
+	}
+	pd := translator.ToProfiles(items, translator.ReceiveOptions{})
+	cfg := createDefaultConfig().(*Config)
+	cfg.ProGuard.Directories = []string{dir}
+	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	require.NoError(t, err)
+	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
+	out, err := s.processProfiles(context.Background(), pd)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{
+		"a:2 ()",
+		"com.example.shop.Cart.total:14 (Cart.java)",
+		"com.example.pay.Wallet.pay:32 (Wallet.java)",
+	}, locationLines(out))
 }

@@ -100,12 +100,12 @@ func (s *symbolicator) shutdown(context.Context) error {
 // batch's profiles, and a location is one frame wherever a stack uses it.
 func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
 	d := newDictionary(pd.Dictionary())
-	images := readImages(d)
+	images := readImages(d, pd)
 	locs := d.d.LocationTable()
 	var counts outcomeCounts
 	for i := 1; i < locs.Len(); i++ {
 		loc := locs.At(i)
-		kind, targets := s.targetsOf(d, images, loc)
+		kind, targets := s.targetsOf(d, images, int32(i), loc)
 		if len(targets) == 0 {
 			continue
 		}

@@ -30,12 +30,15 @@ type images struct {
 	// id of its source map.
 	sourceMapDebugIDs map[string]string
 	// proguardUUID is the UUID of the batch's ProGuard mapping when it
-	// names exactly one; with several, which profile a JVM frame is of is
-	// not known here, and its frames stay as they came.
+	// names exactly one.
 	proguardUUID string
+	// locationUUID is the ProGuard UUID of each location's profile, when
+	// the batch names several (profiles of different builds); a location
+	// that profiles of two builds share is left out.
+	locationUUID map[int32]string
 }
 
-func readImages(d *dictionary) images {
+func readImages(d *dictionary, pd pprofile.Profiles) images {
 	var im images
 	proguardUUIDs := map[string]bool{}
 	for _, m := range d.d.MappingTable().All() {
@@ -60,12 +63,71 @@ func readImages(d *dictionary) images {
 			im.sourceMapDebugIDs[d.str(m.FilenameStrindex())] = debugID
 		}
 	}
-	if len(proguardUUIDs) == 1 {
+	switch {
+	case len(proguardUUIDs) == 1:
 		for u := range proguardUUIDs {
 			im.proguardUUID = u
 		}
+	case len(proguardUUIDs) > 1:
+		im.locationUUID = proguardUUIDsByLocation(d, pd)
 	}
 	return im
+}
+
+// attrDebugImages is the profile attribute in which the receiver keeps
+// every debug_meta image of a Sentry profile.
+const attrDebugImages = "sentry.debug_meta.images"
+
+// proguardUUIDsByLocation assigns each location the ProGuard UUID of the
+// profiles whose samples use it, from their sentry.debug_meta.images.
+func proguardUUIDsByLocation(d *dictionary, pd pprofile.Profiles) map[int32]string {
+	out := map[int32]string{}
+	stacks := d.d.StackTable()
+	for _, rp := range pd.ResourceProfiles().All() {
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, p := range sp.Profiles().All() {
+				uuid := profileProguardUUID(d, p)
+				if uuid == "" {
+					continue
+				}
+				for _, sample := range p.Samples().All() {
+					si := sample.StackIndex()
+					if si <= 0 || int(si) >= stacks.Len() {
+						continue
+					}
+					for _, li := range stacks.At(int(si)).LocationIndices().All() {
+						if prev, seen := out[li]; seen && prev != uuid {
+							out[li] = ""
+							continue
+						}
+						out[li] = uuid
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// profileProguardUUID is the uuid of a profile's `proguard` debug image.
+func profileProguardUUID(d *dictionary, p pprofile.Profile) string {
+	uuid := ""
+	d.attrsOf(p.AttributeIndices(), func(key string, v pcommon.Value) {
+		if key != attrDebugImages || v.Type() != pcommon.ValueTypeSlice {
+			return
+		}
+		for _, img := range v.Slice().All() {
+			if img.Type() != pcommon.ValueTypeMap {
+				continue
+			}
+			typ, _ := img.Map().Get("type")
+			id, _ := img.Map().Get("uuid")
+			if typ.AsString() == "proguard" && id.AsString() != "" {
+				uuid = strings.ToLower(id.AsString())
+			}
+		}
+	})
+	return uuid
 }
 
 // target is one frame of a location to resolve: a line of it, or its
@@ -80,7 +142,7 @@ type target struct {
 
 // targetsOf returns the kind of a location and what in it to resolve;
 // nothing when no configured kind recognises it.
-func (s *symbolicator) targetsOf(d *dictionary, im images, loc pprofile.Location) (symbolication.Kind, []target) {
+func (s *symbolicator) targetsOf(d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
 	frameType, module, resolved := "", "", false
 	d.attrsOf(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
@@ -102,7 +164,11 @@ func (s *symbolicator) targetsOf(d *dictionary, im images, loc pprofile.Location
 		}
 	}
 	if _, ok := s.resolvers[symbolication.KindProGuard]; ok && frameType == semconv.ProfileFrameTypeJVM.Value.AsString() {
-		if t := jvmTargets(d, im, loc, module); len(t) > 0 {
+		uuid := im.proguardUUID
+		if im.locationUUID != nil {
+			uuid = im.locationUUID[li]
+		}
+		if t := jvmTargets(d, uuid, loc, module); len(t) > 0 {
 			return symbolication.KindProGuard, t
 		}
 	}
@@ -117,7 +183,7 @@ func (s *symbolicator) targetsOf(d *dictionary, im images, loc pprofile.Location
 // jvmTargets: the lines of a JVM location, each method with its class: the
 // frame's module (Sentry's Android frames), else the name's part before
 // its last dot (ART method traces name methods Class.method).
-func jvmTargets(d *dictionary, im images, loc pprofile.Location, module string) []target {
+func jvmTargets(d *dictionary, uuid string, loc pprofile.Location, module string) []target {
 	var out []target
 	for j, line := range loc.Lines().All() {
 		fn, ok := d.function(line.FunctionIndex())
@@ -137,7 +203,7 @@ func jvmTargets(d *dictionary, im images, loc pprofile.Location, module string) 
 			continue
 		}
 		out = append(out, target{line: j, name: name, in: symbolication.Lookup{
-			DebugID: im.proguardUUID,
+			DebugID: uuid,
 			Frame:   symbolication.Frame{Function: method, Module: class, File: d.str(fn.FilenameStrindex()), Line: int(line.Line())},
 		}})
 	}
