@@ -7,7 +7,6 @@ import (
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pprofile"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -111,8 +110,8 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 		}
 		answers := make([][]symbolication.Frame, len(targets))
 		for j, t := range targets {
-			answer, err := s.resolve(ctx, kind, t.in)
-			counts.add(kind, err)
+			answer, hit, err := s.resolve(ctx, kind, t.in)
+			counts.add(kind, hit, err)
 			if err != nil {
 				s.logUnresolved(kind, t.in, err)
 				continue
@@ -125,8 +124,9 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 	return pd, nil
 }
 
-// resolve asks the kind's resolver, through the cache of resolved frames.
-func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) ([]symbolication.Frame, error) {
+// resolve asks the kind's resolver, through the cache of resolved frames;
+// hit says the cache answered.
+func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
 	f := in.Frame
 	key := frameKey{
 		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
@@ -134,7 +134,7 @@ func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in 
 		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
 	}
 	loaded := false
-	answer, err := s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {
+	answer, err = s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {
 		loaded = true
 		answer, err := s.resolvers[kind].Resolve(ctx, in)
 		size := key.size()
@@ -143,10 +143,7 @@ func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in 
 		}
 		return answer, size, err
 	})
-	if !loaded {
-		s.telemetry.ProcessorSymbolicationFrameCacheHits.Add(ctx, 1, metric.WithAttributeSet(kindAttrs(kind)))
-	}
-	return answer, err
+	return answer, !loaded, err
 }
 
 func (s *symbolicator) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {

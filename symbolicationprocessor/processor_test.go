@@ -149,22 +149,29 @@ func TestProcessorResolvesNodeChunk(t *testing.T) {
 		frameJSON(htName, "/opt/deployed/bundle.js", htLine, htCol),
 		frameJSON("listOnTimeout", "node:internal/timers", 594, 17),
 		frameJSON("q", "/srv/app/vendor.js", 1, 10),
+		frameJSON("z", "/srv/app/broken.js", 1, 5),
 	}
+	broken := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(broken, "broken.js.map"), []byte(`{"version":3,"sources":["b.js"],"mappings":"!"}`), 0o644))
 	images := fmt.Sprintf(`{"type":"sourcemap","code_file":"/opt/deployed/bundle.js","debug_id":%q}`, b.debugID)
-	pd := toProfiles(t, nodeChunk(frames, images))
+	chunk := nodeChunk(frames, images)
+	pd := toProfiles(t, chunk)
 
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	sink := new(consumertest.ProfilesSink)
 	cfg := createDefaultConfig().(*Config)
-	cfg.SourceMaps.Directories = []string{mapsDir}
+	cfg.SourceMaps.Directories = []string{mapsDir, broken}
 	require.NoError(t, cfg.Validate())
 	p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	require.NoError(t, p.ConsumeProfiles(context.Background(), pd))
+	// The same frames again: answered by the resolved-frame cache.
+	require.NoError(t, p.ConsumeProfiles(context.Background(), toProfiles(t, chunk)))
 	require.NoError(t, p.Shutdown(context.Background()))
-	require.Len(t, sink.AllProfiles(), 1)
+	require.Len(t, sink.AllProfiles(), 2)
+	assert.Equal(t, framesByGenerated(sink.AllProfiles()[0]), framesByGenerated(sink.AllProfiles()[1]))
 	got := framesByGenerated(sink.AllProfiles()[0])
 
 	line, col := b.at(t, "function computePrimes", "computePrimes")
@@ -184,6 +191,8 @@ func TestProcessorResolvesNodeChunk(t *testing.T) {
 		{key: "listOnTimeout", want: resolvedFrame{Function: "listOnTimeout", File: "node:internal/timers", Line: 594, Column: 17, Generated: map[string]any{}}},
 		// No map: stays as it came, counted unresolved.
 		{key: "q", want: resolvedFrame{Function: "q", File: "/srv/app/vendor.js", Line: 1, Column: 10, Generated: map[string]any{}}},
+		// A broken map: stays as it came, counted as a load error.
+		{key: "z", want: resolvedFrame{Function: "z", File: "/srv/app/broken.js", Line: 1, Column: 5, Generated: map[string]any{}}},
 		{key: "(root)", want: resolvedFrame{Function: "(root)", Generated: map[string]any{}}},
 	}
 	for _, tt := range tests {
@@ -195,10 +204,17 @@ func TestProcessorResolvesNodeChunk(t *testing.T) {
 
 	kind := attribute.String("kind", "sourcemap")
 	metadatatest.AssertEqualProcessorSymbolicationFramesResolved(t, tel, []metricdata.DataPoint[int64]{
-		{Value: 3, Attributes: attribute.NewSet(kind)},
+		{Value: 6, Attributes: attribute.NewSet(kind)},
 	}, metricdatatest.IgnoreTimestamp())
 	metadatatest.AssertEqualProcessorSymbolicationFramesUnresolved(t, tel, []metricdata.DataPoint[int64]{
-		{Value: 1, Attributes: attribute.NewSet(kind, attribute.String("reason", "no_artifact"))},
+		{Value: 2, Attributes: attribute.NewSet(kind, attribute.String("reason", "no_artifact"))},
+		{Value: 2, Attributes: attribute.NewSet(kind, attribute.String("reason", "load_error"))},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationArtifactLoadErrors(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 2, Attributes: attribute.NewSet(kind)},
+	}, metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationFrameCacheHits(t, tel, []metricdata.DataPoint[int64]{
+		{Value: 5, Attributes: attribute.NewSet(kind)},
 	}, metricdatatest.IgnoreTimestamp())
 }
 

@@ -23,11 +23,18 @@ func kindAttrs(kind symbolication.Kind) attribute.Set {
 
 // outcomeCounts sums a batch's outcomes, recorded once at its end.
 type outcomeCounts struct {
+	hits       map[symbolication.Kind]int64
 	resolved   map[symbolication.Kind]int64
 	unresolved map[[2]string]int64 // kind, reason
 }
 
-func (c *outcomeCounts) add(kind symbolication.Kind, err error) {
+func (c *outcomeCounts) add(kind symbolication.Kind, hit bool, err error) {
+	if hit {
+		if c.hits == nil {
+			c.hits = map[symbolication.Kind]int64{}
+		}
+		c.hits[kind]++
+	}
 	if err == nil {
 		if c.resolved == nil {
 			c.resolved = map[symbolication.Kind]int64{}
@@ -42,6 +49,9 @@ func (c *outcomeCounts) add(kind symbolication.Kind, err error) {
 }
 
 func (c *outcomeCounts) record(ctx context.Context, tb *metadata.TelemetryBuilder) {
+	for kind, n := range c.hits {
+		tb.ProcessorSymbolicationFrameCacheHits.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
+	}
 	for kind, n := range c.resolved {
 		tb.ProcessorSymbolicationFramesResolved.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
 	}
