@@ -66,29 +66,57 @@ type dwarfLoader struct {
 	pendingSub []dwarf.Offset // per subs entry
 	pendingInl []dwarf.Offset // per inl entry
 	seqs       [][]lineRow    // line sequences, each ending in an endOfSequence row
+	// budget bounds the entries and ranges read: a DIE takes at least one
+	// byte of .debug_info, so more entries than bytes means the reader is
+	// going round in circles on malformed data.
+	budget int
 }
 
-// loadDWARF flattens d. Malformed data is an error; a panic of
-// debug/dwarf on hostile input is turned into one by the caller.
-func loadDWARF(d *dwarf.Data) (*dwarfTables, error) {
-	l := &dwarfLoader{d: d, t: &dwarfTables{}, fileIdx: map[string]uint32{}, refs: map[dwarf.Offset]nameRefs{}}
+var errDWARFBudget = errors.New("dwarf: more entries than .debug_info has bytes (malformed)")
+
+func (l *dwarfLoader) spend(n int) error {
+	if l.budget -= n; l.budget < 0 {
+		return errDWARFBudget
+	}
+	return nil
+}
+
+// next reads one entry, within the budget.
+func (l *dwarfLoader) next(r *dwarf.Reader) (*dwarf.Entry, error) {
+	if err := l.spend(1); err != nil {
+		return nil, err
+	}
+	e, err := r.Next()
+	if err != nil {
+		return nil, fmt.Errorf("dwarf: reading entries: %w", err)
+	}
+	return e, nil
+}
+
+// loadDWARF flattens d, whose .debug_info is infoBytes long. Malformed
+// data is an error; a panic of debug/dwarf on hostile input is turned into
+// one by the caller.
+func loadDWARF(d *dwarf.Data, infoBytes uint64) (*dwarfTables, error) {
+	l := &dwarfLoader{d: d, t: &dwarfTables{}, fileIdx: map[string]uint32{}, refs: map[dwarf.Offset]nameRefs{},
+		budget: int(min(infoBytes, 1<<40)) + 1024}
 	r := d.Reader()
 	for {
-		cu, err := r.Next()
+		cu, err := l.next(r)
 		if err != nil {
-			return nil, fmt.Errorf("dwarf: reading unit: %w", err)
+			return nil, err
 		}
 		if cu == nil {
 			break
 		}
-		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
-			r.SkipChildren()
-			continue
+		var files []uint32
+		if cu.Tag == dwarf.TagCompileUnit || cu.Tag == dwarf.TagPartialUnit {
+			if files, err = l.readLines(cu); err != nil {
+				return nil, err
+			}
 		}
-		files, err := l.readLines(cu)
-		if err != nil {
-			return nil, err
-		}
+		// Other units (type units) are walked too, without SkipChildren,
+		// whose sibling jumps can cycle on malformed data; they hold no
+		// code, so they add nothing.
 		if cu.Children {
 			if err := l.walkUnit(r, files); err != nil {
 				return nil, err
@@ -170,9 +198,9 @@ func (l *dwarfLoader) walkUnit(r *dwarf.Reader, files []uint32) error {
 	var stack []scope
 	level := 1
 	for level > 0 {
-		e, err := r.Next()
+		e, err := l.next(r)
 		if err != nil {
-			return fmt.Errorf("dwarf: reading entries: %w", err)
+			return err
 		}
 		if e == nil {
 			return nil
@@ -206,6 +234,9 @@ func (l *dwarfLoader) entry(e *dwarf.Entry, level int, stack *[]scope, files []u
 		if err != nil || len(ranges) == 0 {
 			return false, nil // a declaration or an abstract instance
 		}
+		if err := l.spend(len(ranges)); err != nil {
+			return false, err
+		}
 		sub := len(l.pendingSub)
 		l.pendingSub = append(l.pendingSub, e.Offset)
 		for _, rg := range ranges {
@@ -220,6 +251,9 @@ func (l *dwarfLoader) entry(e *dwarf.Entry, level int, stack *[]scope, files []u
 		ranges, err := l.d.Ranges(e)
 		if err != nil || len(ranges) == 0 {
 			return false, nil
+		}
+		if err := l.spend(len(ranges)); err != nil {
+			return false, err
 		}
 		parent := (*stack)[len(*stack)-1]
 		origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
