@@ -15,7 +15,8 @@ import (
 type dwarfTables struct {
 	rows  []lineRow    // by address; an end-of-sequence row has file endOfSequence
 	subs  []subprogram // one per address range, by lo
-	inl   []inlineNode // grouped per subprogram, outer calls before inner
+	inl   []inlineNode // inlined calls, one per DIE
+	segs  []inlineSeg  // by lo, disjoint: where each inlined call is the innermost
 	names []string     // function names, demangled
 	files []string     // source paths
 }
@@ -31,22 +32,32 @@ type lineRow struct {
 	file, line uint32
 }
 
-// subprogram is one address range of a function; inl[inlLo:inlHi] are the
-// calls inlined into that function (all its ranges share them).
+// subprogram is one address range of a function.
 type subprogram struct {
-	lo, hi       uint64
-	name         uint32
-	inlLo, inlHi uint32
+	lo, hi uint64
+	name   uint32
 }
 
-// inlineNode is one range of an inlined call: the code of function name,
-// called from callFile:callLine of the function one depth out.
+// inlineNode is an inlined call: the code of function name, called from
+// callFile:callLine of parent (an index in inl), or of the subprogram when
+// parent is -1.
 type inlineNode struct {
-	lo, hi             uint64
-	sub                uint32 // the subprogram it is inlined into, until finish
+	parent             int32
 	name               uint32
 	callFile, callLine uint32
-	depth              uint32 // 1: inlined directly into the subprogram
+}
+
+// inlineSeg is an address range whose innermost inlined call is node.
+type inlineSeg struct {
+	lo, hi uint64
+	node   uint32
+}
+
+// inlineRange is one address range of an inlined call while loading.
+type inlineRange struct {
+	lo, hi uint64
+	node   uint32
+	depth  uint32
 }
 
 // nameRefs holds what names a subprogram DIE, to resolve abstract origins
@@ -66,29 +77,59 @@ type dwarfLoader struct {
 	pendingSub []dwarf.Offset // per subs entry
 	pendingInl []dwarf.Offset // per inl entry
 	seqs       [][]lineRow    // line sequences, each ending in an endOfSequence row
+	inlRanges  []inlineRange
+	demangled  map[string]string
+	// budget bounds the entries and ranges read: a DIE takes at least one
+	// byte of .debug_info, so more entries than bytes means the reader is
+	// going round in circles on malformed data.
+	budget int
 }
 
-// loadDWARF flattens d. Malformed data is an error; a panic of
-// debug/dwarf on hostile input is turned into one by the caller.
-func loadDWARF(d *dwarf.Data) (*dwarfTables, error) {
-	l := &dwarfLoader{d: d, t: &dwarfTables{}, fileIdx: map[string]uint32{}, refs: map[dwarf.Offset]nameRefs{}}
+var errDWARFBudget = errors.New("dwarf: more entries than .debug_info has bytes (malformed)")
+
+func (l *dwarfLoader) spend(n int) error {
+	if l.budget -= n; l.budget < 0 {
+		return errDWARFBudget
+	}
+	return nil
+}
+
+// next reads one entry, within the budget.
+func (l *dwarfLoader) next(r *dwarf.Reader) (*dwarf.Entry, error) {
+	if err := l.spend(1); err != nil {
+		return nil, err
+	}
+	e, err := r.Next()
+	if err != nil {
+		return nil, fmt.Errorf("dwarf: reading entries: %w", err)
+	}
+	return e, nil
+}
+
+// loadDWARF flattens d, whose .debug_info is infoBytes long. Malformed
+// data is an error; a panic of debug/dwarf on hostile input is turned into
+// one by the caller.
+func loadDWARF(d *dwarf.Data, infoBytes uint64) (*dwarfTables, error) {
+	l := &dwarfLoader{d: d, t: &dwarfTables{}, fileIdx: map[string]uint32{}, refs: map[dwarf.Offset]nameRefs{}, demangled: map[string]string{},
+		budget: int(min(infoBytes, 1<<40)) + 1024}
 	r := d.Reader()
 	for {
-		cu, err := r.Next()
+		cu, err := l.next(r)
 		if err != nil {
-			return nil, fmt.Errorf("dwarf: reading unit: %w", err)
+			return nil, err
 		}
 		if cu == nil {
 			break
 		}
-		if cu.Tag != dwarf.TagCompileUnit && cu.Tag != dwarf.TagPartialUnit {
-			r.SkipChildren()
-			continue
+		var files []uint32
+		if cu.Tag == dwarf.TagCompileUnit || cu.Tag == dwarf.TagPartialUnit {
+			if files, err = l.readLines(cu); err != nil {
+				return nil, err
+			}
 		}
-		files, err := l.readLines(cu)
-		if err != nil {
-			return nil, err
-		}
+		// Other units (type units) are walked too, without SkipChildren,
+		// whose sibling jumps can cycle on malformed data; they hold no
+		// code, so they add nothing.
 		if cu.Children {
 			if err := l.walkUnit(r, files); err != nil {
 				return nil, err
@@ -159,8 +200,8 @@ func (l *dwarfLoader) file(f *dwarf.LineFile) uint32 {
 
 // scope is a function DIE whose children are being walked.
 type scope struct {
-	level int // tree level of the DIE itself
-	sub   int // index of its subprogram in pendingSub, -1 if none encloses
+	level int   // tree level of the DIE itself
+	node  int32 // its inlined call in inl, -1 for the subprogram itself
 	depth uint32
 }
 
@@ -170,9 +211,9 @@ func (l *dwarfLoader) walkUnit(r *dwarf.Reader, files []uint32) error {
 	var stack []scope
 	level := 1
 	for level > 0 {
-		e, err := r.Next()
+		e, err := l.next(r)
 		if err != nil {
-			return fmt.Errorf("dwarf: reading entries: %w", err)
+			return err
 		}
 		if e == nil {
 			return nil
@@ -206,35 +247,42 @@ func (l *dwarfLoader) entry(e *dwarf.Entry, level int, stack *[]scope, files []u
 		if err != nil || len(ranges) == 0 {
 			return false, nil // a declaration or an abstract instance
 		}
+		if err := l.spend(len(ranges)); err != nil {
+			return false, err
+		}
 		sub := len(l.pendingSub)
 		l.pendingSub = append(l.pendingSub, e.Offset)
 		for _, rg := range ranges {
 			l.t.subs = append(l.t.subs, subprogram{lo: rg[0], hi: rg[1], name: uint32(sub)})
 		}
-		*stack = append(*stack, scope{level: level, sub: sub})
+		*stack = append(*stack, scope{level: level, node: -1})
 		return true, nil
 	case dwarf.TagInlinedSubroutine:
-		if len(*stack) == 0 || (*stack)[len(*stack)-1].sub < 0 {
-			return false, nil
+		if len(*stack) == 0 {
+			return false, nil // not inside a function with code
 		}
 		ranges, err := l.d.Ranges(e)
 		if err != nil || len(ranges) == 0 {
 			return false, nil
 		}
+		if err := l.spend(len(ranges)); err != nil {
+			return false, err
+		}
 		parent := (*stack)[len(*stack)-1]
 		origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 		callFile, _ := e.Val(dwarf.AttrCallFile).(int64)
 		callLine, _ := e.Val(dwarf.AttrCallLine).(int64)
-		node := inlineNode{sub: uint32(parent.sub), depth: parent.depth + 1, callLine: uint32(max(min(callLine, math.MaxUint32), 0)), callFile: endOfSequence}
+		node := inlineNode{parent: parent.node, callLine: uint32(max(min(callLine, math.MaxUint32), 0)), callFile: endOfSequence}
 		if callFile >= 0 && callFile < int64(len(files)) {
 			node.callFile = files[callFile]
 		}
+		idx := uint32(len(l.t.inl))
+		l.t.inl = append(l.t.inl, node)
+		l.pendingInl = append(l.pendingInl, origin)
 		for _, rg := range ranges {
-			node.lo, node.hi = rg[0], rg[1]
-			l.t.inl = append(l.t.inl, node)
-			l.pendingInl = append(l.pendingInl, origin)
+			l.inlRanges = append(l.inlRanges, inlineRange{lo: rg[0], hi: rg[1], node: idx, depth: parent.depth + 1})
 		}
-		*stack = append(*stack, scope{level: level, sub: parent.sub, depth: node.depth})
+		*stack = append(*stack, scope{level: level, node: int32(idx), depth: parent.depth + 1})
 		return true, nil
 	}
 	return false, nil
@@ -274,23 +322,13 @@ func (l *dwarfLoader) finish() {
 	for i, off := range l.pendingSub {
 		subName[i] = intern(off)
 	}
-	// Inlined calls are appended in tree order, so each subprogram's are
-	// contiguous (nested subprograms aside, which the lookup checks).
-	spanLo := make([]uint32, len(l.pendingSub))
-	spanHi := make([]uint32, len(l.pendingSub))
-	for i := range t.inl {
-		n := &t.inl[i]
-		if spanHi[n.sub] == 0 {
-			spanLo[n.sub] = uint32(i)
-		}
-		spanHi[n.sub] = uint32(i + 1)
-		n.name = intern(l.pendingInl[i])
-	}
 	for i := range t.subs {
-		s := &t.subs[i]
-		s.inlLo, s.inlHi = spanLo[s.name], spanHi[s.name]
-		s.name = subName[s.name]
+		t.subs[i].name = subName[t.subs[i].name]
 	}
+	for i := range t.inl {
+		t.inl[i].name = intern(l.pendingInl[i])
+	}
+	t.segs = innermostSegments(l.inlRanges)
 	// Sequences in address order, each with its rows in its own order: an
 	// end of sequence comes after the rows at its address (they cover
 	// nothing) and before a sequence that starts there.
@@ -311,7 +349,8 @@ func (l *dwarfLoader) finish() {
 	}
 	slices.SortStableFunc(t.subs, func(a, b subprogram) int { return cmpUint64(a.lo, b.lo) })
 	t.rows, t.subs, t.inl = slices.Clip(t.rows), slices.Clip(t.subs), slices.Clip(t.inl)
-	l.refs, l.pendingSub, l.pendingInl, l.seqs = nil, nil, nil, nil
+	l.inlRanges = nil
+	l.refs, l.pendingSub, l.pendingInl, l.seqs, l.demangled = nil, nil, nil, nil, nil
 }
 
 // resolveName follows abstract origins and specifications (at most a few
@@ -325,7 +364,12 @@ func (l *dwarfLoader) resolveName(off dwarf.Offset) string {
 			break
 		}
 		if n.linkage != "" {
-			return demangleName(n.linkage)
+			if d, ok := l.demangled[n.linkage]; ok {
+				return d
+			}
+			d := demangleName(n.linkage)
+			l.demangled[n.linkage] = d
+			return d
 		}
 		if plain == "" {
 			plain = n.name
@@ -375,19 +419,69 @@ func (t *dwarfTables) frames(addr uint64) []Frame {
 	if !ok {
 		return nil
 	}
-	var chain []inlineNode // outermost first
-	for _, n := range t.inl[sub.inlLo:sub.inlHi] {
-		if n.lo <= addr && addr < n.hi && n.depth == uint32(len(chain))+1 {
-			chain = append(chain, n)
-		}
-	}
 	file, line, _ := t.line(addr)
-	out := make([]Frame, 0, len(chain)+1)
-	for i := len(chain) - 1; i >= 0; i-- {
-		out = append(out, Frame{Function: t.names[chain[i].name], File: file, Line: line, Inlined: true})
-		file, line = t.fileName(chain[i].callFile), int(chain[i].callLine)
+	node := int32(-1)
+	i, _ := slices.BinarySearchFunc(t.segs, addr+1, func(s inlineSeg, a uint64) int { return cmpUint64(s.lo, a) })
+	if i > 0 && t.segs[i-1].lo <= addr && addr < t.segs[i-1].hi {
+		node = int32(t.segs[i-1].node)
+	}
+	depth := 0
+	for n := node; n >= 0 && depth < len(t.inl); n = t.inl[n].parent {
+		depth++
+	}
+	out := make([]Frame, 0, depth+1)
+	for hops := 0; node >= 0 && hops < depth; hops++ {
+		n := t.inl[node]
+		out = append(out, Frame{Function: t.names[n.name], File: file, Line: line, Inlined: true})
+		file, line = t.fileName(n.callFile), int(n.callLine)
+		node = n.parent
 	}
 	return append(out, Frame{Function: t.names[sub.name], File: file, Line: line})
+}
+
+// innermostSegments turns the (nested) address ranges of inlined calls
+// into disjoint segments, each naming the deepest call that holds it.
+// Ranges are swept by start, outer before inner, with a stack of the open
+// ones; a range that pokes out of its enclosing one (malformed data) is
+// clipped to it.
+func innermostSegments(ranges []inlineRange) []inlineSeg {
+	slices.SortStableFunc(ranges, func(a, b inlineRange) int {
+		if c := cmpUint64(a.lo, b.lo); c != 0 {
+			return c
+		}
+		return int(a.depth) - int(b.depth)
+	})
+	var segs []inlineSeg
+	var open []inlineRange
+	var cur uint64
+	emit := func(lo, hi uint64, node uint32) {
+		if lo < hi {
+			segs = append(segs, inlineSeg{lo: lo, hi: hi, node: node})
+		}
+	}
+	closeUntil := func(addr uint64) {
+		for len(open) > 0 && open[len(open)-1].hi <= addr {
+			top := open[len(open)-1]
+			emit(max(cur, top.lo), top.hi, top.node)
+			cur = max(cur, top.hi)
+			open = open[:len(open)-1]
+		}
+	}
+	for _, r := range ranges {
+		if r.hi <= r.lo {
+			continue
+		}
+		closeUntil(r.lo)
+		if len(open) > 0 {
+			top := open[len(open)-1]
+			emit(max(cur, top.lo), r.lo, top.node)
+			r.hi = min(r.hi, top.hi)
+		}
+		cur = max(cur, r.lo)
+		open = append(open, r)
+	}
+	closeUntil(math.MaxUint64)
+	return slices.Clip(segs)
 }
 
 func (t *dwarfTables) fileName(i uint32) string {
@@ -399,7 +493,7 @@ func (t *dwarfTables) fileName(i uint32) string {
 
 // bytes estimates the memory the tables hold.
 func (t *dwarfTables) bytes() int64 {
-	n := int64(cap(t.rows))*16 + int64(cap(t.subs))*32 + int64(cap(t.inl))*40
+	n := int64(cap(t.rows))*16 + int64(cap(t.subs))*24 + int64(cap(t.inl))*16 + int64(cap(t.segs))*24
 	for _, s := range t.names {
 		n += 16 + int64(len(s))
 	}

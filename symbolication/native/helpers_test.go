@@ -158,3 +158,19 @@ func sourceLine(t testing.TB, src, marker string) int {
 	t.Fatalf("%s has no line with %q", src, marker)
 	return 0
 }
+
+// firstLoadVaddr is the page-aligned vaddr of an ELF file's first PT_LOAD,
+// where image_addr points once the file is mapped.
+func firstLoadVaddr(t testing.TB, path string) uint64 {
+	t.Helper()
+	f, err := elf.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			return p.Vaddr &^ (p.Align - 1)
+		}
+	}
+	t.Fatalf("%s has no PT_LOAD", path)
+	return 0
+}

@@ -55,7 +55,7 @@ func loadImage(r io.ReaderAt) (img *image, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading DWARF: %w", err)
 		}
-		if img.dwarf, err = loadDWARF(d); err != nil {
+		if img.dwarf, err = loadDWARF(d, debugInfoSize(f)); err != nil {
 			return nil, err
 		}
 	}
@@ -75,6 +75,20 @@ func hasDWARF(f *elf.File) bool {
 		}
 	}
 	return false
+}
+
+// debugInfoSize is the (uncompressed) size of the DWARF entries.
+func debugInfoSize(f *elf.File) uint64 {
+	var n uint64
+	for _, name := range []string{".debug_info", ".debug_types"} {
+		if s := f.Section(name); s != nil {
+			n += s.Size
+		}
+	}
+	if s := f.Section(".zdebug_info"); s != nil {
+		n += 32 * s.Size // the legacy GNU form's size is compressed; allow for the ratio
+	}
+	return n
 }
 
 // imageVMA is the page-aligned virtual address of the first loadable

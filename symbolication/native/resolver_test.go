@@ -73,8 +73,23 @@ func fileAddresses(stack []uint64, bias, lo, hi uint64) []uint64 {
 // (inlined frames included), and the hot path reads as the source wrote it.
 func TestResolveSelfProfile(t *testing.T) {
 	requireTools(t, "gcc", "objcopy", "addr2line")
+	tests := []struct {
+		name  string
+		flags []string
+	}{
+		{"PIE, DWARF 5", nil},
+		{"DWARF 4", []string{"-gdwarf-4"}},
+		{"position-dependent executable", []string{"-no-pie", "-fno-pie"}},
+		{"compressed debug sections", []string{"-gz"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { testSelfProfile(t, tt.flags) })
+	}
+}
+
+func testSelfProfile(t *testing.T, flags []string) {
 	dir := t.TempDir()
-	prog := compile(t, dir, "gcc", "prof.c")
+	prog := compile(t, dir, "gcc", "prof.c", flags...)
 	debugDir := filepath.Join(dir, "debug")
 	layout(t, debugDir, prog.buildID, prog.debug)
 	profile := parseSelfProfile(t, runTool(t, prog.stripped))
@@ -128,14 +143,18 @@ func TestResolveSelfProfile(t *testing.T) {
 	}
 	assert.Greater(t, hot, len(profile.stacks)/4, "most CPU time is in the inlined hash: %d of %d samples", hot, len(profile.stacks))
 
-	// Sentry's form of the same addresses: absolute, with image_addr.
+	// Sentry's form of the same addresses: the absolute instruction_addr,
+	// and image_addr where the first segment was mapped (the bias plus
+	// that segment's page-aligned address: 0 for PIE, 0x400000 without).
+	firstSegment := firstLoadVaddr(t, prog.binary)
 	for _, a := range all[:min(len(all), 20)] {
 		want, err := r.Resolve(ctx, prog.buildID, a)
 		require.NoError(t, err)
-		got, err := r.ResolveAbsolute(ctx, prog.buildID, a+profile.bias, profile.bias)
+		got, err := r.ResolveAbsolute(ctx, prog.buildID, a+profile.bias, profile.bias+firstSegment)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 	}
+	t.Logf("%d samples, %d distinct addresses of the program checked against addr2line, %d samples in the inlined hash", len(profile.stacks), len(all), hot)
 }
 
 // TestResolveSources: the same program found three ways gives the same

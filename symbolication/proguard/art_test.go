@@ -120,4 +120,3 @@ func remapStacks(t *testing.T, pd pprofile.Profiles, store map[string]*Mapping) 
 	}
 	return stacks
 }
-
