@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Cache holds parsed artifacts by key, bounded by the sum of their sizes in
@@ -16,6 +17,8 @@ import (
 // kept. The zero value is not usable; call NewCache.
 type Cache[K comparable, V any] struct {
 	maxBytes int64
+	// errorTTL is how long a failed load is remembered; 0 is until evicted.
+	errorTTL time.Duration
 
 	mu       sync.Mutex
 	used     int64
@@ -34,6 +37,8 @@ type cacheEntry[K comparable, V any] struct {
 	value V
 	err   error
 	size  int64
+	// expires is when a failed load is tried again (zero: never).
+	expires time.Time
 }
 
 type load[V any] struct {
@@ -52,17 +57,28 @@ func NewCache[K comparable, V any](maxBytes int64) *Cache[K, V] {
 	}
 }
 
+// WithErrorTTL makes the cache forget a failed load after ttl, so that an
+// artifact deployed after the first frames asked for it is found. It
+// returns c.
+func (c *Cache[K, V]) WithErrorTTL(ttl time.Duration) *Cache[K, V] {
+	c.errorTTL = ttl
+	return c
+}
+
 // Get returns the entry of key, calling loadFn to make it when it is absent.
 // loadFn returns the value and its size in bytes; its error is returned (and
 // remembered) instead.
 func (c *Cache[K, V]) Get(key K, loadFn func() (V, int64, error)) (V, error) {
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
-		c.order.MoveToFront(el)
 		e := el.Value.(*cacheEntry[K, V])
-		c.mu.Unlock()
-		c.hits.Add(1)
-		return e.value, e.err
+		if e.expires.IsZero() || time.Now().Before(e.expires) {
+			c.order.MoveToFront(el)
+			c.mu.Unlock()
+			c.hits.Add(1)
+			return e.value, e.err
+		}
+		c.remove(el)
 	}
 	if l, ok := c.inflight[key]; ok {
 		c.mu.Unlock()
@@ -76,13 +92,17 @@ func (c *Cache[K, V]) Get(key K, loadFn func() (V, int64, error)) (V, error) {
 	c.misses.Add(1)
 
 	value, size, err := loadFn()
+	e := &cacheEntry[K, V]{key: key, value: value, err: err, size: size}
 	if err != nil {
-		size = errorEntryBytes
+		e.size = errorEntryBytes
+		if c.errorTTL > 0 {
+			e.expires = time.Now().Add(c.errorTTL)
+		}
 	}
 	l.value, l.err = value, err
 	c.mu.Lock()
 	delete(c.inflight, key)
-	c.insert(&cacheEntry[K, V]{key: key, value: value, err: err, size: size})
+	c.insert(e)
 	c.mu.Unlock()
 	close(l.done)
 	return value, err
@@ -111,10 +131,16 @@ func (c *Cache[K, V]) Forget(key K) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
-		c.order.Remove(el)
-		delete(c.entries, key)
-		c.used -= el.Value.(*cacheEntry[K, V]).size
+		c.remove(el)
 	}
+}
+
+// remove drops an entry; c.mu is held.
+func (c *Cache[K, V]) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry[K, V])
+	c.order.Remove(el)
+	delete(c.entries, e.key)
+	c.used -= e.size
 }
 
 // CacheStats are a cache's counters since it was made.

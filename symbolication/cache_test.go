@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,4 +100,31 @@ func TestCacheLoadsOnceUnderConcurrency(t *testing.T) {
 	s := c.Stats()
 	assert.Equal(t, int64(8), s.Misses)
 	assert.Equal(t, int64(16*8-8), s.Hits)
+}
+
+func TestCacheErrorTTL(t *testing.T) {
+	tests := []struct {
+		name      string
+		ttl       time.Duration
+		wait      time.Duration
+		wantLoads int
+	}{
+		{name: "remembered without a TTL", wait: 20 * time.Millisecond, wantLoads: 1},
+		{name: "remembered within the TTL", ttl: time.Hour, wait: 20 * time.Millisecond, wantLoads: 1},
+		{name: "tried again after the TTL", ttl: 10 * time.Millisecond, wait: 20 * time.Millisecond, wantLoads: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCache[string, int](1 << 10).WithErrorTTL(tt.ttl)
+			loads := 0
+			load := func() (int, int64, error) { loads++; return 0, 0, errors.New("missing") }
+			_, err := c.Get("k", load)
+			require.Error(t, err)
+			time.Sleep(tt.wait)
+			_, err = c.Get("k", load)
+			require.Error(t, err)
+			assert.Equal(t, tt.wantLoads, loads)
+			assert.Equal(t, int64(errorEntryBytes), c.Stats().Bytes, "the expired entry is replaced, not added")
+		})
+	}
 }

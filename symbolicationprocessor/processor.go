@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -24,6 +25,11 @@ type symbolicator struct {
 	logger    *zap.Logger
 	closers   []func()
 }
+
+// unresolvedRetry is how long an unresolved frame is answered from the
+// cache before its resolver is asked again: an artifact deployed after the
+// first frames that needed it is then used.
+const unresolvedRetry = time.Minute
 
 // frameKey is everything a resolver's answer depends on.
 type frameKey struct {
@@ -46,7 +52,7 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 	return &symbolicator{
 		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
-		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes),
+		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes).WithErrorTTL(unresolvedRetry),
 		telemetry: tb,
 		logger:    set.Logger,
 	}, nil

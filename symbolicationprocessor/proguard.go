@@ -43,7 +43,7 @@ func newProguardResolver(dirs []string, cacheBytes, maxBytes int64, rescan time.
 		}
 	}
 	return &proguardResolver{dirs: dirs, maxBytes: maxBytes, rescanInterval: rescan,
-		mappings: symbolication.NewCache[string, *proguard.Mapping](cacheBytes)}, nil
+		mappings: symbolication.NewCache[string, *proguard.Mapping](cacheBytes).WithErrorTTL(max(rescan, time.Nanosecond))}, nil
 }
 
 // Resolve de-obfuscates one JVM frame: Frame.Module the obfuscated class,

@@ -62,10 +62,13 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if opts.MaxArtifactBytes <= 0 {
 		opts.MaxArtifactBytes = 256 << 20
 	}
+	// A map that was missing or broken is looked for again after a
+	// rescan interval: a release deployed later is found.
+	retry := max(opts.RescanInterval, time.Nanosecond)
 	return &Resolver{
 		opts:  opts,
-		maps:  symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes),
-		paths: symbolication.NewCache[string, mapSource](pathCacheBytes),
+		maps:  symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
+		paths: symbolication.NewCache[string, mapSource](pathCacheBytes).WithErrorTTL(retry),
 	}, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,4 +191,25 @@ func writeFile(t *testing.T, p, content string) {
 	t.Helper()
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+// TestResolveFindsAMapDeployedLater: a frame asked for before its map was
+// there resolves once the rescan interval has passed.
+func TestResolveFindsAMapDeployedLater(t *testing.T) {
+	bundle := readString(t, bundlePath)
+	line, col := v8Position(t, bundle, "(t){for(let e=2;e*e")
+	dir := t.TempDir()
+	r, err := NewResolver(Options{Dirs: []string{dir}, MaxCacheBytes: 1 << 20, RescanInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	in := symbolication.Lookup{Frame: symbolication.Frame{File: "https://example.com/app.min.js", Line: line, Column: col}}
+	_, err = r.Resolve(context.Background(), in)
+	require.ErrorIs(t, err, symbolication.ErrNoArtifact)
+
+	writeFile(t, filepath.Join(dir, "app.min.js.map"), readString(t, bundlePath+".map"))
+	_, err = r.Resolve(context.Background(), in)
+	require.ErrorIs(t, err, symbolication.ErrNoArtifact, "within the interval the miss is remembered")
+	time.Sleep(60 * time.Millisecond)
+	got, err := r.Resolve(context.Background(), in)
+	require.NoError(t, err)
+	assert.Equal(t, "isPrime", got[0].Function)
 }
