@@ -95,7 +95,7 @@ func TestEBPFProfilerFixture(t *testing.T) {
 			checked++
 		}
 	}
-	t.Logf("%d native addresses of %d installed images checked against addr2line", checked, len(byImage))
+	t.Logf("%d native addresses of %d installed images checked against eu-addr2line", checked, len(byImage))
 	if _, ok := local["571d98e01096d5c1c32420d229a6731a0a50d2a0"]; ok {
 		assert.True(t, names["_PyEval_EvalFrameDefault"], "the interpreter loop is on python's stacks")
 	}
