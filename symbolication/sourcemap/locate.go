@@ -91,7 +91,7 @@ func findMapByPath(dirs []string, file string) (mapSource, error) {
 				return mapSource{path: bundle + ".map"}, nil
 			}
 			if isFile(bundle) {
-				return mapOfBundle(bundle)
+				return mapOfBundle(dir, bundle)
 			}
 		}
 	}
@@ -104,8 +104,9 @@ func isFile(p string) bool {
 }
 
 // mapOfBundle follows a local bundle's sourceMappingURL comment to its map:
-// a file beside it (relative URLs only: no network) or an inline data: URL.
-func mapOfBundle(bundle string) (mapSource, error) {
+// a file beside it (relative URLs only: no network, and never outside the
+// configured directory root) or an inline data: URL.
+func mapOfBundle(root, bundle string) (mapSource, error) {
 	tail, err := readTail(bundle)
 	if err != nil {
 		return mapSource{}, err
@@ -123,7 +124,17 @@ func mapOfBundle(bundle string) (mapSource, error) {
 	if err != nil {
 		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q: %w", bundle, ref, err)
 	}
-	return mapSource{path: filepath.Join(filepath.Dir(bundle), filepath.FromSlash(path.Clean(rel)))}, nil
+	p := filepath.Join(filepath.Dir(bundle), filepath.FromSlash(path.Clean(rel)))
+	if !within(root, p) {
+		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q leads outside %s: %w", bundle, ref, root, errNotFound)
+	}
+	return mapSource{path: p}, nil
+}
+
+// within reports whether p is root or below it.
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func readTail(file string) ([]byte, error) {
@@ -210,7 +221,7 @@ func scanDebugIDs(dirs []string, maxBytes int64) (map[string]mapSource, error) {
 			if err != nil || d.IsDir() {
 				return err
 			}
-			id, src := debugIDOfFile(p, maxBytes)
+			id, src := debugIDOfFile(dir, p, maxBytes)
 			if id != "" {
 				if _, dup := index[id]; !dup || !src.inline {
 					index[id] = src
@@ -227,7 +238,7 @@ func scanDebugIDs(dirs []string, maxBytes int64) (map[string]mapSource, error) {
 
 // debugIDOfFile returns the debug id of a map or bundle file and where its
 // map is; "" for other files and files without one.
-func debugIDOfFile(p string, maxBytes int64) (string, mapSource) {
+func debugIDOfFile(root, p string, maxBytes int64) (string, mapSource) {
 	switch strings.ToLower(filepath.Ext(p)) {
 	case ".map":
 		b, err := readFileLimited(p, maxBytes)
@@ -243,7 +254,7 @@ func debugIDOfFile(p string, maxBytes int64) (string, mapSource) {
 			return "", mapSource{}
 		}
 		if m := bundleDebugID.FindSubmatch(b); m != nil {
-			if src, err := mapOfBundle(p); err == nil {
+			if src, err := mapOfBundle(root, p); err == nil {
 				return strings.ToLower(string(m[1])), src
 			}
 		}

@@ -134,6 +134,10 @@ func TestResolveFindsTheMap(t *testing.T) {
 		{name: "sourceMappingURL of the bundle copy", file: "https://example.com/static/js/main.js", layout: withComment("//# sourceMappingURL=../maps/main.js.map")},
 		{name: "inline data URL", file: "/srv/app/static/js/main.js", layout: withComment("//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString([]byte(mapJSON)))},
 		{name: "debug id wins over the path", file: "https://elsewhere.example/x.js", debugID: strings.ToUpper(id), layout: withComment("//# sourceMappingURL=../maps/main.js.map")},
+		{name: "sourceMappingURL out of the directory is not followed", file: "https://example.com/static/js/main.js", layout: func(t *testing.T, dir string) {
+			withComment("//# sourceMappingURL=../../../outside.js.map")(t, dir)
+			writeFile(t, filepath.Join(dir, "..", "outside.js.map"), mapJSON)
+		}, wantErr: symbolication.ErrNoArtifact},
 		{name: "absolute sourceMappingURL is not followed", file: "https://example.com/static/js/main.js", layout: withComment("//# sourceMappingURL=https://example.com/main.js.map"), wantErr: symbolication.ErrNoArtifact},
 		{name: "unknown file", file: "https://example.com/other.js", layout: func(*testing.T, string) {}, wantErr: symbolication.ErrNoArtifact},
 		{name: "node internal", file: "node:internal/timers", layout: func(*testing.T, string) {}, wantErr: symbolication.ErrNoArtifact},
