@@ -108,13 +108,20 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 	images := readImages(d, pd)
 	locs := d.d.LocationTable()
 	var counts outcomeCounts
+	// Scratch space reused from location to location.
+	var targets []target
+	var answers [][]symbolication.Frame
 	for i := 1; i < locs.Len(); i++ {
 		loc := locs.At(i)
-		kind, targets := s.targetsOf(d, images, int32(i), loc)
+		var kind symbolication.Kind
+		kind, targets = s.targetsOf(targets[:0], d, images, int32(i), loc)
 		if len(targets) == 0 {
 			continue
 		}
-		answers := make([][]symbolication.Frame, len(targets))
+		answers = answers[:0]
+		for range targets {
+			answers = append(answers, nil)
+		}
 		for j, t := range targets {
 			answer, hit, err := s.resolve(ctx, kind, t.in)
 			counts.add(kind, hit, err)

@@ -142,7 +142,7 @@ type target struct {
 
 // targetsOf returns the kind of a location and what in it to resolve;
 // nothing when no configured kind recognises it.
-func (s *symbolicator) targetsOf(d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
+func (s *symbolicator) targetsOf(dst []target, d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
 	frameType, module, resolved := "", "", false
 	d.attrsOf(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
@@ -156,10 +156,10 @@ func (s *symbolicator) targetsOf(d *dictionary, im images, li int32, loc pprofil
 		}
 	})
 	if resolved {
-		return "", nil
+		return "", dst[:0]
 	}
 	if _, ok := s.resolvers[symbolication.KindSourceMap]; ok && (frameType == "" || frameType == semconv.ProfileFrameTypeV8JS.Value.AsString()) {
-		if t := jsTargets(d, im, loc, frameType != ""); len(t) > 0 {
+		if t := jsTargets(dst, d, im, loc, frameType != ""); len(t) > 0 {
 			return symbolication.KindSourceMap, t
 		}
 	}
@@ -168,23 +168,22 @@ func (s *symbolicator) targetsOf(d *dictionary, im images, li int32, loc pprofil
 		if im.locationUUID != nil {
 			uuid = im.locationUUID[li]
 		}
-		if t := jvmTargets(d, uuid, loc, module); len(t) > 0 {
+		if t := jvmTargets(dst, d, uuid, loc, module); len(t) > 0 {
 			return symbolication.KindProGuard, t
 		}
 	}
 	if _, ok := s.resolvers[symbolication.KindNative]; ok {
-		if t := nativeTargets(d, loc); len(t) > 0 {
+		if t := nativeTargets(dst, d, loc); len(t) > 0 {
 			return symbolication.KindNative, t
 		}
 	}
-	return "", nil
+	return "", dst[:0]
 }
 
 // jvmTargets: the lines of a JVM location, each method with its class: the
 // frame's module (Sentry's Android frames), else the name's part before
 // its last dot (ART method traces name methods Class.method).
-func jvmTargets(d *dictionary, uuid string, loc pprofile.Location, module string) []target {
-	var out []target
+func jvmTargets(out []target, d *dictionary, uuid string, loc pprofile.Location, module string) []target {
 	for j, line := range loc.Lines().All() {
 		fn, ok := d.function(line.FunctionIndex())
 		if !ok {
@@ -215,7 +214,7 @@ func jvmTargets(d *dictionary, uuid string, loc pprofile.Location, module string
 // Sentry's ELF images). The image's load address is the mapping's
 // memory_start − file_offset, which makes the eBPF profiler's ELF file
 // addresses and Sentry's absolute ones both offsets into the file.
-func nativeTargets(d *dictionary, loc pprofile.Location) []target {
+func nativeTargets(out []target, d *dictionary, loc pprofile.Location) []target {
 	mi := loc.MappingIndex()
 	if loc.Lines().Len() > 0 || loc.Address() == 0 || mi <= 0 || int(mi) >= d.d.MappingTable().Len() {
 		return nil
@@ -234,18 +233,17 @@ func nativeTargets(d *dictionary, loc pprofile.Location) []target {
 	if m.FileOffset() <= base {
 		base -= m.FileOffset()
 	}
-	return []target{{line: -1, in: symbolication.Lookup{
+	return append(out, target{line: -1, in: symbolication.Lookup{
 		BuildID:   strings.ToLower(buildID),
 		ImageAddr: base,
 		Frame:     symbolication.Frame{Address: loc.Address(), File: d.str(m.FilenameStrindex())},
-	}}}
+	}})
 }
 
 // jsTargets: the lines of a JavaScript location that have a file, a line
 // and a column, the position a source map resolves. Without a frame type,
 // only files named like JavaScript count.
-func jsTargets(d *dictionary, im images, loc pprofile.Location, isJS bool) []target {
-	var out []target
+func jsTargets(out []target, d *dictionary, im images, loc pprofile.Location, isJS bool) []target {
 	for j, line := range loc.Lines().All() {
 		fn, ok := d.function(line.FunctionIndex())
 		if !ok || line.Line() <= 0 || line.Column() <= 0 || line.Line() > 1<<31 || line.Column() > 1<<31 {

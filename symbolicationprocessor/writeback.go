@@ -23,6 +23,9 @@ const (
 // line as location attributes. Unresolved targets (nil answers) leave
 // their line as it came.
 func writeBack(d *dictionary, loc pprofile.Location, targets []target, answers [][]symbolication.Frame) {
+	if writeInPlace(d, loc, targets, answers) {
+		return
+	}
 	byLine := map[int][]symbolication.Frame{}
 	var addrAnswer []symbolication.Frame
 	var first *target
@@ -59,16 +62,45 @@ func writeBack(d *dictionary, loc pprofile.Location, targets []target, answers [
 	}
 }
 
+// writeInPlace handles the common case without rebuilding the lines: every
+// answer is one frame for one existing line (JavaScript frames). False
+// when the case does not apply.
+func writeInPlace(d *dictionary, loc pprofile.Location, targets []target, answers [][]symbolication.Frame) bool {
+	var first *target
+	for j := range targets {
+		if targets[j].line < 0 || len(answers[j]) > 1 {
+			return false
+		}
+		if len(answers[j]) == 1 && first == nil {
+			first = &targets[j]
+		}
+	}
+	if first == nil {
+		return true
+	}
+	lines := loc.Lines()
+	for j := range targets {
+		if len(answers[j]) == 1 {
+			setFrame(d, lines.At(targets[j].line), answers[j][0])
+		}
+	}
+	keepGenerated(d, loc, first)
+	return true
+}
+
+func setFrame(d *dictionary, l pprofile.Line, f symbolication.Frame) {
+	name := f.Function
+	if f.Module != "" {
+		name = f.Module + "." + f.Function
+	}
+	l.SetFunctionIndex(d.newFunction(name, f.File))
+	l.SetLine(int64(f.Line))
+	l.SetColumn(int64(f.Column))
+}
+
 func appendFrames(d *dictionary, lines pprofile.LineSlice, frames []symbolication.Frame) {
 	for _, f := range frames {
-		name := f.Function
-		if f.Module != "" {
-			name = f.Module + "." + f.Function
-		}
-		l := lines.AppendEmpty()
-		l.SetFunctionIndex(d.newFunction(name, f.File))
-		l.SetLine(int64(f.Line))
-		l.SetColumn(int64(f.Column))
+		setFrame(d, lines.AppendEmpty(), f)
 	}
 }
 
