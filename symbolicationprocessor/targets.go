@@ -21,6 +21,9 @@ const (
 	// attrFrameModule holds a Sentry frame's module: the class of a JVM
 	// method.
 	attrFrameModule = "sentry.frame.module"
+	// attrDebugImages is the profile attribute in which the receiver keeps
+	// every debug_meta image of a Sentry profile.
+	attrDebugImages = "sentry.debug_meta.images"
 )
 
 // images are the artifact identifiers the batch's Mappings carry.
@@ -38,6 +41,8 @@ type images struct {
 	locationUUID map[int32]string
 }
 
+// readImages reads the debug images of a batch out of its Mappings (and,
+// when they name several ProGuard builds, out of each profile).
 func readImages(d *dictionary, pd pprofile.Profiles) images {
 	var im images
 	proguardUUIDs := map[string]bool{}
@@ -73,10 +78,6 @@ func readImages(d *dictionary, pd pprofile.Profiles) images {
 	}
 	return im
 }
-
-// attrDebugImages is the profile attribute in which the receiver keeps
-// every debug_meta image of a Sentry profile.
-const attrDebugImages = "sentry.debug_meta.images"
 
 // proguardUUIDsByLocation assigns each location the ProGuard UUID of the
 // profiles whose samples use it, from their sentry.debug_meta.images.
