@@ -38,8 +38,9 @@ type class struct {
 type member struct {
 	name, class        string // original method and the class it came from
 	start, end         int32  // minified line range (hasRange)
-	origStart, origEnd int32  // original lines, 0 when absent
+	origStart, origEnd int32  // original lines (hasOriginal)
 	hasRange           bool
+	hasOriginal        bool            // origStart/origEnd were written (":0:0" means unknown)
 	outline            bool            // R8 outline method: its frame is replaced by its call site's
 	outlineCallsite    map[int32]int32 // outline position → line in this method
 }
@@ -208,13 +209,15 @@ func (m *Mapping) frames(members []member, line, start int32) []Frame {
 // single original line (all callers of an inlined body, most R8 ranges)
 // is that line; an original range maps line by line from its start; no
 // original line at all (ProGuard without optimisation) means the line was
-// not changed.
+// not changed; R8's ":0:0" means it is not known.
 func originalLine(mb member, line, start int32) int32 {
 	switch {
-	case mb.origStart == 0 && mb.origEnd == 0:
+	case !mb.hasOriginal:
 		if mb.hasRange {
 			return line
 		}
+		return 0
+	case mb.origStart == 0 && mb.origEnd == 0:
 		return 0
 	case line == 0 || mb.origEnd == mb.origStart:
 		return mb.origStart
