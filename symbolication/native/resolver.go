@@ -181,6 +181,9 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		r.mu.Unlock()
 		select {
 		case <-call.done:
+			if call.err != nil && isContextErr(call.err) && ctx.Err() == nil {
+				return r.image(ctx, buildID) // the loader gave up; this caller has not
+			}
 			return call.img, call.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -199,12 +202,16 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		call.err = fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes", id, call.img.size, errTooLarge, r.cache.max)
 		call.img = nil
 		r.remember(id, call.err)
-	case call.err != nil && ctx.Err() == nil:
+	case call.err != nil && ctx.Err() == nil && !isContextErr(call.err):
 		r.remember(id, call.err)
 	}
 	r.mu.Unlock()
 	close(call.done)
 	return call.img, call.err
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // remember keeps a failure for missTTL. The caller holds mu.
