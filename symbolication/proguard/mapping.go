@@ -253,21 +253,34 @@ func (m *Mapping) SkippedLines() int { return m.skipped }
 
 // Size returns an estimate of the memory the mapping holds, in bytes, for
 // caches bounded in bytes: the distinct strings, the member and index
-// records, and the maps' entries.
+// records, and the maps (as Go lays them out: slot groups of eight).
 func (m *Mapping) Size() int64 {
-	const mapEntry = 48 // key header, value word and bucket overhead, rounded
+	const ptr, str, slice = 8, 16, 24
 	size := int64(unsafe.Sizeof(*m)) + m.stringBytes
-	size += int64(len(m.files)) * mapEntry
+	size += mapBytes(len(m.classes), str+ptr) + mapBytes(len(m.files), 2*str)
 	for _, c := range m.classes {
-		size += mapEntry + int64(unsafe.Sizeof(*c))
+		size += int64(unsafe.Sizeof(*c))
+		size += mapBytes(len(c.methods), str+slice) + mapBytes(len(c.groups), str+ptr)
 		for obf, members := range c.methods {
 			idx := c.groups[obf]
-			size += 2*mapEntry + int64(cap(members))*int64(unsafe.Sizeof(member{}))
+			size += int64(cap(members)) * int64(unsafe.Sizeof(member{}))
 			size += int64(unsafe.Sizeof(*idx)) + int64(cap(idx.groups))*int64(unsafe.Sizeof(group{}))
 			for _, mb := range members {
-				size += int64(len(mb.outlineCallsite)) * mapEntry
+				if mb.outlineCallsite != nil {
+					size += mapBytes(len(mb.outlineCallsite), 8)
+				}
 			}
 		}
 	}
 	return size
+}
+
+// mapBytes estimates a Go map of n entries of entryBytes each: slots in
+// groups of eight with a control word, filled to at most 7/8, plus the
+// map header.
+func mapBytes(n, entryBytes int) int64 {
+	const header, groupSlots = 48, 8
+	slots := max(groupSlots, (n*8+6)/7)
+	groups := (slots + groupSlots - 1) / groupSlots
+	return int64(header + groups*(8+groupSlots*entryBytes))
 }
