@@ -266,3 +266,27 @@ func layoutBytes(t *testing.T, dir, id string, data []byte) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.WriteFile(p, data, 0o644))
 }
+
+// TestWaiterOutlivesCanceledLoader: a caller waiting on a load whose own
+// caller gives up loads the file itself instead of inheriting the
+// cancellation.
+func TestWaiterOutlivesCanceledLoader(t *testing.T) {
+	fake, srv := newFake(t, map[string][]byte{idA: elfWithFunc(t, idA, 0)})
+	fake.delay = 300 * time.Millisecond
+	r, err := NewResolver(Options{DebuginfodURLs: []string{srv.URL}, CacheDir: t.TempDir()})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	loaderErr := make(chan error, 1)
+	go func() {
+		_, err := r.Resolve(ctx, idA, 0x1000)
+		loaderErr <- err
+	}()
+	require.Eventually(t, func() bool { return fake.count(idA) == 1 }, 5*time.Second, time.Millisecond, "the first call is loading")
+	frames, err := r.Resolve(context.Background(), idA, 0x1000)
+	require.NoError(t, err)
+	assert.Equal(t, []Frame{{Function: "handler_aaaa"}}, frames)
+	assert.ErrorIs(t, <-loaderErr, context.DeadlineExceeded)
+	assert.Equal(t, 2, fake.count(idA))
+}

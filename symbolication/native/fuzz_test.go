@@ -8,12 +8,13 @@ import (
 	"testing"
 )
 
-// FuzzLoadImage: any bytes load as an image or fail with an error (never a
-// panic of debug/elf or debug/dwarf), and a loaded image resolves any
-// address.
+// FuzzLoadImage: any bytes load as an ELF or Mach-O image or fail with an
+// error (never a panic of debug/elf, debug/macho or debug/dwarf), and a
+// loaded image resolves any address.
 func FuzzLoadImage(f *testing.F) {
 	f.Add(writeELF(f, "0011223344556677", 0, []testFunc{{"alpha", 0x1000, 0x20}, {"_ZN3foo3barEi", 0x1020, 0}}, 0))
 	f.Add([]byte("\x7fELF\x02\x01\x01"))
+	f.Add([]byte("\xcf\xfa\xed\xfe\x07\x00\x00\x01\x03\x00\x00\x00\x06\x00\x00\x00\x01\x00\x00\x00\x18\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x1b\x00\x00\x00\x18\x00\x00\x00abcdefghijklmnop"))
 	if data, ok := compiledSeed(f); ok {
 		f.Add(data)
 	}
@@ -21,7 +22,9 @@ func FuzzLoadImage(f *testing.F) {
 		_, _ = buildIDOf(bytes.NewReader(data))
 		img, err := loadImage(bytes.NewReader(data))
 		if err != nil {
-			return
+			if img, err = loadMachO(bytes.NewReader(data), ""); err != nil {
+				return
+			}
 		}
 		if img.size <= 0 {
 			t.Fatalf("size %d", img.size)

@@ -79,11 +79,18 @@ func runTool(t testing.TB, name string, args ...string) string {
 // checked against. Frames it cannot place have Function "??" or Line 0.
 func addr2line(t testing.TB, file string, addrs []uint64) map[uint64][]Frame {
 	t.Helper()
+	return symbolize(t, "addr2line", file, addrs)
+}
+
+// symbolize runs addr2line or a tool with its interface and output
+// (llvm-symbolizer --output-style=GNU).
+func symbolize(t testing.TB, tool, file string, addrs []uint64, flags ...string) map[uint64][]Frame {
+	t.Helper()
 	var in strings.Builder
 	for _, a := range addrs {
 		fmt.Fprintf(&in, "%#x\n", a)
 	}
-	cmd := exec.Command("addr2line", "-a", "-f", "-i", "-C", "-e", file)
+	cmd := exec.Command(tool, append(flags, "-a", "-f", "-i", "-C", "-e", file)...)
 	cmd.Stdin = strings.NewReader(in.String())
 	out, err := cmd.Output()
 	require.NoError(t, err)

@@ -23,13 +23,26 @@ type image struct {
 // errNotELF marks content that is not an ELF file at all.
 var errNotELF = errors.New("not an ELF file")
 
-// loadImageFile loads the debug file at path.
-func loadImageFile(path string) (*image, error) {
+// loadImageFile loads the debug file at path (for a universal Mach-O
+// file, its first architecture).
+func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "") }
+
+// loadImageFileID loads the image with id from the ELF or Mach-O file at
+// path.
+func loadImageFileID(path, id string) (*image, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	var magic [4]byte
+	if _, err := f.ReadAt(magic[:], 0); err == nil && isMachO(magic) {
+		img, err := loadMachO(f, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return img, nil
+	}
 	img, err := loadImage(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

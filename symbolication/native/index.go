@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // maxScannedFiles bounds the scan of the debug directories: a directory
@@ -69,29 +70,52 @@ func newDebugIndex(dirs []string) (*debugIndex, error) {
 	return idx, nil
 }
 
-// add indexes path if it is an ELF file with a build id, keeping the best
-// file per id.
+// add indexes path if it is an ELF or Mach-O file with a build id or
+// UUID, keeping the best file per id.
 func (idx *debugIndex) add(path string) {
-	id, q, err := inspectFile(path)
+	found, err := inspectFile(path)
 	if err != nil {
 		return
 	}
-	if cur, ok := idx.byID[id]; !ok || q > cur.quality {
-		idx.byID[id] = indexedFile{path: path, quality: q}
+	for _, f := range found {
+		if cur, ok := idx.byID[f.id]; !ok || f.quality > cur.quality {
+			idx.byID[f.id] = indexedFile{path: path, quality: f.quality}
+		}
 	}
 }
 
-// inspectFile reads an ELF file's build id and how much debug data it has.
-func inspectFile(path string) (id string, q quality, err error) {
+// imageInfo is one image of a file: its id and how much debug data it has.
+type imageInfo struct {
+	id      string
+	quality quality
+}
+
+// inspectFile reads the ids of a file's images (one for ELF, one per
+// architecture for a universal Mach-O file) and their debug data.
+func inspectFile(path string) ([]imageInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
 	defer f.Close()
 	var magic [4]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != elf.ELFMAG {
-		return "", 0, errNotELF
+	if _, err := f.ReadAt(magic[:], 0); err != nil {
+		return nil, errNotELF
 	}
+	switch {
+	case string(magic[:]) == elf.ELFMAG:
+		id, q, err := inspectELF(f)
+		if err != nil {
+			return nil, err
+		}
+		return []imageInfo{{id: id, quality: q}}, nil
+	case isMachO(magic):
+		return inspectMachO(f)
+	}
+	return nil, errNotELF
+}
+
+func inspectELF(f *os.File) (id string, q quality, err error) {
 	if id, err = buildIDOf(f); err != nil {
 		return "", 0, err
 	}
@@ -111,6 +135,36 @@ func inspectFile(path string) (id string, q quality, err error) {
 		q = qualitySymtab
 	}
 	return id, q, nil
+}
+
+func inspectMachO(f *os.File) (out []imageInfo, err error) {
+	files, err := machoFiles(f)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			out, err = nil, fmt.Errorf("malformed Mach-O: %v", p)
+		}
+	}()
+	for _, mf := range files {
+		id := machoUUID(mf)
+		if id == "" {
+			continue
+		}
+		q := qualityDynsym
+		switch {
+		case machoHasDWARF(mf):
+			q = qualityDWARF
+		case mf.Symtab != nil && len(mf.Symtab.Syms) > 0:
+			q = qualitySymtab
+		}
+		out = append(out, imageInfo{id: id, quality: q})
+	}
+	if len(out) == 0 {
+		return nil, errNoImageID
+	}
+	return out, nil
 }
 
 // candidates lists local files for id, best first, and whether the best
@@ -147,19 +201,18 @@ func isFile(path string) bool {
 // errBuildIDMismatch: a file found for a build id carries another one.
 var errBuildIDMismatch = errors.New("build id mismatch")
 
-// checkBuildID verifies that the file at path has build id id.
+// checkBuildID verifies that the file at path has an image with id.
 func checkBuildID(path, id string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	got, err := buildIDOf(f)
+	found, err := inspectFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if got != id {
-		return fmt.Errorf("%s: %w: has %s, want %s", path, errBuildIDMismatch, got, id)
+	var ids []string
+	for _, f := range found {
+		if f.id == id {
+			return nil
+		}
+		ids = append(ids, f.id)
 	}
-	return nil
+	return fmt.Errorf("%s: %w: has %s, want %s", path, errBuildIDMismatch, strings.Join(ids, ", "), id)
 }

@@ -16,8 +16,9 @@ import (
 type Options struct {
 	// DebugDirs are searched for debug files by build id: first the
 	// `.build-id/xx/rest.debug` layout (and `.build-id/xx/rest`, the binary
-	// itself), then every ELF file found under them when the Resolver was
-	// made, indexed by its build id.
+	// itself), then every ELF and Mach-O file found under them (dSYM
+	// bundles included) when the Resolver was made, indexed by build id or
+	// UUID.
 	DebugDirs []string
 	// DebuginfodURLs are debuginfod servers, asked in order when no local
 	// file has DWARF or a symbol table. No network access without them.
@@ -108,13 +109,15 @@ func NewResolver(opts Options) (*Resolver, error) {
 	return r, nil
 }
 
-// Resolve returns the frames at addr in the image with the GNU build id
-// buildID (hex, as in process.executable.build_id.gnu or Sentry's
-// code_id), innermost first: inlined functions, then the function that
-// contains them.
+// Resolve returns the frames at addr in the image named buildID,
+// innermost first: inlined functions, then the function that contains
+// them. buildID is an ELF image's GNU build id (hex, as in
+// process.executable.build_id.gnu or Sentry's code_id) or a Mach-O image's
+// LC_UUID (Sentry's debug_id of a macho image); case and hyphens do not
+// matter.
 //
-// addr is a virtual address of the ELF file: the address space of its
-// program headers, symbols and DWARF. The OpenTelemetry eBPF profiler
+// addr is a virtual address of the image file: the address space of its
+// program headers (load commands), symbols and DWARF. The OpenTelemetry eBPF profiler
 // reports addresses so; for Sentry's absolute instruction_addr use
 // ResolveAbsolute. Return addresses of caller frames are not adjusted:
 // pass addr-1 for them to land in the call instruction.
@@ -131,10 +134,12 @@ func (r *Resolver) Resolve(ctx context.Context, buildID string, addr uint64) ([]
 
 // ResolveAbsolute resolves a Sentry native frame: instruction_addr is
 // where the code ran and imageAddr the image's image_addr, where its first
-// mapping was loaded. The ELF address is instructionAddr - imageAddr plus
-// the page-aligned address of the image's first loadable segment (0 for
-// PIE executables and shared libraries, 0x400000 for classic x86-64
-// executables), which Sentry calls image_vmaddr and its SDKs leave out.
+// mapping was loaded. The image address is instructionAddr - imageAddr
+// plus what Sentry calls image_vmaddr, read from the file since SDKs leave
+// it out: the page-aligned address of an ELF file's first loadable segment
+// (0 for PIE executables and shared libraries, 0x400000 for classic x86-64
+// executables), or a Mach-O file's __TEXT segment (0 for dylibs,
+// 0x100000000 for 64-bit executables).
 func (r *Resolver) ResolveAbsolute(ctx context.Context, buildID string, instructionAddr, imageAddr uint64) ([]Frame, error) {
 	if instructionAddr < imageAddr {
 		return nil, fmt.Errorf("native: instruction address %#x below image address %#x", instructionAddr, imageAddr)
@@ -159,7 +164,7 @@ func (r *Resolver) Close() error {
 // image returns the loaded image for a build id, loading it once however
 // many callers ask at the same time.
 func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
-	id := strings.ToLower(buildID)
+	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
 	if !validBuildID(id) {
 		return nil, fmt.Errorf("native: build id %q: want 2 to 64 hex bytes", buildID)
 	}
@@ -176,6 +181,9 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		r.mu.Unlock()
 		select {
 		case <-call.done:
+			if call.err != nil && isContextErr(call.err) && ctx.Err() == nil {
+				return r.image(ctx, buildID) // the loader gave up; this caller has not
+			}
 			return call.img, call.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
@@ -194,12 +202,16 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		call.err = fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes", id, call.img.size, errTooLarge, r.cache.max)
 		call.img = nil
 		r.remember(id, call.err)
-	case call.err != nil && ctx.Err() == nil:
+	case call.err != nil && ctx.Err() == nil && !isContextErr(call.err):
 		r.remember(id, call.err)
 	}
 	r.mu.Unlock()
 	close(call.done)
 	return call.img, call.err
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // remember keeps a failure for missTTL. The caller holds mu.
@@ -228,7 +240,7 @@ func (r *Resolver) load(ctx context.Context, id string) (*image, error) {
 			errs = append(errs, err)
 			return nil
 		}
-		img, err := loadImageFile(path)
+		img, err := loadImageFileID(path, id)
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -13,6 +13,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("A -> a:\n    1:2:void f():3:4 -> b\n# {\"id\":\"com.android.tools.r8.outlineCallsite\",\"positions\":{\"1\":2}}\n"))
 	f.Add([]byte("A -> a:\n    1:10:void outer():1:10 -> a\n    5:6:void inner():20:21 -> a\n"))
 	f.Add([]byte("A -> a:\n    2147483647:2147483647:void f():2147483647:0 -> a\n"))
+	f.Add([]byte(outlineMapping))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := Parse(bytes.NewReader(data))
 		if err != nil {
@@ -36,5 +37,16 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		_ = m.Remap(strings.Repeat("x", 3), "y", 1)
+		var stack []StackFrame
+		for obf, c := range m.classes {
+			for method, members := range c.methods {
+				stack = append(stack, StackFrame{Class: obf, Method: method, Line: int(members[0].start)})
+			}
+		}
+		for _, fr := range m.RemapStack(stack) {
+			if fr.Method == "" || fr.Line < 0 {
+				t.Fatalf("RemapStack gave %+v", fr)
+			}
+		}
 	})
 }

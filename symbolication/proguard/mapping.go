@@ -38,8 +38,9 @@ type class struct {
 type member struct {
 	name, class        string // original method and the class it came from
 	start, end         int32  // minified line range (hasRange)
-	origStart, origEnd int32  // original lines, 0 when absent
+	origStart, origEnd int32  // original lines (hasOriginal)
 	hasRange           bool
+	hasOriginal        bool            // origStart/origEnd were written (":0:0" means unknown)
 	outline            bool            // R8 outline method: its frame is replaced by its call site's
 	outlineCallsite    map[int32]int32 // outline position → line in this method
 }
@@ -208,13 +209,15 @@ func (m *Mapping) frames(members []member, line, start int32) []Frame {
 // single original line (all callers of an inlined body, most R8 ranges)
 // is that line; an original range maps line by line from its start; no
 // original line at all (ProGuard without optimisation) means the line was
-// not changed.
+// not changed; R8's ":0:0" means it is not known.
 func originalLine(mb member, line, start int32) int32 {
 	switch {
-	case mb.origStart == 0 && mb.origEnd == 0:
+	case !mb.hasOriginal:
 		if mb.hasRange {
 			return line
 		}
+		return 0
+	case mb.origStart == 0 && mb.origEnd == 0:
 		return 0
 	case line == 0 || mb.origEnd == mb.origStart:
 		return mb.origStart
@@ -250,21 +253,34 @@ func (m *Mapping) SkippedLines() int { return m.skipped }
 
 // Size returns an estimate of the memory the mapping holds, in bytes, for
 // caches bounded in bytes: the distinct strings, the member and index
-// records, and the maps' entries.
+// records, and the maps (as Go lays them out: slot groups of eight).
 func (m *Mapping) Size() int64 {
-	const mapEntry = 48 // key header, value word and bucket overhead, rounded
+	const ptr, str, slice = 8, 16, 24
 	size := int64(unsafe.Sizeof(*m)) + m.stringBytes
-	size += int64(len(m.files)) * mapEntry
+	size += mapBytes(len(m.classes), str+ptr) + mapBytes(len(m.files), 2*str)
 	for _, c := range m.classes {
-		size += mapEntry + int64(unsafe.Sizeof(*c))
+		size += int64(unsafe.Sizeof(*c))
+		size += mapBytes(len(c.methods), str+slice) + mapBytes(len(c.groups), str+ptr)
 		for obf, members := range c.methods {
 			idx := c.groups[obf]
-			size += 2*mapEntry + int64(cap(members))*int64(unsafe.Sizeof(member{}))
+			size += int64(cap(members)) * int64(unsafe.Sizeof(member{}))
 			size += int64(unsafe.Sizeof(*idx)) + int64(cap(idx.groups))*int64(unsafe.Sizeof(group{}))
 			for _, mb := range members {
-				size += int64(len(mb.outlineCallsite)) * mapEntry
+				if mb.outlineCallsite != nil {
+					size += mapBytes(len(mb.outlineCallsite), 8)
+				}
 			}
 		}
 	}
 	return size
+}
+
+// mapBytes estimates a Go map of n entries of entryBytes each: slots in
+// groups of eight with a control word, filled to at most 7/8, plus the
+// map header.
+func mapBytes(n, entryBytes int) int64 {
+	const header, groupSlots = 48, 8
+	slots := max(groupSlots, (n*8+6)/7)
+	groups := (slots + groupSlots - 1) / groupSlots
+	return int64(header + groups*(8+groupSlots*entryBytes))
 }

@@ -175,3 +175,52 @@ func TestUUIDOf(t *testing.T) {
 	assert.Equal(t, "4f44f30f-24be-53d0-bab6-f47c7120ad6c", formatUUID(uuidV5(dnsNamespace, []byte("guardsquare.com"))),
 		"the name space is uuid5(DNS, guardsquare.com)")
 }
+
+// outlineMapping is R8's outline example: outline.Class.outline is an
+// outline; outlineCaller calls it at minified line 27, where the outline's
+// positions 1 and 2 stand for the caller's minified lines 4 and 5.
+const outlineMapping = `# compiler: R8
+# compiler_version: 2.0
+outline.Class -> a:
+    1:2:int outline() -> a
+# { "id":"com.android.tools.r8.outline" }
+some.Class -> b:
+    4:4:int outlineCaller(int):98:98 -> s
+    5:5:int outlineCaller(int):100:100 -> s
+    27:27:int outlineCaller(int):0:0 -> s
+# { "id":"com.android.tools.r8.outlineCallsite", "positions": { "1": 4, "2": 5 }, "outline":"La;a()I"}
+    30:30:void main(java.lang.String[]):7:7 -> t
+`
+
+func TestRemapStackOutlines(t *testing.T) {
+	m, err := Parse(strings.NewReader(outlineMapping))
+	require.NoError(t, err)
+	tests := []struct {
+		name  string
+		stack []StackFrame
+		want  []Frame
+	}{
+		{"outline position 1", []StackFrame{{"a", "a", 1}, {"b", "s", 27}, {"b", "t", 30}}, []Frame{
+			{"some.Class", "outlineCaller", "Class.java", 98},
+			{"some.Class", "main", "Class.java", 7},
+		}},
+		{"outline position 2", []StackFrame{{"a", "a", 2}, {"b", "s", 27}}, []Frame{
+			{"some.Class", "outlineCaller", "Class.java", 100},
+		}},
+		{"no outline: the call site line itself", []StackFrame{{"b", "s", 4}}, []Frame{
+			{"some.Class", "outlineCaller", "Class.java", 98},
+		}},
+		{"unknown frames kept", []StackFrame{{"java.lang.Thread", "run", 12}, {"b", "t", 30}}, []Frame{
+			{"java.lang.Thread", "run", "", 12},
+			{"some.Class", "main", "Class.java", 7},
+		}},
+		{"outline position the call site does not list", []StackFrame{{"a", "a", 9}, {"b", "s", 27}}, []Frame{
+			{"some.Class", "outlineCaller", "Class.java", 0},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, m.RemapStack(tt.stack))
+		})
+	}
+}

@@ -212,7 +212,7 @@ func parseOriginalLines(m *member, tail string) bool {
 	if err != nil {
 		return false
 	}
-	m.origStart, m.origEnd = start, start
+	m.origStart, m.origEnd, m.hasOriginal = start, start, true
 	if hasSecond {
 		end, err := parseLineNumber(second)
 		if err != nil {
