@@ -38,7 +38,7 @@ FUZZ_PKGS ?= ./...
 E2E ?=
 # The real-SDK clients' npm directories: `npm ci` runs in each when its
 # lockfile is newer than its installed node_modules.
-E2E_NPM_DIRS := e2e/node e2e/node10 e2e/node9 e2e/node8 e2e/browser
+E2E_NPM_DIRS := e2e/node e2e/node10 e2e/node9 e2e/node8 e2e/browser e2e/symbolication
 E2E_NPM_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(E2E_NPM_DIRS))
 # The per-client table TestSDKs writes and `make e2e` prints.
 E2E_TABLE := $(CURDIR)/e2e/.work/sdks.txt
@@ -95,13 +95,13 @@ unit:
 smoke: build
 	OTELCOL_BIN=$(COLLECTOR) SENTRYPROF_BIN=$(SENTRYPROF) $(GO) test -count=1 -run '^(TestCollector|TestSentryprof)' -v ./e2e
 
-## e2e: run every real Sentry SDK (node 8, 9, 10 and 11, browser 10 and 11 in headless Chromium, sentry-go, Debian's sentry-python 1.x under WSGI) against the built collector, then print a per-client table; node 11 and node 9 also through forwarding to a stand-in Sentry
+## e2e: run every real Sentry SDK (node 8, 9, 10 and 11, browser 10 and 11 in headless Chromium, sentry-go, Debian's sentry-python 1.x under WSGI) against the built collector, then print a per-client table; node 11 and node 9 also through forwarding to a stand-in Sentry; minified browser and Node builds through the symbolication processor
 # Clients run four at a time: most of a run is waiting (collector start,
 # the SDK's flush, Chromium), so more than the two cores pays.
 e2e: $(COLLECTOR) $(E2E_NPM_STAMPS)
 	@mkdir -p $(dir $(E2E_TABLE)); rm -f $(E2E_TABLE)
 	@status=0; \
-	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestForwardRealSDK)$$' -v ./e2e || status=$$?; \
+	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestForwardRealSDK|TestSymbolicationRealBuilds)$$' -v ./e2e || status=$$?; \
 	if [ -f $(E2E_TABLE) ]; then echo; echo "make e2e: per-client results"; cat $(E2E_TABLE); fi; \
 	exit $$status
 

@@ -12,6 +12,16 @@
 //     out. `make e2e` runs it and prints its per-client table, and
 //     TestForwardRealSDK, which checks forwarding to a stand-in Sentry with
 //     node 11 (a User-Agent present) and node 9 (none).
+//   - TestSymbolicationRealBuilds (E2E=1) writes a small application,
+//     builds it for the browser and for Node with symbolication/build.mjs
+//     (esbuild, minified, source maps, debug ids injected by
+//     @sentry/esbuild-plugin with upload and telemetry off), profiles each
+//     build with the real SDK (@sentry/browser 11.1.0 in headless Chromium,
+//     the bundle served at a path unlike the build's so that only its debug
+//     id finds the map; @sentry/profiling-node 11.1.0 in V8's caller-line
+//     mode) through the receiver and the symbolication processor, and
+//     checks that the hot frames come out with the names, file and lines of
+//     the source it wrote. `make e2e` runs it.
 //
 // # The real-SDK clients
 //

@@ -1,0 +1,39 @@
+package native
+
+import (
+	"strings"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// demangleName turns a C++ (Itanium ABI) or Rust (legacy or v0) linkage
+// name into the source-level name; any other name is returned as is.
+// C++ keeps its parameter list, which tells overloads apart in a flame
+// graph; GCC's clone suffixes (".constprop.0", ".isra.0", ".cold") are
+// dropped because they name the same source function. A legacy Rust name's
+// trailing "::h<16 hex>" hash is dropped, as Sentry shows Rust functions.
+func demangleName(name string) string {
+	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") && !strings.HasPrefix(name, "__Z") {
+		return name
+	}
+	out, err := demangle.ToString(name, demangle.NoClones, demangle.MaxLength(16))
+	if err != nil {
+		return name
+	}
+	return stripRustHash(out)
+}
+
+// stripRustHash drops the "::h" + 16 hex digits that legacy Rust mangling
+// appends to every path.
+func stripRustHash(s string) string {
+	const hashLen = len("::h") + 16
+	if len(s) <= hashLen || !strings.HasPrefix(s[len(s)-hashLen:], "::h") {
+		return s
+	}
+	for _, c := range s[len(s)-16:] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return s
+		}
+	}
+	return s[:len(s)-hashLen]
+}

@@ -1,0 +1,206 @@
+package native
+
+import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// image is a loaded debug file: what Resolve needs of it, parsed once.
+type image struct {
+	dwarf    *dwarfTables // nil without DWARF
+	syms     symbolTable
+	imageVMA uint64 // page-aligned vaddr of the first PT_LOAD: where image_addr points
+	size     int64
+}
+
+// errNotELF marks content that is not an ELF file at all.
+var errNotELF = errors.New("not an ELF file")
+
+// loadImageFile loads the debug file at path (for a universal Mach-O
+// file, its first architecture).
+func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "") }
+
+// loadImageFileID loads the image with id from the ELF or Mach-O file at
+// path.
+func loadImageFileID(path, id string) (*image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var magic [4]byte
+	if _, err := f.ReadAt(magic[:], 0); err == nil && isMachO(magic) {
+		img, err := loadMachO(f, id)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return img, nil
+	}
+	img, err := loadImage(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return img, nil
+}
+
+// loadImage parses an ELF file's symbols and DWARF. debug/elf and
+// debug/dwarf can panic on hostile input: a panic becomes an error.
+func loadImage(r io.ReaderAt) (img *image, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			img, err = nil, fmt.Errorf("malformed ELF or DWARF: %v", p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errNotELF, err)
+	}
+	img = &image{syms: newSymbolTable(f), imageVMA: imageVMA(f)}
+	if hasDWARF(f) {
+		d, err := f.DWARF()
+		if err != nil {
+			return nil, fmt.Errorf("reading DWARF: %w", err)
+		}
+		if img.dwarf, err = loadDWARF(d, debugInfoSize(f)); err != nil {
+			return nil, err
+		}
+	}
+	img.size = 64 + img.syms.bytes()
+	if img.dwarf != nil {
+		img.size += img.dwarf.bytes()
+	}
+	return img, nil
+}
+
+// hasDWARF reports whether f carries DWARF with content (a stripped file
+// may keep section headers of type NOBITS).
+func hasDWARF(f *elf.File) bool {
+	for _, name := range []string{".debug_info", ".zdebug_info"} {
+		if s := f.Section(name); s != nil && s.Type != elf.SHT_NOBITS {
+			return true
+		}
+	}
+	return false
+}
+
+// debugInfoSize is the (uncompressed) size of the DWARF entries.
+func debugInfoSize(f *elf.File) uint64 {
+	var n uint64
+	for _, name := range []string{".debug_info", ".debug_types"} {
+		if s := f.Section(name); s != nil {
+			n += s.Size
+		}
+	}
+	if s := f.Section(".zdebug_info"); s != nil {
+		n += 32 * s.Size // the legacy GNU form's size is compressed; allow for the ratio
+	}
+	return n
+}
+
+// imageVMA is the page-aligned virtual address of the first loadable
+// segment: the address the image's first mapping starts at before
+// relocation, so that image_addr (where that mapping was loaded) maps to
+// it. 0 for PIE executables and shared libraries.
+func imageVMA(f *elf.File) uint64 {
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_LOAD {
+			align := p.Align
+			if align == 0 || align&(align-1) != 0 {
+				align = 1
+			}
+			return p.Vaddr &^ (align - 1)
+		}
+	}
+	return 0
+}
+
+// resolve returns the frames at addr (a virtual address of the ELF file).
+func (img *image) resolve(addr uint64) []Frame {
+	var frames []Frame
+	if img.dwarf != nil {
+		frames = img.dwarf.frames(addr)
+	}
+	sym, ok := img.syms.lookup(addr)
+	switch {
+	case len(frames) > 0:
+		// GCC records no linkage name for C++ functions of internal
+		// linkage (static, anonymous namespace): DWARF then has only the
+		// bare name, and the symbol's demangled name has its scope and
+		// parameters.
+		last := &frames[len(frames)-1]
+		if ok && (last.Function == "" || !strings.Contains(last.Function, "(") && strings.Contains(sym.name, last.Function+"(")) {
+			last.Function = sym.name
+		}
+		return frames
+	case ok:
+		f := Frame{Function: sym.name}
+		if img.dwarf != nil {
+			f.File, f.Line, _ = img.dwarf.line(addr)
+		}
+		return []Frame{f}
+	}
+	return nil
+}
+
+// buildIDOf reads the GNU build id note of an ELF file, hex-encoded.
+func buildIDOf(r io.ReaderAt) (id string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			id, err = "", fmt.Errorf("malformed ELF: %v", p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errNotELF, err)
+	}
+	for _, s := range f.Sections {
+		if s.Type == elf.SHT_NOTE {
+			if id := noteBuildID(s.Open(), f.ByteOrder); id != "" {
+				return id, nil
+			}
+		}
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_NOTE {
+			if id := noteBuildID(p.Open(), f.ByteOrder); id != "" {
+				return id, nil
+			}
+		}
+	}
+	return "", errors.New("no GNU build id note")
+}
+
+// noteBuildID scans a note section or segment for NT_GNU_BUILD_ID.
+func noteBuildID(r io.Reader, order binary.ByteOrder) string {
+	const maxNotes = 1 << 16 // a note section is small; bound a hostile one
+	data, err := io.ReadAll(io.LimitReader(r, maxNotes))
+	if err != nil {
+		return ""
+	}
+	for len(data) >= 12 {
+		nameSize, descSize, typ := order.Uint32(data), order.Uint32(data[4:]), order.Uint32(data[8:])
+		data = data[12:]
+		nameEnd, descEnd := align4(uint64(nameSize)), align4(uint64(nameSize))+align4(uint64(descSize))
+		if descEnd > uint64(len(data)) {
+			return ""
+		}
+		name, desc := data[:nameSize], data[nameEnd:nameEnd+uint64(descSize)]
+		if typ == ntGNUBuildID && bytes.Equal(bytes.TrimRight(name, "\x00"), []byte("GNU")) && len(desc) > 0 {
+			return hex.EncodeToString(desc)
+		}
+		data = data[descEnd:]
+	}
+	return ""
+}
+
+// ntGNUBuildID is the note type of a GNU build id (elf.h NT_GNU_BUILD_ID).
+const ntGNUBuildID = 3
+
+func align4(n uint64) uint64 { return (n + 3) &^ 3 }

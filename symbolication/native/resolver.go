@@ -1,0 +1,294 @@
+package native
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Options configure a Resolver. The zero value resolves nothing: name the
+// directories or servers to look in.
+type Options struct {
+	// DebugDirs are searched for debug files by build id: first the
+	// `.build-id/xx/rest.debug` layout (and `.build-id/xx/rest`, the binary
+	// itself), then every ELF and Mach-O file found under them (dSYM
+	// bundles included) when the Resolver was made, indexed by build id or
+	// UUID.
+	DebugDirs []string
+	// DebuginfodURLs are debuginfod servers, asked in order when no local
+	// file has DWARF or a symbol table. No network access without them.
+	DebuginfodURLs []string
+	// CacheDir holds the files fetched from DebuginfodURLs (required with
+	// them); the client owns the `*.debuginfo` files in it.
+	CacheDir string
+	// MaxCacheBytes bounds CacheDir's fetched files (default 1 GiB); a
+	// single larger file is refused.
+	MaxCacheBytes int64
+	// HTTPClient makes the debuginfod requests (default: a client with a
+	// 2 minute timeout). Each request also ends with Resolve's context.
+	HTTPClient *http.Client
+	// MaxMemoryBytes bounds the parsed debug files kept in memory (default
+	// 256 MiB), least recently used first out. A file that alone exceeds it
+	// is refused with an error rather than parsed on every call.
+	MaxMemoryBytes int64
+}
+
+const (
+	defaultMaxCacheBytes  = 1 << 30
+	defaultMaxMemoryBytes = 256 << 20
+	defaultHTTPTimeout    = 2 * time.Minute
+	// missTTL is how long a build id without a usable file is remembered:
+	// a profile names the same missing library in every sample.
+	missTTL = time.Minute
+	// maxMisses bounds the remembered misses (build ids come from input).
+	maxMisses = 10_000
+)
+
+// ErrNotFound is returned (wrapped) when no debug file has the build id.
+var ErrNotFound = errors.New("no debug file for build id")
+
+// Resolver turns addresses in ELF images, named by build id, into
+// source-level frames. It is safe for concurrent use.
+type Resolver struct {
+	index   *debugIndex
+	fetcher *debuginfod // nil without servers
+
+	mu      sync.Mutex
+	cache   *lru
+	loading map[string]*loadCall
+	misses  map[string]miss
+}
+
+type loadCall struct {
+	done chan struct{}
+	img  *image
+	err  error
+}
+
+type miss struct {
+	err   error
+	until time.Time
+}
+
+// NewResolver scans the debug directories and prepares the debuginfod
+// cache. It makes no network request.
+func NewResolver(opts Options) (*Resolver, error) {
+	if opts.MaxMemoryBytes <= 0 {
+		opts.MaxMemoryBytes = defaultMaxMemoryBytes
+	}
+	if opts.MaxCacheBytes <= 0 {
+		opts.MaxCacheBytes = defaultMaxCacheBytes
+	}
+	idx, err := newDebugIndex(opts.DebugDirs)
+	if err != nil {
+		return nil, fmt.Errorf("native: %w", err)
+	}
+	r := &Resolver{index: idx, cache: newLRU(opts.MaxMemoryBytes), loading: map[string]*loadCall{}, misses: map[string]miss{}}
+	if len(opts.DebuginfodURLs) > 0 {
+		for _, s := range opts.DebuginfodURLs {
+			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, fmt.Errorf("native: debuginfod URL %q: want http(s)://host[/path]", s)
+			}
+		}
+		if opts.CacheDir == "" {
+			return nil, errors.New("native: debuginfod URLs need a CacheDir")
+		}
+		client := opts.HTTPClient
+		if client == nil {
+			client = &http.Client{Timeout: defaultHTTPTimeout}
+		}
+		if r.fetcher, err = newDebuginfod(opts.DebuginfodURLs, client, opts.CacheDir, opts.MaxCacheBytes); err != nil {
+			return nil, fmt.Errorf("native: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// Resolve returns the frames at addr in the image named buildID,
+// innermost first: inlined functions, then the function that contains
+// them. buildID is an ELF image's GNU build id (hex, as in
+// process.executable.build_id.gnu or Sentry's code_id) or a Mach-O image's
+// LC_UUID (Sentry's debug_id of a macho image); case and hyphens do not
+// matter.
+//
+// addr is a virtual address of the image file: the address space of its
+// program headers (load commands), symbols and DWARF. The OpenTelemetry eBPF profiler
+// reports addresses so; for Sentry's absolute instruction_addr use
+// ResolveAbsolute. Return addresses of caller frames are not adjusted:
+// pass addr-1 for them to land in the call instruction.
+//
+// No frames and no error: the image is known but nothing covers addr. An
+// error wrapping ErrNotFound: no file has the build id.
+func (r *Resolver) Resolve(ctx context.Context, buildID string, addr uint64) ([]Frame, error) {
+	img, err := r.image(ctx, buildID)
+	if err != nil {
+		return nil, err
+	}
+	return img.resolve(addr), nil
+}
+
+// ResolveAbsolute resolves a Sentry native frame: instruction_addr is
+// where the code ran and imageAddr the image's image_addr, where its first
+// mapping was loaded. The image address is instructionAddr - imageAddr
+// plus what Sentry calls image_vmaddr, read from the file since SDKs leave
+// it out: the page-aligned address of an ELF file's first loadable segment
+// (0 for PIE executables and shared libraries, 0x400000 for classic x86-64
+// executables), or a Mach-O file's __TEXT segment (0 for dylibs,
+// 0x100000000 for 64-bit executables).
+func (r *Resolver) ResolveAbsolute(ctx context.Context, buildID string, instructionAddr, imageAddr uint64) ([]Frame, error) {
+	if instructionAddr < imageAddr {
+		return nil, fmt.Errorf("native: instruction address %#x below image address %#x", instructionAddr, imageAddr)
+	}
+	img, err := r.image(ctx, buildID)
+	if err != nil {
+		return nil, err
+	}
+	return img.resolve(instructionAddr - imageAddr + img.imageVMA), nil
+}
+
+// Close drops what the Resolver holds in memory. The debuginfod cache
+// directory keeps its files for the next Resolver.
+func (r *Resolver) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cache = newLRU(r.cache.max)
+	r.misses = map[string]miss{}
+	return nil
+}
+
+// image returns the loaded image for a build id, loading it once however
+// many callers ask at the same time.
+func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
+	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
+	if !validBuildID(id) {
+		return nil, fmt.Errorf("native: build id %q: want 2 to 64 hex bytes", buildID)
+	}
+	r.mu.Lock()
+	if img, ok := r.cache.get(id); ok {
+		r.mu.Unlock()
+		return img, nil
+	}
+	if m, ok := r.misses[id]; ok && time.Now().Before(m.until) {
+		r.mu.Unlock()
+		return nil, m.err
+	}
+	if call, ok := r.loading[id]; ok {
+		r.mu.Unlock()
+		select {
+		case <-call.done:
+			if call.err != nil && isContextErr(call.err) && ctx.Err() == nil {
+				return r.image(ctx, buildID) // the loader gave up; this caller has not
+			}
+			return call.img, call.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	call := &loadCall{done: make(chan struct{})}
+	r.loading[id] = call
+	r.mu.Unlock()
+
+	call.img, call.err = r.load(ctx, id)
+
+	r.mu.Lock()
+	delete(r.loading, id)
+	switch {
+	case call.err == nil && !r.cache.add(id, call.img):
+		call.err = fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes", id, call.img.size, errTooLarge, r.cache.max)
+		call.img = nil
+		r.remember(id, call.err)
+	case call.err != nil && ctx.Err() == nil && !isContextErr(call.err):
+		r.remember(id, call.err)
+	}
+	r.mu.Unlock()
+	close(call.done)
+	return call.img, call.err
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// remember keeps a failure for missTTL. The caller holds mu.
+func (r *Resolver) remember(id string, err error) {
+	if len(r.misses) >= maxMisses {
+		now := time.Now()
+		for k, m := range r.misses {
+			if now.After(m.until) {
+				delete(r.misses, k)
+			}
+		}
+		if len(r.misses) >= maxMisses {
+			r.misses = map[string]miss{}
+		}
+	}
+	r.misses[id] = miss{err: err, until: time.Now().Add(missTTL)}
+}
+
+// load finds and parses the best file for id: a local file with DWARF or
+// symbols, else a debuginfod server's, else a local stripped binary.
+func (r *Resolver) load(ctx context.Context, id string) (*image, error) {
+	paths, good := r.index.candidates(id)
+	var errs []error
+	try := func(path string) *image {
+		if err := checkBuildID(path, id); err != nil {
+			errs = append(errs, err)
+			return nil
+		}
+		img, err := loadImageFileID(path, id)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		return img
+	}
+	for i, path := range paths {
+		if !good && i == 0 && r.fetcher != nil {
+			break // only a stripped binary here: ask the servers first
+		}
+		if img := try(path); img != nil {
+			return img, nil
+		}
+	}
+	if r.fetcher != nil {
+		path, err := r.fetcher.fetch(ctx, id)
+		if err == nil {
+			if img := try(path); img != nil {
+				return img, nil
+			}
+		} else if ctx.Err() != nil {
+			return nil, ctx.Err()
+		} else {
+			errs = append(errs, err)
+		}
+		if !good {
+			for _, path := range paths {
+				if img := try(path); img != nil {
+					return img, nil
+				}
+			}
+		}
+	}
+	if len(errs) == 0 {
+		return nil, fmt.Errorf("native: build id %s: %w", id, ErrNotFound)
+	}
+	return nil, fmt.Errorf("native: build id %s: %w", id, errors.Join(errs...))
+}
+
+// validBuildID accepts lower-case hex of 2 to 64 bytes (GNU build ids are
+// 20 bytes of SHA-1 by default; other linkers write 8 to 32).
+func validBuildID(id string) bool {
+	if len(id) < 4 || len(id) > 128 || len(id)%2 != 0 {
+		return false
+	}
+	for _, c := range id {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,188 @@
+package sourcemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+)
+
+// Options configure a Resolver.
+type Options struct {
+	// Dirs hold source maps (and optionally local copies of the bundles),
+	// laid out like the bundles' URL paths, and are scanned for debug ids.
+	Dirs []string
+	// MaxCacheBytes bounds the parsed maps kept in memory.
+	MaxCacheBytes int64
+	// MaxArtifactBytes bounds one map file (and a bundle read for its
+	// inline map).
+	MaxArtifactBytes int64
+	// RescanInterval is the least time between two scans of Dirs for debug
+	// ids, made when a frame asks for one the last scan did not see (a new
+	// release deployed beside the old).
+	RescanInterval time.Duration
+}
+
+// Resolver resolves minified JavaScript frames with the source maps under
+// its directories. It reads local files only.
+type Resolver struct {
+	opts  Options
+	maps  *symbolication.Cache[mapSource, *loadedMap]
+	paths *symbolication.Cache[string, mapSource]
+
+	mu       sync.Mutex
+	debugIDs map[string]mapSource
+	scanned  time.Time
+}
+
+// loadedMap is a parsed map and the directory its relative sources are
+// relative to, within the configured directory it came from.
+type loadedMap struct {
+	m         *Map
+	sourceDir string
+}
+
+// pathCacheBytes bounds the cache of frame file → map location answers.
+const pathCacheBytes = 4 << 20
+
+// NewResolver returns a resolver over opts.Dirs, which must exist.
+func NewResolver(opts Options) (*Resolver, error) {
+	for _, d := range opts.Dirs {
+		if !isDir(d) {
+			return nil, fmt.Errorf("source map directory %q is not a directory", d)
+		}
+	}
+	if opts.MaxArtifactBytes <= 0 {
+		opts.MaxArtifactBytes = 256 << 20
+	}
+	// A map that was missing or broken is looked for again after a
+	// rescan interval: a release deployed later is found.
+	retry := max(opts.RescanInterval, time.Nanosecond)
+	return &Resolver{
+		opts:  opts,
+		maps:  symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
+		paths: symbolication.NewCache[string, mapSource](pathCacheBytes).WithErrorTTL(retry),
+	}, nil
+}
+
+// CacheStats reports the parsed-map cache.
+func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats() }
+
+// Resolve maps a minified frame (Frame.File the bundle's URL or path,
+// Frame.Line and Frame.Column 1-based, where the profiler says the function
+// starts) to its original function, file, line and column. The map is the
+// one of in.DebugID when that is known, else the one found by the frame's
+// file. Function keeps the frame's own name when the map names nothing
+// there.
+func (r *Resolver) Resolve(_ context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
+	f := in.Frame
+	if f.Line <= 0 || f.Column <= 0 {
+		return nil, fmt.Errorf("%s has no line and column: %w", f.File, symbolication.ErrNoMatch)
+	}
+	src, err := r.locate(in)
+	if err != nil {
+		return nil, err
+	}
+	lm, err := r.maps.Get(src, func() (*loadedMap, int64, error) { return r.load(src) })
+	if err != nil {
+		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
+	}
+	tok, named := lm.m.FunctionAt(f.Line-1, f.Column-1)
+	if !named {
+		tok, named = lm.m.functionAtColumn(f.Column - 1)
+	}
+	if !named {
+		var ok bool
+		if tok, ok = lm.m.PositionAt(f.Line-1, f.Column-1); !ok || !tok.HasSource {
+			return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, src.path, symbolication.ErrNoMatch)
+		}
+		tok.Name = f.Function
+	}
+	return []symbolication.Frame{{
+		Function: tok.Name,
+		File:     lm.sourcePath(tok.Source),
+		Line:     tok.Line + 1,
+		Column:   tok.Column + 1,
+	}}, nil
+}
+
+// locate finds the map of a frame: by debug id first, then by path.
+func (r *Resolver) locate(in symbolication.Lookup) (mapSource, error) {
+	if id := strings.ToLower(in.DebugID); id != "" {
+		if src, ok := r.byDebugID(id); ok {
+			return src, nil
+		}
+	}
+	src, err := r.paths.Get(in.Frame.File, func() (mapSource, int64, error) {
+		src, err := findMapByPath(r.opts.Dirs, in.Frame.File)
+		return src, int64(len(in.Frame.File) + len(src.path) + 64), err
+	})
+	if errors.Is(err, errNotFound) {
+		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact)
+	}
+	return src, err
+}
+
+// byDebugID looks a debug id up, scanning the directories again when it is
+// unknown and the last scan is older than RescanInterval.
+func (r *Resolver) byDebugID(id string) (mapSource, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if src, ok := r.debugIDs[id]; ok {
+		return src, true
+	}
+	if r.debugIDs != nil && time.Since(r.scanned) < r.opts.RescanInterval {
+		return mapSource{}, false
+	}
+	// A partial index is still worth using: errors only skip files.
+	r.debugIDs, _ = scanDebugIDs(r.opts.Dirs, r.opts.MaxArtifactBytes)
+	r.scanned = time.Now()
+	src, ok := r.debugIDs[id]
+	return src, ok
+}
+
+func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
+	b, err := readMap(src, r.opts.MaxArtifactBytes)
+	if err != nil {
+		return nil, 0, err
+	}
+	m, err := Parse(b)
+	if err != nil {
+		return nil, 0, err
+	}
+	lm := &loadedMap{m: m, sourceDir: r.relativeDir(filepath.Dir(src.path))}
+	return lm, m.Size() + int64(len(lm.sourceDir)), nil
+}
+
+// relativeDir is dir relative to the configured directory holding it, in
+// slash form.
+func (r *Resolver) relativeDir(dir string) string {
+	for _, root := range r.opts.Dirs {
+		if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return ""
+}
+
+// sourcePath names an original source: as the map names it when that is a
+// URL or an absolute path, else relative to the map's place in the
+// directory (../src/app.ts of assets/app.js.map is src/app.ts).
+func (lm *loadedMap) sourcePath(source string) string {
+	if source == "" || strings.Contains(source, "://") || strings.HasPrefix(source, "/") {
+		return source
+	}
+	return path.Clean(path.Join(lm.sourceDir, source))
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}

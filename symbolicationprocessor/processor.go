@@ -1,0 +1,179 @@
+package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
+)
+
+// symbolicator is the processor: one resolver per configured kind, and a
+// cache of resolved frames in front of them.
+type symbolicator struct {
+	cfg       *Config
+	resolvers map[symbolication.Kind]symbolication.Resolver
+	frames    *symbolication.Cache[frameKey, []symbolication.Frame]
+	telemetry *metadata.TelemetryBuilder
+	logger    *zap.Logger
+	closers   []func()
+}
+
+// unresolvedRetry is how long an unresolved frame is answered from the
+// cache before its resolver is asked again: an artifact deployed after the
+// first frames that needed it is then used.
+const unresolvedRetry = time.Minute
+
+// frameKey is everything a resolver's answer depends on.
+type frameKey struct {
+	kind                   symbolication.Kind
+	debugID, buildID       string
+	function, module, file string
+	line, column           int
+	address, imageAddr     uint64
+}
+
+func (k *frameKey) size() int64 {
+	return int64(len(k.debugID)+len(k.buildID)+len(k.function)+len(k.module)+len(k.file)) + 128
+}
+
+func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicator, error) {
+	tb, err := metadata.NewTelemetryBuilder(set)
+	if err != nil {
+		return nil, fmt.Errorf("symbolication telemetry: %w", err)
+	}
+	return &symbolicator{
+		cfg:       cfg,
+		resolvers: map[symbolication.Kind]symbolication.Resolver{},
+		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes).WithErrorTTL(unresolvedRetry),
+		telemetry: tb,
+		logger:    set.Logger,
+	}, nil
+}
+
+// start makes the resolver of each configured kind: their directories
+// must exist, and the native one indexes its directories by build id.
+func (s *symbolicator) start(context.Context, component.Host) error {
+	cfg := s.cfg
+	if cfg.SourceMaps.enabled() {
+		r, err := sourcemap.NewResolver(sourcemap.Options{
+			Dirs:             cfg.SourceMaps.Directories,
+			MaxCacheBytes:    cfg.ArtifactCacheBytes,
+			MaxArtifactBytes: cfg.MaxArtifactBytes,
+			RescanInterval:   cfg.SourceMaps.RescanInterval,
+		})
+		if err != nil {
+			return err
+		}
+		s.resolvers[symbolication.KindSourceMap] = r
+	}
+	if cfg.ProGuard.enabled() {
+		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
+		if err != nil {
+			return err
+		}
+		s.resolvers[symbolication.KindProGuard] = r
+	}
+	if cfg.Native.enabled() {
+		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes)
+		if err != nil {
+			return err
+		}
+		s.resolvers[symbolication.KindNative] = r
+		s.closers = append(s.closers, r.close)
+	}
+	return nil
+}
+
+func (s *symbolicator) shutdown(context.Context) error {
+	for _, c := range s.closers {
+		c()
+	}
+	s.telemetry.Shutdown()
+	return nil
+}
+
+// processProfiles resolves every location of the batch's dictionary that a
+// configured kind recognises, in place: the dictionary is shared by all the
+// batch's profiles, and a location is one frame wherever a stack uses it.
+func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
+	d := newDictionary(pd.Dictionary())
+	images := readImages(d, pd)
+	locs := d.d.LocationTable()
+	var counts outcomeCounts
+	// Scratch space reused from location to location.
+	var targets []target
+	var answers [][]symbolication.Frame
+	for i := 1; i < locs.Len(); i++ {
+		loc := locs.At(i)
+		var kind symbolication.Kind
+		kind, targets = s.targetsOf(targets[:0], d, images, int32(i), loc)
+		if len(targets) == 0 {
+			continue
+		}
+		answers = answers[:0]
+		for range targets {
+			answers = append(answers, nil)
+		}
+		for j, t := range targets {
+			answer, hit, err := s.resolve(ctx, kind, t.in)
+			counts.add(kind, hit, err)
+			if err != nil {
+				s.logUnresolved(kind, t.in, err)
+				continue
+			}
+			answers[j] = answer
+		}
+		writeBack(d, loc, targets, answers)
+	}
+	counts.record(ctx, s.telemetry)
+	return pd, nil
+}
+
+// resolve asks the kind's resolver, through the cache of resolved frames;
+// hit says the cache answered.
+func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
+	f := in.Frame
+	key := frameKey{
+		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
+		function: f.Function, module: f.Module, file: f.File,
+		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
+	}
+	loaded := false
+	answer, err = s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {
+		loaded = true
+		answer, err := s.resolvers[kind].Resolve(ctx, in)
+		size := key.size()
+		for _, a := range answer {
+			size += int64(len(a.Function)+len(a.Module)+len(a.File)) + 64
+		}
+		return answer, size, err
+	})
+	return answer, !loaded, err
+}
+
+func (s *symbolicator) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {
+	if reasonOf(err) != reasonLoadError {
+		return
+	}
+	s.logger.Debug("artifact could not be loaded", zap.String("kind", string(kind)),
+		zap.String("file", in.Frame.File), zap.String("debug_id", in.DebugID), zap.String("build_id", in.BuildID), zap.Error(err))
+}
+
+// reasonOf classifies a resolver's error for the unresolved-frames metric.
+func reasonOf(err error) string {
+	switch {
+	case errors.Is(err, symbolication.ErrNoArtifact):
+		return reasonNoArtifact
+	case errors.Is(err, symbolication.ErrNoMatch):
+		return reasonNoMatch
+	}
+	return reasonLoadError
+}
