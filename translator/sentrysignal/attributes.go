@@ -9,18 +9,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// typedValue is one of Sentry's typed attributes: {"type": "integer",
-// "value": 4711}, or the older {"int_value": 4711} form of the first log
-// SDKs.
-type typedValue struct {
-	Type        string          `json:"type"`
-	Value       json.RawMessage `json:"value"`
-	StringValue json.RawMessage `json:"string_value"`
-	IntValue    json.RawMessage `json:"int_value"`
-	DoubleValue json.RawMessage `json:"double_value"`
-	BoolValue   json.RawMessage `json:"bool_value"`
-}
-
 // Sentry's attribute type names.
 const (
 	TypeString  = "string"
@@ -38,61 +26,71 @@ func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, maxDepth int) error 
 	if IsNull(raw) {
 		return nil
 	}
-	var obj map[string]typedValue
-	if err := json.Unmarshal(raw, &obj); err != nil {
+	x, err := DecodeAny(raw)
+	if err != nil {
 		return err
 	}
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
+	obj, ok := x.(map[string]any)
+	if !ok {
+		return fmt.Errorf("attributes are a %T, not an object", x)
+	}
+	return PutTyped(m, obj, maxDepth)
+}
+
+// PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
+func PutTyped(m pcommon.Map, attrs map[string]any, maxDepth int) error {
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	m.EnsureCapacity(m.Len() + len(keys))
 	for _, k := range keys {
-		if err := putTyped(m, k, obj[k], maxDepth); err != nil {
+		if err := putTyped(m, k, attrs[k], maxDepth); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 	}
 	return nil
 }
 
-func putTyped(m pcommon.Map, key string, tv typedValue, maxDepth int) error {
-	typ, raw := tv.Type, tv.Value
-	switch {
-	case !IsNull(tv.StringValue):
-		typ, raw = TypeString, tv.StringValue
-	case !IsNull(tv.IntValue):
-		typ, raw = TypeInteger, tv.IntValue
-	case !IsNull(tv.DoubleValue):
-		typ, raw = TypeDouble, tv.DoubleValue
-	case !IsNull(tv.BoolValue):
-		typ, raw = TypeBoolean, tv.BoolValue
+// legacyTypes are the members of the first log SDKs' typed values.
+var legacyTypes = [...]struct{ member, typ string }{
+	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
+}
+
+func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
+	tv, ok := attr.(map[string]any)
+	if !ok {
+		if attr == nil {
+			return nil
+		}
+		return fmt.Errorf("a typed attribute cannot be a %T", attr)
 	}
-	if IsNull(raw) {
+	typ, x := Str(tv, "type"), tv["value"]
+	for _, l := range legacyTypes {
+		if v, ok := tv[l.member]; ok && v != nil {
+			typ, x = l.typ, v
+		}
+	}
+	if x == nil {
 		return nil
 	}
-	x, err := DecodeAny(raw)
-	if err != nil {
-		return err
-	}
-	v := pcommon.NewValueEmpty()
 	switch typ {
 	case TypeInteger:
 		i, err := asInt(x)
 		if err != nil {
 			return err
 		}
-		v.SetInt(i)
+		m.PutInt(key, i)
 	case TypeDouble:
 		f, err := asFloat(x)
 		if err != nil {
 			return err
 		}
-		v.SetDouble(f)
+		m.PutDouble(key, f)
 	default: // string, boolean, arrays and types this version does not know
-		SetAny(v, x, maxDepth)
+		SetAny(m.PutEmpty(key), x, maxDepth)
 	}
-	v.MoveTo(m.PutEmpty(key))
 	return nil
 }
 
