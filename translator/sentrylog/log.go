@@ -17,8 +17,9 @@ const (
 	// log, which the record's SpanId also holds.
 	AttrParentSpanID = "sentry.trace.parent_span_id"
 	// AttrPrefix names the log's members this version does not know:
-	// "sentry.<member>".
-	AttrPrefix = "sentry."
+	// "sentry.payload.<member>" (apart from the typed attributes, which
+	// SDKs already name sentry.*).
+	AttrPrefix = "sentry.payload."
 )
 
 // known are the members of a Sentry log mapped by their own blocks.
@@ -101,7 +102,7 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 	if de := putSpanID(lr, sentrysignal.Str(members, "span_id"), fail); de != nil {
 		return de
 	}
-	// any other member (and a severity_number outside 1–24) → sentry.<member>
+	// any other member (and a severity_number outside 1–24) → sentry.payload.<member>
 	putOthers(lr, members, severityKept, opts)
 	return nil
 }

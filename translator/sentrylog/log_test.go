@@ -140,6 +140,10 @@ func logFromRecord(lr plog.LogRecord) map[string]any {
 	}
 	attrs := map[string]any{}
 	for k, v := range lr.Attributes().All() {
+		if member, ok := strings.CutPrefix(k, AttrPrefix); ok {
+			out[member] = sentrysignal.ToAny(v)
+			continue
+		}
 		typ, val := sentrysignal.TypedAttribute(v)
 		attrs[k] = map[string]any{"type": typ, "value": val}
 	}
@@ -156,9 +160,14 @@ func logFromRecord(lr plog.LogRecord) map[string]any {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, file := range []string{"node11_logs.json", "python268_logs.json"} {
-		t.Run(file, func(t *testing.T) {
-			payload := readTestdata(t, file)
+	payloads := map[string][]byte{
+		"node11_logs.json":    readTestdata(t, "node11_logs.json"),
+		"python268_logs.json": readTestdata(t, "python268_logs.json"),
+		"unknown members": []byte(`{"items":[{"timestamp":1795644001.5,"level":"info","severity_number":99,"body":{"k":[1,"x"]},
+			"origin":"test","attributes":{"sentry.origin":{"type":"string","value":"manual"}}}]}`),
+	}
+	for name, payload := range payloads {
+		t.Run(name, func(t *testing.T) {
 			dst := plog.NewLogRecordSlice()
 			if _, err := AppendLogs(payload, sentrysignal.Options{}, dst); err != nil {
 				t.Fatal(err)
