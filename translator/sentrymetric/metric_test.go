@@ -107,20 +107,6 @@ func TestDistributionPoint(t *testing.T) {
 	}
 }
 
-func TestBucketIndex(t *testing.T) {
-	for _, v := range []float64{1, 2, 1024, 0.5, 3, 187.5, 1e-300, 1e300, math.SmallestNonzeroFloat64, math.MaxFloat64} {
-		i := bucketIndex(v)
-		lo := math.Exp2(math.Ldexp(float64(i), -20))
-		hi := math.Exp2(math.Ldexp(float64(i+1), -20))
-		if !(lo <= v*(1+1e-12) && v <= hi*(1+1e-12)) {
-			t.Errorf("bucketIndex(%g) = %d: (%g, %g]", v, i, lo, hi)
-		}
-	}
-	if bucketIndex(2) != 1<<20-1 || bucketIndex(1) != -1 {
-		t.Errorf("powers of two: %d %d", bucketIndex(2), bucketIndex(1))
-	}
-}
-
 func TestNegativeCounterIsNotMonotonic(t *testing.T) {
 	payload := `{"items":[{"timestamp":1,"name":"c","type":"counter","value":1},{"timestamp":2,"name":"c","type":"counter","value":-1.5},
 		{"timestamp":3,"name":"d","type":"distribution","value":-4}]}`

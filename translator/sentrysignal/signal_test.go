@@ -3,6 +3,7 @@ package sentrysignal
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -172,5 +173,19 @@ func TestPartialError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), `log entry 0 field "timestamp": missing`) {
 		t.Errorf("message %q", err)
+	}
+}
+
+func TestBucketIndex(t *testing.T) {
+	for _, v := range []float64{1, 2, 1024, 0.5, 3, 187.5, 1e-300, 1e300, math.SmallestNonzeroFloat64, math.MaxFloat64} {
+		i := BucketIndex(v)
+		lo := math.Exp2(math.Ldexp(float64(i), -20))
+		hi := math.Exp2(math.Ldexp(float64(i+1), -20))
+		if !(lo <= v*(1+1e-12) && v <= hi*(1+1e-12)) {
+			t.Errorf("BucketIndex(%g) = %d: (%g, %g]", v, i, lo, hi)
+		}
+	}
+	if BucketIndex(2) != 1<<20-1 || BucketIndex(1) != -1 {
+		t.Errorf("powers of two: %d %d", BucketIndex(2), BucketIndex(1))
 	}
 }
