@@ -31,10 +31,12 @@ type Event struct {
 // wrong (not a JSON object, an event id, timestamp or trace context that is
 // not one); members of unexpected types are kept as they are.
 func Decode(payload []byte, opts sentrysignal.Options) (*Event, error) {
-	return decode(ItemType, payload, opts)
+	return DecodeItem(ItemType, payload, opts)
 }
 
-func decode(item string, payload []byte, opts sentrysignal.Options) (*Event, error) {
+// DecodeItem is Decode for items of other types with an event's shape
+// ("feedback"); item names the type in errors.
+func DecodeItem(item string, payload []byte, opts sentrysignal.Options) (*Event, error) {
 	if err := opts.CheckSize(item, payload); err != nil {
 		return nil, err
 	}
