@@ -141,3 +141,23 @@ func FuzzAppend(f *testing.F) {
 		}
 	})
 }
+
+// Feedback as @sentry/node 11.1.0 sent it (captureFeedback inside a span,
+// about the event captured just before), captured from the SDK.
+func TestCapturedNode11(t *testing.T) {
+	dst := plog.NewLogRecordSlice()
+	if n, err := AppendFeedback(readTestdata(t, "node11_captured_feedback_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
+		t.Fatalf("AppendFeedback = %d, %v", n, err)
+	}
+	lr := dst.At(0)
+	id, _ := lr.Attributes().Get(AttrAssociatedEventID)
+	if lr.Body().Str() != "The pay button does nothing" || id.Str() != "dd3d430339a9416c8c56e4d68fd04f3f" {
+		t.Errorf("body %q associated %q", lr.Body().Str(), id.Str())
+	}
+	if lr.TraceID().String() != "f2383fbd04214115a8ddb090beaffebd" || lr.SpanID().String() != "b041fbb7f99f4835" {
+		t.Errorf("trace %s span %s", lr.TraceID(), lr.SpanID())
+	}
+	if _, ok := lr.Attributes().Get("user.email"); ok {
+		t.Error("user.email without include_user_data")
+	}
+}

@@ -94,7 +94,7 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 		if !ok {
 			return fail("attributes", "not an object", nil)
 		}
-		if err := sentrysignal.PutTyped(lr.Attributes(), obj, opts.MaxDepth); err != nil {
+		if err := sentrysignal.PutTyped(lr.Attributes(), obj, opts); err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}

@@ -163,13 +163,14 @@ func TestRoundTrip(t *testing.T) {
 	payloads := map[string][]byte{
 		"node11_logs.json":    readTestdata(t, "node11_logs.json"),
 		"python268_logs.json": readTestdata(t, "python268_logs.json"),
+		"node11_captured_logs_1.json": readTestdata(t, "node11_captured_logs_1.json"),
 		"unknown members": []byte(`{"items":[{"timestamp":1795644001.5,"level":"info","severity_number":99,"body":{"k":[1,"x"]},
 			"origin":"test","attributes":{"sentry.origin":{"type":"string","value":"manual"}}}]}`),
 	}
 	for name, payload := range payloads {
 		t.Run(name, func(t *testing.T) {
 			dst := plog.NewLogRecordSlice()
-			if _, err := AppendLogs(payload, sentrysignal.Options{}, dst); err != nil {
+			if _, err := AppendLogs(payload, sentrysignal.Options{IncludeUserData: true}, dst); err != nil {
 				t.Fatal(err)
 			}
 			var in struct{ Items []map[string]any }

@@ -53,7 +53,7 @@ func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sent
 		if !ok {
 			return fail("attributes", "not an object", nil)
 		}
-		if err := sentrysignal.PutTyped(p.attrs, obj, opts.MaxDepth); err != nil {
+		if err := sentrysignal.PutTyped(p.attrs, obj, opts); err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}

@@ -218,10 +218,14 @@ func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, file := range []string{"node11_metrics.json", "python268_metrics.json"} {
+	for _, file := range []string{"node11_metrics.json", "python268_metrics.json", "node11_captured_metrics_1.json"} {
 		t.Run(file, func(t *testing.T) {
 			payload := readTestdata(t, file)
-			got := metricsFromOTLP(appendAll(t, file))
+			dst := pmetric.NewMetricSlice()
+			if _, err := AppendMetrics(payload, sentrysignal.Options{IncludeUserData: true}, dst); err != nil {
+				t.Fatal(err)
+			}
+			got := metricsFromOTLP(dst)
 			var in struct{ Items []map[string]any }
 			if err := json.Unmarshal(payload, &in); err != nil {
 				t.Fatal(err)
@@ -264,4 +268,31 @@ func pointCount(m pmetric.Metric) int {
 		return m.ExponentialHistogram().DataPoints().Len()
 	}
 	return 0
+}
+
+// A trace_metric container as @sentry/node 11.1.0 sent it (count, gauge,
+// distribution inside a span, sendDefaultPii on), captured from the SDK.
+func TestCapturedNode11(t *testing.T) {
+	dst := pmetric.NewMetricSlice()
+	n, err := AppendMetrics(readTestdata(t, "node11_captured_metrics_1.json"), sentrysignal.Options{}, dst)
+	if n != 3 || err != nil || dst.Len() != 3 {
+		t.Fatalf("AppendMetrics = %d, %v (%d metrics)", n, err, dst.Len())
+	}
+	counter := dst.At(0).Sum().DataPoints().At(0)
+	gauge := dst.At(1).Gauge().DataPoints().At(0)
+	dist := dst.At(2).ExponentialHistogram().DataPoints().At(0)
+	if counter.IntValue() != 1 || gauge.IntValue() != 42 || dist.Sum() != 187.5 || dst.At(2).Unit() != "ms" {
+		t.Errorf("values %d %d %v unit %q", counter.IntValue(), gauge.IntValue(), dist.Sum(), dst.At(2).Unit())
+	}
+	for _, ex := range []pmetric.ExemplarSlice{counter.Exemplars(), gauge.Exemplars(), dist.Exemplars()} {
+		if ex.Len() != 1 || ex.At(0).SpanID().String() != "b041fbb7f99f4835" || ex.At(0).TraceID().String() != "f2383fbd04214115a8ddb090beaffebd" {
+			t.Errorf("exemplar of the span missing: %d", ex.Len())
+		}
+	}
+	if _, ok := counter.Attributes().Get("user.id"); ok {
+		t.Error("user.id kept without include_user_data")
+	}
+	if v, _ := counter.Attributes().Get("region"); v.Str() != "eu-1" {
+		t.Errorf("region %q", v.Str())
+	}
 }

@@ -71,6 +71,11 @@ func TestAppendSession(t *testing.T) {
 		// python sends its session once, at the end
 		{"python268_session_exited.json", []point{{MetricStarted, 1, "", ""}, {MetricEnded, 1, "exited", "false"},
 			{MetricDuration, 5.5, "", ""}}},
+		// captured from @sentry/node 11.1.0: the process session starts with
+		// the error already counted, then exits
+		{"node11_captured_session_1.json", []point{{MetricStarted, 1, "", ""}}},
+		{"node11_captured_session_2.json", []point{{MetricEnded, 1, "exited", "true"}, {MetricErrored, 1, "", ""},
+			{MetricErrors, 1, "", ""}, {MetricDuration, 0.5806174278259277, "", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -139,7 +144,8 @@ func updateFromMetrics(dst pmetric.MetricSlice) Update {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, file := range []string{"node11_session_crashed.json", "browser11_session_unhandled.json", "python268_session_exited.json"} {
+	for _, file := range []string{"node11_session_crashed.json", "browser11_session_unhandled.json", "python268_session_exited.json",
+		"node11_captured_session_2.json"} {
 		t.Run(file, func(t *testing.T) {
 			u, err := DecodeUpdate(readTestdata(t, file), sentrysignal.Options{})
 			if err != nil {

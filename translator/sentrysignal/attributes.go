@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -22,7 +23,7 @@ const (
 // {type, value}) into m, in key order, keeping each declared type: an
 // "integer" is Int even when its value is written 3.0 or "3", a "double"
 // Double even when written 3. Attributes whose value is null are dropped.
-func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, maxDepth int) error {
+func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error {
 	if IsNull(raw) {
 		return nil
 	}
@@ -34,14 +35,20 @@ func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, maxDepth int) error 
 	if !ok {
 		return fmt.Errorf("attributes are a %T, not an object", x)
 	}
-	return PutTyped(m, obj, maxDepth)
+	return PutTyped(m, obj, opts)
 }
 
 // PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
-func PutTyped(m pcommon.Map, attrs map[string]any, maxDepth int) error {
+// Without Options.IncludeUserData it leaves out the attributes that
+// identify a person (see PersonalAttribute), which SDKs add to logs and
+// metrics when their sendDefaultPii is on.
+func PutTyped(m pcommon.Map, attrs map[string]any, opts Options) error {
+	maxDepth := opts.WithDefaults().MaxDepth
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
-		keys = append(keys, k)
+		if opts.IncludeUserData || !PersonalAttribute(k) {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	m.EnsureCapacity(m.Len() + len(keys))
@@ -138,4 +145,10 @@ func TypedAttribute(v pcommon.Value) (typ string, value any) {
 		return TypeDouble, v.Double()
 	}
 	return TypeArray, ToAny(v)
+}
+
+// PersonalAttribute reports whether an attribute key names personal data:
+// user.* (id, email, name, full_name, …) and client.address.
+func PersonalAttribute(key string) bool {
+	return strings.HasPrefix(key, "user.") || key == "client.address"
 }

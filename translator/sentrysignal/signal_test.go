@@ -112,7 +112,7 @@ func TestPutTypedAttributes(t *testing.T) {
 		"old":{"int_value":7},"arr":{"type":"array","value":["a","b"]},"skip":{"type":"string","value":null},
 		"new":{"type":"string[]","value":["x"]}}`
 	m := pcommon.NewMap()
-	if err := PutTypedAttributes(m, json.RawMessage(raw), 4); err != nil {
+	if err := PutTypedAttributes(m, json.RawMessage(raw), Options{MaxDepth: 4}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"s": "x", "i": int64(4711), "i2": int64(12), "i3": int64(3), "d": 3.0, "b": false,
@@ -125,7 +125,7 @@ func TestPutTypedAttributes(t *testing.T) {
 		t.Errorf("TypedAttribute(d) = %s %v", typ, val)
 	}
 	for _, bad := range []string{`{"i":{"type":"integer","value":1.5}}`, `{"d":{"type":"double","value":"x"}}`, `[1]`} {
-		if err := PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad), 4); err == nil {
+		if err := PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad), Options{}); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
@@ -187,5 +187,24 @@ func TestBucketIndex(t *testing.T) {
 	}
 	if BucketIndex(2) != 1<<20-1 || BucketIndex(1) != -1 {
 		t.Errorf("powers of two: %d %d", BucketIndex(2), BucketIndex(1))
+	}
+}
+
+func TestPersonalAttributes(t *testing.T) {
+	raw := json.RawMessage(`{"user.id":{"type":"string","value":"u-17"},"user.email":{"type":"string","value":"a@b"},
+		"client.address":{"type":"string","value":"203.0.113.7"},"users.count":{"type":"integer","value":2}}`)
+	without := pcommon.NewMap()
+	if err := PutTypedAttributes(without, raw, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := without.AsRaw(); !reflect.DeepEqual(got, map[string]any{"users.count": int64(2)}) {
+		t.Errorf("without personal data: %v", got)
+	}
+	with := pcommon.NewMap()
+	if err := PutTypedAttributes(with, raw, Options{IncludeUserData: true}); err != nil {
+		t.Fatal(err)
+	}
+	if with.Len() != 4 {
+		t.Errorf("with personal data: %v", with.AsRaw())
 	}
 }
