@@ -34,7 +34,7 @@ func TestAppendLogs(t *testing.T) {
 			map[string]any{AttrID: "83a7c03ed0a04e1b97e2e3b18d38f244", AttrMonitorSlug: "nightly-export", AttrStatus: "in_progress"}},
 		{"node11_checkin_ok.json", "nightly-export: ok", plog.SeverityNumberInfo, "2c9f4e8a1b7d4f60a3e5c7b9d1f20486",
 			map[string]any{AttrStatus: "ok", AttrDuration: 1.234}},
-		{"python_checkin_error.json", "hourly-sync: error", plog.SeverityNumberError, "",
+		{"python_checkin_error_full_config.json", "hourly-sync: error", plog.SeverityNumberError, "",
 			map[string]any{AttrStatus: "error", AttrDuration: 0.52, AttrID: "5f0e1d2c3b4a49588776655443322110"}},
 	}
 	for _, tt := range tests {
@@ -88,8 +88,8 @@ func checkInFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, file := range []string{"node11_checkin_in_progress.json", "node11_checkin_ok.json", "python_checkin_error.json",
-		"node11_captured_checkin_1.json", "node11_captured_checkin_2.json"} {
+	for _, file := range []string{"node11_checkin_in_progress.json", "node11_checkin_ok.json", "python_checkin_error_full_config.json",
+		"node11_captured_checkin_1.json", "node11_captured_checkin_2.json", "python1910_captured_checkin.json"} {
 		t.Run(file, func(t *testing.T) {
 			payload := readTestdata(t, file)
 			c, err := Decode(payload, sentrysignal.Options{})
@@ -143,7 +143,7 @@ func TestErrors(t *testing.T) {
 
 func FuzzAppendLogs(f *testing.F) {
 	f.Add(readTestdata(f, "node11_checkin_in_progress.json"))
-	f.Add(readTestdata(f, "python_checkin_error.json"))
+	f.Add(readTestdata(f, "python_checkin_error_full_config.json"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := plog.NewLogRecordSlice()
 		n, err := AppendLogs(payload, sentrysignal.Options{MaxDepth: 3}, dst)

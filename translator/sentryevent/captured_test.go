@@ -49,3 +49,34 @@ func TestCapturedNode11(t *testing.T) {
 		})
 	}
 }
+
+// /store/ bodies as sentry-python 1.9.10 (Debian's python3-sentry-sdk)
+// sent them: two exceptions (the second chained "from" a KeyError), a
+// captured message, and a logging error with a template and params only.
+func TestCapturedPython1910(t *testing.T) {
+	tests := []struct {
+		file, body, excType, template string
+		severity                      plog.SeverityNumber
+	}{
+		{"python1910_captured_store_1.json", "ZeroDivisionError: division by zero", "ZeroDivisionError", "", plog.SeverityNumberError},
+		{"python1910_captured_store_2.json", "ValueError: could not load order 4711", "ValueError", "", plog.SeverityNumberError},
+		{"python1910_captured_store_3.json", "nightly export done", "", "", plog.SeverityNumberInfo},
+		{"python1910_captured_store_4.json", "loading order 4711 failed", "", "loading order %s failed", plog.SeverityNumberError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			typ, _ := lr.Attributes().Get("exception.type")
+			template, _ := lr.Attributes().Get(AttrMessageTemplate)
+			if lr.Body().Str() != tt.body || typ.Str() != tt.excType || template.Str() != tt.template || lr.SeverityNumber() != tt.severity {
+				t.Errorf("body %q type %q template %q severity %v", lr.Body().Str(), typ.Str(), template.Str(), lr.SeverityNumber())
+			}
+			if _, ok := lr.Attributes().Get("sentry._meta"); tt.excType != "" && !ok {
+				t.Error("_meta (Sentry's trimming notes) not kept")
+			}
+			if v, ok := lr.Attributes().Get("sentry.exception"); ok && strings.Contains(v.AsString(), `"vars"`) {
+				t.Error("frame vars kept without include_user_data")
+			}
+		})
+	}
+}

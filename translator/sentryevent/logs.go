@@ -108,7 +108,7 @@ func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts
 			if !opts.IncludeUserData {
 				x = withoutVars(x, false)
 			}
-		case "breadcrumbs", "contexts", "debug_meta":
+		case "breadcrumbs", "contexts", "debug_meta", "_meta":
 			depth += interfaceDepth
 		}
 		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), x, depth)

@@ -19,8 +19,9 @@ type message struct {
 func (m message) isEmpty() bool { return m.formatted == "" }
 
 // readMessage reads "logentry", else "message" (a string, or an object of
-// logentry's shape). The text shown is "formatted", else the template: SDKs
-// send a template without "formatted" only when it has no params.
+// logentry's shape). The text shown is "formatted", else the template
+// formatted with its params (sentry-python's logging integration sends
+// only the template and the params).
 func readMessage(doc map[string]any) message {
 	var m message
 	switch {
@@ -32,7 +33,7 @@ func readMessage(doc map[string]any) message {
 		m = message{member: "message", formatted: sentrysignal.Str(doc, "message")}
 	}
 	if m.formatted == "" {
-		m.formatted, m.template = m.template, ""
+		m.formatted = format(m.template, m.params)
 	}
 	if m.template == m.formatted {
 		m.template = ""

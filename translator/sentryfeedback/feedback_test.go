@@ -81,10 +81,12 @@ func TestFeedbackRoundTrip(t *testing.T) {
 	}
 }
 
+// The user report is as sentry-python 1.9.10 sent it through its Envelope
+// type (captured).
 func TestUserReport(t *testing.T) {
 	for _, opts := range []sentrysignal.Options{{}, {IncludeUserData: true}} {
 		dst := plog.NewLogRecordSlice()
-		if n, err := AppendUserReport(readTestdata(t, "python1910_user_report.json"), opts, dst); n != 1 || err != nil {
+		if n, err := AppendUserReport(readTestdata(t, "python1910_captured_user_report.json"), opts, dst); n != 1 || err != nil {
 			t.Fatalf("AppendUserReport = %d, %v", n, err)
 		}
 		lr := dst.At(0)
@@ -129,7 +131,7 @@ func TestErrors(t *testing.T) {
 
 func FuzzAppend(f *testing.F) {
 	f.Add(readTestdata(f, "node11_feedback.json"))
-	f.Add(readTestdata(f, "python1910_user_report.json"))
+	f.Add(readTestdata(f, "python1910_captured_user_report.json"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		for _, appendItem := range []func([]byte, sentrysignal.Options, plog.LogRecordSlice) (int, error){AppendFeedback, AppendUserReport} {
 			dst := plog.NewLogRecordSlice()
