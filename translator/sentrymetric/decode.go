@@ -2,7 +2,10 @@ package sentrymetric
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
@@ -61,8 +64,8 @@ func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sent
 	return p, nil
 }
 
-// readNumber reads "value": an integer stays one; NaN and infinities are
-// not JSON and cannot arrive.
+// readNumber reads "value": an integer stays one; NaN and infinities
+// (which statsd text could spell) are refused.
 func readNumber(x any) (number, error) {
 	n, ok := x.(json.Number)
 	if !ok {
@@ -72,8 +75,16 @@ func readNumber(x any) (number, error) {
 		return number{isInt: true, i: i}, nil
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
-	if err != nil {
-		return number{}, err
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return number{}, fmt.Errorf("not a finite number: %.40s", n)
 	}
 	return number{f: f}, nil
+}
+
+// jsonNumber lets readNumber read a statsd value: a decimal number as text.
+func jsonNumber(s string) any {
+	if s == "" || strings.ContainsAny(s, "\"{}[]") {
+		return nil
+	}
+	return json.Number(s)
 }

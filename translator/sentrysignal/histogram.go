@@ -44,3 +44,75 @@ func BucketIndex(v float64) int32 {
 	scaleFactor := math.Ldexp(math.Log2E, HistogramScale)
 	return int32(math.Ceil(math.Log(v)*scaleFactor)) - 1
 }
+
+// maxHistogramBuckets bounds the buckets of a point written from several
+// values (the OpenTelemetry SDKs' default); the scale is lowered until the
+// values fit.
+const maxHistogramBuckets = 160
+
+// PutObservations writes several observed values as one exponential
+// histogram point: count, sum, min and max exactly, the values in buckets
+// at the finest scale at which each sign's buckets span at most 160.
+func PutObservations(dp pmetric.ExponentialHistogramDataPoint, values []float64) {
+	if len(values) == 0 {
+		return
+	}
+	var pos, neg []int32
+	lo, hi, sum := values[0], values[0], 0.0
+	for _, v := range values {
+		lo, hi, sum = min(lo, v), max(hi, v), sum+v
+		switch {
+		case v > 0:
+			pos = append(pos, BucketIndex(v))
+		case v < 0:
+			neg = append(neg, BucketIndex(-v))
+		default:
+			dp.SetZeroCount(dp.ZeroCount() + 1)
+		}
+	}
+	dp.SetCount(uint64(len(values)))
+	dp.SetSum(sum)
+	dp.SetMin(lo)
+	dp.SetMax(hi)
+	shift := max(downscale(pos), downscale(neg))
+	dp.SetScale(HistogramScale - int32(shift))
+	fillBuckets(dp.Positive(), pos, shift)
+	fillBuckets(dp.Negative(), neg, shift)
+}
+
+// downscale is how many halvings of the scale make indices span at most
+// maxHistogramBuckets buckets.
+func downscale(indices []int32) int {
+	if len(indices) == 0 {
+		return 0
+	}
+	lo, hi := indices[0], indices[0]
+	for _, i := range indices {
+		lo, hi = min(lo, i), max(hi, i)
+	}
+	shift := 0
+	for (hi>>shift)-(lo>>shift)+1 > maxHistogramBuckets {
+		shift++
+	}
+	return shift
+}
+
+func fillBuckets(b pmetric.ExponentialHistogramDataPointBuckets, indices []int32, shift int) {
+	if len(indices) == 0 {
+		return
+	}
+	lo := indices[0] >> shift
+	for _, i := range indices {
+		lo = min(lo, i>>shift)
+	}
+	counts := make([]uint64, 0, maxHistogramBuckets)
+	for _, i := range indices {
+		at := int(i>>shift - lo)
+		for len(counts) <= at {
+			counts = append(counts, 0)
+		}
+		counts[at]++
+	}
+	b.SetOffset(lo)
+	b.BucketCounts().FromRaw(counts)
+}

@@ -10,6 +10,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 )
 
 func TestTimestamp(t *testing.T) {
@@ -206,5 +207,52 @@ func TestPersonalAttributes(t *testing.T) {
 	}
 	if with.Len() != 4 {
 		t.Errorf("with personal data: %v", with.AsRaw())
+	}
+}
+
+func TestPutObservations(t *testing.T) {
+	tests := []struct {
+		values          []float64
+		scale           int32
+		pos, neg, zeros uint64
+	}{
+		// log2(187.5/12) ≈ 3.97: 3.97·2^5 ≈ 127 buckets fit, 2^6 would not
+		{[]float64{187.5, 12}, 5, 2, 0, 0},
+		{[]float64{1, 1.0000001}, 20, 2, 0, 0},
+		// log2(1e600) ≈ 1993: 1993·2^-4 ≈ 125 buckets
+		{[]float64{1e-300, 1e300, -3, 0}, -4, 2, 1, 1},
+	}
+	for _, tt := range tests {
+		dp := pmetric.NewExponentialHistogramDataPoint()
+		PutObservations(dp, tt.values)
+		if dp.Scale() != tt.scale || dp.Count() != uint64(len(tt.values)) || dp.ZeroCount() != tt.zeros {
+			t.Errorf("%v: scale %d count %d zeros %d", tt.values, dp.Scale(), dp.Count(), dp.ZeroCount())
+		}
+		var pos, neg uint64
+		for _, c := range dp.Positive().BucketCounts().AsRaw() {
+			pos += c
+		}
+		for _, c := range dp.Negative().BucketCounts().AsRaw() {
+			neg += c
+		}
+		if pos != tt.pos || neg != tt.neg || dp.Positive().BucketCounts().Len() > maxHistogramBuckets {
+			t.Errorf("%v: %d positive, %d negative, %d buckets", tt.values, pos, neg, dp.Positive().BucketCounts().Len())
+		}
+		// every value lies in its bucket at the chosen scale
+		base := math.Exp2(math.Exp2(-float64(dp.Scale())))
+		for _, v := range tt.values {
+			if v <= 0 {
+				continue
+			}
+			i := BucketIndex(v) >> (HistogramScale - dp.Scale())
+			lo, hi := math.Pow(base, float64(i)), math.Pow(base, float64(i+1))
+			if !(lo <= v*(1+1e-9) && v <= hi*(1+1e-9)) {
+				t.Errorf("%v not in (%v, %v]", v, lo, hi)
+			}
+			at := int(i - dp.Positive().Offset())
+			if at < 0 || at >= dp.Positive().BucketCounts().Len() || dp.Positive().BucketCounts().At(at) == 0 {
+				t.Errorf("%v: bucket %d empty", v, at)
+			}
+		}
 	}
 }
