@@ -2,6 +2,7 @@ package sentryclientreport
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"testing"
 
@@ -80,4 +81,21 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The report sentry-python 2.68.0 sent after dropping a transaction by
+// its sample rate (captured).
+func TestCapturedPython268(t *testing.T) {
+	payload, err := os.ReadFile("testdata/python268_captured_client_report_1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Decode(payload, sentrysignal.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Discard{{OutcomeDiscarded, "sample_rate", "transaction", 1}, {OutcomeDiscarded, "sample_rate", "span", 1}}
+	if !reflect.DeepEqual(r.Discards, want) || r.Timestamp == 0 {
+		t.Errorf("report %d %+v", r.Timestamp, r.Discards)
+	}
 }

@@ -80,3 +80,28 @@ func TestCapturedPython1910(t *testing.T) {
 		})
 	}
 }
+
+// Events as sentry-python 2.68.0 sent them inside a span (a logging error
+// whose logentry carries formatted text, an exception, a message).
+func TestCapturedPython268(t *testing.T) {
+	tests := []struct{ file, body, excType string }{
+		{"python268_captured_event_1.json", "export failed", ""},
+		{"python268_captured_event_2.json", "ZeroDivisionError: division by zero", "ZeroDivisionError"},
+		{"python268_captured_event_3.json", "nightly export done", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			typ, _ := lr.Attributes().Get("exception.type")
+			if lr.Body().Str() != tt.body || typ.Str() != tt.excType {
+				t.Errorf("body %q type %q", lr.Body().Str(), typ.Str())
+			}
+			if lr.TraceID().String() != "99ed33a79c814173b81853a731fd3e05" || lr.SpanID().String() != "89b62d52a3d626f1" {
+				t.Errorf("trace %s span %s", lr.TraceID(), lr.SpanID())
+			}
+			if _, ok := lr.Attributes().Get(AttrMessageTemplate); ok {
+				t.Error("a template that equals the text is repeated")
+			}
+		})
+	}
+}

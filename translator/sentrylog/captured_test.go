@@ -50,3 +50,23 @@ func TestCapturedNode11(t *testing.T) {
 		}
 	}
 }
+
+// A log container as sentry-python 2.68.0 sent it (sentry_sdk.logger
+// inside a span): the span is a top-level span_id, the severity only the
+// level (and Python's own sentry.severity_* attributes).
+func TestCapturedPython268(t *testing.T) {
+	dst := plog.NewLogRecordSlice()
+	if n, err := AppendLogs(readTestdata(t, "python268_captured_log_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
+		t.Fatalf("AppendLogs = %d, %v", n, err)
+	}
+	lr := dst.At(0)
+	if lr.Body().Str() != "disk 91% full" || lr.SeverityNumber() != plog.SeverityNumberWarn || lr.SeverityText() != "warn" {
+		t.Errorf("%q %v %q", lr.Body().Str(), lr.SeverityNumber(), lr.SeverityText())
+	}
+	if lr.SpanID().String() != "89b62d52a3d626f1" || lr.TraceID().String() != "99ed33a79c814173b81853a731fd3e05" {
+		t.Errorf("trace %s span %s", lr.TraceID(), lr.SpanID())
+	}
+	if v, _ := lr.Attributes().Get("sentry.message.parameter.pct"); v.Int() != 91 {
+		t.Errorf("named parameter %v", v.AsRaw())
+	}
+}

@@ -218,7 +218,8 @@ func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, file := range []string{"node11_metrics.json", "python268_metrics.json", "node11_captured_metrics_1.json"} {
+	for _, file := range []string{"node11_metrics.json", "python268_metrics.json", "node11_captured_metrics_1.json",
+		"python268_captured_trace_metric_1.json"} {
 		t.Run(file, func(t *testing.T) {
 			payload := readTestdata(t, file)
 			dst := pmetric.NewMetricSlice()
@@ -294,5 +295,28 @@ func TestCapturedNode11(t *testing.T) {
 	}
 	if v, _ := counter.Attributes().Get("region"); v.Str() != "eu-1" {
 		t.Errorf("region %q", v.Str())
+	}
+}
+
+// sentry-python 2.68.0 writes every value as a float (a count of 1 is 1.0)
+// and puts the span in a top-level span_id.
+func TestCapturedPython268(t *testing.T) {
+	dst := pmetric.NewMetricSlice()
+	if n, err := AppendMetrics(readTestdata(t, "python268_captured_trace_metric_1.json"), sentrysignal.Options{}, dst); n != 3 || err != nil {
+		t.Fatalf("AppendMetrics = %d, %v", n, err)
+	}
+	counter := dst.At(0).Sum().DataPoints().At(0)
+	if counter.ValueType() != pmetric.NumberDataPointValueTypeDouble || counter.DoubleValue() != 1 {
+		t.Errorf("counter %v %v", counter.ValueType(), counter.DoubleValue())
+	}
+	if ex := counter.Exemplars().At(0); ex.SpanID().String() != "89b62d52a3d626f1" {
+		t.Errorf("exemplar span %s", ex.SpanID())
+	}
+	if dst.At(1).Unit() != "MiBy" || dst.At(2).Unit() != "s" {
+		t.Errorf("units %q %q", dst.At(1).Unit(), dst.At(2).Unit())
+	}
+	rows, _ := dst.At(2).ExponentialHistogram().DataPoints().At(0).Attributes().Get("rows")
+	if rows.Int() != 1200 {
+		t.Errorf("rows %v", rows.AsRaw())
 	}
 }

@@ -71,6 +71,10 @@ func TestAppendSession(t *testing.T) {
 		// python sends its session once, at the end
 		{"python268_session_exited.json", []point{{MetricStarted, 1, "", ""}, {MetricEnded, 1, "exited", "false"},
 			{MetricDuration, 5.5, "", ""}}},
+		// captured from sentry-python 2.68.0: one update at the end, with the
+		// error and without a duration
+		{"python268_captured_session_1.json", []point{{MetricStarted, 1, "", ""}, {MetricEnded, 1, "exited", "true"},
+			{MetricErrored, 1, "", ""}, {MetricErrors, 1, "", ""}}},
 		// captured from @sentry/node 11.1.0: the process session starts with
 		// the error already counted, then exits
 		{"node11_captured_session_1.json", []point{{MetricStarted, 1, "", ""}}},
@@ -145,7 +149,7 @@ func updateFromMetrics(dst pmetric.MetricSlice) Update {
 
 func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_session_crashed.json", "browser11_session_unhandled.json", "python268_session_exited.json",
-		"node11_captured_session_2.json"} {
+		"node11_captured_session_2.json", "python268_captured_session_1.json"} {
 		t.Run(file, func(t *testing.T) {
 			u, err := DecodeUpdate(readTestdata(t, file), sentrysignal.Options{})
 			if err != nil {
@@ -239,5 +243,18 @@ func TestErrors(t *testing.T) {
 		if n, err := AppendSessions([]byte(bad), sentrysignal.Options{}, pmetric.NewMetricSlice()); n != 0 || err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+// Request-mode sessions as sentry-python 2.68.0 aggregated them.
+func TestCapturedPython268Aggregates(t *testing.T) {
+	dst := pmetric.NewMetricSlice()
+	n, err := AppendSessions(readTestdata(t, "python268_captured_sessions_1.json"), sentrysignal.Options{}, dst)
+	if n != 2 || err != nil {
+		t.Fatalf("AppendSessions = %d, %v", n, err)
+	}
+	want := []point{{MetricStarted, 2, "", ""}, {MetricEnded, 2, "exited", "false"}}
+	if got := points(dst); !reflect.DeepEqual(got, want) {
+		t.Errorf("points %v", got)
 	}
 }
