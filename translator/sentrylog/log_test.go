@@ -161,9 +161,9 @@ func logFromRecord(lr plog.LogRecord) map[string]any {
 
 func TestRoundTrip(t *testing.T) {
 	payloads := map[string][]byte{
-		"node11_logs.json":            readTestdata(t, "node11_logs.json"),
-		"python268_logs.json":         readTestdata(t, "python268_logs.json"),
-		"node11_captured_logs_1.json": readTestdata(t, "node11_captured_logs_1.json"),
+		"node11_logs.json":              readTestdata(t, "node11_logs.json"),
+		"python268_logs.json":           readTestdata(t, "python268_logs.json"),
+		"node11_captured_logs_1.json":   readTestdata(t, "node11_captured_logs_1.json"),
 		"python268_captured_log_1.json": readTestdata(t, "python268_captured_log_1.json"),
 		"unknown members": []byte(`{"items":[{"timestamp":1795644001.5,"level":"info","severity_number":99,"body":{"k":[1,"x"]},
 			"origin":"test","attributes":{"sentry.origin":{"type":"string","value":"manual"}}}]}`),
