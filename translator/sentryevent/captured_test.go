@@ -105,3 +105,27 @@ func TestCapturedPython268(t *testing.T) {
 		})
 	}
 }
+
+// An unhandled error as @sentry/browser 11.1.0 sent it from headless
+// Chromium (sendDefaultPii on: the request carries the user agent).
+func TestCapturedBrowser11(t *testing.T) {
+	payload := readTestdata(t, "browser11_captured_event_1.json")
+	lr := appendOne(t, payload, sentrysignal.Options{})
+	if lr.Body().Str() != "ReferenceError: checkout is not defined" || lr.SeverityNumber() != plog.SeverityNumberError {
+		t.Errorf("body %q severity %v", lr.Body().Str(), lr.SeverityNumber())
+	}
+	if lr.TraceID().String() != "5b762c3da0694d2896d2f67abfc7f951" || lr.SpanID().String() != "8c5139f201ab02fa" {
+		t.Errorf("trace %s span %s", lr.TraceID(), lr.SpanID())
+	}
+	if _, ok := lr.Attributes().Get("url.full"); ok {
+		t.Error("request kept without include_user_data")
+	}
+	with := appendOne(t, payload, sentrysignal.Options{IncludeUserData: true})
+	ua, ok := with.Attributes().Get("http.request.header.user-agent")
+	if !ok || !strings.Contains(ua.Slice().At(0).Str(), "HeadlessChrome") {
+		t.Errorf("user agent %v", ua.AsRaw())
+	}
+	if u, _ := with.Attributes().Get("url.full"); u.Str() != "http://127.0.0.1:18935/index.html" {
+		t.Errorf("url.full %q", u.Str())
+	}
+}

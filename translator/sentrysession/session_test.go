@@ -71,6 +71,11 @@ func TestAppendSession(t *testing.T) {
 		// python sends its session once, at the end
 		{"python268_session_exited.json", []point{{MetricStarted, 1, "", ""}, {MetricEnded, 1, "exited", "false"},
 			{MetricDuration, 5.5, "", ""}}},
+		// captured from @sentry/browser 11.1.0 in headless Chromium: the page's
+		// session, then "unhandled" after an unhandled error, never "exited"
+		{"browser11_captured_session_1.json", []point{{MetricStarted, 1, "", ""}}},
+		{"browser11_captured_session_2.json", []point{{MetricEnded, 1, "unhandled", "true"}, {MetricErrored, 1, "", ""},
+			{MetricErrors, 1, "", ""}}},
 		// captured from sentry-python 2.68.0: one update at the end, with the
 		// error and without a duration
 		{"python268_captured_session_1.json", []point{{MetricStarted, 1, "", ""}, {MetricEnded, 1, "exited", "true"},
@@ -149,7 +154,7 @@ func updateFromMetrics(dst pmetric.MetricSlice) Update {
 
 func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_session_crashed.json", "browser11_session_unhandled.json", "python268_session_exited.json",
-		"node11_captured_session_2.json", "python268_captured_session_1.json"} {
+		"node11_captured_session_2.json", "python268_captured_session_1.json", "browser11_captured_session_2.json"} {
 		t.Run(file, func(t *testing.T) {
 			u, err := DecodeUpdate(readTestdata(t, file), sentrysignal.Options{})
 			if err != nil {
