@@ -31,6 +31,8 @@ func TestTimestamp(t *testing.T) {
 		{`-1`, 0, false},
 		{`"1969-12-31T23:59:59Z"`, 0, false},
 		{`1e300`, 0, false},
+		{`10e9`, 0, false}, // year 2286: its nanoseconds overflow an int64
+		{`"2300-01-01T00:00:00Z"`, 0, false},
 		{`"soon"`, 0, false},
 		{`true`, 0, false},
 	}
@@ -102,8 +104,10 @@ func TestPutJSONDepthAndTypes(t *testing.T) {
 	if !reflect.DeepEqual(ToAny(v), want) {
 		t.Errorf("ToAny = %#v", ToAny(v))
 	}
-	if err := PutJSON(v, json.RawMessage(`{} 1`), 2); err == nil {
-		t.Error("trailing data accepted")
+	for _, trailing := range []string{`{} 1`, `0]`, `{}}`} {
+		if err := PutJSON(v, json.RawMessage(trailing), 2); err == nil {
+			t.Errorf("trailing data accepted: %s", trailing)
+		}
 	}
 }
 

@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
-// Unix seconds of 0000-01-01 and 9999-12-31, the years RFC 3339 can write.
-const minSeconds, maxSeconds = -62167219200, 253402300799
+// maxSeconds is the last second whose nanoseconds fit an int64 (in the
+// year 2262), the range of OTLP timestamps as Go's time package reads them.
+const maxSeconds = math.MaxInt64/int64(time.Second) - 1
 
 // ErrMissing is returned for an absent or null field that is required.
 var ErrMissing = errors.New("missing")
@@ -49,7 +51,7 @@ func secondsText(s string) (int64, error) {
 	intPart, frac, plain := splitDecimal(s)
 	if !plain {
 		f, err := strconv.ParseFloat(s, 64)
-		if err != nil || f < 0 || f > maxSeconds {
+		if err != nil || f < 0 || f > float64(maxSeconds) {
 			return 0, fmt.Errorf("not a timestamp in seconds: %.40s", s)
 		}
 		return int64(f * 1e9), nil
@@ -125,10 +127,11 @@ func TimestampOf(x any) (pcommon.Timestamp, error) {
 	return 0, fmt.Errorf("a timestamp cannot be a %T", x)
 }
 
-// fromTime refuses times before the epoch, which OTLP cannot hold.
+// fromTime refuses times before the epoch, which OTLP cannot hold, and
+// after 2262, whose nanoseconds overflow an int64.
 func fromTime(t time.Time) (pcommon.Timestamp, error) {
-	if t.Before(time.Unix(0, 0)) {
-		return 0, fmt.Errorf("before 1970: %s", t.Format(time.RFC3339))
+	if t.Before(time.Unix(0, 0)) || t.After(time.Unix(maxSeconds, 0)) {
+		return 0, fmt.Errorf("outside 1970–2262: %s", t.Format(time.RFC3339))
 	}
 	return pcommon.NewTimestampFromTime(t), nil
 }

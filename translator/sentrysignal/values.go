@@ -26,7 +26,8 @@ func DecodeAny(raw []byte) (any, error) {
 	if err := dec.Decode(&x); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// More would pass a stray "]" or "}": anything but space is refused.
+	if len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return x, nil
