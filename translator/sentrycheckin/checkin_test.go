@@ -89,7 +89,8 @@ func checkInFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]
 
 func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_checkin_in_progress.json", "node11_checkin_ok.json", "python_checkin_error_full_config.json",
-		"node11_captured_checkin_1.json", "node11_captured_checkin_2.json", "python1910_captured_checkin.json"} {
+		"node11_captured_checkin_1.json", "node11_captured_checkin_2.json", "python1910_captured_checkin.json",
+		"go050_captured_check_in_1.json", "go050_captured_check_in_2.json"} {
 		t.Run(file, func(t *testing.T) {
 			payload := readTestdata(t, file)
 			c, err := Decode(payload, sentrysignal.Options{})

@@ -129,3 +129,28 @@ func TestCapturedBrowser11(t *testing.T) {
 		t.Errorf("url.full %q", u.Str())
 	}
 }
+
+// Events as sentry-go 0.50.0 sent them inside a transaction: a message
+// (with the capturing goroutine's stack in "threads") and an error wrapped
+// with %w (two chained exceptions, the cause's source "unwrap").
+func TestCapturedGo050(t *testing.T) {
+	msg := appendOne(t, readTestdata(t, "go050_captured_event_1.json"), sentrysignal.Options{})
+	if msg.Body().Str() != "order 4711 shipped" || msg.SeverityNumber() != plog.SeverityNumberInfo {
+		t.Errorf("message %q %v", msg.Body().Str(), msg.SeverityNumber())
+	}
+	if _, ok := msg.Attributes().Get("sentry.threads"); !ok {
+		t.Error("threads not kept")
+	}
+	lr := appendOne(t, readTestdata(t, "go050_captured_event_2.json"), sentrysignal.Options{})
+	typ, _ := lr.Attributes().Get("exception.type")
+	stack, _ := lr.Attributes().Get("exception.stacktrace")
+	if typ.Str() != "*fmt.wrapError" || !strings.Contains(stack.Str(), "\nCaused by: *errors.errorString: connect ECONNREFUSED") {
+		t.Errorf("type %q stack %q", typ.Str(), stack.Str())
+	}
+	if lr.TraceID().String() != "eaf65f5980dd8c869554c5f53c075059" || lr.SpanID().String() != "6c2578a6975db01e" {
+		t.Errorf("trace %s span %s", lr.TraceID(), lr.SpanID())
+	}
+	if uint64(lr.Timestamp()) != 1795646962063439917 {
+		t.Errorf("timestamp %d: nanoseconds of the RFC 3339 time lost", lr.Timestamp())
+	}
+}

@@ -167,7 +167,7 @@ func TestRoundTrip(t *testing.T) {
 		"python1910_captured_store_1.json", "python1910_captured_store_2.json",
 		"python1910_captured_store_3.json", "python1910_captured_store_4.json",
 		"python268_captured_event_1.json", "python268_captured_event_2.json", "python268_captured_event_3.json",
-		"browser11_captured_event_1.json"}
+		"browser11_captured_event_1.json", "go050_captured_event_1.json", "go050_captured_event_2.json"}
 	for _, file := range files {
 		for _, opts := range []sentrysignal.Options{{}, {IncludeUserData: true}} {
 			t.Run(file+"/user_data="+strconv.FormatBool(opts.IncludeUserData), func(t *testing.T) {

@@ -165,6 +165,7 @@ func TestRoundTrip(t *testing.T) {
 		"python268_logs.json":           readTestdata(t, "python268_logs.json"),
 		"node11_captured_logs_1.json":   readTestdata(t, "node11_captured_logs_1.json"),
 		"python268_captured_log_1.json": readTestdata(t, "python268_captured_log_1.json"),
+		"go050_captured_log_1.json":     readTestdata(t, "go050_captured_log_1.json"),
 		"unknown members": []byte(`{"items":[{"timestamp":1795644001.5,"level":"info","severity_number":99,"body":{"k":[1,"x"]},
 			"origin":"test","attributes":{"sentry.origin":{"type":"string","value":"manual"}}}]}`),
 	}
@@ -181,6 +182,12 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i, want := range in.Items {
+				// back: seconds, whichever form the SDK wrote (sentry-go writes RFC 3339)
+				ts, err := sentrysignal.TimestampOf(want["timestamp"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				want["timestamp"] = sentrysignal.Seconds(ts)
 				if _, sent := want["severity_number"]; !sent {
 					// back: the level's number when the SDK sent none
 					want["severity_number"] = int64(sentrysignal.Severity(want["level"].(string)))

@@ -1,6 +1,7 @@
 package sentrymetric
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"math"
@@ -219,7 +220,7 @@ func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.
 
 func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_metrics.json", "python268_metrics.json", "node11_captured_metrics_1.json",
-		"python268_captured_trace_metric_1.json"} {
+		"python268_captured_trace_metric_1.json", "go050_captured_trace_metric_1.json"} {
 		t.Run(file, func(t *testing.T) {
 			payload := readTestdata(t, file)
 			dst := pmetric.NewMetricSlice()
@@ -228,8 +229,18 @@ func TestRoundTrip(t *testing.T) {
 			}
 			got := metricsFromOTLP(dst)
 			var in struct{ Items []map[string]any }
-			if err := json.Unmarshal(payload, &in); err != nil {
+			dec := json.NewDecoder(bytes.NewReader(payload))
+			dec.UseNumber()
+			if err := dec.Decode(&in); err != nil {
 				t.Fatal(err)
+			}
+			for _, item := range in.Items {
+				// back: seconds, whichever form the SDK wrote (sentry-go writes RFC 3339)
+				ts, err := sentrysignal.TimestampOf(item["timestamp"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				item["timestamp"] = sentrysignal.Seconds(ts)
 			}
 			// the output groups by name, type and unit: compare as sets
 			if !reflect.DeepEqual(sortedJSON(t, got), sortedJSON(t, in.Items)) {
