@@ -22,7 +22,9 @@ const (
 // PutTypedAttributes maps Sentry's typed attributes (an object of key →
 // {type, value}) into m, in key order, keeping each declared type: an
 // "integer" is Int even when its value is written 3.0 or "3", a "double"
-// Double even when written 3. Attributes whose value is null are dropped.
+// Double even when written 3, a "string" Str even when written 3 (its
+// text), a "boolean" Bool also from "true". Attributes whose value is null
+// are dropped.
 func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error {
 	if IsNull(raw) {
 		return nil
@@ -95,7 +97,19 @@ func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
 			return err
 		}
 		m.PutDouble(key, f)
-	default: // string, boolean, arrays and types this version does not know
+	case TypeString:
+		str, err := asString(x)
+		if err != nil {
+			return err
+		}
+		m.PutStr(key, str)
+	case TypeBoolean:
+		b, err := asBool(x)
+		if err != nil {
+			return err
+		}
+		m.PutBool(key, b)
+	default: // arrays and types this version does not know
 		SetAny(m.PutEmpty(key), x, maxDepth)
 	}
 	return nil
@@ -119,6 +133,24 @@ func asInt(x any) (int64, error) {
 		return 0, fmt.Errorf("not an integer: %.40s", text)
 	}
 	return int64(f), nil
+}
+
+func asString(x any) (string, error) {
+	switch x.(type) {
+	case string, json.Number, bool:
+		return Text(map[string]any{"": x}, ""), nil
+	}
+	return "", fmt.Errorf("string attribute holds %T", x)
+}
+
+func asBool(x any) (bool, error) {
+	switch t := x.(type) {
+	case bool:
+		return t, nil
+	case string:
+		return strconv.ParseBool(t)
+	}
+	return false, fmt.Errorf("boolean attribute holds %T", x)
 }
 
 func asFloat(x any) (float64, error) {

@@ -115,13 +115,13 @@ func TestPutTypedAttributes(t *testing.T) {
 	raw := `{"s":{"type":"string","value":"x"},"i":{"type":"integer","value":4711},"i2":{"type":"integer","value":"12"},
 		"i3":{"type":"integer","value":3.0},"d":{"type":"double","value":3},"b":{"type":"boolean","value":false},
 		"old":{"int_value":7},"arr":{"type":"array","value":["a","b"]},"skip":{"type":"string","value":null},
-		"new":{"type":"string[]","value":["x"]}}`
+		"new":{"type":"string[]","value":["x"]},"sn":{"type":"string","value":5},"bs":{"type":"boolean","value":"true"}}`
 	m := pcommon.NewMap()
 	if err := PutTypedAttributes(m, json.RawMessage(raw), Options{MaxDepth: 4}); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"s": "x", "i": int64(4711), "i2": int64(12), "i3": int64(3), "d": 3.0, "b": false,
-		"old": int64(7), "arr": []any{"a", "b"}, "new": []any{"x"}}
+		"old": int64(7), "arr": []any{"a", "b"}, "new": []any{"x"}, "sn": "5", "bs": true}
 	if !reflect.DeepEqual(m.AsRaw(), want) {
 		t.Errorf("got %#v\nwant %#v", m.AsRaw(), want)
 	}
@@ -129,7 +129,8 @@ func TestPutTypedAttributes(t *testing.T) {
 	if typ, val := TypedAttribute(d); typ != TypeDouble || val != 3.0 {
 		t.Errorf("TypedAttribute(d) = %s %v", typ, val)
 	}
-	for _, bad := range []string{`{"i":{"type":"integer","value":1.5}}`, `{"d":{"type":"double","value":"x"}}`, `[1]`} {
+	for _, bad := range []string{`{"i":{"type":"integer","value":1.5}}`, `{"d":{"type":"double","value":"x"}}`, `[1]`,
+		`{"b":{"type":"boolean","value":1}}`, `{"s":{"type":"string","value":{}}}`, `{"x":7}`} {
 		if err := PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad), Options{}); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
