@@ -19,8 +19,14 @@ const (
 	EventUserReport = "sentry.user_report"
 )
 
-// AttrAssociatedEventID is the event the feedback is about.
-const AttrAssociatedEventID = "sentry.feedback.associated_event_id"
+// Attribute keys.
+const (
+	// AttrAssociatedEventID is the event the feedback is about.
+	AttrAssociatedEventID = "sentry.feedback.associated_event_id"
+	// AttrEventMessage is the feedback event's own message, when it has
+	// one: the body holds the feedback.
+	AttrEventMessage = "sentry.feedback.event_message"
+)
 
 // personalFeedback are the members of contexts.feedback that identify the
 // person who wrote it.
@@ -65,6 +71,10 @@ func PutFeedback(lr plog.LogRecord, ev *sentryevent.Event, opts sentrysignal.Opt
 	}
 	ev.PutLogRecord(lr, opts)
 	lr.SetEventName(EventFeedback)
+	// "message" / "logentry" of the event itself, which the body gives way to
+	if text := lr.Body().Str(); text != "" && len(sentrysignal.Values(ev.Doc["exception"])) == 0 {
+		lr.Attributes().PutStr(AttrEventMessage, text)
+	}
 	// contexts.feedback.message → body
 	lr.Body().SetStr(sentrysignal.Str(fb, "message"))
 	// contexts.feedback.associated_event_id

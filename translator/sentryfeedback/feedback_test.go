@@ -163,3 +163,16 @@ func TestCapturedNode11(t *testing.T) {
 		t.Error("user.email without include_user_data")
 	}
 }
+
+// A feedback event that also has a message keeps it beside the feedback.
+func TestFeedbackWithMessage(t *testing.T) {
+	payload := `{"message":"User feedback","contexts":{"feedback":{"message":"Too slow"}}}`
+	dst := plog.NewLogRecordSlice()
+	if n, err := AppendFeedback([]byte(payload), sentrysignal.Options{}, dst); n != 1 || err != nil {
+		t.Fatalf("AppendFeedback = %d, %v", n, err)
+	}
+	msg, _ := dst.At(0).Attributes().Get(AttrEventMessage)
+	if dst.At(0).Body().Str() != "Too slow" || msg.Str() != "User feedback" {
+		t.Errorf("body %q event message %q", dst.At(0).Body().Str(), msg.Str())
+	}
+}
