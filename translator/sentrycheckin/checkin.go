@@ -1,0 +1,157 @@
+package sentrycheckin
+
+import (
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// ItemType is the envelope item type this package reads.
+const ItemType = "check_in"
+
+// EventName is the LogRecord's event name for a check-in.
+const EventName = "sentry.check_in"
+
+// Attribute keys.
+const (
+	AttrID            = "sentry.check_in.id"
+	AttrMonitorSlug   = "sentry.monitor.slug"
+	AttrStatus        = "sentry.check_in.status"
+	AttrDuration      = "sentry.check_in.duration"
+	AttrMonitorConfig = "sentry.monitor.config"
+	AttrContexts      = "sentry.contexts"
+	// AttrPrefix names the members this version does not know:
+	// "sentry.payload.<member>".
+	AttrPrefix = "sentry.payload."
+)
+
+// known are the members mapped by their own blocks, or by the resource.
+var known = map[string]bool{
+	"check_in_id": true, "monitor_slug": true, "status": true, "duration": true,
+	"monitor_config": true, "contexts": true, "release": true, "environment": true,
+}
+
+// CheckIn is one decoded check-in.
+type CheckIn struct {
+	Doc      map[string]any
+	ID       string // "check_in_id", 32 lower-case hex
+	Slug     string // "monitor_slug"
+	Status   string // "status": in_progress, ok, error
+	TraceID  pcommon.TraceID
+	SpanID   pcommon.SpanID
+	Resource sentrysignal.Resource // release, environment
+}
+
+// Decode reads a check-in. It fails when the payload is not a JSON object,
+// has no "monitor_slug" or "status", or has a "check_in_id" or trace
+// context that is present but not an id.
+func Decode(payload []byte, opts sentrysignal.Options) (*CheckIn, error) {
+	fail := func(field, reason string, err error) (*CheckIn, error) {
+		return nil, sentrysignal.PayloadError(ItemType, field, reason, err)
+	}
+	if err := opts.CheckSize(ItemType, payload); err != nil {
+		return nil, err
+	}
+	x, err := sentrysignal.DecodeAny(payload)
+	if err != nil {
+		return fail("", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return fail("", "not a JSON object", nil)
+	}
+	c := &CheckIn{Doc: doc, Slug: sentrysignal.Str(doc, "monitor_slug"), Status: sentrysignal.Str(doc, "status")}
+	if c.Slug == "" {
+		return fail("monitor_slug", "missing", nil)
+	}
+	if c.Status == "" {
+		return fail("status", "missing", nil)
+	}
+	if s := sentrysignal.Str(doc, "check_in_id"); s != "" {
+		if c.ID, ok = sentrysignal.EventID(s); !ok {
+			return fail("check_in_id", "not a 32-hex-digit id", nil)
+		}
+	}
+	trace := sentrysignal.Obj(sentrysignal.Obj(doc, "contexts"), "trace")
+	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
+		if c.TraceID, err = sentrysignal.TraceID(s); err != nil {
+			return fail("contexts.trace.trace_id", "not a trace id", err)
+		}
+	}
+	if s := sentrysignal.Str(trace, "span_id"); s != "" {
+		if c.SpanID, err = sentrysignal.SpanID(s); err != nil {
+			return fail("contexts.trace.span_id", "not a span id", err)
+		}
+	}
+	c.Resource = sentrysignal.Resource{Release: sentrysignal.Text(doc, "release"), Environment: sentrysignal.Str(doc, "environment")}
+	return c, nil
+}
+
+// AppendLogs decodes one check-in and appends its LogRecord; on error it
+// returns a *sentrysignal.DecodeError and appends nothing.
+func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+	c, err := Decode(payload, opts)
+	if err != nil {
+		return 0, err
+	}
+	c.PutLogRecord(dst.AppendEmpty(), opts)
+	return 1, nil
+}
+
+// PutLogRecord writes the check-in into lr. A check-in has no time of its
+// own (Relay stamps it on arrival): the record's Timestamp stays unset for
+// the receiver's ObservedTimestamp to carry.
+func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
+	opts = opts.WithDefaults()
+	lr.SetEventName(EventName)
+	// "monitor_slug", "status" → body, severity
+	lr.Body().SetStr(c.Slug + ": " + c.Status)
+	lr.SetSeverityNumber(severity(c.Status))
+	// contexts.trace.trace_id, span_id
+	lr.SetTraceID(c.TraceID)
+	lr.SetSpanID(c.SpanID)
+	attrs := lr.Attributes()
+	// "check_in_id", "monitor_slug", "status"
+	if c.ID != "" {
+		attrs.PutStr(AttrID, c.ID)
+	}
+	attrs.PutStr(AttrMonitorSlug, c.Slug)
+	attrs.PutStr(AttrStatus, c.Status)
+	// "duration" (seconds)
+	if d, ok := sentrysignal.Float(c.Doc, "duration"); ok {
+		attrs.PutDouble(AttrDuration, d)
+	}
+	// "monitor_config" (schedule, checkin_margin, max_runtime, timezone, …), "contexts"
+	for _, m := range [...]struct{ member, key string }{{"monitor_config", AttrMonitorConfig}, {"contexts", AttrContexts}} {
+		if x := c.Doc[m.member]; x != nil {
+			sentrysignal.SetAny(attrs.PutEmpty(m.key), x, opts.MaxDepth)
+		}
+	}
+	// any other member → sentry.payload.<member>
+	var others []string
+	for k, v := range c.Doc {
+		_, isNumber := sentrysignal.Float(c.Doc, k)
+		if v != nil && (!known[k] || k == "duration" && !isNumber) {
+			others = append(others, k)
+		}
+	}
+	sort.Strings(others)
+	for _, k := range others {
+		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), c.Doc[k], opts.MaxDepth)
+	}
+}
+
+// severity: a failed run is an error, a run that started or succeeded is
+// information; statuses Sentry assigns itself (missed, timeout) are warnings.
+func severity(status string) plog.SeverityNumber {
+	switch status {
+	case "ok", "in_progress":
+		return plog.SeverityNumberInfo
+	case "error":
+		return plog.SeverityNumberError
+	}
+	return plog.SeverityNumberWarn
+}

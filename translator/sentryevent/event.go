@@ -1,0 +1,96 @@
+package sentryevent
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// ItemType is the envelope item type this package reads.
+const ItemType = "event"
+
+// Event is one decoded event: its members as JSON values, and the fields
+// the mapping and a resource builder read from them.
+type Event struct {
+	// Doc holds every top-level member, decoded by sentrysignal.DecodeAny.
+	Doc map[string]any
+	// EventID is "event_id" as 32 lower-case hex digits; empty when absent.
+	EventID string
+	// Timestamp is "timestamp"; zero when absent (Relay then uses the time
+	// it received the event).
+	Timestamp pcommon.Timestamp
+	// TraceID and SpanID are contexts.trace.trace_id and span_id.
+	TraceID pcommon.TraceID
+	SpanID  pcommon.SpanID
+	// Resource holds release, environment, dist, platform, server_name,
+	// sdk and the os/runtime/device/app/browser contexts.
+	Resource sentrysignal.Resource
+}
+
+// Decode reads one event payload. It fails on what would make the record
+// wrong (not a JSON object, an event id, timestamp or trace context that is
+// not one); members of unexpected types are kept as they are.
+func Decode(payload []byte, opts sentrysignal.Options) (*Event, error) {
+	return DecodeItem(ItemType, payload, opts)
+}
+
+// DecodeItem is Decode for items of other types with an event's shape
+// ("feedback"); item names the type in errors.
+func DecodeItem(item string, payload []byte, opts sentrysignal.Options) (*Event, error) {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return nil, err
+	}
+	x, err := sentrysignal.DecodeAny(payload)
+	if err != nil {
+		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
+	}
+	ev := &Event{Doc: doc}
+	// "event_id"
+	if raw, present := doc["event_id"]; present && raw != nil {
+		id, ok := sentrysignal.EventID(sentrysignal.Str(doc, "event_id"))
+		if !ok {
+			return nil, sentrysignal.PayloadError(item, "event_id", "not a 32-hex-digit id", nil)
+		}
+		ev.EventID = id
+	}
+	// "timestamp"
+	if raw, present := doc["timestamp"]; present && raw != nil {
+		ts, err := sentrysignal.TimestampOf(raw)
+		if err != nil {
+			return nil, sentrysignal.PayloadError(item, "timestamp", "not a timestamp", err)
+		}
+		ev.Timestamp = ts
+	}
+	if err := ev.readTrace(item); err != nil {
+		return nil, err
+	}
+	ev.Resource.ReadTop(doc)
+	ev.Resource.ReadContexts(sentrysignal.Obj(doc, "contexts"))
+	return ev, nil
+}
+
+// readTrace reads contexts.trace.{trace_id,span_id}; an id that is present
+// but not one fails, since a record linked to the wrong trace is worse than
+// none.
+func (ev *Event) readTrace(item string) error {
+	trace := sentrysignal.Obj(sentrysignal.Obj(ev.Doc, "contexts"), "trace")
+	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
+		id, err := sentrysignal.TraceID(s)
+		if err != nil {
+			return sentrysignal.PayloadError(item, "contexts.trace.trace_id", "not a trace id", err)
+		}
+		ev.TraceID = id
+	}
+	if s := sentrysignal.Str(trace, "span_id"); s != "" {
+		id, err := sentrysignal.SpanID(s)
+		if err != nil {
+			return sentrysignal.PayloadError(item, "contexts.trace.span_id", "not a span id", err)
+		}
+		ev.SpanID = id
+	}
+	return nil
+}

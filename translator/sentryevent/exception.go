@@ -1,0 +1,153 @@
+package sentryevent
+
+import (
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// exception is what the semantic conventions take of one entry of
+// "exception.values".
+type exception struct {
+	typ, value string
+	synthetic  bool
+	frames     []map[string]any // oldest call first, as Sentry orders them
+}
+
+// exceptionChain is "exception.values": oldest first, so the last entry is
+// the exception that was raised to the handler.
+type exceptionChain []exception
+
+func readExceptions(doc map[string]any) exceptionChain {
+	values := sentrysignal.Values(doc["exception"])
+	chain := make(exceptionChain, 0, len(values))
+	for _, v := range values {
+		e, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		synthetic, _ := sentrysignal.Bool(sentrysignal.Obj(e, "mechanism"), "synthetic")
+		ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
+		for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
+			if fm, ok := f.(map[string]any); ok {
+				ex.frames = append(ex.frames, fm)
+			}
+		}
+		chain = append(chain, ex)
+	}
+	return chain
+}
+
+func (c exceptionChain) main() exception { return c[len(c)-1] }
+
+// isSyntheticMessage tells a captured message that carries a stack trace
+// (JavaScript SDKs add an exception with no type, the message as value and
+// mechanism.synthetic) from an error.
+func (c exceptionChain) isSyntheticMessage() bool {
+	return len(c) > 0 && c.main().synthetic && c.main().typ == ""
+}
+
+func (e exception) summary() string {
+	switch {
+	case e.typ == "":
+		return e.value
+	case e.value == "":
+		return e.typ
+	}
+	return e.typ + ": " + e.value
+}
+
+// putException writes the raised exception as the semantic conventions
+// name it; the stack trace text holds the whole chain. The entries
+// themselves, every field of every frame, stay in sentry.exception.
+func putException(attrs pcommon.Map, chain exceptionChain) {
+	if len(chain) == 0 {
+		return
+	}
+	main := chain.main()
+	// exception.values[-1].type
+	if main.typ != "" {
+		attrs.PutStr(string(semconv.ExceptionTypeKey), main.typ)
+	}
+	// exception.values[-1].value
+	if main.value != "" {
+		attrs.PutStr(string(semconv.ExceptionMessageKey), main.value)
+	}
+	// exception.values[].stacktrace.frames
+	if text := chain.stacktrace(); text != "" {
+		attrs.PutStr(string(semconv.ExceptionStacktraceKey), text)
+	}
+}
+
+// stacktrace renders the chain as a text trace: the raised exception
+// first, each earlier one after it as its cause, frames innermost first.
+func (c exceptionChain) stacktrace() string {
+	var b strings.Builder
+	for i := len(c) - 1; i >= 0; i-- {
+		if i < len(c)-1 {
+			b.WriteString("Caused by: ")
+		}
+		b.WriteString(c[i].summary())
+		b.WriteByte('\n')
+		for j := len(c[i].frames) - 1; j >= 0; j-- {
+			writeFrame(&b, c[i].frames[j])
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+func writeFrame(b *strings.Builder, f map[string]any) {
+	b.WriteString("    at ")
+	fn := sentrysignal.Str(f, "function")
+	if fn == "" {
+		fn = "?"
+	}
+	b.WriteString(fn)
+	file := sentrysignal.Str(f, "abs_path")
+	if file == "" {
+		file = sentrysignal.Str(f, "filename")
+	}
+	if file == "" {
+		file = sentrysignal.Str(f, "module")
+	}
+	if file != "" {
+		b.WriteString(" (")
+		b.WriteString(file)
+		if n, ok := sentrysignal.Int(f, "lineno"); ok {
+			b.WriteString(":" + strconv.FormatInt(n, 10))
+			if c, ok := sentrysignal.Int(f, "colno"); ok {
+				b.WriteString(":" + strconv.FormatInt(c, 10))
+			}
+		}
+		b.WriteByte(')')
+	}
+	b.WriteByte('\n')
+}
+
+// withoutVars copies an exception or threads interface without the "vars"
+// of its frames: local variables are personal data as much as "user".
+// frame says x is an entry of a "frames" array.
+func withoutVars(x any, frame bool) any {
+	switch t := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, v := range t {
+			if frame && k == "vars" {
+				continue
+			}
+			out[k] = withoutVars(v, k == "frames")
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, v := range t {
+			out[i] = withoutVars(v, frame)
+		}
+		return out
+	}
+	return x
+}

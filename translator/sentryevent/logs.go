@@ -1,0 +1,120 @@
+package sentryevent
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// Attribute keys with no semantic convention.
+const (
+	AttrMessageTemplate   = "sentry.message.template"
+	AttrMessageParameters = "sentry.message.parameters"
+	AttrTagPrefix         = "sentry.tags."
+	AttrUserPrefix        = "sentry.user."
+	AttrRequestPrefix     = "sentry.request."
+	// AttrPrefix names every other top-level member: "sentry.<member>".
+	AttrPrefix = "sentry."
+)
+
+// resourceMembers are the top-level members a resource builder maps (see
+// Event.Resource); the record does not repeat them.
+var resourceMembers = map[string]bool{
+	"release": true, "environment": true, "dist": true, "platform": true, "server_name": true,
+}
+
+// specialMembers are mapped by their own blocks below.
+var specialMembers = map[string]bool{
+	"event_id": true, "timestamp": true, "tags": true, "user": true, "request": true,
+}
+
+// AppendLogs decodes one event payload and appends its LogRecord to dst.
+// It returns 1, or 0 and a *sentrysignal.DecodeError; on error dst is
+// unchanged.
+func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+	ev, err := Decode(payload, opts)
+	if err != nil {
+		return 0, err
+	}
+	ev.PutLogRecord(dst.AppendEmpty(), opts)
+	return 1, nil
+}
+
+// PutLogRecord writes the event into lr.
+func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
+	opts = opts.WithDefaults()
+	doc := ev.Doc
+	attrs := lr.Attributes()
+	attrs.EnsureCapacity(len(doc) + 8)
+	// "timestamp"
+	lr.SetTimestamp(ev.Timestamp)
+	// "level": Sentry's default for events is error
+	level := sentrysignal.Str(doc, "level")
+	lr.SetSeverityText(level)
+	lr.SetSeverityNumber(severity(level))
+	// contexts.trace.trace_id, span_id
+	lr.SetTraceID(ev.TraceID)
+	lr.SetSpanID(ev.SpanID)
+	// "event_id" → log.record.uid
+	if ev.EventID != "" {
+		attrs.PutStr(string(semconv.LogRecordUIDKey), ev.EventID)
+	}
+	// "logentry" / "message" → body; else the exception's summary
+	msg := readMessage(doc)
+	chain := readExceptions(doc)
+	putBody(lr, attrs, msg, chain, opts.MaxDepth)
+	// "exception" → exception.type, exception.message, exception.stacktrace
+	if !msg.isEmpty() && chain.isSyntheticMessage() {
+		chain = nil // a captured message carrying a stack trace: not an exception
+	}
+	putException(attrs, chain)
+	// "tags" → sentry.tags.<key>
+	putTags(attrs, doc["tags"], opts.MaxDepth)
+	// "user", "request": personal data
+	if opts.IncludeUserData {
+		putUser(attrs, sentrysignal.Obj(doc, "user"), opts.MaxDepth)
+		putRequest(attrs, sentrysignal.Obj(doc, "request"), opts.MaxDepth)
+	}
+	// every other member → sentry.<member>, frame vars only with personal data
+	putOthers(attrs, doc, msg.member, opts)
+}
+
+func severity(level string) plog.SeverityNumber {
+	if level == "" {
+		return plog.SeverityNumberError
+	}
+	return sentrysignal.Severity(level)
+}
+
+// putOthers keeps each member (of "logentry" and "message", the one that
+// was not the body's) no block above maps under sentry.<member>,
+// with a depth allowance for the interfaces whose shape Sentry defines
+// (exception, threads, breadcrumbs) so that their frames and crumbs stay
+// maps; free-form values inside them fall to their JSON text deeper down.
+func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts sentrysignal.Options) {
+	for _, k := range sortedKeys(doc) {
+		if specialMembers[k] || resourceMembers[k] || k == messageMember || doc[k] == nil {
+			continue
+		}
+		if _, isText := doc[k].(string); k == "level" && isText {
+			continue
+		}
+		x, depth := doc[k], opts.MaxDepth
+		switch k {
+		case "exception", "threads":
+			depth += interfaceDepth
+			if !opts.IncludeUserData {
+				x = withoutVars(x, false)
+			}
+		case "breadcrumbs", "contexts", "debug_meta", "_meta":
+			depth += interfaceDepth
+		}
+		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), x, depth)
+	}
+}
+
+// interfaceDepth is the nesting of exception.values[].stacktrace.frames[]
+// above a frame's own members.
+const interfaceDepth = 5

@@ -1,0 +1,73 @@
+package sentryfeedback
+
+import (
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/plog"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// AttrPrefix names the members of a user report this version does not
+// know: "sentry.payload.<member>".
+const AttrPrefix = "sentry.payload."
+
+// AppendUserReport appends the LogRecord of one "user_report" item
+// ({"event_id", "name", "email", "comments"}, which older SDKs send about
+// an event they captured). On error it returns a *sentrysignal.DecodeError
+// and appends nothing.
+func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+	fail := func(field, reason string, err error) (int, error) {
+		return 0, sentrysignal.PayloadError(ItemUserReport, field, reason, err)
+	}
+	if err := opts.CheckSize(ItemUserReport, payload); err != nil {
+		return 0, err
+	}
+	x, err := sentrysignal.DecodeAny(payload)
+	if err != nil {
+		return fail("", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return fail("", "not a JSON object", nil)
+	}
+	eventID, ok := sentrysignal.EventID(sentrysignal.Str(doc, "event_id"))
+	if !ok {
+		return fail("event_id", "not a 32-hex-digit id", nil)
+	}
+	putUserReport(dst.AppendEmpty(), doc, eventID, opts.WithDefaults())
+	return 1, nil
+}
+
+var userReportMembers = map[string]bool{"event_id": true, "comments": true, "name": true, "email": true}
+
+func putUserReport(lr plog.LogRecord, doc map[string]any, eventID string, opts sentrysignal.Options) {
+	lr.SetEventName(EventUserReport)
+	lr.SetSeverityNumber(plog.SeverityNumberInfo)
+	// "comments" → body
+	lr.Body().SetStr(sentrysignal.Str(doc, "comments"))
+	attrs := lr.Attributes()
+	// "event_id": the event the report is about
+	attrs.PutStr(AttrAssociatedEventID, eventID)
+	// "name", "email": personal data
+	if opts.IncludeUserData {
+		if s := sentrysignal.Str(doc, "name"); s != "" {
+			attrs.PutStr(string(semconv.UserFullNameKey), s)
+		}
+		if s := sentrysignal.Str(doc, "email"); s != "" {
+			attrs.PutStr(string(semconv.UserEmailKey), s)
+		}
+	}
+	// any other member → sentry.payload.<member>
+	var others []string
+	for k, v := range doc {
+		if v != nil && !userReportMembers[k] {
+			others = append(others, k)
+		}
+	}
+	sort.Strings(others)
+	for _, k := range others {
+		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), doc[k], opts.MaxDepth)
+	}
+}

@@ -1,0 +1,254 @@
+package sentrylog
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// OTelItemType is the envelope item type of one log in OpenTelemetry's
+// JSON form, which Sentry's logs spec documents beside its own.
+const OTelItemType = "otel_log"
+
+// otelLog is an OpenTelemetry LogRecord in JSON, with the snake_case names
+// Sentry's spec writes and the lowerCamelCase of OTLP/JSON.
+type otelLog struct {
+	TimeUnixNano       json.RawMessage `json:"time_unix_nano"`
+	TimeUnixNanoC      json.RawMessage `json:"timeUnixNano"`
+	ObservedUnixNano   json.RawMessage `json:"observed_time_unix_nano"`
+	ObservedUnixNanoC  json.RawMessage `json:"observedTimeUnixNano"`
+	Timestamp          json.RawMessage `json:"timestamp"`
+	SeverityText       string          `json:"severity_text"`
+	SeverityTextC      string          `json:"severityText"`
+	SeverityNumber     int32           `json:"severity_number"`
+	SeverityNumberC    int32           `json:"severityNumber"`
+	Body               json.RawMessage `json:"body"`
+	Attributes         []keyValue      `json:"attributes"`
+	TraceID            string          `json:"trace_id"`
+	TraceIDC           string          `json:"traceId"`
+	SpanID             string          `json:"span_id"`
+	SpanIDC            string          `json:"spanId"`
+	Flags              uint32          `json:"flags"`
+	EventName          string          `json:"event_name"`
+	EventNameC         string          `json:"eventName"`
+	DroppedAttributes  uint32          `json:"dropped_attributes_count"`
+	DroppedAttributesC uint32          `json:"droppedAttributesCount"`
+}
+
+type keyValue struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+// AppendOTelLog appends the LogRecord of one "otel_log" item. On error it
+// returns a *sentrysignal.DecodeError and appends nothing.
+func AppendOTelLog(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+	opts = opts.WithDefaults()
+	if err := opts.CheckSize(OTelItemType, payload); err != nil {
+		return 0, err
+	}
+	var l otelLog
+	if err := json.Unmarshal(payload, &l); err != nil {
+		return 0, sentrysignal.PayloadError(OTelItemType, "", "not an OpenTelemetry log", err)
+	}
+	lr := plog.NewLogRecord()
+	if de := putOTelLog(lr, &l, opts); de != nil {
+		return 0, de
+	}
+	lr.MoveTo(dst.AppendEmpty())
+	return 1, nil
+}
+
+func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options) *sentrysignal.DecodeError {
+	fail := func(field, reason string, err error) *sentrysignal.DecodeError {
+		return sentrysignal.PayloadError(OTelItemType, field, reason, err)
+	}
+	// time_unix_nano (else Sentry's "timestamp" seconds), observed_time_unix_nano
+	ts, err := unixNano(first(l.TimeUnixNano, l.TimeUnixNanoC))
+	if err == nil && ts == 0 && !sentrysignal.IsNull(l.Timestamp) {
+		ts, err = sentrysignal.Timestamp(l.Timestamp)
+	}
+	if err != nil {
+		return fail("time_unix_nano", "not a timestamp", err)
+	}
+	lr.SetTimestamp(ts)
+	observed, err := unixNano(first(l.ObservedUnixNano, l.ObservedUnixNanoC))
+	if err != nil {
+		return fail("observed_time_unix_nano", "not a timestamp", err)
+	}
+	lr.SetObservedTimestamp(observed)
+	// severity_text, severity_number
+	lr.SetSeverityText(l.SeverityText + l.SeverityTextC)
+	lr.SetSeverityNumber(plog.SeverityNumber(l.SeverityNumber + l.SeverityNumberC))
+	// trace_id, span_id, flags, event_name, dropped_attributes_count
+	if s := l.TraceID + l.TraceIDC; s != "" {
+		id, err := sentrysignal.TraceID(s)
+		if err != nil {
+			return fail("trace_id", "not a trace id", err)
+		}
+		lr.SetTraceID(id)
+	}
+	if s := l.SpanID + l.SpanIDC; s != "" {
+		id, err := sentrysignal.SpanID(s)
+		if err != nil {
+			return fail("span_id", "not a span id", err)
+		}
+		lr.SetSpanID(id)
+	}
+	lr.SetFlags(plog.LogRecordFlags(l.Flags))
+	lr.SetEventName(l.EventName + l.EventNameC)
+	lr.SetDroppedAttributesCount(l.DroppedAttributes + l.DroppedAttributesC)
+	// body
+	if err := putAnyValue(lr.Body(), l.Body, opts.MaxDepth); err != nil {
+		return fail("body", "not an AnyValue", err)
+	}
+	// attributes
+	for i, kv := range l.Attributes {
+		if err := putAnyValue(lr.Attributes().PutEmpty(kv.Key), kv.Value, opts.MaxDepth); err != nil {
+			return fail("attributes["+strconv.Itoa(i)+"]", "not an AnyValue", err)
+		}
+	}
+	return nil
+}
+
+func first(a, b json.RawMessage) json.RawMessage {
+	if !sentrysignal.IsNull(a) {
+		return a
+	}
+	return b
+}
+
+// unixNano reads a uint64 of nanoseconds, as a JSON number or (OTLP/JSON's
+// form for 64-bit integers) a string; absent is zero.
+func unixNano(raw json.RawMessage) (pcommon.Timestamp, error) {
+	if sentrysignal.IsNull(raw) {
+		return 0, nil
+	}
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return 0, err
+		}
+	}
+	n, err := strconv.ParseUint(text, 10, 64)
+	return pcommon.Timestamp(n), err
+}
+
+// anyValue is OTLP's AnyValue in JSON, both spellings.
+type anyValue struct {
+	StringValue  *string         `json:"string_value"`
+	StringValueC *string         `json:"stringValue"`
+	BoolValue    *bool           `json:"bool_value"`
+	BoolValueC   *bool           `json:"boolValue"`
+	IntValue     json.RawMessage `json:"int_value"`
+	IntValueC    json.RawMessage `json:"intValue"`
+	DoubleValue  *float64        `json:"double_value"`
+	DoubleValueC *float64        `json:"doubleValue"`
+	BytesValue   *string         `json:"bytes_value"`
+	BytesValueC  *string         `json:"bytesValue"`
+	ArrayValue   *struct {
+		Values []json.RawMessage `json:"values"`
+	} `json:"array_value"`
+	ArrayValueC *struct {
+		Values []json.RawMessage `json:"values"`
+	} `json:"arrayValue"`
+	KVListValue *struct {
+		Values []keyValue `json:"values"`
+	} `json:"kvlist_value"`
+	KVListValueC *struct {
+		Values []keyValue `json:"values"`
+	} `json:"kvlistValue"`
+}
+
+// putAnyValue maps an AnyValue; beyond depth nested values keep their JSON
+// text. An empty or absent AnyValue is the empty value.
+func putAnyValue(v pcommon.Value, raw json.RawMessage, depth int) error {
+	if sentrysignal.IsNull(raw) {
+		return nil
+	}
+	var a anyValue
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return err
+	}
+	switch {
+	case a.StringValue != nil || a.StringValueC != nil:
+		v.SetStr(deref(a.StringValue, a.StringValueC))
+	case a.BoolValue != nil || a.BoolValueC != nil:
+		v.SetBool(deref(a.BoolValue, a.BoolValueC))
+	case !sentrysignal.IsNull(a.IntValue) || !sentrysignal.IsNull(a.IntValueC):
+		return putSignedInt(v, first(a.IntValue, a.IntValueC))
+	case a.DoubleValue != nil || a.DoubleValueC != nil:
+		v.SetDouble(deref(a.DoubleValue, a.DoubleValueC))
+	case a.BytesValue != nil || a.BytesValueC != nil:
+		b, err := base64.StdEncoding.DecodeString(deref(a.BytesValue, a.BytesValueC))
+		if err != nil {
+			return err
+		}
+		v.SetEmptyBytes().FromRaw(b)
+	case depth <= 0 && (a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil):
+		v.SetStr(string(raw))
+	case a.ArrayValue != nil || a.ArrayValueC != nil:
+		return putArray(v, a, depth)
+	case a.KVListValue != nil || a.KVListValueC != nil:
+		return putKVList(v, a, depth)
+	}
+	return nil
+}
+
+func putArray(v pcommon.Value, a anyValue, depth int) error {
+	arr := a.ArrayValue
+	if arr == nil {
+		arr = a.ArrayValueC
+	}
+	s := v.SetEmptySlice()
+	for i, e := range arr.Values {
+		if err := putAnyValue(s.AppendEmpty(), e, depth-1); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func putKVList(v pcommon.Value, a anyValue, depth int) error {
+	kv := a.KVListValue
+	if kv == nil {
+		kv = a.KVListValueC
+	}
+	m := v.SetEmptyMap()
+	for _, e := range kv.Values {
+		if err := putAnyValue(m.PutEmpty(e.Key), e.Value, depth-1); err != nil {
+			return fmt.Errorf("%s: %w", e.Key, err)
+		}
+	}
+	return nil
+}
+
+// putSignedInt reads an int64 written as a JSON number or, as OTLP/JSON
+// writes 64-bit integers, a string.
+func putSignedInt(v pcommon.Value, raw json.RawMessage) error {
+	text := string(raw)
+	if raw[0] == '"' {
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return err
+		}
+	}
+	n, err := strconv.ParseInt(text, 10, 64)
+	if err != nil {
+		return err
+	}
+	v.SetInt(n)
+	return nil
+}
+
+func deref[T any](a, b *T) T {
+	if a != nil {
+		return *a
+	}
+	return *b
+}

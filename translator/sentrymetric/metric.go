@@ -1,0 +1,165 @@
+package sentrymetric
+
+import (
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// ItemType is the envelope item type this package reads.
+const ItemType = "trace_metric"
+
+// Sentry's metric types.
+const (
+	TypeCounter      = "counter"
+	TypeGauge        = "gauge"
+	TypeDistribution = "distribution"
+)
+
+// AttrPrefix names the members of a metric this version does not know,
+// kept on its data point as "sentry.payload.<member>" (apart from the
+// typed attributes, which SDKs already name sentry.*).
+const AttrPrefix = "sentry.payload."
+
+// known are the members mapped by their own blocks.
+var known = map[string]bool{
+	"timestamp": true, "trace_id": true, "span_id": true, "name": true,
+	"type": true, "value": true, "unit": true, "attributes": true,
+}
+
+// point is one decoded Sentry metric.
+type point struct {
+	name, typ, unit string
+	ts              pcommon.Timestamp
+	value           number
+	traceID         pcommon.TraceID
+	spanID          pcommon.SpanID
+	attrs           pcommon.Map // "attributes" and the unknown members
+}
+
+// number keeps an integer value apart from a float one.
+type number struct {
+	isInt bool
+	i     int64
+	f     float64
+}
+
+func (n number) float() float64 {
+	if n.isInt {
+		return float64(n.i)
+	}
+	return n.f
+}
+
+// AppendMetrics appends the metrics of one "trace_metric" container to dst
+// and returns the number of data points appended. Metrics of the same
+// name, type and unit share one pmetric.Metric, in the order they first
+// appear, each entry one data point. An entry that cannot be read is
+// dropped alone (a *sentrysignal.PartialError names it); a payload that is
+// not a container appends nothing (a *sentrysignal.DecodeError).
+func AppendMetrics(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+	opts = opts.WithDefaults()
+	items, err := sentrysignal.Container(ItemType, payload, opts)
+	if err != nil {
+		return 0, err
+	}
+	partial := sentrysignal.PartialError{Item: ItemType}
+	groups := map[groupKey]pmetric.Metric{}
+	n := 0
+	for i, entry := range items {
+		p, de := decodePoint(entry, opts, i)
+		if de != nil {
+			partial.Add(de)
+			continue
+		}
+		key := groupKey{p.name, p.typ, p.unit}
+		m, ok := groups[key]
+		if !ok {
+			m = newMetric(dst.AppendEmpty(), p)
+			groups[key] = m
+		}
+		putPoint(m, p)
+		n++
+	}
+	return n, partial.Err()
+}
+
+type groupKey struct{ name, typ, unit string }
+
+// newMetric starts the Metric of a name, type and unit.
+func newMetric(m pmetric.Metric, p *point) pmetric.Metric {
+	// "name", "unit"
+	m.SetName(p.name)
+	m.SetUnit(UCUM(p.unit))
+	// "type"
+	switch p.typ {
+	case TypeCounter:
+		sum := m.SetEmptySum()
+		sum.SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+		sum.SetIsMonotonic(true)
+	case TypeGauge:
+		m.SetEmptyGauge()
+	case TypeDistribution:
+		m.SetEmptyExponentialHistogram().SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+	}
+	return m
+}
+
+// putPoint appends p's data point to m.
+func putPoint(m pmetric.Metric, p *point) {
+	switch p.typ {
+	case TypeCounter:
+		putNumberPoint(m.Sum().DataPoints().AppendEmpty(), p)
+		if p.value.float() < 0 {
+			m.Sum().SetIsMonotonic(false) // SDKs do not refuse negative counts
+		}
+	case TypeGauge:
+		putNumberPoint(m.Gauge().DataPoints().AppendEmpty(), p)
+	case TypeDistribution:
+		putDistribution(m.ExponentialHistogram().DataPoints().AppendEmpty(), p)
+	}
+}
+
+func putNumberPoint(dp pmetric.NumberDataPoint, p *point) {
+	// "timestamp": a delta of one observation starts and ends at it
+	dp.SetStartTimestamp(p.ts)
+	dp.SetTimestamp(p.ts)
+	// "value": Int for integers, else Double
+	if p.value.isInt {
+		dp.SetIntValue(p.value.i)
+	} else {
+		dp.SetDoubleValue(p.value.f)
+	}
+	p.attrs.MoveTo(dp.Attributes())
+	// "trace_id", "span_id" → an exemplar of the value
+	if !p.traceID.IsEmpty() {
+		putExemplar(dp.Exemplars().AppendEmpty(), p)
+	}
+}
+
+func putExemplar(ex pmetric.Exemplar, p *point) {
+	ex.SetTimestamp(p.ts)
+	ex.SetTraceID(p.traceID)
+	ex.SetSpanID(p.spanID)
+	if p.value.isInt {
+		ex.SetIntValue(p.value.i)
+	} else {
+		ex.SetDoubleValue(p.value.f)
+	}
+}
+
+func putOthers(attrs pcommon.Map, members map[string]any, depth int) {
+	var others []string
+	for k, v := range members {
+		if !known[k] && v != nil {
+			others = append(others, k)
+		}
+	}
+	sort.Strings(others)
+	for _, k := range others {
+		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), members[k], depth)
+	}
+}

@@ -1,0 +1,212 @@
+package sentrymetric
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// StatsdItemType is the envelope item type of Sentry's legacy metrics, one
+// bucket per line: name@unit:value[:value…]|type|#tag:value,…|T<seconds>.
+const StatsdItemType = "statsd"
+
+// MetadataStatsdType names, in a Metric's metadata, the statsd type it was
+// written from (c, d, g, s): gauges and sets are both OTLP Gauges.
+const MetadataStatsdType = "sentry.statsd.type"
+
+// statsdLine is one decoded bucket.
+type statsdLine struct {
+	name, unit, typ string
+	values          []number
+	tags            [][2]string
+	ts              pcommon.Timestamp
+}
+
+// AppendStatsd appends the buckets of a "statsd" item, one data point
+// each, and returns how many it appended. Buckets of the same name, type
+// and unit share one Metric: a counter is a delta Sum, a distribution a
+// delta exponential histogram of its values, a gauge a Gauge of its last
+// value, a set a Gauge of the number of distinct values. A line that
+// cannot be read is dropped alone (a *sentrysignal.PartialError, Index =
+// the line); a payload over the limits appends nothing.
+func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+	opts = opts.WithDefaults()
+	if err := opts.CheckSize(StatsdItemType, payload); err != nil {
+		return 0, err
+	}
+	lines := bytes.Split(bytes.TrimRight(payload, "\r\n"), []byte("\n"))
+	if len(lines) > opts.MaxItems {
+		return 0, sentrysignal.PayloadError(StatsdItemType, "", "more lines than the limit", nil)
+	}
+	partial := sentrysignal.PartialError{Item: StatsdItemType}
+	groups := map[groupKey]pmetric.Metric{}
+	n := 0
+	for i, raw := range lines {
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		l, err := parseStatsdLine(string(raw))
+		if err != nil {
+			partial.Add(sentrysignal.EntryError(StatsdItemType, i, "", "not a statsd bucket", err))
+			continue
+		}
+		key := groupKey{l.name, l.typ, l.unit}
+		m, ok := groups[key]
+		if !ok {
+			m = newStatsdMetric(dst.AppendEmpty(), &l)
+			groups[key] = m
+		}
+		putStatsdPoint(m, &l)
+		n++
+	}
+	return n, partial.Err()
+}
+
+func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
+	// name, @unit
+	m.SetName(l.name)
+	m.SetUnit(UCUM(l.unit))
+	m.Metadata().PutStr(MetadataStatsdType, l.typ)
+	// |type
+	switch l.typ {
+	case "c":
+		sum := m.SetEmptySum()
+		sum.SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+		sum.SetIsMonotonic(true)
+	case "d":
+		m.SetEmptyExponentialHistogram().SetAggregationTemporality(pmetric.AggregationTemporalityDelta)
+	default: // g, s
+		m.SetEmptyGauge()
+	}
+	return m
+}
+
+func putStatsdPoint(m pmetric.Metric, l *statsdLine) {
+	var attrs pcommon.Map
+	switch l.typ {
+	case "c":
+		dp := m.Sum().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		if l.values[0].float() < 0 {
+			m.Sum().SetIsMonotonic(false)
+		}
+		attrs = dp.Attributes()
+	case "d":
+		dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+		dp.SetStartTimestamp(l.ts)
+		dp.SetTimestamp(l.ts)
+		values := make([]float64, len(l.values))
+		for i, v := range l.values {
+			values[i] = v.float()
+		}
+		sentrysignal.PutObservations(dp, values)
+		attrs = dp.Attributes()
+	case "g": // last:min:max:sum:count, or one value: the last
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		attrs = dp.Attributes()
+	case "s": // the distinct values seen in the bucket
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, number{isInt: true, i: int64(distinct(l.values))}, l.ts)
+		attrs = dp.Attributes()
+	}
+	// #tags
+	for _, t := range l.tags {
+		attrs.PutStr(t[0], t[1])
+	}
+}
+
+func setNumber(dp pmetric.NumberDataPoint, v number, ts pcommon.Timestamp) {
+	dp.SetStartTimestamp(ts)
+	dp.SetTimestamp(ts)
+	if v.isInt {
+		dp.SetIntValue(v.i)
+	} else {
+		dp.SetDoubleValue(v.f)
+	}
+}
+
+func distinct(values []number) int {
+	seen := make(map[float64]bool, len(values))
+	for _, v := range values {
+		seen[v.float()] = true
+	}
+	return len(seen)
+}
+
+// parseStatsdLine reads name@unit:values|type then the sections #tags and
+// T<seconds>; sections it does not know (a sample rate) are skipped.
+func parseStatsdLine(line string) (statsdLine, error) {
+	sections := strings.Split(line, "|")
+	if len(sections) < 2 {
+		return statsdLine{}, errors.New("no type section")
+	}
+	var l statsdLine
+	head, values, ok := strings.Cut(sections[0], ":")
+	if !ok || head == "" {
+		return l, errors.New("no name and values")
+	}
+	l.name, l.unit, _ = strings.Cut(head, "@")
+	l.typ = sections[1]
+	if l.typ != "c" && l.typ != "d" && l.typ != "g" && l.typ != "s" {
+		return l, errors.New("type is not c, d, g or s")
+	}
+	for _, v := range strings.Split(values, ":") {
+		n, err := readNumber(jsonNumber(v))
+		if err != nil {
+			return l, errors.New("value is not a number: " + v)
+		}
+		l.values = append(l.values, n)
+	}
+	if l.typ == "g" && len(l.values) != 1 && len(l.values) != 5 {
+		return l, errors.New("a gauge has one value or last:min:max:sum:count")
+	}
+	if l.typ == "c" && len(l.values) != 1 {
+		return l, errors.New("a counter has one value")
+	}
+	hasTS := false
+	for _, s := range sections[2:] {
+		switch {
+		case strings.HasPrefix(s, "#"):
+			l.tags = parseTags(s[1:])
+		case strings.HasPrefix(s, "T"):
+			secs, err := strconv.ParseInt(s[1:], 10, 64)
+			if err != nil || secs < 0 || secs > 253402300799 {
+				return l, errors.New("timestamp is not seconds: " + s)
+			}
+			l.ts, hasTS = pcommon.Timestamp(secs*1e9), true
+		}
+	}
+	if !hasTS {
+		return l, errors.New("no T<seconds> section")
+	}
+	return l, nil
+}
+
+// parseTags reads k:v,k:v; values are unescaped as Sentry escapes them.
+func parseTags(s string) [][2]string {
+	var tags [][2]string
+	for _, kv := range strings.Split(s, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(kv, ":")
+		tags = append(tags, [2]string{k, unescapeTag(v)})
+	}
+	return tags
+}
+
+var tagUnescaper = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\r`, "\r", `\t`, "\t", `\u{7c}`, "|", `\u{2c}`, ",")
+
+func unescapeTag(v string) string {
+	if !strings.Contains(v, `\`) {
+		return v
+	}
+	return tagUnescaper.Replace(v)
+}

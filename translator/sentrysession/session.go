@@ -1,0 +1,131 @@
+package sentrysession
+
+import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+)
+
+// Item types this package reads.
+const (
+	ItemSession  = "session"
+	ItemSessions = "sessions"
+)
+
+// Update is one decoded "session" item: the fields the metrics and a
+// resource builder read.
+type Update struct {
+	Init      bool              // "init"
+	Started   pcommon.Timestamp // "started"
+	Timestamp pcommon.Timestamp // "timestamp", else "started"
+	Status    string            // "status"; "ok" when absent
+	Errors    int64             // "errors"
+	Duration  float64           // "duration" in seconds
+	HasDur    bool
+	// AbnormalMechanism is "abnormal_mechanism".
+	AbnormalMechanism string
+	// Release and Environment are "attrs.release" and "attrs.environment";
+	// Resource holds them too, for the envelope's resource builder.
+	Release, Environment string
+	Resource             sentrysignal.Resource
+}
+
+// Ended says whether the update ends the session: every status but "ok"
+// does, as Relay reads them.
+func (u *Update) Ended() bool { return u.Status != "ok" }
+
+// Errored says whether the session had an error.
+func (u *Update) Errored() bool { return u.Errors > 0 || (u.Status != "ok" && u.Status != "exited") }
+
+// DecodeUpdate reads a "session" item. It fails when the payload is not a
+// JSON object or "started" is missing or not a timestamp.
+func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
+	doc, err := decodeObject(ItemSession, payload, opts)
+	if err != nil {
+		return nil, err
+	}
+	u := &Update{Status: sentrysignal.Str(doc, "status")}
+	if u.Status == "" {
+		u.Status = "ok"
+	}
+	u.Init, _ = sentrysignal.Bool(doc, "init")
+	if u.Started, err = sentrysignal.TimestampOf(doc["started"]); err != nil {
+		return nil, sentrysignal.PayloadError(ItemSession, "started", "not a timestamp", err)
+	}
+	u.Timestamp = u.Started
+	if doc["timestamp"] != nil {
+		if u.Timestamp, err = sentrysignal.TimestampOf(doc["timestamp"]); err != nil {
+			return nil, sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
+		}
+	}
+	u.Errors, _ = sentrysignal.Int(doc, "errors")
+	u.Duration, u.HasDur = sentrysignal.Float(doc, "duration")
+	u.AbnormalMechanism = sentrysignal.Str(doc, "abnormal_mechanism")
+	attrs := sentrysignal.Obj(doc, "attrs")
+	u.Release, u.Environment = sentrysignal.Text(attrs, "release"), sentrysignal.Str(attrs, "environment")
+	u.Resource = sentrysignal.Resource{Release: u.Release, Environment: u.Environment}
+	return u, nil
+}
+
+// AppendSession appends the metric points of one "session" item to dst
+// and returns their number: a started session counts in
+// sentry.sessions.started; an ended one in sentry.sessions.ended, in
+// sentry.sessions.errored when it had an error, its error count in
+// sentry.session.errors and its duration in sentry.session.duration. An update of a running session ("ok", not
+// "init") appends nothing. On error nothing is appended.
+func AppendSession(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+	u, err := DecodeUpdate(payload, opts)
+	if err != nil {
+		return 0, err
+	}
+	return u.AppendMetrics(dst), nil
+}
+
+// AppendMetrics writes u's points (see AppendSession).
+func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
+	set := metricSet{dst: dst}
+	l := labels{u.Release, u.Environment}
+	// "init": true, at "started"
+	if u.Init {
+		set.count(MetricStarted, u.Started, 1, l)
+	}
+	if !u.Ended() {
+		return set.points
+	}
+	// "status", at "timestamp"
+	dp := set.count(MetricEnded, u.Timestamp, 1, l)
+	dp.Attributes().PutStr(AttrStatus, u.Status)
+	dp.Attributes().PutBool(AttrErrored, u.Errored())
+	if u.AbnormalMechanism != "" {
+		dp.Attributes().PutStr(AttrAbnormalMechanism, u.AbnormalMechanism)
+	}
+	// "errors" > 0, or an error status
+	if u.Errored() {
+		set.count(MetricErrored, u.Timestamp, 1, l)
+	}
+	// "errors"
+	if u.Errors > 0 {
+		set.count(MetricErrors, u.Timestamp, u.Errors, l)
+	}
+	// "duration"
+	if u.HasDur {
+		set.duration(u.Timestamp, u.Duration, l)
+	}
+	return set.points
+}
+
+func decodeObject(item string, payload []byte, opts sentrysignal.Options) (map[string]any, error) {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return nil, err
+	}
+	x, err := sentrysignal.DecodeAny(payload)
+	if err != nil {
+		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
+	}
+	return doc, nil
+}

@@ -1,0 +1,186 @@
+package sentrysignal
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// Sentry's attribute type names.
+const (
+	TypeString  = "string"
+	TypeBoolean = "boolean"
+	TypeInteger = "integer"
+	TypeDouble  = "double"
+	TypeArray   = "array"
+)
+
+// PutTypedAttributes maps Sentry's typed attributes (an object of key →
+// {type, value}) into m, in key order, keeping each declared type: an
+// "integer" is Int even when its value is written 3.0 or "3", a "double"
+// Double even when written 3, a "string" Str even when written 3 (its
+// text), a "boolean" Bool also from "true". Attributes whose value is null
+// are dropped.
+func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error {
+	if IsNull(raw) {
+		return nil
+	}
+	x, err := DecodeAny(raw)
+	if err != nil {
+		return err
+	}
+	obj, ok := x.(map[string]any)
+	if !ok {
+		return fmt.Errorf("attributes are a %T, not an object", x)
+	}
+	return PutTyped(m, obj, opts)
+}
+
+// PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
+// Without Options.IncludeUserData it leaves out the attributes that
+// identify a person (see PersonalAttribute), which SDKs add to logs and
+// metrics when their sendDefaultPii is on.
+func PutTyped(m pcommon.Map, attrs map[string]any, opts Options) error {
+	maxDepth := opts.WithDefaults().MaxDepth
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		if opts.IncludeUserData || !PersonalAttribute(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	m.EnsureCapacity(m.Len() + len(keys))
+	for _, k := range keys {
+		if err := putTyped(m, k, attrs[k], maxDepth); err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return nil
+}
+
+// legacyTypes are the members of the first log SDKs' typed values.
+var legacyTypes = [...]struct{ member, typ string }{
+	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
+}
+
+func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
+	tv, ok := attr.(map[string]any)
+	if !ok {
+		if attr == nil {
+			return nil
+		}
+		return fmt.Errorf("a typed attribute cannot be a %T", attr)
+	}
+	typ, x := Str(tv, "type"), tv["value"]
+	for _, l := range legacyTypes {
+		if v, ok := tv[l.member]; ok && v != nil {
+			typ, x = l.typ, v
+		}
+	}
+	if x == nil {
+		return nil
+	}
+	switch typ {
+	case TypeInteger:
+		i, err := asInt(x)
+		if err != nil {
+			return err
+		}
+		m.PutInt(key, i)
+	case TypeDouble:
+		f, err := asFloat(x)
+		if err != nil {
+			return err
+		}
+		m.PutDouble(key, f)
+	case TypeString:
+		str, err := asString(x)
+		if err != nil {
+			return err
+		}
+		m.PutStr(key, str)
+	case TypeBoolean:
+		b, err := asBool(x)
+		if err != nil {
+			return err
+		}
+		m.PutBool(key, b)
+	default: // arrays and types this version does not know
+		SetAny(m.PutEmpty(key), x, maxDepth)
+	}
+	return nil
+}
+
+func asInt(x any) (int64, error) {
+	var text string
+	switch t := x.(type) {
+	case json.Number:
+		text = string(t)
+	case string:
+		text = t
+	default:
+		return 0, fmt.Errorf("integer attribute holds %T", x)
+	}
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return i, nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, fmt.Errorf("not an integer: %.40s", text)
+	}
+	return int64(f), nil
+}
+
+func asString(x any) (string, error) {
+	switch x.(type) {
+	case string, json.Number, bool:
+		return Text(map[string]any{"": x}, ""), nil
+	}
+	return "", fmt.Errorf("string attribute holds %T", x)
+}
+
+func asBool(x any) (bool, error) {
+	switch t := x.(type) {
+	case bool:
+		return t, nil
+	case string:
+		return strconv.ParseBool(t)
+	}
+	return false, fmt.Errorf("boolean attribute holds %T", x)
+}
+
+func asFloat(x any) (float64, error) {
+	switch t := x.(type) {
+	case json.Number:
+		return strconv.ParseFloat(string(t), 64)
+	case string:
+		return strconv.ParseFloat(t, 64)
+	}
+	return 0, fmt.Errorf("double attribute holds %T", x)
+}
+
+// TypedAttribute is PutTypedAttributes' inverse for one value: Sentry's
+// type name and the JSON value.
+func TypedAttribute(v pcommon.Value) (typ string, value any) {
+	switch v.Type() {
+	case pcommon.ValueTypeStr:
+		return TypeString, v.Str()
+	case pcommon.ValueTypeBool:
+		return TypeBoolean, v.Bool()
+	case pcommon.ValueTypeInt:
+		return TypeInteger, v.Int()
+	case pcommon.ValueTypeDouble:
+		return TypeDouble, v.Double()
+	}
+	return TypeArray, ToAny(v)
+}
+
+// PersonalAttribute reports whether an attribute key names personal data:
+// user.* (id, email, name, full_name, …) and client.address.
+func PersonalAttribute(key string) bool {
+	return strings.HasPrefix(key, "user.") || key == "client.address"
+}

@@ -1,0 +1,100 @@
+package sentrysignal
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// Accessors of a JSON object decoded by DecodeAny. They never fail: a
+// member of another type reads as absent, which keeps one odd field from
+// costing the rest of a payload.
+
+// Str returns obj[key] when it is a string.
+func Str(obj map[string]any, key string) string {
+	s, _ := obj[key].(string)
+	return s
+}
+
+// Text returns obj[key] as text: strings as they are, numbers and booleans
+// as JSON writes them (Sentry accepts a numeric user id or release).
+func Text(obj map[string]any, key string) string {
+	switch t := obj[key].(type) {
+	case string:
+		return t
+	case json.Number:
+		return string(t)
+	case bool:
+		return strconv.FormatBool(t)
+	}
+	return ""
+}
+
+// Obj returns obj[key] when it is an object.
+func Obj(obj map[string]any, key string) map[string]any {
+	m, _ := obj[key].(map[string]any)
+	return m
+}
+
+// Arr returns obj[key] when it is an array.
+func Arr(obj map[string]any, key string) []any {
+	a, _ := obj[key].([]any)
+	return a
+}
+
+// Bool returns obj[key] when it is a boolean.
+func Bool(obj map[string]any, key string) (value, ok bool) {
+	value, ok = obj[key].(bool)
+	return value, ok
+}
+
+// Int returns obj[key] when it is an integer number.
+func Int(obj map[string]any, key string) (int64, bool) {
+	n, ok := obj[key].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(string(n), 10, 64)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(n), 64)
+		if ferr != nil || f != float64(int64(f)) {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return i, true
+}
+
+// Float returns obj[key] when it is a number.
+func Float(obj map[string]any, key string) (float64, bool) {
+	n, ok := obj[key].(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	return f, err == nil
+}
+
+// Values returns the entries of a Sentry list interface, which SDKs write
+// either as {"values": [...]} or as the bare array.
+func Values(x any) []any {
+	switch t := x.(type) {
+	case []any:
+		return t
+	case map[string]any:
+		v, _ := t["values"].([]any)
+		return v
+	}
+	return nil
+}
+
+// RawOf re-encodes a decoded value (for the json.RawMessage readers).
+func RawOf(x any) json.RawMessage {
+	if x == nil {
+		return nil
+	}
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil
+	}
+	return b
+}
