@@ -113,8 +113,10 @@ func indexMethod(members []member) *methodIndex {
 }
 
 // sameRange reports whether b continues a's inline group.
+// R8 writes "0:0:" for inlined code without line numbers: such members
+// group too, while members without any range are alternatives.
 func sameRange(a, b member) bool {
-	return a.hasRange && b.hasRange && a.end > 0 && a.start == b.start && a.end == b.end
+	return a.hasRange && b.hasRange && a.start == b.start && a.end == b.end
 }
 
 // Class returns the original name of an obfuscated class.
@@ -152,12 +154,18 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 		if g, ok := idx.find(int32(line)); ok {
 			return m.frames(members[g.lo:g.hi], int32(line), g.start)
 		}
+		if idx.hasRanges() {
+			// The mapping describes this method's lines and not this
+			// one: as R8's retrace, keep the method and line.
+			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+		}
 	}
-	// No line, or a line outside every range: a method's unranged entry
-	// says which method it is; otherwise the group's outermost members do.
+	// No line (or a method without line ranges): its first entry without
+	// a minified range ("0:0:" inline group or plain member) says which
+	// method it is; otherwise the inline groups' outermost members do.
 	for _, g := range idx.groups {
 		if !g.hasRange {
-			return m.frames(members[g.lo:g.hi], 0, 0)
+			return m.frames(members[g.lo:g.hi], int32(line), 0)
 		}
 	}
 	outer := members[idx.groups[0].hi-1]
@@ -168,6 +176,11 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 		}
 	}
 	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class)}}
+}
+
+// hasRanges reports whether the method has minified line ranges at all.
+func (idx *methodIndex) hasRanges() bool {
+	return slices.ContainsFunc(idx.groups, func(g group) bool { return g.hasRange })
 }
 
 // find returns the inline group whose minified range holds line.
@@ -207,20 +220,21 @@ func (m *Mapping) frames(members []member, line, start int32) []Frame {
 
 // originalLine maps a minified line to the member's original line. A
 // single original line (all callers of an inlined body, most R8 ranges)
-// is that line; an original range maps line by line from its start; no
+// is that line (R8's ":0:0": not known); an original range maps line by
+// line from the minified range's start, and is not known without one; no
 // original line at all (ProGuard without optimisation) means the line was
-// not changed; R8's ":0:0" means it is not known.
+// not changed.
 func originalLine(mb member, line, start int32) int32 {
 	switch {
 	case !mb.hasOriginal:
-		if mb.hasRange {
+		if mb.hasRange && mb.end > 0 {
 			return line
 		}
 		return 0
-	case mb.origStart == 0 && mb.origEnd == 0:
-		return 0
-	case line == 0 || mb.origEnd == mb.origStart:
+	case mb.origEnd == mb.origStart:
 		return mb.origStart
+	case line == 0 || !mb.hasRange || mb.end == 0:
+		return 0 // a range of original lines and no minified line to pick one
 	}
 	l := mb.origStart + (line - start)
 	if l > mb.origEnd && mb.origEnd > mb.origStart {

@@ -62,7 +62,7 @@ func TestRemap(t *testing.T) {
 		{"one name, two methods: second range", "a.a", "b", 9, []Frame{{"com.example.shop.Cart", "log", "Cart.kt", 40}}},
 		{"one name, two methods, no line: ambiguous", "a.a", "b", 0, []Frame{{"com.example.shop.Cart", "b", "Cart.kt", 0}}},
 		{"no line, one method", "a.a", "a", 0, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 0}}},
-		{"line outside every range, one method", "a.a", "a", 100, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 0}}},
+		{"line outside every range: kept, as R8's retrace", "a.a", "a", 100, []Frame{{"com.example.shop.Cart", "a", "Cart.kt", 100}}},
 		{"range without original lines keeps the line", "a.a", "c", 11, []Frame{{"com.example.shop.Cart", "legacy", "Cart.kt", 11}}},
 		{"constructor", "a.a", "<init>", 1, []Frame{{"com.example.shop.Cart", "<init>", "Cart.kt", 8}}},
 		{"unranged method; file from the outer class", "a.c", "a", 0, []Frame{{"com.example.shop.Cart$Companion", "create", "Cart.java", 0}}},
@@ -87,6 +87,44 @@ func TestClass(t *testing.T) {
 	}
 	_, ok := m.Class("com.example.shop.Cart")
 	assert.False(t, ok, "original names are not obfuscated names")
+}
+
+// TestR8LineSemantics: R8's retrace conventions for members without a
+// minified range: "0:0:" members form inline groups for frames without a
+// line, plain members are alternatives with their single original line, and
+// a range of original lines gives no line when nothing picks one.
+func TestR8LineSemantics(t *testing.T) {
+	m, err := Parse(strings.NewReader(`Main -> a:
+    0:0:void method1(java.lang.String):42:42 -> a
+    0:0:void main(java.lang.String[]):28 -> a
+    1:1:void main(java.lang.String[]):153 -> a
+    0:0:void method2(java.lang.String):42:44 -> b
+    0:0:void main2(java.lang.String[]):29 -> b
+    void foo(long):1:1 -> c
+    void bar(int):3 -> d
+    void baz():0:0 -> e
+    void span(java.lang.String):42:44 -> f
+`))
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		method string
+		line   int
+		want   []Frame
+	}{
+		{"0:0 group for a frame without line", "a", 0, []Frame{{"Main", "method1", "Main.java", 42}, {"Main", "main", "Main.java", 28}}},
+		{"ranged entry for a line", "a", 1, []Frame{{"Main", "main", "Main.java", 153}}},
+		{"0:0 group, original range without a line", "b", 0, []Frame{{"Main", "method2", "Main.java", 0}, {"Main", "main2", "Main.java", 29}}},
+		{"plain member, single original line", "c", 0, []Frame{{"Main", "foo", "Main.java", 1}}},
+		{"plain member, line replaced by its original one", "d", 2, []Frame{{"Main", "bar", "Main.java", 3}}},
+		{"plain member, :0:0 is unknown", "e", 8, []Frame{{"Main", "baz", "Main.java", 0}}},
+		{"plain member, original range: unknown", "f", 1, []Frame{{"Main", "span", "Main.java", 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, m.Remap("a", tt.method, tt.line))
+		})
+	}
 }
 
 // TestOverlappingRanges: when ranges of one obfuscated name overlap, the
