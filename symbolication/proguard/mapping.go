@@ -147,17 +147,17 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	line = max(line, 0) // a negative line is as unknown as 0
 	idx := c.groups[method]
 	if idx == nil {
-		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 	}
 	members := c.methods[method]
 	if line > 0 {
 		if g, ok := idx.find(int32(line)); ok {
-			return m.frames(members[g.lo:g.hi], int32(line), g.start)
+			return m.frames(c, members[g.lo:g.hi], int32(line), g.start)
 		}
 		if idx.hasRanges() {
 			// The mapping describes this method's lines and not this
 			// one: as R8's retrace, keep the method and line.
-			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 		}
 	}
 	// No line (or a method without line ranges): its first entry without
@@ -165,17 +165,17 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	// method it is; otherwise the inline groups' outermost members do.
 	for _, g := range idx.groups {
 		if !g.hasRange {
-			return m.frames(members[g.lo:g.hi], int32(line), 0)
+			return m.frames(c, members[g.lo:g.hi], int32(line), 0)
 		}
 	}
 	outer := members[idx.groups[0].hi-1]
 	for _, g := range idx.groups[1:] {
 		o := members[g.hi-1]
 		if o.name != outer.name || o.class != outer.class {
-			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 		}
 	}
-	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class)}}
+	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class, c)}}
 }
 
 // hasRanges reports whether the method has minified line ranges at all.
@@ -210,10 +210,10 @@ func (idx *methodIndex) find(line int32) (group, bool) {
 
 // frames turns one inline group into frames, innermost first; line is the
 // minified line (0 when unknown) and start the group's minified start.
-func (m *Mapping) frames(members []member, line, start int32) []Frame {
+func (m *Mapping) frames(c *class, members []member, line, start int32) []Frame {
 	out := make([]Frame, len(members))
 	for i, mb := range members {
-		out[i] = Frame{Class: mb.class, Method: mb.name, File: m.fileOf(mb.class), Line: int(originalLine(mb, line, start))}
+		out[i] = Frame{Class: mb.class, Method: mb.name, File: m.fileOf(mb.class, c), Line: int(originalLine(mb, line, start))}
 	}
 	return out
 }
@@ -244,10 +244,10 @@ func originalLine(mb member, line, start int32) int32 {
 }
 
 // fileOf returns the source file of an original class: the name R8
-// recorded, else the outer class's simple name with ".java" (what a Java
-// compiler writes, and what retrace tools show for classes without
-// metadata).
-func (m *Mapping) fileOf(className string) string {
+// recorded, else the outer class's simple name with the extension of the
+// file of the class being remapped (code inlined into a Kotlin class is
+// most likely Kotlin), ".java" by default, as retrace tools show it.
+func (m *Mapping) fileOf(className string, remapped *class) string {
 	if f, ok := m.files[className]; ok {
 		return f
 	}
@@ -258,7 +258,13 @@ func (m *Mapping) fileOf(className string) string {
 	if simple == "" {
 		return ""
 	}
-	return simple + ".java"
+	ext := ".java"
+	if f, ok := m.files[remapped.original]; ok {
+		if i := strings.LastIndexByte(f, '.'); i > 0 {
+			ext = f[i:]
+		}
+	}
+	return simple + ext
 }
 
 // SkippedLines returns the number of class or member lines Parse could

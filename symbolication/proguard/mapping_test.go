@@ -53,7 +53,7 @@ func TestRemap(t *testing.T) {
 		{"first range maps line by line", "a.a", "a", 2, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 13}}},
 		{"range end", "a.a", "a", 4, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 15}}},
 		{"inlined from two methods, innermost first", "a.a", "a", 5, []Frame{
-			{"com.example.shop.Item", "price", "Item.java", 6},
+			{"com.example.shop.Item", "price", "Item.java", 6}, // its own sourceFile metadata
 			{"com.example.shop.Cart", "applyDiscount", "Cart.kt", 31},
 			{"com.example.shop.Cart", "total", "Cart.kt", 16},
 		}},
@@ -75,6 +75,23 @@ func TestRemap(t *testing.T) {
 			assert.Equal(t, tt.want, m.Remap(tt.class, tt.method, tt.line))
 		})
 	}
+}
+
+// TestInlinedFileName: code inlined from a class without source file
+// metadata into a Kotlin class is named after its class with the Kotlin
+// extension.
+func TestInlinedFileName(t *testing.T) {
+	m, err := Parse(strings.NewReader(`Main -> a.a:
+# {"id":"sourceFile","fileName":"Main.kt"}
+    2:2:void foo.bar.Baz.inlinee():42:42 -> a
+    2:2:void main(java.lang.String[]):102 -> a
+Plain -> a.b:
+    2:2:void foo.bar.Baz.inlinee():42:42 -> a
+    2:2:void run():7 -> a
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []Frame{{"foo.bar.Baz", "inlinee", "Baz.kt", 42}, {"Main", "main", "Main.kt", 102}}, m.Remap("a.a", "a", 2))
+	assert.Equal(t, []Frame{{"foo.bar.Baz", "inlinee", "Baz.java", 42}, {"Plain", "run", "Plain.java", 7}}, m.Remap("a.b", "a", 2))
 }
 
 func TestClass(t *testing.T) {
@@ -261,4 +278,24 @@ func TestRemapStackOutlines(t *testing.T) {
 			assert.Equal(t, tt.want, m.RemapStack(tt.stack))
 		})
 	}
+}
+
+// TestRemapStackInlineInOutline: the call site of an outline is itself
+// inlined code: the mapped line expands into the inline group.
+func TestRemapStackInlineInOutline(t *testing.T) {
+	m, err := Parse(strings.NewReader(`outline.Class -> a:
+    1:2:int outline():0 -> a
+# {"id":"com.android.tools.r8.outline"}
+some.Class -> b:
+    1:1:void foo.bar.Baz.qux():42:42 -> s
+    4:5:int foo.bar.baz.outlineCaller(int):98:99 -> s
+    4:5:int outlineCaller(int):24 -> s
+    27:27:int outlineCaller(int):0:0 -> s
+# {"id":"com.android.tools.r8.outlineCallsite","positions":{"1":4,"2":5}}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []Frame{
+		{"foo.bar.baz", "outlineCaller", "baz.java", 99},
+		{"some.Class", "outlineCaller", "Class.java", 24},
+	}, m.RemapStack([]StackFrame{{"a", "a", 2}, {"b", "s", 27}}))
 }
