@@ -113,8 +113,10 @@ func indexMethod(members []member) *methodIndex {
 }
 
 // sameRange reports whether b continues a's inline group.
+// R8 writes "0:0:" for inlined code without line numbers: such members
+// group too, while members without any range are alternatives.
 func sameRange(a, b member) bool {
-	return a.hasRange && b.hasRange && a.end > 0 && a.start == b.start && a.end == b.end
+	return a.hasRange && b.hasRange && a.start == b.start && a.end == b.end
 }
 
 // Class returns the original name of an obfuscated class.
@@ -145,29 +147,40 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	line = max(line, 0) // a negative line is as unknown as 0
 	idx := c.groups[method]
 	if idx == nil {
-		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 	}
 	members := c.methods[method]
 	if line > 0 {
 		if g, ok := idx.find(int32(line)); ok {
-			return m.frames(members[g.lo:g.hi], int32(line), g.start)
+			return m.frames(c, members[g.lo:g.hi], int32(line), g.start)
+		}
+		if idx.hasRanges() {
+			// The mapping describes this method's lines and not this
+			// one: as R8's retrace, keep the method and line.
+			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 		}
 	}
-	// No line, or a line outside every range: a method's unranged entry
-	// says which method it is; otherwise the group's outermost members do.
+	// No line (or a method without line ranges): its first entry without
+	// a minified range ("0:0:" inline group or plain member) says which
+	// method it is; otherwise the inline groups' outermost members do.
 	for _, g := range idx.groups {
 		if !g.hasRange {
-			return m.frames(members[g.lo:g.hi], 0, 0)
+			return m.frames(c, members[g.lo:g.hi], int32(line), 0)
 		}
 	}
 	outer := members[idx.groups[0].hi-1]
 	for _, g := range idx.groups[1:] {
 		o := members[g.hi-1]
 		if o.name != outer.name || o.class != outer.class {
-			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original), Line: line}}
+			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
 		}
 	}
-	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class)}}
+	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class, c)}}
+}
+
+// hasRanges reports whether the method has minified line ranges at all.
+func (idx *methodIndex) hasRanges() bool {
+	return slices.ContainsFunc(idx.groups, func(g group) bool { return g.hasRange })
 }
 
 // find returns the inline group whose minified range holds line.
@@ -197,30 +210,31 @@ func (idx *methodIndex) find(line int32) (group, bool) {
 
 // frames turns one inline group into frames, innermost first; line is the
 // minified line (0 when unknown) and start the group's minified start.
-func (m *Mapping) frames(members []member, line, start int32) []Frame {
+func (m *Mapping) frames(c *class, members []member, line, start int32) []Frame {
 	out := make([]Frame, len(members))
 	for i, mb := range members {
-		out[i] = Frame{Class: mb.class, Method: mb.name, File: m.fileOf(mb.class), Line: int(originalLine(mb, line, start))}
+		out[i] = Frame{Class: mb.class, Method: mb.name, File: m.fileOf(mb.class, c), Line: int(originalLine(mb, line, start))}
 	}
 	return out
 }
 
 // originalLine maps a minified line to the member's original line. A
 // single original line (all callers of an inlined body, most R8 ranges)
-// is that line; an original range maps line by line from its start; no
+// is that line (R8's ":0:0": not known); an original range maps line by
+// line from the minified range's start, and is not known without one; no
 // original line at all (ProGuard without optimisation) means the line was
-// not changed; R8's ":0:0" means it is not known.
+// not changed.
 func originalLine(mb member, line, start int32) int32 {
 	switch {
 	case !mb.hasOriginal:
-		if mb.hasRange {
+		if mb.hasRange && mb.end > 0 {
 			return line
 		}
 		return 0
-	case mb.origStart == 0 && mb.origEnd == 0:
-		return 0
-	case line == 0 || mb.origEnd == mb.origStart:
+	case mb.origEnd == mb.origStart:
 		return mb.origStart
+	case line == 0 || !mb.hasRange || mb.end == 0:
+		return 0 // a range of original lines and no minified line to pick one
 	}
 	l := mb.origStart + (line - start)
 	if l > mb.origEnd && mb.origEnd > mb.origStart {
@@ -230,10 +244,10 @@ func originalLine(mb member, line, start int32) int32 {
 }
 
 // fileOf returns the source file of an original class: the name R8
-// recorded, else the outer class's simple name with ".java" (what a Java
-// compiler writes, and what retrace tools show for classes without
-// metadata).
-func (m *Mapping) fileOf(className string) string {
+// recorded, else the outer class's simple name with the extension of the
+// file of the class being remapped (code inlined into a Kotlin class is
+// most likely Kotlin), ".java" by default, as retrace tools show it.
+func (m *Mapping) fileOf(className string, remapped *class) string {
 	if f, ok := m.files[className]; ok {
 		return f
 	}
@@ -244,7 +258,13 @@ func (m *Mapping) fileOf(className string) string {
 	if simple == "" {
 		return ""
 	}
-	return simple + ".java"
+	ext := ".java"
+	if f, ok := m.files[remapped.original]; ok {
+		if i := strings.LastIndexByte(f, '.'); i > 0 {
+			ext = f[i:]
+		}
+	}
+	return simple + ext
 }
 
 // SkippedLines returns the number of class or member lines Parse could

@@ -53,7 +53,7 @@ func TestRemap(t *testing.T) {
 		{"first range maps line by line", "a.a", "a", 2, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 13}}},
 		{"range end", "a.a", "a", 4, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 15}}},
 		{"inlined from two methods, innermost first", "a.a", "a", 5, []Frame{
-			{"com.example.shop.Item", "price", "Item.java", 6},
+			{"com.example.shop.Item", "price", "Item.java", 6}, // its own sourceFile metadata
 			{"com.example.shop.Cart", "applyDiscount", "Cart.kt", 31},
 			{"com.example.shop.Cart", "total", "Cart.kt", 16},
 		}},
@@ -62,7 +62,7 @@ func TestRemap(t *testing.T) {
 		{"one name, two methods: second range", "a.a", "b", 9, []Frame{{"com.example.shop.Cart", "log", "Cart.kt", 40}}},
 		{"one name, two methods, no line: ambiguous", "a.a", "b", 0, []Frame{{"com.example.shop.Cart", "b", "Cart.kt", 0}}},
 		{"no line, one method", "a.a", "a", 0, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 0}}},
-		{"line outside every range, one method", "a.a", "a", 100, []Frame{{"com.example.shop.Cart", "total", "Cart.kt", 0}}},
+		{"line outside every range: kept, as R8's retrace", "a.a", "a", 100, []Frame{{"com.example.shop.Cart", "a", "Cart.kt", 100}}},
 		{"range without original lines keeps the line", "a.a", "c", 11, []Frame{{"com.example.shop.Cart", "legacy", "Cart.kt", 11}}},
 		{"constructor", "a.a", "<init>", 1, []Frame{{"com.example.shop.Cart", "<init>", "Cart.kt", 8}}},
 		{"unranged method; file from the outer class", "a.c", "a", 0, []Frame{{"com.example.shop.Cart$Companion", "create", "Cart.java", 0}}},
@@ -77,6 +77,23 @@ func TestRemap(t *testing.T) {
 	}
 }
 
+// TestInlinedFileName: code inlined from a class without source file
+// metadata into a Kotlin class is named after its class with the Kotlin
+// extension.
+func TestInlinedFileName(t *testing.T) {
+	m, err := Parse(strings.NewReader(`Main -> a.a:
+# {"id":"sourceFile","fileName":"Main.kt"}
+    2:2:void foo.bar.Baz.inlinee():42:42 -> a
+    2:2:void main(java.lang.String[]):102 -> a
+Plain -> a.b:
+    2:2:void foo.bar.Baz.inlinee():42:42 -> a
+    2:2:void run():7 -> a
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []Frame{{"foo.bar.Baz", "inlinee", "Baz.kt", 42}, {"Main", "main", "Main.kt", 102}}, m.Remap("a.a", "a", 2))
+	assert.Equal(t, []Frame{{"foo.bar.Baz", "inlinee", "Baz.java", 42}, {"Plain", "run", "Plain.java", 7}}, m.Remap("a.b", "a", 2))
+}
+
 func TestClass(t *testing.T) {
 	m, err := Parse(strings.NewReader(shopMapping))
 	require.NoError(t, err)
@@ -87,6 +104,44 @@ func TestClass(t *testing.T) {
 	}
 	_, ok := m.Class("com.example.shop.Cart")
 	assert.False(t, ok, "original names are not obfuscated names")
+}
+
+// TestR8LineSemantics: R8's retrace conventions for members without a
+// minified range: "0:0:" members form inline groups for frames without a
+// line, plain members are alternatives with their single original line, and
+// a range of original lines gives no line when nothing picks one.
+func TestR8LineSemantics(t *testing.T) {
+	m, err := Parse(strings.NewReader(`Main -> a:
+    0:0:void method1(java.lang.String):42:42 -> a
+    0:0:void main(java.lang.String[]):28 -> a
+    1:1:void main(java.lang.String[]):153 -> a
+    0:0:void method2(java.lang.String):42:44 -> b
+    0:0:void main2(java.lang.String[]):29 -> b
+    void foo(long):1:1 -> c
+    void bar(int):3 -> d
+    void baz():0:0 -> e
+    void span(java.lang.String):42:44 -> f
+`))
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		method string
+		line   int
+		want   []Frame
+	}{
+		{"0:0 group for a frame without line", "a", 0, []Frame{{"Main", "method1", "Main.java", 42}, {"Main", "main", "Main.java", 28}}},
+		{"ranged entry for a line", "a", 1, []Frame{{"Main", "main", "Main.java", 153}}},
+		{"0:0 group, original range without a line", "b", 0, []Frame{{"Main", "method2", "Main.java", 0}, {"Main", "main2", "Main.java", 29}}},
+		{"plain member, single original line", "c", 0, []Frame{{"Main", "foo", "Main.java", 1}}},
+		{"plain member, line replaced by its original one", "d", 2, []Frame{{"Main", "bar", "Main.java", 3}}},
+		{"plain member, :0:0 is unknown", "e", 8, []Frame{{"Main", "baz", "Main.java", 0}}},
+		{"plain member, original range: unknown", "f", 1, []Frame{{"Main", "span", "Main.java", 0}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, m.Remap("a", tt.method, tt.line))
+		})
+	}
 }
 
 // TestOverlappingRanges: when ranges of one obfuscated name overlap, the
@@ -223,4 +278,24 @@ func TestRemapStackOutlines(t *testing.T) {
 			assert.Equal(t, tt.want, m.RemapStack(tt.stack))
 		})
 	}
+}
+
+// TestRemapStackInlineInOutline: the call site of an outline is itself
+// inlined code: the mapped line expands into the inline group.
+func TestRemapStackInlineInOutline(t *testing.T) {
+	m, err := Parse(strings.NewReader(`outline.Class -> a:
+    1:2:int outline():0 -> a
+# {"id":"com.android.tools.r8.outline"}
+some.Class -> b:
+    1:1:void foo.bar.Baz.qux():42:42 -> s
+    4:5:int foo.bar.baz.outlineCaller(int):98:99 -> s
+    4:5:int outlineCaller(int):24 -> s
+    27:27:int outlineCaller(int):0:0 -> s
+# {"id":"com.android.tools.r8.outlineCallsite","positions":{"1":4,"2":5}}
+`))
+	require.NoError(t, err)
+	assert.Equal(t, []Frame{
+		{"foo.bar.baz", "outlineCaller", "baz.java", 99},
+		{"some.Class", "outlineCaller", "Class.java", 24},
+	}, m.RemapStack([]StackFrame{{"a", "a", 2}, {"b", "s", 27}}))
 }
