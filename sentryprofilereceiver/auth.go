@@ -5,7 +5,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 // authenticator decides whether an envelope may enter the pipeline, with the

@@ -13,9 +13,9 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
 // requestError is a refused request: the status Sentry answers with and a
