@@ -4,7 +4,6 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 // the ids it echoes.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -89,18 +89,17 @@ func canonicalEventID(s string) (string, bool) {
 }
 
 func writeError(w http.ResponseWriter, e *requestError) {
-	body, err := json.Marshal(struct {
-		Detail string `json:"detail"`
-	}{e.detail})
-	if err != nil { // a string always marshals; keep the status regardless
-		body = []byte("{}")
-	}
-	writeJSON(w, e.status, body)
+	relayjson.WriteError(w, e.status, e.detail)
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+// writeAccepted answers an envelope the router took. Items it dropped still
+// get a 200, as from Relay: the envelope was well formed and authorized,
+// the SDK cannot fix the items by sending them again, and an error would
+// only make it report a network failure.
+func writeAccepted(w http.ResponseWriter, eventID string) {
+	body := []byte("{}")
+	if eventID != "" {
+		body = []byte(`{"id":"` + eventID + `"}`)
+	}
+	relayjson.Write(w, http.StatusOK, body)
 }
