@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 )
@@ -58,7 +59,7 @@ func (h *envelopeHandler) routes() *http.ServeMux {
 }
 
 func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) {
-	projectID, ok := canonicalProjectID(r.PathValue("project_id"))
+	projectID, ok := sentryhttp.CanonicalProjectID(r.PathValue("project_id"))
 	if !ok {
 		// Relay's route only matches numeric ids.
 		writeError(w, &requestError{status: http.StatusNotFound, detail: "not found; the project id is numeric"})

@@ -15,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
@@ -115,7 +116,7 @@ func (h *envelopeHandler) proxyRequest(w http.ResponseWriter, r *http.Request) {
 	}
 	var projectID string
 	if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) > 1 {
-		projectID, _ = canonicalProjectID(parts[1])
+		projectID, _ = sentryhttp.CanonicalProjectID(parts[1])
 	}
 	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
 		h.refuse(w, projectID, rerr)

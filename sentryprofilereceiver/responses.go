@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
@@ -68,15 +67,6 @@ func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *req
 		w.Header().Set(sentryhttp.HeaderRateLimits, h.rateLimits)
 	}
 	writeError(w, e)
-}
-
-// canonicalProjectID returns the project id as Sentry prints it ("007" is 7).
-func canonicalProjectID(s string) (string, bool) {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return "", false
-	}
-	return strconv.FormatUint(n, 10), true
 }
 
 // canonicalEventID returns a UUID as Sentry answers it: 32 lowercase hex
