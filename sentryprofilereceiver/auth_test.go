@@ -92,7 +92,7 @@ func TestAuthForms(t *testing.T) {
 		},
 		{
 			name: "leading zeros name the same project", project: "0043",
-			headers: map[string]string{"X-Sentry-Auth": sentryAuth(testKey)},
+			headers:  map[string]string{"X-Sentry-Auth": sentryAuth(testKey)},
 			projects: []string{"042"}, wantStatus: http.StatusForbidden, wantDetail: "project 43 is not accepted here",
 		},
 		{
