@@ -5,10 +5,10 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
 const (

@@ -6,7 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 // project is one Sentry destination: everything needed to post an envelope

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 const (

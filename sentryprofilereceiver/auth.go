@@ -5,7 +5,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 // authenticator decides whether an envelope may enter the pipeline, with the
@@ -29,7 +29,9 @@ func newAuthenticator(cfg *Config) *authenticator {
 	if len(cfg.Projects) > 0 {
 		a.projects = make(map[string]struct{}, len(cfg.Projects))
 		for _, p := range cfg.Projects {
-			a.projects[p] = struct{}{}
+			if id, ok := sentryhttp.CanonicalProjectID(p); ok { // Validate refused the others
+				a.projects[id] = struct{}{}
+			}
 		}
 	}
 	return a

@@ -83,6 +83,26 @@ func TestAuthForms(t *testing.T) {
 			name: "dsn for another project", envHeader: dsnHeader(testKey, "7"),
 			wantStatus: http.StatusBadRequest, wantDetail: "envelope dsn is for project 7, not 42",
 		},
+		// One rule for project ids everywhere: leading zeros do not change
+		// the number (Relay reads 007 as 7), and 0 is no project.
+		{
+			name: "leading zeros in the URL, the dsn and the configuration", project: "0042",
+			headers: map[string]string{"X-Sentry-Auth": sentryAuth(testKey)}, envHeader: dsnHeader(testKey, "042"),
+			projects: []string{"00042"}, wantStatus: http.StatusOK,
+		},
+		{
+			name: "leading zeros name the same project", project: "0043",
+			headers:  map[string]string{"X-Sentry-Auth": sentryAuth(testKey)},
+			projects: []string{"042"}, wantStatus: http.StatusForbidden, wantDetail: "project 43 is not accepted here",
+		},
+		{
+			name: "project zero", project: "0", headers: map[string]string{"X-Sentry-Auth": sentryAuth(testKey)},
+			wantStatus: http.StatusNotFound, wantDetail: "not found; the project id is numeric",
+		},
+		{
+			name: "dsn for project zero", envHeader: dsnHeader(testKey, "0"),
+			wantStatus: http.StatusBadRequest, wantDetail: "invalid dsn in envelope header",
+		},
 		{
 			name: "malformed dsn", envHeader: `{"dsn":"not a dsn"}`,
 			wantStatus: http.StatusBadRequest, wantDetail: "invalid dsn in envelope header",

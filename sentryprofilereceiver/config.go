@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/confmap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
@@ -67,7 +68,8 @@ type Config struct {
 	PublicKeys []configopaque.String `mapstructure:"public_keys"`
 
 	// Projects are the numeric project ids accepted in the URL path. Empty
-	// accepts any project.
+	// accepts any project. Leading zeros do not change a project id: 007
+	// and 7 are the same project, as in the URL.
 	Projects []string `mapstructure:"projects"`
 
 	// ServiceName, when set, is the `service.name` of every profile received.
@@ -233,7 +235,7 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	for i, p := range cfg.Projects {
-		if !isProjectID(p) {
+		if _, ok := sentryhttp.CanonicalProjectID(p); !ok {
 			errs = append(errs, fmt.Errorf("projects[%d] = %q: a Sentry project id is a positive decimal number", i, p))
 		}
 	}
@@ -346,16 +348,6 @@ func isServiceName(port string) bool {
 		}
 	}
 	return true
-}
-
-// isProjectID reports whether s is what Sentry uses in the URL path: a
-// positive decimal number without sign or leading zeros.
-func isProjectID(s string) bool {
-	if s == "" || s[0] == '0' {
-		return false
-	}
-	_, err := strconv.ParseUint(s, 10, 64) // base 10 admits neither sign nor '_'
-	return err == nil
 }
 
 func invalidKeyRune(r rune) bool {

@@ -131,7 +131,7 @@ func TestConfigValidate(t *testing.T) {
 		{name: "numeric projects", mutate: func(c *Config) { c.Projects = []string{"1", "18446744073709551615"} }},
 		{name: "project name", mutate: func(c *Config) { c.Projects = []string{"42", "backend"} }, wantErr: `projects[1] = "backend"`},
 		{name: "project zero", mutate: func(c *Config) { c.Projects = []string{"0"} }, wantErr: `projects[0] = "0"`},
-		{name: "project leading zero", mutate: func(c *Config) { c.Projects = []string{"042"} }, wantErr: `projects[0] = "042"`},
+		{name: "project leading zero is the number", mutate: func(c *Config) { c.Projects = []string{"042"} }},
 		{name: "project overflow", mutate: func(c *Config) { c.Projects = []string{"18446744073709551616"} }, wantErr: "projects[0]"},
 		{name: "keys", mutate: func(c *Config) { c.PublicKeys = []configopaque.String{"abc", "0123456789abcdef0123456789abcdef"} }},
 		{name: "empty key", mutate: func(c *Config) { c.PublicKeys = []configopaque.String{"abc", ""} }, wantErr: "public_keys[1] is empty"},

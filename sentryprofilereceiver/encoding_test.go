@@ -185,6 +185,9 @@ func TestDecompressionBombs(t *testing.T) {
 		itemHeader string
 		mutate     func(*Config)
 		maxAlloc   uint64
+		// forwarded: the receiver decodes the raw body itself; the bomb it
+		// cannot read goes to the upstream as it came.
+		forwarded bool
 	}{
 		// A declared length lets the reader skip the oversized item without
 		// buffering it.
@@ -195,6 +198,12 @@ func TestDecompressionBombs(t *testing.T) {
 		// most max_profile_item_size of the item.
 		{name: "gzip without length", encoding: "gzip", itemHeader: `{"type":"profile_chunk"}`,
 			mutate: func(c *Config) { c.MaxProfileItemSize = 1 << 20 }, maxAlloc: 32 << 20},
+		{name: "gzip, forwarded", encoding: "gzip", itemHeader: `{"type":"profile_chunk","length":` + strconv.Itoa(bombSize) + `}`,
+			maxAlloc: 32 << 20, forwarded: true},
+		{name: "zstd, forwarded", encoding: "zstd", itemHeader: `{"type":"profile_chunk","length":` + strconv.Itoa(bombSize) + `}`,
+			maxAlloc: 32 << 20, forwarded: true},
+		{name: "br without length, forwarded", encoding: "br", itemHeader: `{"type":"profile_chunk"}`,
+			mutate: func(c *Config) { c.MaxProfileItemSize = 1 << 20 }, maxAlloc: 32 << 20, forwarded: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -202,15 +211,30 @@ func TestDecompressionBombs(t *testing.T) {
 			require.Less(t, len(bomb), 2<<20, "a bomb is small on the wire")
 
 			sink := new(consumertest.ProfilesSink)
-			tr := startReceiver(t, sink, tt.mutate)
+			var upstream *fakeSentry
+			tr := startReceiver(t, sink, func(c *Config) {
+				if tt.forwarded {
+					upstream = newFakeSentry(t)
+					forwardTo(upstream.URL)(c)
+				}
+				if tt.mutate != nil {
+					tt.mutate(c)
+				}
+			})
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
 			resp := post(t, tr, bomb, map[string]string{"Content-Encoding": tt.encoding})
 			runtime.ReadMemStats(&after)
 
-			require.Equal(t, http.StatusRequestEntityTooLarge, resp.status, "body: %s", resp.body)
-			assert.True(t, strings.HasPrefix(resp.detail(t), "envelope exceeds 209715200 bytes"), resp.detail(t))
+			if tt.forwarded {
+				require.Equal(t, http.StatusOK, resp.status, "the upstream's answer; body: %s", resp.body)
+				require.Len(t, upstream.got(), 1)
+				assert.Equal(t, bomb, upstream.got()[0].body)
+			} else {
+				require.Equal(t, http.StatusRequestEntityTooLarge, resp.status, "body: %s", resp.body)
+				assert.True(t, strings.HasPrefix(resp.detail(t), "envelope exceeds 209715200 bytes"), resp.detail(t))
+			}
 			assert.Zero(t, sink.ProfileCount())
 			allocated := after.TotalAlloc - before.TotalAlloc
 			assert.Less(t, allocated, tt.maxAlloc, "allocated %d MiB to refuse the bomb", allocated>>20)

@@ -111,7 +111,7 @@ func (s *sharedReceivers) get(cfg *Config, set receiver.Settings) (*sharedReceiv
 	if r, ok := s.byConfig[cfg]; ok {
 		return r, nil
 	}
-	inner, err := newReceiver(cfg, set, nil)
+	inner, err := newReceiver(cfg, set)
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (s *sharedReceivers) createProfiles(_ context.Context, set receiver.Setting
 	if err != nil {
 		return nil, err
 	}
-	r.inner.handler.next = next
+	r.inner.router.profiles = next
 	r.handles++
 	return &handle{shared: r}, nil
 }
@@ -139,7 +139,7 @@ func (s *sharedReceivers) createTraces(_ context.Context, set receiver.Settings,
 	if err != nil {
 		return nil, err
 	}
-	r.inner.handler.nextTraces = next
+	r.inner.router.traces = next
 	r.handles++
 	return &handle{shared: r}, nil
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -66,7 +67,7 @@ func profileItemSamples(t *testing.T, env []byte) int {
 			payload, rest, _ = bytes.Cut(after, []byte("\n"))
 		}
 		switch h.Type {
-		case itemProfile, itemProfileChunk, itemProfileChunkUI:
+		case translator.ItemTypeProfile, translator.ItemTypeProfileChunk, translator.ItemTypeProfileChunkUI:
 			total += payloadSamples(t, payload)
 		}
 	}

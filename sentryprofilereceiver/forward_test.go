@@ -93,6 +93,13 @@ func TestForwardEnvelopesByteForByte(t *testing.T) {
 	}{
 		{name: "plain", body: env, userAgent: nodeUA},
 		{name: "gzip", body: gzipBytes(t, env), encoding: "gzip", userAgent: nodeUA},
+		// Every encoding the receiver reads goes upstream as it came and
+		// is decoded for the pipeline by the receiver itself.
+		{name: "x-gzip", body: compress(t, "x-gzip", env), encoding: "x-gzip", userAgent: nodeUA},
+		{name: "deflate", body: compress(t, "deflate", env), encoding: "deflate", userAgent: nodeUA},
+		{name: "br", body: compress(t, "br", env), encoding: "br", userAgent: nodeUA},
+		{name: "zstd", body: compress(t, "zstd", env), encoding: "zstd", userAgent: nodeUA},
+		{name: "identity", body: env, encoding: "identity", userAgent: nodeUA},
 		{name: "no User-Agent stays without one", body: env},
 		{name: "upstream under a path prefix", body: env, userAgent: nodeUA, prefix: "/sentry"},
 		{name: "upstream under a path prefix with a slash", body: env, userAgent: nodeUA, prefix: "/sentry/"},
@@ -341,4 +348,53 @@ func TestForwardBodyLimit(t *testing.T) {
 		assert.Equal(t, http.StatusRequestEntityTooLarge, resp.status, path)
 	}
 	assert.Empty(t, upstream.got())
+}
+
+// TestForwardBadContentEncodings: a body whose encoding the receiver does
+// not take, or whose compressed stream does not even start, is refused and
+// not forwarded; one that starts and then breaks goes to the upstream, which
+// may read what the receiver cannot, as every unreadable envelope does.
+func TestForwardBadContentEncodings(t *testing.T) {
+	env := mixedEnvelope()
+	gz := gzipBytes(t, env)
+	tests := []struct {
+		name       string
+		encoding   string
+		body       []byte
+		algorithms []string
+		wantStatus int
+		wantDetail string
+		forwarded  bool
+	}{
+		{name: "unknown encoding", encoding: "compress", body: env, wantStatus: http.StatusUnsupportedMediaType,
+			wantDetail: "unsupported Content-Encoding compress"},
+		{name: "encoding not configured", encoding: "zstd", body: compress(t, "zstd", env), algorithms: []string{"", "gzip"},
+			wantStatus: http.StatusUnsupportedMediaType, wantDetail: "unsupported Content-Encoding zstd"},
+		{name: "not gzip", encoding: "gzip", body: env, wantStatus: http.StatusBadRequest, wantDetail: "gzip: invalid header"},
+		{name: "not zlib", encoding: "deflate", body: env, wantStatus: http.StatusBadRequest, wantDetail: "zlib: invalid header"},
+		{name: "ends mid-gzip", encoding: "gzip", body: gz[:len(gz)/2], wantStatus: http.StatusOK, forwarded: true},
+		{name: "not brotli", encoding: "br", body: env, wantStatus: http.StatusOK, forwarded: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			upstream := newFakeSentry(t)
+			sink := new(consumertest.ProfilesSink)
+			tr := startReceiver(t, sink, func(c *Config) {
+				forwardTo(upstream.URL)(c)
+				c.ServerConfig.CompressionAlgorithms = tt.algorithms
+			})
+			resp := post(t, tr, tt.body, map[string]string{"Content-Encoding": tt.encoding})
+			require.Equal(t, tt.wantStatus, resp.status, "body: %s", resp.body)
+			if tt.wantDetail != "" {
+				assert.Equal(t, tt.wantDetail, resp.detail(t))
+			}
+			if tt.forwarded {
+				require.Len(t, upstream.got(), 1)
+				assert.Equal(t, tt.body, upstream.got()[0].body, "as it came")
+			} else {
+				assert.Empty(t, upstream.got(), "not forwarded")
+			}
+			assert.Zero(t, sink.ProfileCount())
+		})
+	}
 }

@@ -1,8 +1,11 @@
 package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 
-// The per-envelope state the receiver reuses from one envelope to the next.
+// The per-envelope state the receiver reuses from one envelope to the next,
+// and the slots that bound how many envelopes use it at once.
 
 import (
+	"context"
+	"sync"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
@@ -43,19 +46,32 @@ type decodedSegment struct {
 	err  error
 }
 
-func (h *envelopeHandler) getTranslation() *translation {
+// translationPool keeps translations for the next envelopes. warm keeps
+// one per core across garbage collections, which under load run every few
+// milliseconds and would otherwise empty the sync.Pool and make the next
+// envelopes grow their buffers again; the rest come and go with the load.
+type translationPool struct {
+	warm chan *translation
+	rest sync.Pool
+}
+
+func newTranslationPool(warm int) *translationPool {
+	return &translationPool{warm: make(chan *translation, warm)}
+}
+
+func (p *translationPool) get() *translation {
 	select {
-	case t := <-h.warm:
+	case t := <-p.warm:
 		return t
 	default:
 	}
-	if t, ok := h.translations.Get().(*translation); ok {
+	if t, ok := p.rest.Get().(*translation); ok {
 		return t
 	}
 	return &translation{builder: translator.NewProfilesBuilder(translator.ReceiveOptions{})}
 }
 
-func (h *envelopeHandler) putTranslation(t *translation) {
+func (p *translationPool) put(t *translation) {
 	// The items' payloads live in the reader's memory, which the next
 	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)
@@ -67,8 +83,26 @@ func (h *envelopeHandler) putTranslation(t *translation) {
 		t.reader.Reset(nil, envelope.Limits{})
 	}
 	select {
-	case h.warm <- t:
+	case p.warm <- t:
 	default:
-		h.translations.Put(t)
+		p.rest.Put(t)
 	}
 }
+
+// envelopeSlots holds one token per envelope being read or translated:
+// a request waits for one before it reads its body, so a waiting request
+// costs a connection, not its envelope's memory.
+type envelopeSlots chan struct{}
+
+// acquire waits for a slot; false when ctx ended first (the client is
+// gone, or the shutdown deadline passed).
+func (s envelopeSlots) acquire(ctx context.Context) bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (s envelopeSlots) release() { <-s }

@@ -4,71 +4,47 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
+	"runtime"
+	"strconv"
 	"sync"
+	"time"
 
-	"github.com/andybalholm/brotli"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componentstatus"
 	"go.opentelemetry.io/collector/config/confighttp"
-	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// decoders are the Content-Encodings the receiver decodes itself, in place
-// of or besides confighttp's. confighttp bounds their output by
-// max_request_body_size like its own.
-func (r *sentryReceiver) decoders() map[string]func(io.ReadCloser) (io.ReadCloser, error) {
-	decoders := map[string]func(io.ReadCloser) (io.ReadCloser, error){
-		// Relay accepts the legacy name of gzip.
-		"x-gzip": r.gzip.decode,
-		// sentry-python sends br when the brotli module is installed.
-		"br": func(body io.ReadCloser) (io.ReadCloser, error) {
-			return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
-		},
-		// "No encoding", spelled out; a nil body tells confighttp to keep
-		// the request body as it is.
-		"identity": func(io.ReadCloser) (io.ReadCloser, error) { return nil, nil },
-	}
-	// gzip itself only where confighttp would decode it.
-	if algorithms := r.cfg.ServerConfig.CompressionAlgorithms; algorithms == nil || slices.Contains(algorithms, "gzip") {
-		decoders["gzip"] = r.gzip.decode
-	}
-	return decoders
-}
-
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// sentryReceiver owns the HTTP server; the envelopeHandler does the work.
+// sentryReceiver owns the HTTP server and the parts with a lifecycle: the
+// chunk hold and the forwarder's spool.
 type sentryReceiver struct {
 	cfg       *Config
 	settings  receiver.Settings
 	handler   *envelopeHandler
+	router    *router
 	telemetry *metadata.TelemetryBuilder
+	gzip      gzipDecoder
 
 	server   *http.Server
 	listener net.Listener
-	// encodings are the Content-Encodings the server decodes, known once
-	// confighttp has applied its defaults.
-	encodings map[string]bool
-	gzip      gzipDecoder
-	serving   sync.WaitGroup
+	serving  sync.WaitGroup
 }
 
 var _ component.Component = (*sentryReceiver)(nil)
 
-func newReceiver(cfg *Config, set receiver.Settings, next xconsumer.Profiles) (*sentryReceiver, error) {
+// newReceiver builds the receiver; its pipelines are set on its router by
+// the factory, before Start.
+func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 	obsrep, err := receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
 		ReceiverID:             set.ID,
 		Transport:              "http",
@@ -81,60 +57,65 @@ func newReceiver(cfg *Config, set receiver.Settings, next xconsumer.Profiles) (*
 	if err != nil {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
 	}
-	handler := newEnvelopeHandler(cfg, set.Logger, next, obsrep, tb)
-	if err := handler.links.registerMetrics(tb); err != nil {
+	mode := sentry.ModeLenient
+	if cfg.Validation == ValidationRelay {
+		mode = sentry.ModeRelay
+	}
+	slots := make(envelopeSlots, cfg.MaxConcurrentEnvelopes)
+	pool := newTranslationPool(min(runtime.GOMAXPROCS(0), cfg.MaxConcurrentEnvelopes))
+	rt := &router{
+		cfg: cfg, logger: set.Logger, telemetry: tb, obsrep: obsrep, drops: newDropLog(set.Logger), mode: mode,
+		index: newSpanIndex(cfg.Links), hold: newChunkHold(cfg.Links), slots: slots, pool: pool,
+	}
+	if err := registerSpanIndexMetrics(tb, rt.index); err != nil {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
 	}
-	return &sentryReceiver{
-		cfg:       cfg,
-		settings:  set,
-		handler:   handler,
-		telemetry: tb,
-	}, nil
+	seconds := strconv.FormatInt(int64((cfg.RetryAfter+time.Second-1)/time.Second), 10) // whole seconds, rounded up
+	r := &sentryReceiver{cfg: cfg, settings: set, router: rt, telemetry: tb}
+	r.handler = &envelopeHandler{
+		cfg: cfg, logger: set.Logger, auth: newAuthenticator(cfg), router: rt, slots: slots, pool: pool,
+		bodies:     rawBodyDecoders{gzip: &r.gzip},
+		retryAfter: seconds,
+		// No category list means every category: while the pipeline pushes
+		// back, any envelope still costs a read, so the SDK is asked to hold
+		// them all. Scope "organization" is what Relay uses for quotas that
+		// are not tied to one key or project.
+		rateLimits: seconds + "::organization",
+	}
+	return r, nil
 }
 
 // Start listens on the endpoint and serves until Shutdown. An error after
 // Start returned (the listener failing) is reported as a fatal status.
 func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
-	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.decodeError)}
-	decoders := r.decoders()
+	if err := r.startForwarding(ctx, host); err != nil {
+		return err
+	}
+	algorithms := r.cfg.ServerConfig.CompressionAlgorithms
+	decoders := serverDecoders(algorithms, &r.gzip)
+	if r.handler.forward != nil {
+		decoders = passThroughDecoders(algorithms)
+	}
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.handler.decodeError)}
 	for name, dec := range decoders {
 		opts = append(opts, confighttp.WithDecoder(name, dec))
 	}
 	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
 	if err != nil {
-		return fmt.Errorf("sentryprofile: http server: %w", err)
+		return errors.Join(fmt.Errorf("sentryprofile: http server: %w", err), r.handler.forward.Shutdown(ctx))
 	}
-	r.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms, decoders)
+	r.handler.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms, decoders)
+	if r.handler.forward != nil {
+		server.Handler = cleanAPIPaths(r.handler.forward, server.Handler)
+	}
 	listener, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
-		return fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err)
-	}
-	if fwd := r.cfg.Forward.Get(); fwd != nil {
-		client, err := fwd.ClientConfig.ToClient(ctx, host.GetExtensions(), r.settings.TelemetrySettings)
-		if err != nil {
-			_ = listener.Close()
-			return fmt.Errorf("sentryprofile: forward client: %w", err)
-		}
-		base, _ := url.Parse(fwd.ClientConfig.Endpoint) // Validate checked it
-		r.handler.forward = &forwarder{
-			base: base, client: client, logger: r.settings.Logger, telemetry: r.telemetry,
-			retryAfter: r.handler.retryAfter,
-		}
-		if fwd.Storage != nil {
-			if err := r.handler.forward.startSpool(ctx, host, fwd, r.settings); err != nil {
-				_ = listener.Close()
-				return fmt.Errorf("sentryprofile: %w", err)
-			}
-		}
-		// Before confighttp's decompression: the upstream gets the body
-		// as it came.
-		server.Handler = r.handler.withForwarding(server.Handler)
-		r.settings.Logger.Info("Forwarding /api/ requests", zap.String("upstream", base.Redacted()))
+		return errors.Join(fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err),
+			r.handler.forward.Shutdown(ctx))
 	}
 	r.server, r.listener = server, listener
-	if r.handler.next != nil {
-		r.handler.links.start(r.handler.releaseHeld)
+	if r.router.profiles != nil {
+		r.router.hold.Start(r.router.releaseHeld)
 	}
 	// The bound address, not the endpoint: they differ when the port is 0.
 	r.settings.Logger.Info("Starting HTTP server", zap.String("endpoint", listener.Addr().String()))
@@ -149,6 +130,53 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	return nil
 }
 
+// startForwarding builds the forwarder of the `forward:` section, with its
+// spool when forward::storage names one.
+func (r *sentryReceiver) startForwarding(ctx context.Context, host component.Host) error {
+	fwd := r.cfg.Forward.Get()
+	if fwd == nil {
+		return nil
+	}
+	client, err := fwd.ClientConfig.ToClient(ctx, host.GetExtensions(), r.settings.TelemetrySettings)
+	if err != nil {
+		return fmt.Errorf("sentryprofile: forward client: %w", err)
+	}
+	base, _ := url.Parse(fwd.ClientConfig.Endpoint) // Validate checked it
+	f := forward.New(forward.Settings{Upstream: base, Client: client, Logger: r.settings.Logger,
+		Telemetry: r.telemetry, RetryAfter: r.handler.retryAfter})
+	if fwd.Storage != nil {
+		store, err := spoolStorage(ctx, host, *fwd.Storage, r.settings.ID)
+		if err != nil {
+			return fmt.Errorf("sentryprofile: %w", err)
+		}
+		if err := f.StartSpool(ctx, store, fwd.SpoolMaxBytes); err != nil {
+			_ = store.Close(ctx)
+			return fmt.Errorf("sentryprofile: %w", err)
+		}
+	}
+	r.handler.forward = f
+	r.settings.Logger.Info("Forwarding /api/ requests", zap.String("upstream", base.Redacted()))
+	return nil
+}
+
+// spoolStorage is the storage client of the extension forward::storage
+// names.
+func spoolStorage(ctx context.Context, host component.Host, id component.ID, receiverID component.ID) (storage.Client, error) {
+	ext, ok := host.GetExtensions()[id]
+	if !ok {
+		return nil, fmt.Errorf("forward::storage: no extension %q is configured", id)
+	}
+	se, ok := ext.(storage.Extension)
+	if !ok {
+		return nil, fmt.Errorf("forward::storage: extension %q is not a storage extension", id)
+	}
+	client, err := se.GetClient(ctx, component.KindReceiver, receiverID, "forward")
+	if err != nil {
+		return nil, fmt.Errorf("forward::storage: %w", err)
+	}
+	return client, nil
+}
+
 // Shutdown stops accepting envelopes and waits for the ones in flight; it is
 // a no-op before Start.
 func (r *sentryReceiver) Shutdown(ctx context.Context) error {
@@ -159,9 +187,9 @@ func (r *sentryReceiver) Shutdown(ctx context.Context) error {
 	r.serving.Wait()
 	// Chunks still held go down the pipeline, which stops after its
 	// receivers.
-	r.handler.links.shutdown(ctx, r.handler.releaseHeld)
+	r.router.hold.Shutdown(ctx)
 	// After the server: no request is stored any more.
-	err = errors.Join(err, r.handler.forward.stopSpool(ctx))
+	err = errors.Join(err, r.handler.forward.Shutdown(ctx))
 	r.telemetry.Shutdown()
 	return err
 }
@@ -169,8 +197,8 @@ func (r *sentryReceiver) Shutdown(ctx context.Context) error {
 // decodeError answers confighttp's refusals (body decoding, auth extension)
 // in Relay's JSON shape. confighttp says 400 for an encoding it does not
 // know; 415 tells the client the encoding, not the data, is the problem.
-func (r *sentryReceiver) decodeError(w http.ResponseWriter, req *http.Request, msg string, status int) {
-	if status == http.StatusBadRequest && r.encodings != nil && !r.encodings[req.Header.Get("Content-Encoding")] {
+func (h *envelopeHandler) decodeError(w http.ResponseWriter, req *http.Request, msg string, status int) {
+	if status == http.StatusBadRequest && h.encodings != nil && !h.encodings[req.Header.Get("Content-Encoding")] {
 		status = http.StatusUnsupportedMediaType
 		msg = "unsupported Content-Encoding " + req.Header.Get("Content-Encoding")
 	}
@@ -179,7 +207,7 @@ func (r *sentryReceiver) decodeError(w http.ResponseWriter, req *http.Request, m
 
 // supportedEncodings mirrors confighttp's decoder table: the configured
 // algorithms plus ours.
-func supportedEncodings(configured []string, ours map[string]func(io.ReadCloser) (io.ReadCloser, error)) map[string]bool {
+func supportedEncodings(configured []string, ours map[string]decoderFunc) map[string]bool {
 	if configured == nil {
 		return nil
 	}

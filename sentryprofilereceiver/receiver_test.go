@@ -91,8 +91,9 @@ func TestListenerFailureIsFatal(t *testing.T) {
 	host := &statusHost{Host: componenttest.NewNopHost(), fatal: make(chan struct{})}
 	cfg := createDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
-	r, err := newReceiver(cfg, receivertest.NewNopSettings(metadata.Type), consumertest.NewNop())
+	r, err := newReceiver(cfg, receivertest.NewNopSettings(metadata.Type))
 	require.NoError(t, err)
+	r.router.profiles = consumertest.NewNop()
 	require.NoError(t, r.Start(context.Background(), host))
 
 	require.NoError(t, r.listener.Close()) // what a failing socket looks like to Serve

@@ -4,18 +4,17 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 // the ids it echoes.
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
 )
 
 // requestError is a refused request: the status Sentry answers with and a
@@ -70,15 +69,6 @@ func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *req
 	writeError(w, e)
 }
 
-// canonicalProjectID returns the project id as Sentry prints it ("007" is 7).
-func canonicalProjectID(s string) (string, bool) {
-	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		return "", false
-	}
-	return strconv.FormatUint(n, 10), true
-}
-
 // canonicalEventID returns a UUID as Sentry answers it: 32 lowercase hex
 // digits. Empty stays empty (an envelope may have no event id).
 func canonicalEventID(s string) (string, bool) {
@@ -89,18 +79,17 @@ func canonicalEventID(s string) (string, bool) {
 }
 
 func writeError(w http.ResponseWriter, e *requestError) {
-	body, err := json.Marshal(struct {
-		Detail string `json:"detail"`
-	}{e.detail})
-	if err != nil { // a string always marshals; keep the status regardless
-		body = []byte("{}")
-	}
-	writeJSON(w, e.status, body)
+	relayjson.WriteError(w, e.status, e.detail)
 }
 
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+// writeAccepted answers an envelope the router took. Items it dropped still
+// get a 200, as from Relay: the envelope was well formed and authorized,
+// the SDK cannot fix the items by sending them again, and an error would
+// only make it report a network failure.
+func writeAccepted(w http.ResponseWriter, eventID string) {
+	body := []byte("{}")
+	if eventID != "" {
+		body = []byte(`{"id":"` + eventID + `"}`)
+	}
+	relayjson.Write(w, http.StatusOK, body)
 }

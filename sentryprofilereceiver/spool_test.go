@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"net/http"
-	neturl "net/url"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -31,6 +31,13 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
+)
+
+// The forward spool's drop reasons, as its telemetry reports them.
+var (
+	spoolDroppedFull        = attribute.NewSet(attribute.String("spool_drop_reason", "full"))
+	spoolDroppedRejected    = attribute.NewSet(attribute.String("spool_drop_reason", "rejected"))
+	spoolDroppedRateLimited = attribute.NewSet(attribute.String("spool_drop_reason", "rate_limited"))
 )
 
 // memStorage is a storage extension whose data outlives its clients, as
@@ -260,26 +267,32 @@ func TestSpoolBounded(t *testing.T) {
 	for i := range 5 {
 		require.Equal(t, http.StatusOK, sendStore(t, url, i).status)
 	}
+	// Requests are stored inside confighttp's chain: the request's span is an
+	// exemplar of the spool's counters.
 	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: 2}}, metricdatatest.IgnoreTimestamp())
+		[]metricdata.DataPoint[int64]{{Value: 2}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolBytes(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: 2 * size}}, metricdatatest.IgnoreTimestamp())
+		[]metricdata.DataPoint[int64]{{Value: 2 * size}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 	metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
-		[]metricdata.DataPoint[int64]{{Value: 3, Attributes: spoolDroppedFull}}, metricdatatest.IgnoreTimestamp())
+		[]metricdata.DataPoint[int64]{{Value: 3, Attributes: spoolDroppedFull}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 	stop()
-	var meta spoolMeta
-	raw, _ := memClient{store}.Get(context.Background(), spoolMetaKey)
+	// The stored layout (internal/forward/spool.go): an index, and per
+	// request a record of a 4-byte header length, the JSON header and the
+	// body.
+	var meta struct{ Head, Tail, Bytes int64 }
+	raw, _ := memClient{store}.Get(context.Background(), "spool.meta")
 	require.NoError(t, json.Unmarshal(raw, &meta))
-	assert.Equal(t, spoolMeta{Head: 3, Tail: 5, Bytes: 2 * size}, meta, "the oldest went to make room")
-	for seq := range uint64(5) {
-		rec, _ := memClient{store}.Get(context.Background(), spoolRecordKey(seq))
+	assert.Equal(t, struct{ Head, Tail, Bytes int64 }{Head: 3, Tail: 5, Bytes: 2 * size}, meta, "the oldest went to make room")
+	for seq := range 5 {
+		rec, _ := memClient{store}.Get(context.Background(), "spool.r."+strconv.Itoa(seq))
 		if seq < 3 {
 			assert.Nil(t, rec)
 			continue
 		}
-		r, err := decodeSpoolRecord(rec)
-		require.NoError(t, err)
-		assert.Equal(t, storeBody(int(seq)), r.Body)
+		require.Greater(t, len(rec), 4)
+		head := int(binary.BigEndian.Uint32(rec))
+		require.LessOrEqual(t, 4+head, len(rec))
+		assert.Equal(t, storeBody(seq), rec[4+head:])
 	}
 
 	t.Run("a request larger than the spool is refused, the spool kept", func(t *testing.T) {
@@ -315,7 +328,7 @@ func TestSpoolDropsWhatTheUpstreamRefuses(t *testing.T) {
 			metadatatest.AssertEqualReceiverSentryprofileForwardSpoolDropped(t, tel,
 				[]metricdata.DataPoint[int64]{{Value: 1, Attributes: tt.reason}}, metricdatatest.IgnoreTimestamp())
 			metadatatest.AssertEqualReceiverSentryprofileForwardSpoolRequests(t, tel,
-				[]metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp())
+				[]metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 		})
 	}
 }
@@ -355,77 +368,6 @@ func TestSpoolFileStorageRestart(t *testing.T) {
 	_, _, _ = startSpooling(t, ext, upstream.URL, 16<<20)
 	require.Eventually(t, func() bool { return len(upstream.bodies()) == 3 }, 10*time.Second, 10*time.Millisecond)
 	assert.Equal(t, [][]byte{storeBody(0), attachment, storeBody(2)}, upstream.bodies())
-}
-
-func TestSpoolRetry(t *testing.T) {
-	backoff := 4 * time.Second
-	tests := []struct {
-		name        string
-		answer      upstreamAnswer
-		wantVerdict spoolVerdict
-		wantWait    time.Duration
-	}{
-		{"2xx delivered", upstreamAnswer{status: 200}, spoolDelivered, 0},
-		{"3xx delivered", upstreamAnswer{status: 302}, spoolDelivered, 0},
-		{"4xx final", upstreamAnswer{status: 400}, spoolRejected, 0},
-		{"413 final", upstreamAnswer{status: 413}, spoolRejected, 0},
-		{"unreachable backs off", upstreamAnswer{err: context.DeadlineExceeded}, spoolRetryLater, backoff},
-		{"503 without headers backs off", upstreamAnswer{status: 503, header: http.Header{}}, spoolRetryLater, backoff},
-		{"503 Retry-After", upstreamAnswer{status: 503, header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
-		{"503 with an absurd Retry-After is capped", upstreamAnswer{status: 503, header: http.Header{"Retry-After": {"999999999"}}}, spoolRetryLater, spoolMaxBackoff},
-		{"408 retried", upstreamAnswer{status: 408, header: http.Header{}}, spoolRetryLater, backoff},
-		{"429 without headers backs off", upstreamAnswer{status: 429, header: http.Header{}}, spoolRetryLater, backoff},
-		{"429 Retry-After", upstreamAnswer{status: 429, header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
-		{"429 rate limits: the longest", upstreamAnswer{status: 429, header: http.Header{
-			"X-Sentry-Rate-Limits": {"60:transaction:organization, 120:error;default:project"}}}, spoolRetryLater, 120 * time.Second},
-		{"Retry-After and rate limits: the longest", upstreamAnswer{status: 429, header: http.Header{
-			"Retry-After": {"120"}, "X-Sentry-Rate-Limits": {"60::organization"}}}, spoolRetryLater, 120 * time.Second},
-		{"garbage headers back off", upstreamAnswer{status: 429, header: http.Header{
-			"Retry-After": {"soon"}, "X-Sentry-Rate-Limits": {"x:y"}}}, spoolRetryLater, backoff},
-		{"a quota longer than the spool waits: dropped", upstreamAnswer{status: 429, header: http.Header{
-			"X-Sentry-Rate-Limits": {"2700:transaction:organization:usage_exceeded"}}}, spoolRateLimited, 2700 * time.Second},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			wait, verdict := spoolRetry(tt.answer, backoff)
-			assert.Equal(t, tt.wantVerdict, verdict)
-			assert.Equal(t, tt.wantWait, wait)
-		})
-	}
-}
-
-func TestSpoolRecordEncoding(t *testing.T) {
-	rec := &spoolRecord{Method: "POST", URI: "/api/42/envelope/?sentry_key=k",
-		Header: http.Header{"Content-Encoding": {"gzip"}}, Body: []byte{0, 1, 2, 0xff}}
-	b, err := rec.encode()
-	require.NoError(t, err)
-	got, err := decodeSpoolRecord(b)
-	require.NoError(t, err)
-	assert.Equal(t, rec, got)
-	for _, bad := range [][]byte{nil, {0, 0}, {0, 0, 0, 9, '{'}, {0, 0, 0, 1, '{'}} {
-		_, err := decodeSpoolRecord(bad)
-		assert.Error(t, err, "%q", bad)
-	}
-}
-
-func FuzzDecodeSpoolRecord(f *testing.F) {
-	rec := &spoolRecord{Method: "POST", URI: "/api/1/store/", Body: []byte("{}")}
-	b, _ := rec.encode()
-	f.Add(b)
-	f.Add([]byte{0, 0, 0, 2, '{', '}'})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := decodeSpoolRecord(data)
-		if err != nil {
-			return
-		}
-		again, err := r.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := decodeSpoolRecord(again); err != nil {
-			t.Fatalf("a decoded record does not decode again: %v", err)
-		}
-	})
 }
 
 func TestForwardConfigUnmarshal(t *testing.T) {
@@ -486,31 +428,22 @@ func TestLoadForwardConfig(t *testing.T) {
 	assert.ErrorContains(t, sub.Unmarshal(createDefaultConfig()), "storag")
 }
 
-// TestDeliverSpooledKeepsThePath: a stored request goes to the path and
-// query it came with, escapes included, on the configured upstream; a
-// stored path that is not a clean /api/ one is not sent.
-func TestDeliverSpooledKeepsThePath(t *testing.T) {
+// TestSpoolTellsTheSDKTheRateLimits: the SDK is answered before Sentry
+// sees its request, so it learns Sentry's rate limits from the answers
+// that follow.
+func TestSpoolTellsTheSDKTheRateLimits(t *testing.T) {
 	upstream := newFakeSentry(t)
-	base, err := neturl.Parse(upstream.URL)
-	require.NoError(t, err)
-	tel := componenttest.NewTelemetry()
-	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	tb, err := metadata.NewTelemetryBuilder(metadatatest.NewSettings(tel).TelemetrySettings)
-	require.NoError(t, err)
-	f := &forwarder{base: base, client: upstream.Client(), logger: zaptest.NewLogger(t), telemetry: tb, retryAfter: "60"}
-
-	a := f.deliverSpooled(context.Background(), &spoolRecord{Method: http.MethodPost,
-		URI: "/api/42/integration/otlp/v1/a%2Fb%20c/?sentry_key=k&x=%26", Header: http.Header{"X-Sentry-Auth": {"Sentry sentry_key=k"}}, Body: []byte("b")})
-	require.NoError(t, a.err)
-	got := upstream.got()
-	require.Len(t, got, 1)
-	assert.Equal(t, "/api/42/integration/otlp/v1/a%2Fb%20c/", got[0].path)
-	assert.Equal(t, "sentry_key=k&x=%26", got[0].query)
-	assert.Equal(t, "Sentry sentry_key=k", got[0].header.Get("X-Sentry-Auth"))
-
-	for _, uri := range []string{"/api/../admin/", "/admin/", "/api/%zz/"} {
-		a := f.deliverSpooled(context.Background(), &spoolRecord{Method: http.MethodPost, URI: uri})
-		assert.Equal(t, http.StatusBadRequest, a.status, uri)
+	upstream.answer = func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("X-Sentry-Rate-Limits", "60:transaction:organization")
+		_, _ = w.Write([]byte("{}"))
 	}
-	assert.Len(t, upstream.got(), 1, "nothing else was sent")
+	url, _, _ := startSpooling(t, newMemStorage(), upstream.URL, 1<<20)
+	first := sendStore(t, url, 0)
+	require.Equal(t, http.StatusOK, first.status)
+	assert.Empty(t, first.header.Get("X-Sentry-Rate-Limits"), "nothing known yet")
+	require.Eventually(t, func() bool { return len(upstream.got()) == 1 }, 5*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool {
+		return sendStore(t, url, 1).header.Get("X-Sentry-Rate-Limits") != ""
+	}, 5*time.Second, 10*time.Millisecond)
+	assert.Regexp(t, `^(59|60):transaction:organization$`, sendStore(t, url, 2).header.Get("X-Sentry-Rate-Limits"))
 }

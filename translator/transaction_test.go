@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/spanindex"
 )
 
 // TestReceiveLinksV2: a chunk's samples link to the innermost span of its

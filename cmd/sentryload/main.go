@@ -17,7 +17,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 func main() {

@@ -9,7 +9,7 @@
 // that joins them: bounded in spans, profilers and age, indexed by profiler,
 // and answering for a chunk with a Timeline that is searched per sample in
 // logarithmic time.
-package spanindex // import "github.com/sentryprofile/otelcol-sentryprofile/translator/spanindex"
+package spanindex // import "github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 
 import (
 	"slices"

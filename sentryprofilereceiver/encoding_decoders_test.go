@@ -70,3 +70,64 @@ func TestGzipDecoderReuse(t *testing.T) {
 		})
 	}
 }
+
+// TestRawBodyDecoders: each encoding passThroughDecoders lets through is
+// one rawBodyDecoders reads back to the bytes compressed.
+func TestRawBodyDecoders(t *testing.T) {
+	d := rawBodyDecoders{gzip: new(gzipDecoder)}
+	want := []byte(strings.Repeat("envelope line\n", 1000))
+	for _, enc := range append([]string{""}, rawDecodedEncodings...) {
+		t.Run(enc, func(t *testing.T) {
+			raw := want
+			switch enc {
+			case "", "identity":
+			case "zlib":
+				raw = compress(t, "deflate", want) // HTTP's deflate is the zlib format
+			default:
+				raw = compress(t, enc, want)
+			}
+			body, err := d.open(raw, enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := body.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s: decoded %d bytes, want %d", enc, len(got), len(want))
+			}
+		})
+	}
+	if _, err := d.open(want, "lz4"); err == nil {
+		t.Error("an encoding the receiver does not read is refused")
+	}
+}
+
+// FuzzRawBodyDecoders: whatever the body, decoding it returns an error or
+// a stream that ends, without a panic.
+func FuzzRawBodyDecoders(f *testing.F) {
+	for i, enc := range rawDecodedEncodings {
+		if enc == "identity" {
+			continue
+		}
+		name := enc
+		if enc == "zlib" {
+			name = "deflate"
+		}
+		f.Add(uint8(i), compress(f, name, []byte("{}\n{\"type\":\"profile_chunk\"}\n{}\n")))
+	}
+	d := rawBodyDecoders{gzip: new(gzipDecoder)}
+	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {
+		enc := rawDecodedEncodings[int(which)%len(rawDecodedEncodings)]
+		body, err := d.open(raw, enc)
+		if err != nil {
+			return
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(body, 1<<20))
+		_ = body.Close()
+	})
+}

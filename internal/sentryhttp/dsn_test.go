@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 func TestParseDSN(t *testing.T) {
@@ -55,6 +55,13 @@ func TestParseDSN(t *testing.T) {
 			redacted: "http://abc…@[::1]:8000/3",
 		},
 		{
+			name:     "project id with leading zeros is the number",
+			in:       "https://key12345@h.example/007",
+			want:     sentryhttp.DSN{Scheme: "https", PublicKey: "key12345", Host: "h.example", ProjectID: "7"},
+			envelope: "https://h.example/api/7/envelope/",
+			redacted: "https://key1…@h.example/7",
+		},
+		{
 			name:     "query and fragment ignored",
 			in:       "https://key12345@h.example/5?timeout=3#x",
 			want:     sentryhttp.DSN{Scheme: "https", PublicKey: "key12345", Host: "h.example", ProjectID: "5"},
@@ -70,7 +77,9 @@ func TestParseDSN(t *testing.T) {
 		{name: "missing host", in: "https://k@/42", err: "sentry dsn: missing host"},
 		{name: "missing project id", in: "https://k@sentry.io", err: "sentry dsn: missing project id (the last path segment)"},
 		{name: "trailing slash", in: "https://k@sentry.io/42/", err: "sentry dsn: missing project id (the last path segment)"},
-		{name: "project id not a number", in: "https://k@sentry.io/proj", err: `sentry dsn: project id "proj" is not a number`},
+		{name: "project id not a number", in: "https://k@sentry.io/proj", err: `sentry dsn: project id "proj" is not a positive number`},
+		{name: "project zero", in: "https://k@sentry.io/0", err: `sentry dsn: project id "0" is not a positive number`},
+		{name: "project id over 64 bits", in: "https://k@sentry.io/18446744073709551616", err: `sentry dsn: project id "18446744073709551616" is not a positive number`},
 		{name: "bad port", in: "https://k:topsecret@sentry.io:port/42", err: `sentry dsn: not a URL: invalid port ":port" after host`},
 	}
 	for _, tt := range tests {
@@ -99,4 +108,31 @@ func TestDSNStringNeverShowsKeys(t *testing.T) {
 		assert.Contains(t, s, "…@h/1")
 	}
 	assert.Equal(t, "", sentryhttp.DSN{}.String())
+}
+
+func TestCanonicalProjectID(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{"42", "42", true},
+		{"007", "7", true},
+		{"18446744073709551615", "18446744073709551615", true},
+		{"0", "", false},
+		{"000", "", false},
+		{"18446744073709551616", "", false},
+		{"", "", false},
+		{"+7", "", false},
+		{"-7", "", false},
+		{"1_000", "", false},
+		{"0x10", "", false},
+		{" 7", "", false},
+		{"backend", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := sentryhttp.CanonicalProjectID(tt.in)
+		assert.Equal(t, tt.ok, ok, "%q", tt.in)
+		assert.Equal(t, tt.want, got, "%q", tt.in)
+	}
 }

@@ -1,4 +1,8 @@
-package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+// Package forward makes the receiver a transparent proxy to one upstream
+// Sentry, optionally through a durable spool. The receiver calls it with
+// the raw request (the body as it came off the wire); nothing here reads
+// an envelope.
+package forward // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 
 import (
 	"bytes"
@@ -11,26 +15,25 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
+	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 )
 
-// forwarder makes the receiver a transparent proxy to one upstream Sentry:
+// Forwarder makes the receiver a transparent proxy to one upstream Sentry:
 // a request under /api/ goes to the same path and query on the upstream,
 // with its body as it came (compressed or not) and the headers that carry
 // its meaning and auth, and the SDK gets the upstream's status, body and
 // rate-limit headers. The upstream comes from the configuration only:
 // nothing in a request (path, Host, query, an envelope's dsn) can point it
 // elsewhere.
-type forwarder struct {
+type Forwarder struct {
 	base      *url.URL
 	client    *http.Client
 	logger    *zap.Logger
@@ -38,10 +41,49 @@ type forwarder struct {
 	// retryAfter is what an SDK is told to wait when the upstream cannot
 	// be reached.
 	retryAfter string
-	// spool, when configured, stores requests for later delivery, and
-	// limits the upstream's rate limits, for the SDKs it answers.
+	// spool, when started, stores requests for later delivery, and limits
+	// the upstream's rate limits, for the SDKs it answers.
 	spool  *spool
 	limits *rateLimits
+}
+
+// Settings are what a Forwarder needs: the upstream (a Sentry base URL,
+// possibly under a path prefix), the client that reaches it, and the
+// receiver's logger, telemetry and Retry-After value (whole seconds).
+type Settings struct {
+	Upstream   *url.URL
+	Client     *http.Client
+	Logger     *zap.Logger
+	Telemetry  *metadata.TelemetryBuilder
+	RetryAfter string
+}
+
+// New returns a Forwarder that sends each request as it is forwarded; call
+// StartSpool to store them instead.
+func New(s Settings) *Forwarder {
+	return &Forwarder{base: s.Upstream, client: s.Client, logger: s.Logger, telemetry: s.Telemetry, retryAfter: s.RetryAfter}
+}
+
+// StartSpool stores every request forwarded from now on in client (at most
+// maxBytes of bodies) and delivers them in order in the background, until
+// Shutdown.
+func (f *Forwarder) StartSpool(ctx context.Context, client storage.Client, maxBytes int64) error {
+	sp, err := openSpool(ctx, client, maxBytes, f.logger, f.telemetry, f.deliverSpooled)
+	if err != nil {
+		return err
+	}
+	f.spool, f.limits = sp, newRateLimits()
+	sp.start()
+	return nil
+}
+
+// Shutdown stops the spool's sender, if there is one, once its request in
+// flight has its answer or ctx ends, and closes its storage client.
+func (f *Forwarder) Shutdown(ctx context.Context) error {
+	if f == nil || f.spool == nil {
+		return nil
+	}
+	return f.spool.stop(ctx)
 }
 
 // Request headers passed upstream. Authorization only in Sentry's own
@@ -56,39 +98,18 @@ var forwardedResponseHeaders = []string{
 	"Content-Type", "Retry-After", "X-Sentry-Rate-Limits", "X-Sentry-Error",
 }
 
-// rawRequest is a request body as it came off the wire, held once for
-// forwarding and (decompressed from it) for translation.
-type rawRequest struct {
-	body   []byte
-	target *url.URL
-	// header is the request's, before confighttp's decompression dropped
-	// its Content-Encoding.
-	header http.Header
-	// release gives back the envelope slot withForwarding took, once the
-	// envelope is translated: waiting for the upstream costs the body's
-	// memory, not a slot.
-	release func()
+// Answer is what the upstream said, or why it said nothing (Err).
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	Err    error
 }
 
-type rawRequestKey struct{}
-
-func rawRequestOf(ctx context.Context) *rawRequest {
-	raw, _ := ctx.Value(rawRequestKey{}).(*rawRequest)
-	return raw
-}
-
-// upstreamAnswer is what the upstream said, or why it said nothing.
-type upstreamAnswer struct {
-	status int
-	header http.Header
-	body   []byte
-	err    error
-}
-
-// target is the upstream URL of a request path, or false when the path is
+// Target is the upstream URL of a request path, or false when the path is
 // not a clean one under /api/ (a traversal, a doubled slash): such a
 // request is not forwarded.
-func (f *forwarder) target(u *url.URL) (*url.URL, bool) {
+func (f *Forwarder) Target(u *url.URL) (*url.URL, bool) {
 	p := u.EscapedPath()
 	clean := path.Clean(p)
 	if strings.HasSuffix(p, "/") && clean != "/" {
@@ -106,23 +127,23 @@ func (f *forwarder) target(u *url.URL) (*url.URL, bool) {
 
 // prefix is the upstream's base path without its final slash ("" for a
 // Sentry at the root of its host, "/sentry" for one under a prefix).
-func (f *forwarder) prefix() string {
+func (f *Forwarder) prefix() string {
 	return strings.TrimSuffix(f.base.EscapedPath(), "/")
 }
 
 // apiPath is the request's own path of an upstream URL: the part from
 // /api/ on, which names the endpoint.
-func (f *forwarder) apiPath(target *url.URL) string {
+func (f *Forwarder) apiPath(target *url.URL) string {
 	return strings.TrimPrefix(target.EscapedPath(), f.prefix())
 }
 
-// send posts body to the upstream as the SDK sent it; encoding overrides
+// Send posts body to the upstream as the SDK sent it; encoding overrides
 // the request's Content-Encoding ("-" sends none, for a body re-serialized
 // uncompressed).
 //
 // With a spool, the request is stored instead and the answer is 200 (or
 // 503 when it cannot be stored); the spool delivers it later.
-func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, body []byte, encoding string) upstreamAnswer {
+func (f *Forwarder) Send(ctx context.Context, r *http.Request, target *url.URL, body []byte, encoding string) Answer {
 	header := upstreamHeader(r, encoding)
 	if f.spool == nil {
 		return f.post(ctx, r.Method, target, header, body)
@@ -136,26 +157,26 @@ func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, 
 	rec := &spoolRecord{Method: r.Method, URI: uri, Header: header, Body: body}
 	if err := f.spool.enqueue(ctx, rec); err != nil {
 		f.logger.Warn("Forward spool cannot take a request", zap.String("path_kind", pathKind(f.apiPath(target))), zap.Error(err))
-		return upstreamAnswer{status: http.StatusServiceUnavailable,
-			header: http.Header{"Retry-After": {f.retryAfter}, "Content-Type": {"application/json"}},
-			body:   []byte(`{"detail":"the forward spool cannot store the request"}`)}
+		return Answer{Status: http.StatusServiceUnavailable,
+			Header: http.Header{"Retry-After": {f.retryAfter}, "Content-Type": {"application/json"}},
+			Body:   []byte(`{"detail":"the forward spool cannot store the request"}`)}
 	}
-	answer := upstreamAnswer{status: http.StatusOK, header: http.Header{"Content-Type": {"application/json"}}, body: []byte("{}")}
+	answer := Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte("{}")}
 	if limits := f.limits.header(time.Now()); limits != "" {
-		answer.header.Set(sentryRateLimitsHeader, limits)
+		answer.Header.Set(sentryRateLimitsHeader, limits)
 	}
 	return answer
 }
 
 // deliverSpooled sends a stored request to the upstream as it is now
 // configured.
-func (f *forwarder) deliverSpooled(ctx context.Context, rec *spoolRecord) upstreamAnswer {
+func (f *Forwarder) deliverSpooled(ctx context.Context, rec *spoolRecord) Answer {
 	p, query, _ := strings.Cut(rec.URI, "?")
 	unescaped, err := url.PathUnescape(p)
-	target, ok := f.target(&url.URL{Path: unescaped, RawPath: p, RawQuery: query})
+	target, ok := f.Target(&url.URL{Path: unescaped, RawPath: p, RawQuery: query})
 	if err != nil || !ok {
 		// Only clean /api/ paths are stored; anything else is not ours.
-		return upstreamAnswer{status: http.StatusBadRequest}
+		return Answer{Status: http.StatusBadRequest}
 	}
 	return f.post(ctx, rec.Method, target, rec.Header, rec.Body)
 }
@@ -189,12 +210,12 @@ func upstreamHeader(r *http.Request, encoding string) http.Header {
 }
 
 // post sends one request upstream and reads its answer.
-func (f *forwarder) post(ctx context.Context, method string, target *url.URL, header http.Header, body []byte) upstreamAnswer {
+func (f *Forwarder) post(ctx context.Context, method string, target *url.URL, header http.Header, body []byte) Answer {
 	kind := pathKind(f.apiPath(target))
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, method, target.String(), bytes.NewReader(body))
 	if err != nil {
-		return upstreamAnswer{err: err}
+		return Answer{Err: err}
 	}
 	req.Header = header.Clone()
 	if _, ok := req.Header["User-Agent"]; !ok {
@@ -203,35 +224,35 @@ func (f *forwarder) post(ctx context.Context, method string, target *url.URL, he
 		req.Header["User-Agent"] = []string{""}
 	}
 	resp, err := f.client.Do(req)
-	var answer upstreamAnswer
+	var answer Answer
 	if err == nil {
 		// A Sentry answer is a short JSON document; a larger one is cut.
-		answer.body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		answer.Body, err = io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		_ = resp.Body.Close()
-		answer.status, answer.header = resp.StatusCode, resp.Header
+		answer.Status, answer.Header = resp.StatusCode, resp.Header
 		if f.limits != nil {
 			f.limits.update(resp.Header, time.Now())
 		}
 	}
-	answer.err = err
+	answer.Err = err
 	f.record(ctx, kind, len(body), answer, time.Since(start))
 	return answer
 }
 
-func (f *forwarder) record(ctx context.Context, kind string, size int, a upstreamAnswer, took time.Duration) {
+func (f *Forwarder) record(ctx context.Context, kind string, size int, a Answer, took time.Duration) {
 	status := "error"
-	if a.err == nil {
-		status = strconv.Itoa(a.status/100) + "xx"
+	if a.Err == nil {
+		status = strconv.Itoa(a.Status/100) + "xx"
 	}
 	pathAttr := attribute.String("forward_path", kind)
 	f.telemetry.ReceiverSentryprofileForwardedRequests.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(pathAttr, attribute.String("forward_status", status))))
 	f.telemetry.ReceiverSentryprofileForwardedBytes.Add(ctx, int64(size), metric.WithAttributeSet(attribute.NewSet(pathAttr)))
 	f.telemetry.ReceiverSentryprofileForwardDuration.Record(ctx, took.Seconds())
-	if a.err != nil {
+	if a.Err != nil {
 		// The error names the upstream URL, never the request's keys or body.
 		f.logger.Warn("Forwarding to the upstream Sentry failed",
-			zap.String("path_kind", kind), zap.Error(redactURLError(a.err)))
+			zap.String("path_kind", kind), zap.Error(redactURLError(a.Err)))
 	}
 }
 
@@ -248,27 +269,27 @@ func redactURLError(err error) error {
 	return err
 }
 
-// answer writes the upstream's answer to the SDK: its status, body and the
+// Write writes the upstream's answer to the SDK: its status, body and the
 // headers an SDK acts on. An unreachable upstream is 502 (504 when it did
 // not answer in time) with Retry-After, as a proxying Relay answers.
-func (f *forwarder) answer(w http.ResponseWriter, a upstreamAnswer) {
-	if a.err != nil {
+func (f *Forwarder) Write(w http.ResponseWriter, a Answer) {
+	if a.Err != nil {
 		status, detail := http.StatusBadGateway, "the upstream Sentry cannot be reached"
 		var ne net.Error
-		if errors.As(a.err, &ne) && ne.Timeout() {
+		if errors.As(a.Err, &ne) && ne.Timeout() {
 			status, detail = http.StatusGatewayTimeout, "the upstream Sentry did not answer in time"
 		}
 		w.Header().Set("Retry-After", f.retryAfter)
-		writeError(w, &requestError{status: status, detail: detail})
+		relayjson.WriteError(w, status, detail)
 		return
 	}
 	for _, h := range forwardedResponseHeaders {
-		if v := a.header.Values(h); len(v) > 0 {
+		if v := a.Header.Values(h); len(v) > 0 {
 			w.Header()[h] = v
 		}
 	}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
+	w.WriteHeader(a.Status)
+	_, _ = w.Write(a.Body)
 }
 
 // pathKind names the Sentry endpoint of an /api/ path for the telemetry: a
@@ -289,79 +310,13 @@ func pathKind(p string) string {
 	return "other"
 }
 
-// isEnvelopePath reports whether a clean /api/ path is the envelope
-// endpoint, which the receiver reads besides forwarding.
-func isEnvelopePath(p string) bool {
-	parts := strings.Split(strings.Trim(p, "/"), "/")
-	return len(parts) == 3 && parts[0] == "api" && parts[2] == "envelope"
-}
-
-// withForwarding wraps the server's whole handler chain (before confighttp
-// decompresses anything): a request under /api/ is read off the wire once,
-// its raw body kept for the upstream. Envelopes then go through the chain
-// as usual, serveEnvelope forwarding them; every other /api/ request is
-// authorized and forwarded here. CORS preflights go to the chain.
-func (h *envelopeHandler) withForwarding(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if h.forward == nil || r.Method == http.MethodOptions || !strings.HasPrefix(r.URL.Path, "/api/") {
-			next.ServeHTTP(w, r)
-			return
-		}
-		target, ok := h.forward.target(r.URL)
-		if !ok {
-			writeError(w, &requestError{status: http.StatusNotFound, detail: "not found"})
-			return
-		}
-		// The slot bounds the bodies being read and translated, as for
-		// envelopes that are not forwarded.
-		select {
-		case h.slots <- struct{}{}:
-		case <-r.Context().Done():
-			return
-		}
-		release := sync.OnceFunc(func() { <-h.slots })
-		defer release()
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
-		if err != nil {
-			writeError(w, h.bodyError(err))
-			return
-		}
-		// target checked that the request's path is a clean one.
-		if isEnvelopePath(r.URL.Path) && r.Method == http.MethodPost {
-			raw := &rawRequest{body: body, target: target, header: r.Header.Clone(), release: release}
-			r = r.WithContext(context.WithValue(r.Context(), rawRequestKey{}, raw))
-			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
-			next.ServeHTTP(w, r)
-			return
-		}
-		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-		projectID, _ := canonicalProjectID(parts[1])
-		if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
-			h.refuse(w, projectID, rerr)
-			return
-		}
-		release()
-		h.forward.answer(w, h.forward.send(r.Context(), r, target, body, ""))
-	})
-}
-
-// forwardEnvelope sends an envelope upstream while it is translated. With
-// forward_profiles off, its profile items are stripped (t.decoded holds the
-// decompressed envelope) and the rest goes uncompressed.
-func (h *envelopeHandler) forwardEnvelope(r *http.Request, raw *rawRequest, decoded []byte) <-chan upstreamAnswer {
-	body, encoding := raw.body, ""
-	if !h.cfg.ForwardProfiles && decoded != nil {
-		stripped, removed, err := envelope.Strip(decoded, translator.IsProfileItem)
-		if err == nil && removed > 0 {
-			body, encoding = stripped, "-"
-		}
-	}
-	done := make(chan upstreamAnswer, 1)
-	// The SDK's request may end when it has its answer; the upstream call
-	// must not end with it before that.
+// SendAsync is Send in the background, for a request answered once it is
+// translated as well: the upstream call outlives the SDK's request, which
+// may end as soon as it has its answer.
+func (f *Forwarder) SendAsync(r *http.Request, target *url.URL, body []byte, encoding string) <-chan Answer {
+	done := make(chan Answer, 1)
 	ctx := context.WithoutCancel(r.Context())
-	orig := r.Clone(ctx)
-	orig.Header = raw.header
-	go func() { done <- h.forward.send(ctx, orig, raw.target, body, encoding) }()
+	req := r.WithContext(ctx)
+	go func() { done <- f.Send(ctx, req, target, body, encoding) }()
 	return done
 }

@@ -1,4 +1,4 @@
-package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+package forward // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 
 import (
 	"context"
@@ -12,9 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/extension/xextension/storage"
-	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -92,7 +90,7 @@ func decodeSpoolRecord(b []byte) (*spoolRecord, error) {
 // the order the SDK sent in.
 type spool struct {
 	client    storage.Client
-	deliver   func(ctx context.Context, rec *spoolRecord) upstreamAnswer
+	deliver   func(ctx context.Context, rec *spoolRecord) Answer
 	maxBytes  int64
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
@@ -111,7 +109,7 @@ type spool struct {
 
 // openSpool reads what a previous run left and reports it in the telemetry.
 func openSpool(ctx context.Context, client storage.Client, maxBytes int64, logger *zap.Logger, tb *metadata.TelemetryBuilder,
-	deliver func(context.Context, *spoolRecord) upstreamAnswer,
+	deliver func(context.Context, *spoolRecord) Answer,
 ) (*spool, error) {
 	s := &spool{
 		client: client, deliver: deliver, maxBytes: maxBytes, logger: logger, telemetry: tb,
@@ -331,7 +329,7 @@ func (s *spool) run(ctx context.Context) {
 			// body): sending it again cannot help.
 			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRejected))
 			s.logger.Warn("Forward spool: the upstream refused a stored request; dropped",
-				zap.Int("status", answer.status), zap.String("path_kind", pathKind(pathOf(rec.URI))))
+				zap.Int("status", answer.Status), zap.String("path_kind", pathKind(pathOf(rec.URI))))
 		case spoolRateLimited:
 			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRateLimited))
 			s.logger.Warn("Forward spool: the upstream rate limits a stored request for longer than the spool waits; dropped, as an SDK would",
@@ -380,12 +378,12 @@ const spoolMaxRateLimitWait = spoolMaxBackoff
 // categories, so the longest limit it may fall under is honoured) when
 // that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx
 // is final.
-func spoolRetry(a upstreamAnswer, backoff time.Duration) (time.Duration, spoolVerdict) {
+func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 	switch {
-	case a.err != nil:
+	case a.Err != nil:
 		return backoff, spoolRetryLater
-	case a.status == http.StatusTooManyRequests:
-		d, ok := upstreamWait(a.header)
+	case a.Status == http.StatusTooManyRequests:
+		d, ok := upstreamWait(a.Header)
 		if !ok {
 			return backoff, spoolRetryLater
 		}
@@ -393,12 +391,12 @@ func spoolRetry(a upstreamAnswer, backoff time.Duration) (time.Duration, spoolVe
 			return d, spoolRateLimited
 		}
 		return d, spoolRetryLater
-	case a.status >= 500 || a.status == http.StatusRequestTimeout:
-		if d, ok := upstreamWait(a.header); ok {
+	case a.Status >= 500 || a.Status == http.StatusRequestTimeout:
+		if d, ok := upstreamWait(a.Header); ok {
 			return min(d, spoolMaxBackoff), spoolRetryLater
 		}
 		return backoff, spoolRetryLater
-	case a.status >= 400:
+	case a.Status >= 400:
 		return 0, spoolRejected
 	}
 	return 0, spoolDelivered
@@ -420,37 +418,4 @@ func upstreamWait(h http.Header) (time.Duration, bool) {
 		}
 	}
 	return longest, found
-}
-
-// startSpool opens the forward spool in the storage extension named by
-// forward::storage and starts its sender.
-func (f *forwarder) startSpool(ctx context.Context, host component.Host, fwd *ForwardConfig, set receiver.Settings) error {
-	ext, ok := host.GetExtensions()[*fwd.Storage]
-	if !ok {
-		return fmt.Errorf("forward::storage: no extension %q is configured", fwd.Storage)
-	}
-	se, ok := ext.(storage.Extension)
-	if !ok {
-		return fmt.Errorf("forward::storage: extension %q is not a storage extension", fwd.Storage)
-	}
-	client, err := se.GetClient(ctx, component.KindReceiver, set.ID, "forward")
-	if err != nil {
-		return fmt.Errorf("forward::storage: %w", err)
-	}
-	sp, err := openSpool(ctx, client, fwd.SpoolMaxBytes, f.logger, f.telemetry, f.deliverSpooled)
-	if err != nil {
-		_ = client.Close(ctx)
-		return err
-	}
-	f.spool, f.limits = sp, newRateLimits()
-	sp.start()
-	return nil
-}
-
-// stopSpool stops the sender, if there is one.
-func (f *forwarder) stopSpool(ctx context.Context) error {
-	if f == nil || f.spool == nil {
-		return nil
-	}
-	return f.spool.stop(ctx)
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -24,7 +25,7 @@ type DSN struct {
 	SecretKey string // legacy; empty in current DSNs
 	Host      string // host and optional port as in the DSN, IPv6 literals in brackets
 	Path      string // prefix before the project id, without a trailing slash ("" or "/sentry")
-	ProjectID string // decimal digits
+	ProjectID string // as CanonicalProjectID returns it
 }
 
 // ParseDSN parses a DSN. A query or fragment is ignored, as the SDKs do.
@@ -59,9 +60,9 @@ func ParseDSN(s string) (DSN, error) {
 	if slash < 0 || slash == len(path)-1 {
 		return DSN{}, errors.New("sentry dsn: missing project id (the last path segment)")
 	}
-	projectID := path[slash+1:]
-	if !isDigits(projectID) {
-		return DSN{}, fmt.Errorf("sentry dsn: project id %q is not a number", projectID)
+	projectID, ok := CanonicalProjectID(path[slash+1:])
+	if !ok {
+		return DSN{}, fmt.Errorf("sentry dsn: project id %q is not a positive number", path[slash+1:])
 	}
 	secret, _ := u.User.Password()
 	return DSN{
@@ -100,6 +101,23 @@ func shortKey(key string) string {
 		i += size
 	}
 	return key[:i] + "…"
+}
+
+// CanonicalProjectID returns a project id as Sentry prints it: a positive
+// decimal number without leading zeros. Relay's routes take the digits and
+// read them as a number, so "007" is project 7. False for anything but
+// decimal digits, for 0 (no Sentry project has it) and for a number over 64
+// bits. Every project id the receiver compares (URL, envelope dsn,
+// configuration) goes through this one rule.
+func CanonicalProjectID(s string) (string, bool) {
+	if !isDigits(s) {
+		return "", false
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || n == 0 {
+		return "", false
+	}
+	return strconv.FormatUint(n, 10), true
 }
 
 func isDigits(s string) bool {

@@ -1,4 +1,4 @@
-package sentryprofilereceiver
+package forward
 
 import (
 	"net/http"
@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestRateLimitsRemembered(t *testing.T) {
@@ -45,24 +44,4 @@ func TestRateLimitsRemembered(t *testing.T) {
 		}
 		assert.Len(t, l.until, maxRateLimits)
 	})
-}
-
-// TestSpoolTellsTheSDKTheRateLimits: the SDK is answered before Sentry
-// sees its request, so it learns Sentry's rate limits from the answers
-// that follow.
-func TestSpoolTellsTheSDKTheRateLimits(t *testing.T) {
-	upstream := newFakeSentry(t)
-	upstream.answer = func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Sentry-Rate-Limits", "60:transaction:organization")
-		_, _ = w.Write([]byte("{}"))
-	}
-	url, _, _ := startSpooling(t, newMemStorage(), upstream.URL, 1<<20)
-	first := sendStore(t, url, 0)
-	require.Equal(t, http.StatusOK, first.status)
-	assert.Empty(t, first.header.Get("X-Sentry-Rate-Limits"), "nothing known yet")
-	require.Eventually(t, func() bool { return len(upstream.got()) == 1 }, 5*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool {
-		return sendStore(t, url, 1).header.Get("X-Sentry-Rate-Limits") != ""
-	}, 5*time.Second, 10*time.Millisecond)
-	assert.Regexp(t, `^(59|60):transaction:organization$`, sendStore(t, url, 2).header.Get("X-Sentry-Rate-Limits"))
 }

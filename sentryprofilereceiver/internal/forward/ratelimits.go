@@ -1,4 +1,4 @@
-package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+package forward // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 
 import (
 	"math"

@@ -1,0 +1,144 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+// Forwarding: with `forward:` configured, confighttp passes the bodies it
+// would decode through undecoded (passThroughDecoders), so the handler has
+// the body as it came off the wire. It hands that to the forwarder and
+// decodes a copy for the router itself. Every request still goes through
+// confighttp's chain (auth extensions, CORS, body limit, telemetry).
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+)
+
+// proxyEnvelope serves an envelope when forwarding: the upstream gets it as
+// it came (without its profiles when forward_profiles is off) while the
+// router translates it, and the SDK gets the upstream's answer. A pipeline
+// refusal is counted (obsreport) and logged, not told.
+func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, projectID string) {
+	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	// The slot bounds the bodies being read and translated; waiting for
+	// the upstream costs the body's memory, not a slot.
+	release := sync.OnceFunc(h.slots.release)
+	defer release()
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
+	if err != nil {
+		writeError(w, h.bodyError(err))
+		return
+	}
+	body, err := h.bodies.open(raw, r.Header.Get("Content-Encoding"))
+	if err != nil {
+		h.decodeError(w, r, err.Error(), http.StatusBadRequest)
+		return
+	}
+	defer body.Close()
+	var in io.Reader = http.MaxBytesReader(w, body, h.cfg.ServerConfig.MaxRequestBodySize)
+	// With forward_profiles off, the decompressed envelope is kept to
+	// re-serialize it without its profiles.
+	var decoded *bytes.Buffer
+	if !h.cfg.ForwardProfiles {
+		decoded = new(bytes.Buffer)
+		in = io.TeeReader(in, decoded)
+	}
+	t := h.pool.get()
+	_, rerr := h.readEnvelope(t, r, in, projectID) // the SDK gets the upstream's answer, with its id
+	if rerr != nil {
+		h.pool.put(t)
+		// An envelope the receiver cannot read still goes to the upstream,
+		// which may: only an unauthorized one stops here.
+		if rerr.status == http.StatusUnauthorized || rerr.status == http.StatusForbidden ||
+			h.auth.authenticate(r, "", projectID) != nil {
+			h.refuse(w, projectID, rerr)
+			return
+		}
+		upstream := h.forward.SendAsync(r, target, raw, "")
+		release()
+		h.forward.Write(w, <-upstream)
+		return
+	}
+	upstreamBody, encoding := h.upstreamEnvelope(raw, decoded)
+	upstream := h.forward.SendAsync(r, target, upstreamBody, encoding)
+	if err := h.router.route(r.Context(), t, projectID); err != nil {
+		h.logger.Debug("Forwarded envelope refused by the pipeline",
+			zap.String("project_id", projectID), zap.Error(err))
+	}
+	h.pool.put(t)
+	release()
+	h.forward.Write(w, <-upstream)
+}
+
+// upstreamEnvelope is the envelope the upstream gets and its encoding
+// override: the raw body, or with forward_profiles off the decoded
+// envelope without its profile items, uncompressed ("-").
+func (h *envelopeHandler) upstreamEnvelope(raw []byte, decoded *bytes.Buffer) ([]byte, string) {
+	if decoded == nil {
+		return raw, ""
+	}
+	stripped, removed, err := envelope.Strip(decoded.Bytes(), translator.IsProfileItem)
+	if err != nil || removed == 0 {
+		return raw, ""
+	}
+	return stripped, "-"
+}
+
+// proxyRequest forwards a request under /api/ other than an envelope (an
+// event to /store/, a minidump, a security report...) once its credentials
+// are checked.
+func (h *envelopeHandler) proxyRequest(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodOptions {
+		notFound(w, r) // a CORS preflight is confighttp's (when cors is configured)
+		return
+	}
+	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	release := sync.OnceFunc(h.slots.release)
+	defer release()
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
+	if err != nil {
+		writeError(w, h.bodyError(err))
+		return
+	}
+	var projectID string
+	if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) > 1 {
+		projectID, _ = sentryhttp.CanonicalProjectID(parts[1])
+	}
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
+	release()
+	h.forward.Write(w, h.forward.Send(r.Context(), r, target, body, ""))
+}
+
+// cleanAPIPaths answers 404 for a path under /api/ that is not a clean one
+// (a traversal, a doubled slash, encoded dots), in front of the server's
+// chain: ServeMux would redirect it to its cleaned form, and the path a
+// request is forwarded to must be the one it came with. CORS preflights go
+// to the chain.
+func cleanAPIPaths(fwd *forward.Forwarder, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodOptions && strings.HasPrefix(r.URL.Path, "/api/") {
+			if _, ok := fwd.Target(r.URL); !ok {
+				relayjson.WriteError(w, http.StatusNotFound, "not found")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

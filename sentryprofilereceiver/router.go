@@ -1,0 +1,183 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/linkhold"
+	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
+)
+
+// signal is the pipeline an envelope item feeds.
+type signal string
+
+const (
+	signalProfiles signal = "profiles"
+	signalTraces   signal = "traces"
+)
+
+// itemRoute is one row of the router's table: an envelope item type, the
+// signal it feeds and the translator that reads it.
+type itemRoute struct {
+	itemType string
+	signal   signal
+	// translator names what reads the item (ARCHITECTURE.md's table is
+	// checked against it).
+	translator string
+	// segment decodes a trace item, once: its spans feed the span index
+	// and the traces signal.
+	segment func([]byte) (*sentrytrace.Segment, error)
+}
+
+// itemRoutes is every item type the receiver reads. An item of another
+// type, or of a signal without a pipeline, is counted as ignored.
+//
+// Profile items are read together by translator.ItemDecoder, which applies
+// the envelope-wide rules (one V1 profile per envelope, a V1 profile's
+// transaction). For those links it decodes the envelope's transaction
+// again when a V1 profile is present; every other item is decoded once,
+// here or by the ItemDecoder.
+var itemRoutes = []itemRoute{
+	{itemType: translator.ItemTypeProfile, signal: signalProfiles, translator: "translator.ItemDecoder"},
+	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
+	{itemType: translator.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "translator.ItemDecoder"},
+	{itemType: translator.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
+		segment: sentrytrace.DecodeTransaction},
+	{itemType: itemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
+		segment: sentrytrace.DecodeSpans},
+}
+
+// itemTypeSpan is span streaming's item: a span v2 container.
+const itemTypeSpan = "span"
+
+// routeByType indexes itemRoutes.
+var routeByType = func() map[string]*itemRoute {
+	m := make(map[string]*itemRoute, len(itemRoutes))
+	for i := range itemRoutes {
+		m[itemRoutes[i].itemType] = &itemRoutes[i]
+	}
+	return m
+}()
+
+// knownItemTypes are Sentry's published envelope item types. The ignored-items
+// metric reports any other type as "unknown": item types are chosen by the
+// client, and a metric attribute must not let a client create series.
+var knownItemTypes = map[string]struct{}{
+	"attachment": {}, "check_in": {}, "client_report": {}, "event": {}, "feedback": {},
+	"form_data": {}, "profile": {}, "profile_chunk": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
+	"otel_span": {}, "raw_security": {}, "replay_event": {}, "replay_recording": {},
+	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, "span": {},
+	"statsd": {}, "trace_metric": {}, "transaction": {}, "unreal_report": {}, "user_report": {},
+}
+
+// router sends an envelope's items to the pipelines, each by its row of
+// itemRoutes: it decodes the trace items once (feeding the span index),
+// translates the profile items (holding chunks for their spans) and the
+// trace items, and consumes each signal.
+type router struct {
+	cfg       *Config
+	logger    *zap.Logger
+	telemetry *metadata.TelemetryBuilder
+	obsrep    *receiverhelper.ObsReport
+	drops     *dropLog
+	// mode is which of Relay's rules drop an item (config `validation`).
+	mode sentry.Mode
+
+	// profiles and traces are the pipelines of the signals configured;
+	// either may be nil.
+	profiles xconsumer.Profiles
+	traces   consumer.Traces
+
+	// index keeps recent spans for chunk samples to link to; nil when
+	// links::enabled is off. hold keeps chunks for links::wait; nil when
+	// they are translated at once.
+	index *spanindex.Index
+	hold  *linkhold.Hold
+	// slots bounds the translations running; a held chunk's release takes
+	// one like an envelope.
+	slots envelopeSlots
+	pool  *translationPool
+}
+
+// consumes reports whether a signal has a pipeline.
+func (rt *router) consumes(s signal) bool {
+	switch s {
+	case signalProfiles:
+		return rt.profiles != nil
+	case signalTraces:
+		return rt.traces != nil
+	}
+	return false
+}
+
+// route translates an envelope's items and sends them down their
+// pipelines. Items a translator refuses are counted and dropped; the error
+// is a pipeline's. The spans go down their pipeline even when the profiles
+// were refused: an SDK does not send a refused envelope again.
+func (rt *router) route(ctx context.Context, t *translation, projectID string) error {
+	rt.countIgnored(ctx, t)
+	rt.decodeSegments(t)
+	var err error
+	if rt.profiles != nil {
+		err = rt.consumeProfiles(ctx, t, projectID)
+	}
+	if rt.traces != nil {
+		if terr := rt.consumeTraces(ctx, t, projectID); err == nil {
+			err = terr
+		}
+	}
+	return err
+}
+
+// countIgnored counts the items no pipeline takes.
+func (rt *router) countIgnored(ctx context.Context, t *translation) {
+	for i := range t.items {
+		typ := t.items[i].Header.Type
+		if r := routeByType[typ]; r != nil && rt.consumes(r.signal) {
+			continue
+		}
+		rt.telemetry.ReceiverSentryprofileIgnoredItems.Add(ctx, 1, metric.WithAttributeSet(itemTypeAttribute(typ)))
+	}
+}
+
+// decodeSegments decodes the envelope's trace items once, for the span index
+// and the traces signal, and feeds the index.
+func (rt *router) decodeSegments(t *translation) {
+	if rt.index == nil && rt.traces == nil {
+		return
+	}
+	for i := range t.items {
+		item := &t.items[i]
+		r := routeByType[item.Header.Type]
+		if r == nil || r.segment == nil {
+			continue
+		}
+		if item.Oversized {
+			t.segments = append(t.segments, decodedSegment{item: i, err: errOversizedTraceItem})
+			continue
+		}
+		seg, err := r.segment(item.Payload)
+		t.segments = append(t.segments, decodedSegment{item: i, seg: seg, err: err})
+		if err == nil && rt.index != nil {
+			rt.index.Add(time.Now(), translator.IndexSpans(seg))
+		}
+	}
+}
+
+func itemTypeAttribute(itemType string) attribute.Set {
+	if _, ok := knownItemTypes[itemType]; !ok {
+		itemType = "unknown"
+	}
+	return attribute.NewSet(attribute.String("item_type", itemType))
+}
