@@ -32,10 +32,19 @@ func isTraceItem(itemType string) bool { return itemType == itemTransaction || i
 // others go through.
 func (h *envelopeHandler) translateTraces(ctx context.Context, t *translation, projectID string) (ptrace.Traces, int) {
 	td := ptrace.NewTraces()
+	// One resource for the envelope: what its profiles carry (translate
+	// ran first), filled from every segment.
+	resource := t.builder.Resource()
+	for _, d := range t.segments {
+		if d.err == nil {
+			resource.Fill(translator.ResourceOfSegment(d.seg))
+		}
+	}
 	opts := translator.TraceOptions{
 		ServiceName:     h.cfg.ServiceName,
 		ProjectID:       projectID,
 		IncludeUserData: h.cfg.IncludeUserData,
+		Resource:        &resource,
 	}
 	spans := 0
 	for _, d := range t.segments {

@@ -49,15 +49,24 @@ type Item struct {
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
 	Spans   SpanLookup
 	Payload []byte // the item's JSON, for original_payload
+	// Resource is the envelope's resource (ItemDecoder.ProfileItems fills
+	// it from the envelope's trace items and its profiles), shared with the
+	// envelope's other signals; nil: the profile's own fields. Either way
+	// the profile's fields fill what it lacks, and ReceiveOptions'
+	// ServiceName and ProjectID, when set, take precedence.
+	Resource *Resource
 }
 
 // ProfilesBuilder accumulates items into one pprofile.Profiles whose profiles
 // share one dictionary. It is not safe for concurrent use.
 type ProfilesBuilder struct {
-	opts    ReceiveOptions
-	pd      pprofile.Profiles
-	dict    *dictionaryBuilder
-	samples int
+	opts ReceiveOptions
+	pd   pprofile.Profiles
+	// resource is the resource of the item being added; envelope, the
+	// resources of every item since Reset, filled in order (Resource).
+	resource, envelope Resource
+	dict               *dictionaryBuilder
+	samples            int
 	// linked counts the samples that got a Link.
 	linked int
 	// intervals is scratch space for measuring the sampling period.
@@ -154,6 +163,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples, b.linked = opts, pd, 0, 0
+	b.resource, b.envelope = Resource{}, Resource{}
 }
 
 // Bounds of what Reset keeps: the builder's maps and scratch space of items
@@ -174,6 +184,25 @@ func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
 	}
 	return b.Profiles()
 }
+
+// itemResource is the resource of an item: its envelope's, filled with the
+// profile's own fields, under the options' service name and project.
+func (b *ProfilesBuilder) itemResource(item Item) Resource {
+	var r Resource
+	if item.Resource != nil {
+		r = *item.Resource
+	}
+	r.Fill(ResourceOfProfile(item.Profile))
+	r.ServiceName = cmp.Or(b.opts.ServiceName, r.ServiceName)
+	r.ProjectID = cmp.Or(b.opts.ProjectID, r.ProjectID)
+	return r
+}
+
+// Resource is the resource of the items added since Reset, each filling
+// what the earlier ones left empty: for the items of one envelope read by
+// ItemDecoder.ProfileItems, the envelope's, which its other signals take
+// (TraceOptions.Resource) so that they carry the profiles' attributes.
+func (b *ProfilesBuilder) Resource() Resource { return b.envelope }
 
 // SampleCount is the number of Sentry sample events added so far.
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
@@ -203,7 +232,9 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	b.grow(p)
 
 	rp := b.pd.ResourceProfiles().AppendEmpty()
-	putResource(rp.Resource().Attributes(), p, b.opts)
+	b.resource = b.itemResource(item)
+	b.resource.CopyTo(rp.Resource())
+	b.envelope.Fill(b.resource)
 	sp := rp.ScopeProfiles().AppendEmpty()
 	sp.Scope().SetName(scopeName)
 	prof := sp.Profiles().AppendEmpty()
@@ -567,7 +598,7 @@ func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, with
 func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile, groups []sampleGroup, weighted bool) {
 	d := b.dict
 	starts, ts, values, cpuValues := b.groupStarts, b.timestamps, b.weightsSorted, b.cpuWeightsSorted
-	service := b.serviceAttrs(p)
+	service := b.serviceAttrs(&b.resource)
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
 	if b.opts.GroupSamples {
