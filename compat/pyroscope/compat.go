@@ -23,7 +23,7 @@ var PerProfileKeys = []string{
 func Check(series []Series, pd pprofile.Profiles, samples int) error {
 	want := map[string]bool{}
 	var wall int64 // the wall time the samples carry: Sentry's durations
-	linked := 0 // samples with a Link: Pyroscope labels them span_id
+	linked := 0    // samples with a Link: Pyroscope labels them span_id
 	dict := pd.Dictionary()
 	for _, rp := range pd.ResourceProfiles().All() {
 		if v, ok := rp.Resource().Attributes().Get("service.name"); ok {
