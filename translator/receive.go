@@ -539,7 +539,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		// translation: let the scratch space that is no longer needed go
 		// rather than keep it for the next item.
 		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
-		b.threadOrder, b.weights, b.cpuWeights = nil, nil, nil
+		b.weights, b.cpuWeights = nil, nil
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
@@ -801,6 +801,9 @@ func (b *ProfilesBuilder) sampleDurations(groups []sampleGroup, events []event, 
 		begin = end
 	}
 	b.threadStarts, b.threadOrder = starts, order
+	if len(events) > largeItemSamples {
+		b.threadOrder = nil // let it go before the next arrays are made
+	}
 	return durations
 }
 
