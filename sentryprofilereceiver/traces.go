@@ -39,10 +39,19 @@ func (rt *router) consumeTraces(ctx context.Context, t *translation, projectID s
 // logged; the others go through.
 func (rt *router) translateTraces(ctx context.Context, t *translation, projectID string) (ptrace.Traces, int) {
 	td := ptrace.NewTraces()
+	// One resource for the envelope: what its profiles carry (translate
+	// ran first), filled from every segment.
+	resource := t.builder.Resource()
+	for _, d := range t.segments {
+		if d.err == nil {
+			resource.Fill(translator.ResourceOfSegment(d.seg))
+		}
+	}
 	opts := translator.TraceOptions{
 		ServiceName:     rt.cfg.ServiceName,
 		ProjectID:       projectID,
 		IncludeUserData: rt.cfg.IncludeUserData,
+		Resource:        &resource,
 	}
 	spans := 0
 	for _, d := range t.segments {

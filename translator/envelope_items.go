@@ -108,7 +108,10 @@ type ItemOutcome struct {
 // they are decoded. Chunks are not limited.
 //
 // Transaction items are decoded only when the envelope has a V1 profile
-// item, and only once, before the first profile item is decoded. A
+// item, and only once, before the first profile item is decoded. The
+// envelope's resource (Item.Resource, shared by its accepted items) is
+// filled from its transaction and span items, in envelope order, then from
+// each profile as it is read. A
 // V1 profile gets the transaction whose event_id is the id of any of its
 // transactions (ids compared as 32 hex digits, case and dashes aside), else
 // the envelope's first readable transaction, else none; V2 chunks get none.
@@ -123,6 +126,12 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 		// Decoded first: a transaction item may follow its profile.
 		txs := decodeEnvelopeTransactions(items)
 		first := firstReadable(txs)
+		// The envelope's resource: its trace items' fields, then each
+		// profile's as it is read; every profile shares it (Item.Resource).
+		resource := new(Resource)
+		if hasProfileItem(items) {
+			resource.fillFromTraceItems(items)
+		}
 		fallback := FallbackTime(env.SentAt, env.Arrival)
 		v1Profiles := 0
 		next := 0 // the next entry of txs to report, if unreadable
@@ -162,13 +171,24 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 			for k, w := range warnings {
 				warnings[k] = w.AtItem(i)
 			}
+			resource.Fill(ResourceOfProfile(p))
 			out := ItemOutcome{Kind: ItemAccepted, Index: i, Warnings: warnings,
-				Item: Item{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload}}
+				Item: Item{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload, Resource: resource}}
 			if !yield(out) {
 				return
 			}
 		}
 	}
+}
+
+// hasProfileItem reports whether any item holds a profile.
+func hasProfileItem(items []envelope.Item) bool {
+	for i := range items {
+		if IsProfileItem(items[i].Header.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 // envelopeTransaction is one transaction item of an envelope: decoded (tx,

@@ -424,7 +424,13 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 
 		if ts.Len() > 0 {
 			perTS := values.Len() == ts.Len()
-			if ok && !perTS && int64(ts.Len()) <= b.left {
+			// A time value beside a timestamp is the time that one
+			// observation stands for (a Sentry sample's is the time to the
+			// next sample of its thread, which the timestamps give back):
+			// one event. A count is that many events; an exact-time
+			// profile's slices are resampled.
+			oneEach := !perTS || (unitNanos > 0 && carry == nil)
+			if ok && oneEach && int64(ts.Len()) <= b.left {
 				// One event per timestamp, the shape of nearly every
 				// sample: what the loop below does, without its cases.
 				b.left -= int64(ts.Len())
@@ -437,7 +443,7 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 			}
 			for k := range ts.Len() {
 				n := int64(1)
-				if perTS {
+				if !oneEach {
 					n = weight(info, values.At(k))
 				}
 				switch {

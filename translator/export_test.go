@@ -194,9 +194,10 @@ func eventsPerStack(pd pprofile.Profiles, perPeriod func(pprofile.Profile, int64
 
 func countsAsIs(_ pprofile.Profile, v int64) int64 { return v }
 
-// periodsOf counts a wall-time value in sampling periods: the receiver's
-// samples are worth one period each.
-func periodsOf(prof pprofile.Profile, v int64) int64 { return (v + prof.Period()/2) / prof.Period() }
+// oneSample counts a received timestamp as one event: each is one Sentry
+// sample, its value its wall time (the time to the next sample of its
+// thread), not a count.
+func oneSample(pprofile.Profile, int64) int64 { return 1 }
 
 // backToPdata receives the chunks as a Sentry receiver would.
 func backToPdata(t *testing.T, chunks []Chunk) pprofile.Profiles {
@@ -252,7 +253,7 @@ func TestFromProfilesAggregatedValues(t *testing.T) {
 
 	back := backToPdata(t, chunks)
 	period := func(_ pprofile.Profile, v int64) int64 { return (v + 5_000_000) / 10_000_000 }
-	assert.Equal(t, eventsPerStack(o.pd, period), eventsPerStack(back, periodsOf))
+	assert.Equal(t, eventsPerStack(o.pd, period), eventsPerStack(back, oneSample))
 }
 
 func TestFromProfilesNativeMappings(t *testing.T) {
@@ -291,7 +292,7 @@ func TestFromProfilesNativeMappings(t *testing.T) {
 	}
 
 	back := backToPdata(t, chunks)
-	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, periodsOf))
+	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, oneSample))
 }
 
 func TestFromProfilesSampleTypes(t *testing.T) {
@@ -343,7 +344,7 @@ func TestFromProfilesSampleTypes(t *testing.T) {
 	samplesOnly.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().RemoveIf(func(p pprofile.Profile) bool {
 		return samplesOnly.Dictionary().StringTable().At(int(p.SampleType().TypeStrindex())) != "samples"
 	})
-	assert.Equal(t, eventsPerStack(samplesOnly, countsAsIs), eventsPerStack(back, periodsOf))
+	assert.Equal(t, eventsPerStack(samplesOnly, countsAsIs), eventsPerStack(back, oneSample))
 }
 
 func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
@@ -395,7 +396,7 @@ func TestFromProfilesSeveralProfilesAndLongSpans(t *testing.T) {
 	assert.Equal(t, chunks[0].Profile.ProfilerID, foreignProfilerID(other.pd.ResourceProfiles().At(0).Resource().Attributes(), ""))
 
 	back := backToPdata(t, chunks)
-	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, periodsOf))
+	assert.Equal(t, eventsPerStack(o.pd, countsAsIs), eventsPerStack(back, oneSample))
 }
 
 func TestFromProfilesDropsMalformed(t *testing.T) {

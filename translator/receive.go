@@ -9,6 +9,7 @@ package translator
 import (
 	"cmp"
 	"maps"
+	"math"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -33,9 +34,11 @@ type ReceiveOptions struct {
 	// GroupSamples writes the Sentry samples of one stack, thread and link
 	// as one Sample with their timestamps and no values (sample type
 	// samples/count): half the size and cost, but backends that read one
-	// value per Sample (Grafana Pyroscope) then show counts, not time.
-	// Off: one Sample per Sentry sample, its value the period in
-	// nanoseconds (sample type wall/nanoseconds).
+	// value per Sample (Grafana Pyroscope) then show counts, not time. The
+	// timestamps still give each sample's wall time as Sentry reckons it
+	// (the time to the next sample of its thread). Off: one Sample per
+	// Sentry sample, its value that wall time in nanoseconds (sample type
+	// wall/nanoseconds).
 	GroupSamples bool
 }
 
@@ -46,24 +49,36 @@ type Item struct {
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
 	Spans   SpanLookup
 	Payload []byte // the item's JSON, for original_payload
+	// Resource is the envelope's resource (ItemDecoder.ProfileItems fills
+	// it from the envelope's trace items and its profiles), shared with the
+	// envelope's other signals; nil: the profile's own fields. Either way
+	// the profile's fields fill what it lacks, and ReceiveOptions'
+	// ServiceName and ProjectID, when set, take precedence.
+	Resource *Resource
 }
 
 // ProfilesBuilder accumulates items into one pprofile.Profiles whose profiles
 // share one dictionary. It is not safe for concurrent use.
 type ProfilesBuilder struct {
-	opts    ReceiveOptions
-	pd      pprofile.Profiles
-	dict    *dictionaryBuilder
-	samples int
+	opts ReceiveOptions
+	pd   pprofile.Profiles
+	// resource is the resource of the item being added; envelope, the
+	// resources of every item since Reset, filled in order (Resource).
+	resource, envelope Resource
+	dict               *dictionaryBuilder
+	samples            int
 	// linked counts the samples that got a Link.
 	linked int
 	// intervals is scratch space for measuring the sampling period.
 	intervals      []int64
 	periodPairs    []threadTime
 	serviceScratch []int32
-	// weights and weightsSorted are the per-sample wall times of a method
-	// trace, in event order and in Sample order.
+	// weights and weightsSorted are the per-sample wall times, in event
+	// order and in Sample order; threadOrder and threadStarts are scratch
+	// space for computing them (sampleDurations).
 	weights, weightsSorted []int64
+	threadOrder            []int32
+	threadStarts           []int32
 	// cpuProf is the CPU-time view of the item being added, when it has
 	// one; cpuWeights its values, in event and in Sample order.
 	cpuProf                      pprofile.Profile
@@ -148,6 +163,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples, b.linked = opts, pd, 0, 0
+	b.resource, b.envelope = Resource{}, Resource{}
 }
 
 // Bounds of what Reset keeps: the builder's maps and scratch space of items
@@ -168,6 +184,25 @@ func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
 	}
 	return b.Profiles()
 }
+
+// itemResource is the resource of an item: its envelope's, filled with the
+// profile's own fields, under the options' service name and project.
+func (b *ProfilesBuilder) itemResource(item Item) Resource {
+	var r Resource
+	if item.Resource != nil {
+		r = *item.Resource
+	}
+	r.Fill(ResourceOfProfile(item.Profile))
+	r.ServiceName = cmp.Or(b.opts.ServiceName, r.ServiceName)
+	r.ProjectID = cmp.Or(b.opts.ProjectID, r.ProjectID)
+	return r
+}
+
+// Resource is the resource of the items added since Reset, each filling
+// what the earlier ones left empty: for the items of one envelope read by
+// ItemDecoder.ProfileItems, the envelope's, which its other signals take
+// (TraceOptions.Resource) so that they carry the profiles' attributes.
+func (b *ProfilesBuilder) Resource() Resource { return b.envelope }
 
 // SampleCount is the number of Sentry sample events added so far.
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
@@ -197,7 +232,9 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	b.grow(p)
 
 	rp := b.pd.ResourceProfiles().AppendEmpty()
-	putResource(rp.Resource().Attributes(), p, b.opts)
+	b.resource = b.itemResource(item)
+	b.resource.CopyTo(rp.Resource())
+	b.envelope.Fill(b.resource)
 	sp := rp.ScopeProfiles().AppendEmpty()
 	sp.Scope().SetName(scopeName)
 	prof := sp.Profiles().AppendEmpty()
@@ -256,7 +293,10 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	}
 
 	dict := b.dict
-	// Wall time: each sample stands for one sampling period of its thread.
+	// Wall time: each sample stands for the time to the next sample of its
+	// thread, as Sentry reckons it; the period is the thread's typical
+	// sampling interval. Grouped samples are counted, their timestamps
+	// giving the same times (see ReceiveOptions.GroupSamples).
 	if b.opts.GroupSamples && !added.weighted {
 		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
 		prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
@@ -472,6 +512,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		}
 	}
 	b.groups, b.events = groups, events
+	b.cpuWeights = cpuWeights
 	if len(events) == 0 {
 		return addedSamples{weighted: weighted, period: sentryPeriodNanos}
 	}
@@ -479,9 +520,37 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	for _, e := range events {
 		added.first, added.last = min(added.first, e.ts), max(added.last, e.ts)
 	}
+	// A method trace's samples carry their own wall time; a sampled
+	// profile's samples last until the next sample of their thread.
+	// Grouped samples carry no values: their timestamps give the same.
+	withValues := weighted || !b.opts.GroupSamples
+	if weighted {
+		added.period = methodTracePeriodNanos
+	} else {
+		added.period = b.measurePeriod(groups, events)
+		if withValues {
+			weights = b.sampleDurations(groups, events, added.period)
+		}
+	}
+	b.weights = weights
+	b.sortByGroup(groups, events, withValues, weighted)
+	if len(events) > largeItemSamples {
+		// The pdata Samples built next are the peak of a large item's
+		// translation: let the scratch space that is no longer needed go
+		// rather than keep it for the next item.
+		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+		b.weights, b.cpuWeights = nil, nil
+	}
+	b.appendSamples(prof, p, groups, weighted)
+	return added
+}
 
-	// Counting sort of the events by group: one backing array for every
-	// Sample's timestamps instead of one growing slice per Sample.
+// sortByGroup is a counting sort of the events by group, their timestamps
+// into b.timestamps and their wall (and CPU) times into b.weightsSorted
+// (b.cpuWeightsSorted), group g at b.groupStarts[g]:b.groupStarts[g+1]:
+// one backing array for every Sample's timestamps instead of one growing
+// slice per Sample.
+func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, withValues, withCPU bool) {
 	starts := slices.Grow(b.groupStarts[:0], len(groups)+1)[:len(groups)+1]
 	clear(starts)
 	for _, e := range events {
@@ -494,67 +563,65 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	fill := slices.Grow(b.groupFill[:0], len(groups))[:len(groups)]
 	copy(fill, starts[:len(groups)])
 	var values, cpuValues []int64
-	if weighted {
+	if withValues {
 		values = slices.Grow(b.weightsSorted[:0], len(events))[:len(events)]
+	}
+	if withCPU {
 		cpuValues = slices.Grow(b.cpuWeightsSorted[:0], len(events))[:len(events)]
 	}
 	for i, e := range events {
-		ts[fill[e.group]] = e.ts
-		if weighted {
-			values[fill[e.group]] = weights[i]
-			cpuValues[fill[e.group]] = cpuWeights[i]
+		at := fill[e.group]
+		ts[at] = e.ts
+		if withValues {
+			values[at] = b.weights[i]
+		}
+		if withCPU {
+			cpuValues[at] = b.cpuWeights[i]
 		}
 		fill[e.group]++
 	}
 	b.groupStarts, b.timestamps, b.groupFill = starts, ts, fill
-	b.weights, b.weightsSorted = weights, values
-	b.cpuWeights, b.cpuWeightsSorted = cpuWeights, cpuValues
-	if len(events) > largeItemSamples {
-		// The pdata Samples built next are the peak of a large item's
-		// translation: let the scratch space that is no longer needed go
-		// rather than keep it for the next item.
-		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+	if withValues {
+		b.weightsSorted = values
 	}
-
-	added.period = b.measurePeriod(groups, events)
-	if weighted {
-		added.period = methodTracePeriodNanos
+	if withCPU {
+		b.cpuWeightsSorted = cpuValues
 	}
-	service := b.serviceAttrs(p)
+}
 
-	// One Sample per Sentry sample, its value the period in nanoseconds:
-	// OTLP asks that timestamps and values be as many, and backends that
-	// read one value per Sample (Grafana Pyroscope) then show wall time
-	// rather than a count. The group's attributes are built once.
+// appendSamples writes the groups as pprofile Samples: one per Sentry
+// sample, its value its wall time (OTLP asks that timestamps and values be
+// as many, and backends that read one value per Sample, Grafana Pyroscope
+// among them, then show wall time rather than a count); with GroupSamples,
+// one per group, its timestamps without values (a method trace's keep
+// theirs). The group's attributes are built once.
+func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile, groups []sampleGroup, weighted bool) {
+	d := b.dict
+	starts, ts, values, cpuValues := b.groupStarts, b.timestamps, b.weightsSorted, b.cpuWeightsSorted
+	service := b.serviceAttrs(&b.resource)
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
 	if b.opts.GroupSamples {
 		samples.EnsureCapacity(samples.Len() + len(groups))
 	} else {
-		samples.EnsureCapacity(samples.Len() + len(events))
+		samples.EnsureCapacity(samples.Len() + len(ts))
 	}
+	hasCPU := b.cpuProf != (pprofile.Profile{})
 	attrs := b.attrScratch[:0]
 	for g := range groups {
 		k := &groups[g].key
-		t := b.threadAttrsOf[k.thread]
-		attrs = append(attrs[:0], b.threadAttrBuf[t.first:t.first+t.n]...)
-		attrs = append(attrs, service...)
-		if k.queue != 0 {
-			attrs = append(attrs, k.queue)
-			if label, ok := queueLabels[k.queue]; ok {
-				attrs = append(attrs, label)
-			}
-		}
-		if k.state != 0 {
-			attrs = append(attrs, k.state)
-		}
+		attrs = b.groupAttrs(attrs[:0], k, service, queueLabels)
 		group := ts[starts[g]:starts[g+1]]
 		var groupValues, groupCPU []int64
-		if weighted {
+		switch {
+		case weighted:
 			groupValues, groupCPU = values[starts[g]:starts[g+1]], cpuValues[starts[g]:starts[g+1]]
 			sortByTime(group, groupValues, groupCPU)
-		} else if !slices.IsSorted(group) {
-			slices.Sort(group)
+		case values != nil:
+			groupValues = values[starts[g]:starts[g+1]]
+			sortByTime(group, groupValues)
+		default:
+			sortByTime(group)
 		}
 		if b.opts.GroupSamples {
 			s := appendSample(samples, k, attrs)
@@ -562,7 +629,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 			if weighted {
 				s.Values().FromRaw(groupValues)
 			}
-			if b.cpuProf != (pprofile.Profile{}) {
+			if hasCPU {
 				c := appendSample(b.cpuProf.Samples(), k, attrs)
 				c.TimestampsUnixNano().FromRaw(group)
 				c.Values().FromRaw(groupCPU)
@@ -572,12 +639,8 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		for i, at := range group {
 			s := appendSample(samples, k, attrs)
 			s.TimestampsUnixNano().Append(at)
-			if weighted {
-				s.Values().Append(groupValues[i])
-			} else {
-				s.Values().Append(added.period)
-			}
-			if b.cpuProf != (pprofile.Profile{}) && groupCPU[i] > 0 {
+			s.Values().Append(groupValues[i])
+			if hasCPU && groupCPU[i] > 0 {
 				c := appendSample(b.cpuProf.Samples(), k, attrs)
 				c.TimestampsUnixNano().Append(at)
 				c.Values().Append(groupCPU[i])
@@ -585,7 +648,24 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		}
 	}
 	b.attrScratch = attrs
-	return added
+}
+
+// groupAttrs appends the attributes every Sample of a group carries: its
+// thread's, the service's, its queue (and the queue's label) and its state.
+func (b *ProfilesBuilder) groupAttrs(attrs []int32, k *sampleKey, service []int32, queueLabels map[int32]int32) []int32 {
+	t := b.threadAttrsOf[k.thread]
+	attrs = append(attrs, b.threadAttrBuf[t.first:t.first+t.n]...)
+	attrs = append(attrs, service...)
+	if k.queue != 0 {
+		attrs = append(attrs, k.queue)
+		if label, ok := queueLabels[k.queue]; ok {
+			attrs = append(attrs, label)
+		}
+	}
+	if k.state != 0 {
+		attrs = append(attrs, k.state)
+	}
+	return attrs
 }
 
 // methodTracePeriodNanos is the resolution of an exact method trace (ART
@@ -638,9 +718,9 @@ func appendSample(samples pprofile.SampleSlice, k *sampleKey, attrs []int32) ppr
 const maxPeriodIntervals = 4096
 
 // measurePeriod is the median interval between consecutive samples of one
-// thread: the SDK's real sampling period (Sentry's spec says 101 Hz; SDKs
-// differ, and a busy process samples late), so that samples × period is
-// the wall time the SDK observed. Without two samples on a thread, or when
+// thread: the SDK's typical sampling period (Sentry's spec says 101 Hz;
+// SDKs differ), the profile's period and the wall time of each thread's
+// last sample. Without two samples on a thread, or when
 // the median is no plausible sampling interval, it is the spec's 1/101 s.
 func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) int64 {
 	// The first samples suffice; sorted by thread and time, as SDKs need
@@ -672,6 +752,59 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 		return sentryPeriodNanos
 	}
 	return period
+}
+
+// sampleDurations is the wall time of each event, in event order, by
+// Sentry's rule (vroom's call trees and flame graphs, Sentry's UI): a
+// sample lasts from its time until the next sample of its thread. Sentry
+// caps nothing: a sample followed by a long gap (a stopped process, a
+// sampler that fell behind) holds the whole gap, and so it does here. The
+// last sample of a thread has no next one in the item: Sentry gives it
+// nothing in a single profile and, across continuous-profiling chunks, the
+// time to the next chunk's first sample; an item converts alone, so it is
+// worth period, the thread's typical interval (what the next chunk's first
+// sample follows it by). Samples at the same time: all but the last are
+// worth 0.
+func (b *ProfilesBuilder) sampleDurations(groups []sampleGroup, events []event, period int64) []int64 {
+	// The events of each thread, in event order (a counting sort by
+	// thread), then by time where an SDK did not send them in order.
+	nThreads := b.threads.Len()
+	starts := slices.Grow(b.threadStarts[:0], nThreads+1)[:nThreads+1]
+	clear(starts)
+	for _, e := range events {
+		starts[groups[e.group].key.thread+1]++
+	}
+	for t := 1; t < len(starts); t++ {
+		starts[t] += starts[t-1]
+	}
+	order := slices.Grow(b.threadOrder[:0], len(events))[:len(events)]
+	for i, e := range events {
+		t := groups[e.group].key.thread
+		order[starts[t]] = int32(i)
+		starts[t]++
+	}
+	// starts[t] is now where thread t ends.
+	durations := slices.Grow(b.weights[:0], len(events))[:len(events)]
+	begin := int32(0)
+	for _, end := range starts[:nThreads] {
+		run := order[begin:end]
+		if !slices.IsSortedFunc(run, func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) }) {
+			slices.SortStableFunc(run, func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) })
+		}
+		for k, i := range run {
+			if k+1 < len(run) {
+				durations[i] = int64(min(events[run[k+1]].ts-events[i].ts, math.MaxInt64))
+			} else {
+				durations[i] = period
+			}
+		}
+		begin = end
+	}
+	b.threadStarts, b.threadOrder = starts, order
+	if len(events) > largeItemSamples {
+		b.threadOrder = nil // let it go before the next arrays are made
+	}
+	return durations
 }
 
 // No Sentry SDK samples faster than 10 kHz or slower than 1 Hz.

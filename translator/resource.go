@@ -2,8 +2,9 @@ package translator
 
 // Top-level fields of a profile: "release", "environment", "dist",
 // "platform", "os", "device", "runtime", "client_sdk" ⇄ resource
-// attributes; "profiler_id", "chunk_id", "event_id" ⇄ profile attributes
-// and the chunk's ids. Receive: putResource, serviceAttrs, appendIDAttrs.
+// attributes (Resource, shared by every signal of an envelope);
+// "profiler_id", "chunk_id", "event_id" ⇄ profile attributes and the
+// chunk's ids. Receive: Resource, serviceAttrs, appendIDAttrs.
 // Export: readResourceMeta, sentryProfilerID, foreignProfilerID,
 // chunkIDFor.
 
@@ -24,24 +25,108 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// putResource writes the metadata of one profile item as resource
-// attributes: semantic conventions where one exists, sentry.* otherwise.
-func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
-	attrs.EnsureCapacity(24)
+// Resource is what Sentry says about the program that sent an envelope:
+// one value per envelope, filled from every item that names it (the
+// profile, the transaction or span container, and any other signal's
+// payload), and written by CopyTo as the resource of every signal made from
+// that envelope, so that a backend joins a service's profiles, spans, logs
+// and metrics by identical resource attributes. Each field names the
+// Sentry JSON it is read from and the attribute it becomes (semantic
+// conventions where one exists, sentry.* otherwise); an empty field writes
+// nothing.
+type Resource struct {
+	// ServiceName, when set, is service.name (the receiver's service_name);
+	// else service.name is the package of a `package@version` release, else
+	// "unknown_service:<platform>".
+	ServiceName string
+	// ProjectID: the project of the request path → sentry.project.id.
+	ProjectID string
+
+	Release     string // "release" → service.version
+	Environment string // "environment" → deployment.environment.name
+	Dist        string // "dist" → sentry.dist
+	Platform    string // "platform" → sentry.platform
+	ServerName  string // events' "server_name" → host.name
+
+	// SDK: "sdk" of events and transactions, "client_sdk" of profiles and
+	// chunks → telemetry.sdk.name, telemetry.sdk.version.
+	SDK sentry.ClientSDK
+	// OS: "os" of V1 profiles, "contexts.os" of events → os.name,
+	// os.version, os.build_id ("build_number").
+	OS sentry.OS
+	// Device: "device" of V1 profiles, "contexts.device" of events →
+	// host.arch ("architecture", verbatim, e.g. arm64e),
+	// device.model.identifier ("model"), device.manufacturer,
+	// sentry.device.locale, sentry.device.classification,
+	// sentry.device.is_emulator (bool).
+	Device sentry.Device
+	// Runtime: "runtime" of V1 profiles, "contexts.runtime" of events →
+	// process.runtime.name, process.runtime.version.
+	Runtime sentry.Runtime
+}
+
+// Fill sets what r lacks from o: each top-level field on its own, each
+// context (SDK, OS, Device, Runtime) whole from the first source that has
+// any of it, so that a name and a version never come from two payloads.
+// Filling from the envelope's items in a fixed order gives every signal of
+// the envelope the same resource.
+func (r *Resource) Fill(o Resource) {
+	fill := func(dst *string, src string) {
+		if *dst == "" {
+			*dst = src
+		}
+	}
+	fill(&r.ServiceName, o.ServiceName)
+	fill(&r.ProjectID, o.ProjectID)
+	fill(&r.Release, o.Release)
+	fill(&r.Environment, o.Environment)
+	fill(&r.Dist, o.Dist)
+	fill(&r.Platform, o.Platform)
+	fill(&r.ServerName, o.ServerName)
+	if r.SDK == (sentry.ClientSDK{}) {
+		r.SDK = o.SDK
+	}
+	if r.OS == (sentry.OS{}) {
+		r.OS = o.OS
+	}
+	if r.Device == (sentry.Device{}) {
+		r.Device = o.Device
+	}
+	if r.Runtime == (sentry.Runtime{}) {
+		r.Runtime = o.Runtime
+	}
+}
+
+// ResourceOfProfile is what a profile item says of its program: its
+// top-level "release", "environment", "dist", "platform", V1 "device",
+// "os", "runtime" and V2 "client_sdk".
+func ResourceOfProfile(p *sentry.Profile) Resource {
+	return Resource{
+		Release: p.Release, Environment: p.Environment, Dist: p.Dist, Platform: p.Platform,
+		SDK: p.ClientSDK, OS: p.OS, Device: p.Device, Runtime: p.Runtime,
+	}
+}
+
+// CopyTo writes r as the attributes of res (existing keys are replaced).
+func (r *Resource) CopyTo(res pcommon.Resource) {
+	attrs := res.Attributes()
+	attrs.EnsureCapacity(attrs.Len() + 20)
 	putStr := func(k, v string) {
 		if v != "" {
 			attrs.PutStr(k, v)
 		}
 	}
-	// "release" → service.name (its package part: serviceName) and
+	// "release" → service.name (its package part: serviceNameOf) and
 	// service.version; "environment" → deployment.environment.name;
-	// "dist" → sentry.dist; "platform" → sentry.platform.
-	attrs.PutStr(string(semconv.ServiceNameKey), serviceName(p, opts))
-	putStr(string(semconv.ServiceVersionKey), p.Release)
-	putStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment)
-	putStr(attrDist, p.Dist)
-	putStr(attrPlatform, p.Platform)
-	putStr(attrProjectID, opts.ProjectID)
+	// "dist" → sentry.dist; "platform" → sentry.platform; "server_name" →
+	// host.name.
+	attrs.PutStr(string(semconv.ServiceNameKey), r.serviceName())
+	putStr(string(semconv.ServiceVersionKey), r.Release)
+	putStr(string(semconv.DeploymentEnvironmentNameKey), r.Environment)
+	putStr(attrDist, r.Dist)
+	putStr(attrPlatform, r.Platform)
+	putStr(attrProjectID, r.ProjectID)
+	putStr(string(semconv.HostNameKey), r.ServerName)
 	// profiler_id, chunk_id, event_id and the transaction are per profile
 	// (or per process run): profile attributes, so that a backend that
 	// makes series of resource attributes gets one per service, not one
@@ -49,39 +134,37 @@ func putResource(attrs pcommon.Map, p *sentry.Profile, opts ReceiveOptions) {
 
 	// "os"."name", "version", "build_number" → os.name, os.version,
 	// os.build_id. No way back: a V2 chunk has no os, device or runtime.
-	putStr(string(semconv.OSNameKey), p.OS.Name)
-	putStr(string(semconv.OSVersionKey), p.OS.Version)
-	putStr(string(semconv.OSBuildIDKey), p.OS.BuildNumber)
+	putStr(string(semconv.OSNameKey), r.OS.Name)
+	putStr(string(semconv.OSVersionKey), r.OS.Version)
+	putStr(string(semconv.OSBuildIDKey), r.OS.BuildNumber)
 	// "device"."architecture", "model", "manufacturer", "locale",
 	// "classification", "is_emulator" → host.arch,
 	// device.model.identifier, device.manufacturer, sentry.device.*.
-	putStr(string(semconv.HostArchKey), p.Device.Architecture)
-	putStr(string(semconv.DeviceModelIdentifierKey), p.Device.Model)
-	putStr(string(semconv.DeviceManufacturerKey), p.Device.Manufacturer)
-	putStr(attrDeviceLocale, p.Device.Locale)
-	putStr(attrDeviceClassification, p.Device.Classification)
-	if p.Device.IsEmulator.Set() {
-		attrs.PutBool(attrDeviceIsEmulator, p.Device.IsEmulator.True())
+	putStr(string(semconv.HostArchKey), r.Device.Architecture)
+	putStr(string(semconv.DeviceModelIdentifierKey), r.Device.Model)
+	putStr(string(semconv.DeviceManufacturerKey), r.Device.Manufacturer)
+	putStr(attrDeviceLocale, r.Device.Locale)
+	putStr(attrDeviceClassification, r.Device.Classification)
+	if r.Device.IsEmulator.Set() {
+		attrs.PutBool(attrDeviceIsEmulator, r.Device.IsEmulator.True())
 	}
 	// "runtime"."name", "version" → process.runtime.name, .version.
-	putStr(string(semconv.ProcessRuntimeNameKey), p.Runtime.Name)
-	putStr(string(semconv.ProcessRuntimeVersionKey), p.Runtime.Version)
-	// "client_sdk"."name", "version" → telemetry.sdk.name, .version. Back:
-	// the exporter names itself (ExportOptions.SDKName, SDKVersion).
-	putStr(string(semconv.TelemetrySDKNameKey), p.ClientSDK.Name)
-	putStr(string(semconv.TelemetrySDKVersionKey), p.ClientSDK.Version)
+	putStr(string(semconv.ProcessRuntimeNameKey), r.Runtime.Name)
+	putStr(string(semconv.ProcessRuntimeVersionKey), r.Runtime.Version)
+	// "client_sdk" / "sdk"."name", "version" → telemetry.sdk.name,
+	// .version. Back: the exporter names itself (ExportOptions.SDKName,
+	// SDKVersion).
+	putStr(string(semconv.TelemetrySDKNameKey), r.SDK.Name)
+	putStr(string(semconv.TelemetrySDKVersionKey), r.SDK.Version)
 }
 
-// serviceName is the override when given, else the package part of a release
-// that follows Sentry's `package@version+build` convention, else
+func (r *Resource) serviceName() string {
+	return serviceNameOf(r.ServiceName, r.Release, r.Platform)
+}
+
+// serviceNameOf is the override when given, else the package part of a
+// release that follows Sentry's `package@version+build` convention, else
 // "unknown_service:<platform>" in the spirit of the semconv fallback.
-func serviceName(p *sentry.Profile, opts ReceiveOptions) string {
-	return serviceNameOf(opts.ServiceName, p.Release, p.Platform)
-}
-
-// serviceNameOf is serviceName from the fields themselves, for the traces of
-// the same SDK: one rule, so that a backend joins a service's profiles and
-// spans.
 func serviceNameOf(override, release, platform string) string {
 	if override != "" {
 		return override
@@ -100,15 +183,15 @@ func serviceNameOf(override, release, platform string) string {
 // the OTLP profiles protocol before resource attributes became string-table
 // references (Grafana Pyroscope among them) read the resource's plain keys
 // only, and pdata writes references; a sample attribute they read.
-func (b *ProfilesBuilder) serviceAttrs(p *sentry.Profile) []int32 {
+func (b *ProfilesBuilder) serviceAttrs(r *Resource) []int32 {
 	d := b.dict
 	out := b.serviceScratch[:0]
-	out = append(out, d.attrStr(string(semconv.ServiceNameKey), serviceName(p, b.opts)))
-	if p.Release != "" {
-		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), p.Release))
+	out = append(out, d.attrStr(string(semconv.ServiceNameKey), r.serviceName()))
+	if r.Release != "" {
+		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), r.Release))
 	}
-	if p.Environment != "" {
-		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), p.Environment))
+	if r.Environment != "" {
+		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), r.Environment))
 	}
 	b.serviceScratch = out
 	return out

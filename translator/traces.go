@@ -1,12 +1,14 @@
 package translator
 
 import (
+	"cmp"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
@@ -21,6 +23,10 @@ type TraceOptions struct {
 	// contexts (user id, email, name, IP address, URL, request headers)
 	// onto its segment span. Off by default: they are personal data.
 	IncludeUserData bool
+	// Resource, when set, is the envelope's resource (what its profiles
+	// carry: ProfilesBuilder.Resource), which the segment's own fields fill
+	// where it has none; nil: the segment's own.
+	Resource *Resource
 }
 
 // Attribute keys of spans with no semantic convention.
@@ -35,11 +41,13 @@ const (
 
 // AppendTraces adds one Sentry segment (a transaction item or a span
 // container) to td as one ResourceSpans and returns the number of spans
-// added. The resource carries the same attributes, under the same keys, as
-// the profiles of the same SDK, so that a backend joins them by service.
+// added. The resource is written by Resource.CopyTo, as the profiles' is:
+// with TraceOptions.Resource, the same attributes as the profiles of the
+// same envelope.
 func AppendTraces(td ptrace.Traces, seg *sentrytrace.Segment, opts TraceOptions) int {
 	rs := td.ResourceSpans().AppendEmpty()
-	putTraceResource(rs.Resource().Attributes(), seg, opts)
+	res := traceResource(seg, opts)
+	res.CopyTo(rs.Resource())
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName(scopeName)
 	spans := ss.Spans()
@@ -58,29 +66,63 @@ func AppendTraces(td ptrace.Traces, seg *sentrytrace.Segment, opts TraceOptions)
 	return len(seg.Spans)
 }
 
-// putTraceResource writes the segment's metadata as putResource writes a
-// profile's.
-func putTraceResource(attrs pcommon.Map, seg *sentrytrace.Segment, opts TraceOptions) {
-	putStr := func(k, v string) {
-		if v != "" {
-			attrs.PutStr(k, v)
+// traceResource is the resource of a segment: the envelope's when given,
+// filled with the segment's own, under the options' service name and
+// project.
+func traceResource(seg *sentrytrace.Segment, opts TraceOptions) Resource {
+	var r Resource
+	if opts.Resource != nil {
+		r = *opts.Resource
+	}
+	r.Fill(ResourceOfSegment(seg))
+	r.ServiceName = cmp.Or(opts.ServiceName, r.ServiceName)
+	r.ProjectID = cmp.Or(opts.ProjectID, r.ProjectID)
+	return r
+}
+
+// fillFromTraceItems fills r from the envelope's transaction and span items,
+// in envelope order; an item that is oversized or does not decode gives
+// nothing (the traces signal reports it).
+func (r *Resource) fillFromTraceItems(items []envelope.Item) {
+	for i := range items {
+		item := &items[i]
+		var decode func([]byte) (*sentrytrace.Segment, error)
+		switch item.Header.Type {
+		case ItemTypeTransaction:
+			decode = sentrytrace.DecodeTransaction
+		case itemTypeSpan:
+			decode = sentrytrace.DecodeSpans
+		default:
+			continue
+		}
+		if item.Oversized {
+			continue
+		}
+		if seg, err := decode(item.Payload); err == nil {
+			r.Fill(ResourceOfSegment(seg))
 		}
 	}
-	attrs.PutStr(string(semconv.ServiceNameKey), serviceNameOf(opts.ServiceName, seg.Release, seg.Platform))
-	putStr(string(semconv.ServiceVersionKey), seg.Release)                // release
-	putStr(string(semconv.DeploymentEnvironmentNameKey), seg.Environment) // environment
-	putStr(attrDist, seg.Dist)                                            // dist
-	putStr(attrPlatform, seg.Platform)                                    // platform
-	putStr(attrProjectID, opts.ProjectID)
-	putStr(string(semconv.OSNameKey), seg.OSName)                        // contexts.os.name
-	putStr(string(semconv.OSVersionKey), seg.OSVersion)                  // contexts.os.version
-	putStr(string(semconv.ProcessRuntimeNameKey), seg.RuntimeName)       // contexts.runtime.name
-	putStr(string(semconv.ProcessRuntimeVersionKey), seg.RuntimeVersion) // contexts.runtime.version
-	putStr(string(semconv.HostArchKey), seg.DeviceArch)                  // contexts.device.arch
-	putStr(string(semconv.DeviceModelIdentifierKey), seg.DeviceModel)    // contexts.device.model
-	putStr(string(semconv.DeviceManufacturerKey), seg.DeviceMaker)       // contexts.device.manufacturer
-	putStr(string(semconv.TelemetrySDKNameKey), seg.SDKName)             // sdk.name
-	putStr(string(semconv.TelemetrySDKVersionKey), seg.SDKVersion)       // sdk.version
+}
+
+// itemTypeSpan is a span streaming container (span v2).
+const itemTypeSpan = "span"
+
+// ResourceOfSegment is what a transaction or span container says of its
+// program: "release", "environment", "dist", "platform", "sdk" and
+// "contexts.os", "contexts.device", "contexts.runtime" (span v2: the
+// sentry.* and os.* attributes of its first span).
+func ResourceOfSegment(seg *sentrytrace.Segment) Resource {
+	return Resource{
+		Release:     seg.Release,                                                        // release
+		Environment: seg.Environment,                                                    // environment
+		Dist:        seg.Dist,                                                           // dist
+		Platform:    seg.Platform,                                                       // platform
+		SDK:         sentry.ClientSDK{Name: seg.SDKName, Version: seg.SDKVersion},       // sdk.name, sdk.version
+		OS:          sentry.OS{Name: seg.OSName, Version: seg.OSVersion},                // contexts.os.name, .version
+		Runtime:     sentry.Runtime{Name: seg.RuntimeName, Version: seg.RuntimeVersion}, // contexts.runtime.name, .version
+		// contexts.device.arch, .model, .manufacturer
+		Device: sentry.Device{Architecture: seg.DeviceArch, Model: seg.DeviceModel, Manufacturer: seg.DeviceMaker},
+	}
 }
 
 // putSpan maps one Sentry span.

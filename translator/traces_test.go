@@ -11,7 +11,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
@@ -146,30 +145,5 @@ func assertAttrs(t *testing.T, attrs pcommon.Map, want map[string]any, where str
 		if assert.True(t, ok, "%s: %s is missing", where, k) {
 			assert.Equal(t, w, v.AsRaw(), "%s: %s", where, k)
 		}
-	}
-}
-
-// TestTraceResourceMatchesProfiles checks that a transaction and a profile
-// of one SDK name the same resource: service, version, environment, SDK.
-func TestTraceResourceMatchesProfiles(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("testdata", "traces", "transaction_static.json"))
-	require.NoError(t, err)
-	seg, err := sentrytrace.DecodeTransaction(data)
-	require.NoError(t, err)
-	td := ptrace.NewTraces()
-	AppendTraces(td, seg, TraceOptions{ProjectID: "42"})
-
-	p := &sentry.Profile{Version: sentry.VersionV2, Platform: "node", Release: "checkout@1.2.3", Environment: "e2e",
-		ClientSDK: sentry.ClientSDK{Name: "sentry.javascript.node", Version: "11.1.0"}}
-	res := pcommon.NewMap()
-	putResource(res, p, ReceiveOptions{ProjectID: "42"})
-	traceRes := td.ResourceSpans().At(0).Resource().Attributes()
-	for _, k := range []string{"service.name", "service.version", "deployment.environment.name", "sentry.platform",
-		"sentry.project.id", "telemetry.sdk.name", "telemetry.sdk.version"} {
-		pv, ok := res.Get(k)
-		require.True(t, ok, k)
-		tv, ok := traceRes.Get(k)
-		require.True(t, ok, k)
-		assert.Equal(t, pv.AsRaw(), tv.AsRaw(), k)
 	}
 }

@@ -100,6 +100,17 @@ func runCLI(t *testing.T, stdin []byte, args ...string) result {
 // receiver's normalization: what every output must account for.
 func fixtureSamples(t *testing.T, data []byte) int {
 	t.Helper()
+	n := 0
+	for _, p := range fixtureProfiles(t, data) {
+		n += len(p.Samples)
+	}
+	return n
+}
+
+// fixtureProfiles decodes the profiles of a fixture (a profile document or
+// an envelope, gzipped or not), normalized as the receiver does.
+func fixtureProfiles(t *testing.T, data []byte) []*sentry.Profile {
+	t.Helper()
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		require.NoError(t, err)
@@ -108,35 +119,50 @@ func fixtureSamples(t *testing.T, data []byte) int {
 		require.NoError(t, err)
 		data = buf.Bytes()
 	}
-	count := func(payload []byte) int {
+	decode := func(payload []byte) *sentry.Profile {
 		p, err := sentry.DecodeProfile(payload)
 		require.NoError(t, err)
 		sentry.Normalize(p)
-		return len(p.Samples)
+		return p
 	}
 	if !isEnvelope(data) {
-		return count(data)
+		return []*sentry.Profile{decode(data)}
 	}
 	_, items, err := envelope.Parse(data, envelope.Limits{})
 	require.NoError(t, err)
-	n := 0
+	var out []*sentry.Profile
 	for _, it := range items {
 		switch it.Header.Type {
 		case translator.ItemTypeProfile, translator.ItemTypeProfileChunk, translator.ItemTypeProfileChunkUI:
-			n += count(it.Payload)
+			out = append(out, decode(it.Payload))
 		}
 	}
-	return n
+	return out
 }
 
-// pprofTotal counts the Sentry samples of a converted profile: each pprof
-// sample is worth one period of wall time.
-func pprofTotal(p *profile.Profile) int64 {
-	var n int64
-	for _, s := range p.Sample {
-		n += (s.Value[0] + p.Period/2) / p.Period
+// sentryWall is the wall time Sentry gives the samples of profiles: on each
+// thread a sample lasts until the next one, the last one period (the
+// converted profile's). Over a thread that adds up to its last sample time
+// minus its first, plus period.
+func sentryWall(profiles []*sentry.Profile, period int64) int64 {
+	var wall int64
+	for _, p := range profiles {
+		first, last := map[string]int64{}, map[string]int64{}
+		for _, s := range p.Samples {
+			at := s.Timestamp
+			if p.Version != sentry.VersionV2 {
+				at = int64(s.ElapsedSinceStartNS)
+			}
+			if f, ok := first[s.ThreadID]; !ok || at < f {
+				first[s.ThreadID] = at
+			}
+			last[s.ThreadID] = max(last[s.ThreadID], at)
+		}
+		for id, f := range first {
+			wall += last[id] - f + period
+		}
 	}
-	return n
+	return wall
 }
 
 func TestConvertFixtures(t *testing.T) {
@@ -161,7 +187,7 @@ func TestConvertFixtures(t *testing.T) {
 				p, err := profile.Parse(f)
 				require.NoError(t, err)
 				require.NoError(t, p.CheckValid())
-				assert.Equal(t, int64(want), pprofTotal(p), "pprof sample total")
+				assert.Equal(t, sentryWall(fixtureProfiles(t, data), p.Period), pprofWall(p), "pprof wall time: Sentry's")
 				assert.Equal(t, []*profile.ValueType{{Type: "wall", Unit: "nanoseconds"}}, p.SampleType)
 			})
 
@@ -240,7 +266,7 @@ func TestConvertSplitPprof(t *testing.T) {
 	// both payloads instead.
 	var env []byte
 	env = append(env, "{}\n"...)
-	var want int
+	var inputs [][]byte // the chunks' envelopes, in the order of the files
 	for _, name := range []string{
 		"sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope",
 		"sentry-python-2.68.0__captured_http__v2_profile_chunk_2.envelope",
@@ -252,7 +278,7 @@ func TestConvertSplitPprof(t *testing.T) {
 		for _, it := range items {
 			env = envelope.AppendItem(env, it.Header, it.Payload)
 		}
-		want += fixtureSamples(t, data)
+		inputs = append(inputs, data)
 	}
 
 	out := filepath.Join(t.TempDir(), "chunks.pb.gz")
@@ -260,18 +286,18 @@ func TestConvertSplitPprof(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stderr, "wrote 2 pprof profiles: "+out+", "+out+".1")
 
-	var total, wall int64
-	for _, path := range []string{out, out + ".1"} {
+	var want, wall int64
+	for i, path := range []string{out, out + ".1"} {
 		f, err := os.Open(path)
 		require.NoError(t, err)
 		p, err := profile.Parse(f)
 		f.Close()
 		require.NoError(t, err, path)
 		require.NoError(t, p.CheckValid(), path)
-		total += pprofTotal(p)
+		want += sentryWall(fixtureProfiles(t, inputs[i]), p.Period)
 		wall += pprofWall(p)
 	}
-	assert.Equal(t, int64(want), total)
+	assert.Equal(t, want, wall, "each chunk's wall time: Sentry's")
 	assert.NoFileExists(t, out+".2")
 
 	// Merged (the default), one file holds the same total.
@@ -365,7 +391,7 @@ func TestConvertBenchdataCocoa(t *testing.T) {
 	p, err := profile.Parse(f)
 	require.NoError(t, err)
 	require.NoError(t, p.CheckValid())
-	assert.Equal(t, int64(24_000), pprofTotal(p))
+	assert.Equal(t, sentryWall(fixtureProfiles(t, env), p.Period), pprofWall(p), "wall time: Sentry's")
 	// Cocoa frames are native addresses inside debug_meta images.
 	assert.NotEmpty(t, p.Mapping)
 }

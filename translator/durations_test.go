@@ -1,0 +1,248 @@
+package translator_test
+
+// The wall time of every function in the OTLP output, checked against the
+// durations Sentry computes from the same payload (vroom's call trees,
+// Sentry's flame graphs): on each thread, a sample lasts until the next
+// one. The oracle reads the Sentry JSON itself, not the translator's
+// decoded model.
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+)
+
+// durationFixtures are the shared sample-format payloads (V1 and V2) of real
+// SDKs and of Sentry's own repositories that Relay's checks accept. Left
+// out: vroom's cocoa.json (the obsolete pre-sample format) and vroomrs's
+// V1 cocoa and python and V2 python fixtures (their stacks reach outside
+// their frames or stacks: Relay refuses them).
+var durationFixtures = []string{
+	"relay__relay-profiling_tests_fixtures_sample_v1_valid.json",
+	"relay__relay-profiling_tests_fixtures_sample_v2_valid.json",
+	"vroomrs__tests_fixtures__sample_v2_valid_cocoa.json",
+	"vroomrs__tests_fixtures__sample_v2_valid_android.json",
+	"vroom__test_data__node.json",
+	"sentry__fixtures_profiles_valid_js_profile.json",
+	"sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope",
+	"sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope",
+	"sentry-python-2.68.0__captured_http__v2_profile_chunk_2.envelope",
+}
+
+// functionTimes is wall time per function, in nanoseconds: self (the
+// function is the leaf) and total (the function is anywhere on the stack,
+// counted once per sample).
+type functionTimes map[functionKey]*[2]float64
+
+// functionKey names a function as both formats do. Frames with neither
+// function nor file (native addresses, symbolicated later; a location of
+// theirs may have no Line) are one key.
+type functionKey struct{ name, file string }
+
+var addressOnly = functionKey{name: "<address>"}
+
+func (f functionTimes) add(leaf functionKey, stack []functionKey, d float64) {
+	seen := map[functionKey]bool{}
+	for i, k := range stack {
+		t := f[k]
+		if t == nil {
+			t = new([2]float64)
+			f[k] = t
+		}
+		if i == 0 && k == leaf {
+			t[0] += d
+		}
+		if !seen[k] {
+			t[1] += d
+			seen[k] = true
+		}
+	}
+}
+
+func (f functionTimes) sum() (total float64) {
+	for _, t := range f {
+		total += t[0]
+	}
+	return total
+}
+
+func TestWallTimeMatchesSentry(t *testing.T) {
+	for _, name := range durationFixtures {
+		t.Run(name, func(t *testing.T) {
+			fx := fixturepd.Translate(t, translator.ReceiveOptions{}, name)[0]
+			got, period, medianRule := otlpFunctionTimes(t, fx.Profiles)
+			want := sentryFunctionTimes(t, name, fixtures.Read(t, name), period)
+			require.NotEmpty(t, want)
+			for k, w := range want {
+				g := got[k]
+				require.NotNil(t, g, "function %v is missing", k)
+				for i, what := range []string{"self", "total"} {
+					assert.InDelta(t, w[i], g[i], 0.01*w[i]+1, "%s time of %v", what, k)
+				}
+			}
+			assert.Len(t, got, len(want), "no function that Sentry does not show")
+			t.Logf("%s: OTLP wall time / Sentry's: %.4f (median rule: %.4f); %d functions",
+				name, got.sum()/want.sum(), medianRule/want.sum(), len(want))
+		})
+	}
+}
+
+// otlpFunctionTimes reads the translator's output: per function, the sum of
+// the values of the samples it is on. It also returns the period and the
+// wall time each sample worth one period would give.
+func otlpFunctionTimes(t *testing.T, pd pprofile.Profiles) (functionTimes, int64, float64) {
+	t.Helper()
+	dict := pd.Dictionary()
+	str := func(i int32) string { return dict.StringTable().At(int(i)) }
+	out := functionTimes{}
+	var period int64
+	var medianRule float64
+	for _, rp := range pd.ResourceProfiles().All() {
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, prof := range sp.Profiles().All() {
+				require.Equal(t, "wall", str(prof.SampleType().TypeStrindex()))
+				period = prof.Period()
+				for _, s := range prof.Samples().All() {
+					require.Equal(t, s.TimestampsUnixNano().Len(), s.Values().Len())
+					var stack []functionKey
+					for _, loc := range dict.StackTable().At(int(s.StackIndex())).LocationIndices().All() {
+						if dict.LocationTable().At(int(loc)).Lines().Len() == 0 {
+							stack = append(stack, addressOnly)
+						}
+						for _, line := range dict.LocationTable().At(int(loc)).Lines().All() {
+							fn := dict.FunctionTable().At(int(line.FunctionIndex()))
+							name := str(fn.NameStrindex())
+							if name == "<anonymous>" {
+								name = ""
+							}
+							k := functionKey{name: name, file: str(fn.FilenameStrindex())}
+							if k == (functionKey{}) {
+								k = addressOnly
+							}
+							stack = append(stack, k)
+						}
+					}
+					for _, v := range s.Values().All() {
+						medianRule += float64(period)
+						if len(stack) > 0 {
+							out.add(stack[0], stack, float64(v))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, period, medianRule
+}
+
+// sentryPayload is what the oracle reads of a sample-format profile.
+type sentryPayload struct {
+	Version string `json:"version"`
+	Profile struct {
+		Samples []struct {
+			StackID   int             `json:"stack_id"`
+			ThreadID  json.RawMessage `json:"thread_id"`
+			Elapsed   json.RawMessage `json:"elapsed_since_start_ns"`
+			Timestamp json.Number     `json:"timestamp"`
+		} `json:"samples"`
+		Stacks [][]int `json:"stacks"`
+		Frames []struct {
+			Function string `json:"function"`
+			AbsPath  string `json:"abs_path"`
+			Filename string `json:"filename"`
+		} `json:"frames"`
+	} `json:"profile"`
+}
+
+// sentryFunctionTimes is Sentry's rule, from the payload: per thread, the
+// samples sorted by time, each lasting until the next one, the last one
+// period.
+func sentryFunctionTimes(t *testing.T, name string, data []byte, period int64) functionTimes {
+	t.Helper()
+	out := functionTimes{}
+	for _, payload := range profilePayloads(t, name, data) {
+		var p sentryPayload
+		require.NoError(t, json.Unmarshal(payload, &p))
+		type sample struct {
+			at    float64
+			stack int
+		}
+		threads := map[string][]sample{}
+		for _, s := range p.Profile.Samples {
+			var at float64
+			if p.Version == "2" {
+				sec, err := s.Timestamp.Float64()
+				require.NoError(t, err)
+				at = sec * 1e9
+			} else {
+				ns, err := strconv.ParseUint(unquote(s.Elapsed), 10, 64)
+				require.NoError(t, err)
+				at = float64(ns)
+			}
+			id := unquote(s.ThreadID)
+			threads[id] = append(threads[id], sample{at: at, stack: s.StackID})
+		}
+		for _, samples := range threads {
+			slices.SortStableFunc(samples, func(a, b sample) int { return cmp.Compare(a.at, b.at) })
+			for i, s := range samples {
+				d := float64(period)
+				if i+1 < len(samples) {
+					d = samples[i+1].at - s.at
+				}
+				var stack []functionKey
+				for _, f := range p.Profile.Stacks[s.stack] {
+					fr := p.Profile.Frames[f]
+					k := functionKey{name: fr.Function, file: cmp.Or(fr.AbsPath, fr.Filename)}
+					if k == (functionKey{}) {
+						k = addressOnly
+					}
+					stack = append(stack, k)
+				}
+				if len(stack) > 0 {
+					out.add(stack[0], stack, d)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// profilePayloads are the profile items of an envelope (a .envelope
+// fixture), or the document.
+func profilePayloads(t *testing.T, name string, data []byte) [][]byte {
+	t.Helper()
+	if strings.HasSuffix(name, ".envelope") {
+		r := envelope.NewReader(bytes.NewReader(data), envelope.Limits{})
+		_, err := r.Header()
+		require.NoError(t, err)
+		var out [][]byte
+		for {
+			item, err := r.Next()
+			if errors.Is(err, io.EOF) {
+				return out
+			}
+			require.NoError(t, err)
+			if translator.IsProfileItem(item.Header.Type) {
+				out = append(out, bytes.Clone(item.Payload))
+			}
+		}
+	}
+	return [][]byte{data}
+}
+
+func unquote(raw json.RawMessage) string { return strings.Trim(string(raw), `"`) }

@@ -1,0 +1,201 @@
+package translator
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
+)
+
+// TestEnvelopeResourceIsShared reads envelopes that hold a profile and a
+// transaction or span container as the receiver does (profiles through
+// ItemDecoder.ProfileItems and the builder, then the traces with the
+// builder's resource) and checks that every profile and every span of one
+// envelope carries the same resource, with what each payload alone knows.
+func TestEnvelopeResourceIsShared(t *testing.T) {
+	v1 := sharedEnvelopeItems(t, "sentry-python-2.68.0__captured_http__v1_profile_with_transaction_1.envelope")
+	chunk := sharedEnvelopeItems(t, "sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope")
+	var pythonTx envelope.Item
+	for _, it := range v1 {
+		if it.Header.Type == ItemTypeTransaction {
+			pythonTx = it
+		}
+	}
+	require.NotEmpty(t, pythonTx.Payload)
+	nodeChunk := testdataItem(t, "v2_node_duplicate_frames.json", ItemTypeProfileChunk)
+	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), itemTypeSpan)
+	nodeTx := testdataItem(t, filepath.Join("traces", "transaction_static.json"), ItemTypeTransaction)
+
+	tests := []struct {
+		name  string
+		items []envelope.Item
+		want  map[string]any // keys only one of the payloads has
+	}{
+		{
+			name:  "V1 profile and its transaction (sentry-python, captured)",
+			items: v1,
+			want: map[string]any{
+				"telemetry.sdk.name": "sentry.python.flask", // the transaction's sdk
+				"os.name":            "Linux",               // the profile's os
+				"host.arch":          "x86_64",              // the profile's device
+				"service.version":    "anchors-capture@1.0.0",
+				"sentry.project.id":  "42",
+			},
+		},
+		{
+			name:  "V2 chunk and a transaction (sentry-python)",
+			items: append(append([]envelope.Item(nil), chunk...), pythonTx),
+			want: map[string]any{
+				"telemetry.sdk.name":      "sentry.python.flask",
+				"process.runtime.name":    "CPython", // the transaction's contexts.runtime
+				"process.runtime.version": "3.11.7",
+			},
+		},
+		{
+			name:  "transaction, V2 chunk and span container (node)",
+			items: []envelope.Item{nodeTx, nodeChunk, nodeSpans},
+			want: map[string]any{
+				"sentry.platform":      "node",
+				"process.runtime.name": "node", // the transaction's contexts.runtime
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var dec ItemDecoder
+			b := NewProfilesBuilder(ReceiveOptions{ProjectID: "42"})
+			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now()}) {
+				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
+				b.Add(o.Item)
+			}
+			pd := b.Profiles()
+			require.Positive(t, pd.ResourceProfiles().Len())
+			resource := b.Resource()
+			td := ptrace.NewTraces()
+			for _, it := range tt.items {
+				var seg *sentrytrace.Segment
+				var err error
+				switch it.Header.Type {
+				case ItemTypeTransaction:
+					seg, err = sentrytrace.DecodeTransaction(it.Payload)
+				case itemTypeSpan:
+					seg, err = sentrytrace.DecodeSpans(it.Payload)
+				default:
+					continue
+				}
+				require.NoError(t, err)
+				AppendTraces(td, seg, TraceOptions{ProjectID: "42", Resource: &resource})
+			}
+			require.Positive(t, td.ResourceSpans().Len())
+
+			want := pd.ResourceProfiles().At(0).Resource().Attributes().AsRaw()
+			for k, v := range tt.want {
+				assert.Equal(t, v, want[k], k)
+			}
+			for i, rp := range pd.ResourceProfiles().All() {
+				assert.Equal(t, want, rp.Resource().Attributes().AsRaw(), "profile %d", i)
+			}
+			for i, rs := range td.ResourceSpans().All() {
+				assert.Equal(t, want, rs.Resource().Attributes().AsRaw(), "segment %d", i)
+			}
+		})
+	}
+}
+
+// TestResourceFill checks the merge rule: each top-level field from the
+// first source that has it, each context whole from the first that has any
+// of it.
+func TestResourceFill(t *testing.T) {
+	tests := []struct {
+		name    string
+		sources []Resource
+		want    Resource
+	}{
+		{
+			name: "first source wins, field by field",
+			sources: []Resource{
+				{Release: "a@1", Platform: "python"},
+				{Release: "b@2", Environment: "prod", Platform: "node"},
+			},
+			want: Resource{Release: "a@1", Environment: "prod", Platform: "python"},
+		},
+		{
+			name: "a context comes whole from one source",
+			sources: []Resource{
+				{Runtime: sentry.Runtime{Name: "CPython"}, SDK: sentry.ClientSDK{Name: "sentry.python", Version: "2.68.0"}},
+				{Runtime: sentry.Runtime{Name: "CPython", Version: "3.11.7"}, OS: sentry.OS{Name: "Linux"}},
+			},
+			want: Resource{
+				Runtime: sentry.Runtime{Name: "CPython"}, OS: sentry.OS{Name: "Linux"},
+				SDK: sentry.ClientSDK{Name: "sentry.python", Version: "2.68.0"},
+			},
+		},
+		{
+			name:    "nothing fills nothing",
+			sources: []Resource{{}, {Device: sentry.Device{Architecture: "arm64e"}}},
+			want:    Resource{Device: sentry.Device{Architecture: "arm64e"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Resource
+			for _, s := range tt.sources {
+				got.Fill(s)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestResourceCopyTo pins the keys each field becomes.
+func TestResourceCopyTo(t *testing.T) {
+	r := Resource{
+		ProjectID: "7", Release: "shop@2.0.1+9", Environment: "prod", Dist: "9", Platform: "cocoa", ServerName: "web-1",
+		SDK:     sentry.ClientSDK{Name: "sentry.cocoa", Version: "8.40.0"},
+		OS:      sentry.OS{Name: "iOS", Version: "18.1", BuildNumber: "22B83"},
+		Device:  sentry.Device{Architecture: "arm64e", Model: "iPhone16,1", Manufacturer: "Apple", Locale: "en_US", Classification: "high", IsEmulator: sentry.BoolFalse},
+		Runtime: sentry.Runtime{Name: "swift", Version: "6.0"},
+	}
+	res := pcommon.NewResource()
+	r.CopyTo(res)
+	assert.Equal(t, map[string]any{
+		"service.name": "shop", "service.version": "shop@2.0.1+9", "deployment.environment.name": "prod",
+		"sentry.dist": "9", "sentry.platform": "cocoa", "sentry.project.id": "7", "host.name": "web-1",
+		"telemetry.sdk.name": "sentry.cocoa", "telemetry.sdk.version": "8.40.0",
+		"os.name": "iOS", "os.version": "18.1", "os.build_id": "22B83",
+		"host.arch": "arm64e", "device.model.identifier": "iPhone16,1", "device.manufacturer": "Apple",
+		"sentry.device.locale": "en_US", "sentry.device.classification": "high", "sentry.device.is_emulator": false,
+		"process.runtime.name": "swift", "process.runtime.version": "6.0",
+	}, res.Attributes().AsRaw())
+
+	override := Resource{ServiceName: "checkout", Platform: "node"}
+	res = pcommon.NewResource()
+	override.CopyTo(res)
+	assert.Equal(t, map[string]any{"service.name": "checkout", "sentry.platform": "node"}, res.Attributes().AsRaw())
+}
+
+// sharedEnvelopeItems parses a shared fixture envelope.
+func sharedEnvelopeItems(t *testing.T, name string) []envelope.Item {
+	t.Helper()
+	_, items, err := envelope.Parse(fixtures.Read(t, name), envelope.Limits{})
+	require.NoError(t, err)
+	return items
+}
+
+// testdataItem is a payload of testdata as an envelope item of typ.
+func testdataItem(t *testing.T, name, typ string) envelope.Item {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return envelope.Item{Header: envelope.ItemHeader{Type: typ, Length: -1}, Payload: data, Size: int64(len(data))}
+}
