@@ -103,8 +103,9 @@ type Config struct {
 
 	// GroupSamples writes the samples of one stack, thread and span as one
 	// OTLP Sample of timestamps (a count), instead of one Sample per Sentry
-	// sample worth its period of wall time: about half the size and
-	// translation cost, but Grafana Pyroscope then shows counts, not time.
+	// sample worth its wall time (until the thread's next sample): about
+	// half the size and translation cost, but Grafana Pyroscope then shows
+	// counts, not time.
 	GroupSamples bool `mapstructure:"group_samples"`
 
 	// Validation chooses which of Relay's rules drop a profile item.

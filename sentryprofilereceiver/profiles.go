@@ -88,8 +88,9 @@ func (rt *router) holdChunk(ctx context.Context, t *translation, projectID strin
 	return false
 }
 
-// accepted checks a chunk's platform header and counts and logs the Relay
-// rules an accepted item breaks (lenient mode keeps it).
+// accepted checks a chunk's platform header and counts and logs the
+// warnings of an accepted item: a Relay rule it breaks (lenient mode keeps
+// it), or what its reading left out (an ART trace's undeclared methods).
 func (rt *router) accepted(ctx context.Context, projectID string, o translator.ItemOutcome, item *envelope.Item) {
 	if item.Header.Type != translator.ItemTypeProfile {
 		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Item.Profile)
@@ -97,7 +98,7 @@ func (rt *router) accepted(ctx context.Context, projectID string, o translator.I
 	for _, w := range o.Warnings {
 		rt.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,
 			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(w.Reason)))))
-		rt.logger.Debug("Profile item breaks a Relay rule; accepted",
+		rt.logger.Debug("Profile item accepted with a warning",
 			zap.String("project_id", projectID), zap.Int("item", o.Index), zap.String("reason", string(w.Reason)))
 	}
 }
