@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -70,6 +71,13 @@ service:
 		c.waitListening(t, addr)
 		status, answer := postEnvelope(t, addr, "1", "shutdown-key", body, http.Header{"Content-Type": {"application/x-sentry-envelope"}})
 		require.Equal(t, http.StatusOK, status, "round %d: %s", round, answer)
+		// The collector handles SIGTERM only once its startup is over,
+		// a moment after its receivers listen: before, the signal ends it
+		// at once. That window is the collector's, not what this test is
+		// about, so the signal waits for the startup's last log line.
+		require.Eventually(t, func() bool { return strings.Contains(c.output.String(), "Everything is ready") },
+			20*time.Second, 10*time.Millisecond, "round %d: startup never finished", round)
+		time.Sleep(50 * time.Millisecond)
 		require.NoError(t, c.cmd.Process.Signal(syscall.SIGTERM))
 		select {
 		case <-c.done:
