@@ -132,14 +132,14 @@ image-test: image
 	cd deploy && IMAGE_ARCHIVE=$(IMAGE_ARCHIVE) IMAGE_DIGEST=$$(cut -d' ' -f2 $(IMAGE_DIGEST)) \
 		OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -run '^(TestBuiltImage|TestManifestConfigs)' -v ./image ./kubernetes
 
-## scale: measure span links with two collectors behind HAProxy (round robin, source-address hash, header hash) and real @sentry/node 11 processes, on loopback; prints the table BENCHMARKS.md records (SCALE_PROCESSES=8)
-# Not part of `make test` (about 5 minutes). Installs Debian's haproxy
+## scale: measure span links with two collectors behind HAProxy (round robin, source-address hash, header hash) and real @sentry/node 11 processes, then what a SIGKILLed replica loses, on loopback; prints the tables BENCHMARKS.md records (SCALE_PROCESSES=8)
+# Not part of `make test` (about 7 minutes). Installs Debian's haproxy
 # when it is missing and this runs as root.
 scale: $(COLLECTOR) e2e/node/node_modules/.package-lock.json
 	@command -v haproxy >/dev/null 2>&1 || { \
 		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; \
 		else echo "make scale: needs Debian's haproxy (apt-get install haproxy)"; exit 1; fi; }
-	cd deploy && SCALE=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 30m -v -run '^TestScaleOut$$' ./scale
+	cd deploy && SCALE=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 30m -v -run '^(TestScaleOut|TestReplicaDies)$$' ./scale
 
 ## e2e: run every real Sentry SDK (node 10 and 11, browser 10 and 11 in headless Chromium, sentry-go) against the built collector, then print a per-client table; node 11 also through forwarding to a stand-in Sentry
 # Clients run four at a time: most of a run is waiting (collector start,

@@ -6,13 +6,10 @@
 package scale
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -127,7 +124,7 @@ func runPolicy(t *testing.T, e scaleEnvironment, p policy, lifecycle string, pro
 	}
 	entry := collectors[0].receiver
 	if p.balance != "" {
-		entry = startHAProxy(t, e.haproxy, p.balance, collectors)
+		entry, _ = startHAProxy(t, e.haproxy, p.balance, "", collectors)
 	}
 	runClients(t, e, entry, lifecycle, processes)
 	return settle(t, collectors, processes)
@@ -135,7 +132,7 @@ func runPolicy(t *testing.T, e scaleEnvironment, p policy, lifecycle string, pro
 
 // runClients runs the SDK processes, four at a time (2 cores), each with
 // its own source address and affinity key.
-func runClients(t *testing.T, e scaleEnvironment, entry, lifecycle string, processes int) {
+func runClients(t *testing.T, e scaleEnvironment, entry, lifecycle string, processes int, env ...string) {
 	t.Helper()
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
@@ -146,7 +143,7 @@ func runClients(t *testing.T, e scaleEnvironment, entry, lifecycle string, proce
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			errs <- runClient(e, entry, lifecycle, i)
+			errs <- runClient(e, entry, lifecycle, i, env)
 		}(i)
 	}
 	wg.Wait()
@@ -156,7 +153,7 @@ func runClients(t *testing.T, e scaleEnvironment, entry, lifecycle string, proce
 	}
 }
 
-func runClient(e scaleEnvironment, entry, lifecycle string, i int) error {
+func runClient(e scaleEnvironment, entry, lifecycle string, i int, env []string) error {
 	key := make([]byte, 8)
 	if _, err := rand.Read(key); err != nil {
 		return err
@@ -170,6 +167,7 @@ func runClient(e scaleEnvironment, entry, lifecycle string, i int) error {
 		"SCALE_LIFECYCLE="+lifecycle,
 		fmt.Sprintf("SCALE_SOURCE_ADDRESS=127.0.0.%d", 10+i),
 		"SCALE_AFFINITY="+hex.EncodeToString(key))
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("SDK process %d: %w\n%s", i, err, out)
@@ -208,173 +206,3 @@ func settle(t *testing.T, collectors []collectorAddrs, processes int) result {
 	return result{}
 }
 
-// collectorAddrs are one collector's loopback addresses.
-type collectorAddrs struct{ receiver, metrics string }
-
-func startCollector(t *testing.T, bin string) collectorAddrs {
-	t.Helper()
-	a := collectorAddrs{receiver: freeAddr(t), metrics: freeAddr(t)}
-	host, port, _ := strings.Cut(a.metrics, ":")
-	config := fmt.Sprintf(`receivers:
-  sentryprofile:
-    endpoint: %q
-exporters:
-  file:
-    path: /dev/null
-    format: proto
-service:
-  telemetry:
-    logs:
-      level: warn
-    metrics:
-      # detailed: the HTTP server's request counts, per replica.
-      level: detailed
-      readers:
-        - pull:
-            exporter:
-              prometheus:
-                host: %q
-                port: %s
-  pipelines:
-    profiles:
-      receivers: [sentryprofile]
-      exporters: [file]
-`, a.receiver, host, port)
-	path := filepath.Join(t.TempDir(), "config.yaml")
-	require.NoError(t, os.WriteFile(path, []byte(config), 0o600))
-	startProcess(t, exec.Command(bin, "--config="+path, "--feature-gates=service.profilesSupport"), a.metrics)
-	return a
-}
-
-func startHAProxy(t *testing.T, bin, balance string, collectors []collectorAddrs) string {
-	t.Helper()
-	front := freeAddr(t)
-	var servers strings.Builder
-	for i, c := range collectors {
-		fmt.Fprintf(&servers, "  server replica%d %s\n", i, c.receiver)
-	}
-	stats := freeAddr(t)
-	config := fmt.Sprintf(`global
-  maxconn 512
-defaults
-  mode http
-  timeout connect 5s
-  timeout client 60s
-  timeout server 60s
-frontend sentry
-  bind %s
-  default_backend collectors
-frontend stats
-  bind %s
-  http-request return status 200 content-type text/plain string ok
-backend collectors
-  %s
-%s`, front, stats, balance, servers.String())
-	path := filepath.Join(t.TempDir(), "haproxy.cfg")
-	require.NoError(t, os.WriteFile(path, []byte(config), 0o600))
-	check, err := exec.Command(bin, "-c", "-f", path).CombinedOutput()
-	require.NoError(t, err, "haproxy -c:\n%s\n%s", check, config)
-	startProcess(t, exec.Command(bin, "-db", "-f", path), stats)
-	return front
-}
-
-// startProcess starts cmd, waits until readyAddr answers HTTP, and stops
-// it (SIGTERM, then SIGKILL) when the test ends.
-func startProcess(t *testing.T, cmd *exec.Cmd, readyAddr string) {
-	t.Helper()
-	var logs strings.Builder
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	require.NoError(t, cmd.Start())
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		resp, err := http.Get("http://" + readyAddr + "/metrics")
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		select {
-		case <-done:
-			t.Fatalf("%s exited:\n%s", cmd.Path, logs.String())
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	t.Fatalf("%s did not answer on %s:\n%s", cmd.Path, readyAddr, logs.String())
-}
-
-// counters are one collector's numbers that the measurement reads.
-type counters struct {
-	linked, unlinked int
-	posts            int // envelope POSTs answered
-}
-
-// scrape reads a collector's Prometheus endpoint.
-func scrape(addr string) (counters, error) {
-	var c counters
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		return c, fmt.Errorf("scraping %s: %w", addr, err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, rest, ok := strings.Cut(line, "{")
-		if !ok {
-			continue
-		}
-		labels, value, ok := strings.Cut(rest, "} ")
-		if !ok {
-			continue
-		}
-		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil {
-			return c, fmt.Errorf("metric line %q: %w", line, err)
-		}
-		switch {
-		case strings.HasPrefix(name, "otelcol_receiver_sentryprofile_linked_samples"):
-			if strings.Contains(labels, `linked="true"`) {
-				c.linked += int(v)
-			} else {
-				c.unlinked += int(v)
-			}
-		case strings.HasPrefix(name, "http_server_request_duration") && strings.HasSuffix(name, "_count") &&
-			strings.Contains(labels, `http_request_method="POST"`):
-			c.posts += int(v)
-		}
-	}
-	return c, sc.Err()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func envInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	require.NoError(t, err, "%s", name)
-	return n
-}
