@@ -205,4 +205,3 @@ func settle(t *testing.T, collectors []collectorAddrs, processes int) result {
 	t.Fatalf("the collectors' sample counts did not settle within 60 s: %+v", last)
 	return result{}
 }
-
