@@ -97,23 +97,23 @@ func TestBuildRefuses(t *testing.T) {
 	require.NoError(t, os.WriteFile(notELF, []byte("#!/bin/sh\necho hi\n"), 0o755))
 	cases := []struct {
 		name string
-		edit func(*Inputs)
+		edit func(*testing.T, *Inputs)
 		want string
 	}{
-		{"missing binary", func(in *Inputs) { in.Binary = filepath.Join(t.TempDir(), "absent") }, "collector binary"},
-		{"not an ELF binary", func(in *Inputs) { in.Binary = notELF }, "collector binary"},
-		{"dynamically linked", func(in *Inputs) { in.Binary = standInBinary(t, true) }, "dynamically linked"},
-		{"missing config", func(in *Inputs) { in.Config = filepath.Join(t.TempDir(), "absent.yaml") }, "default configuration"},
-		{"empty CA bundle", func(in *Inputs) {
+		{"missing binary", func(t *testing.T, in *Inputs) { in.Binary = filepath.Join(t.TempDir(), "absent") }, "collector binary"},
+		{"not an ELF binary", func(_ *testing.T, in *Inputs) { in.Binary = notELF }, "collector binary"},
+		{"dynamically linked", func(t *testing.T, in *Inputs) { in.Binary = standInBinary(t, true) }, "dynamically linked"},
+		{"missing config", func(t *testing.T, in *Inputs) { in.Config = filepath.Join(t.TempDir(), "absent.yaml") }, "default configuration"},
+		{"empty CA bundle", func(t *testing.T, in *Inputs) {
 			in.CACerts = filepath.Join(t.TempDir(), "empty.pem")
 			require.NoError(t, os.WriteFile(in.CACerts, nil, 0o600))
 		}, "CA certificate bundle"},
-		{"no architecture", func(in *Inputs) { in.Architecture = "" }, "architecture"},
+		{"no architecture", func(_ *testing.T, in *Inputs) { in.Architecture = "" }, "architecture"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := testInputs(t, static)
-			tc.edit(&in)
+			tc.edit(t, &in)
 			_, err := Build(in)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), tc.want)
