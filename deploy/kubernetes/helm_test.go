@@ -73,6 +73,7 @@ func TestHelmValues(t *testing.T) {
 			c := &tmpl.Spec.Containers[0]
 
 			assert.Equal(t, tc.mode, v.Mode)
+			assert.Equal(t, distVersion(t), v.Image.Tag, "the tag make image gives")
 			assert.Equal(t, path.Base(image.BinaryPath), v.Command.Name, "the chart runs /<command.name>")
 			assert.Equal(t, []string{image.FeatureGates}, v.Command.ExtraArgs)
 			assert.JSONEq(t, configJSON(t, configText(t, b, tmpl, c)), toJSON(t, v.AlternateConfig), "alternateConfig is the variant's configuration")

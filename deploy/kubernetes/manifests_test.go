@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/deploy/image"
 )
@@ -327,6 +328,22 @@ func checkSpoolVolume(t *testing.T, b *bundle, c *corev1.Container, cfg *collect
 	}
 }
 
+// distVersion reads the distribution's version from ocb's manifest: the
+// tag `make image` gives the image.
+func distVersion(t *testing.T) string {
+	t.Helper()
+	raw, err := os.ReadFile("../../builder-config.yaml")
+	require.NoError(t, err)
+	var cfg struct {
+		Dist struct {
+			Version string `json:"version"`
+		} `json:"dist"`
+	}
+	require.NoError(t, yaml.Unmarshal(raw, &cfg))
+	require.NotEmpty(t, cfg.Dist.Version)
+	return cfg.Dist.Version
+}
+
 // TestKustomizeBuild builds each variant with kustomize's own library (as
 // `kubectl apply -k` does), offline, and decodes its output strictly.
 func TestKustomizeBuild(t *testing.T) {
@@ -350,7 +367,8 @@ func TestKustomizeBuild(t *testing.T) {
 					assert.Equal(t, "otelcol-sentryprofile", m.GetNamespace(), "%s", r.CurId())
 				}
 				if r.GetKind() == "Deployment" || r.GetKind() == "StatefulSet" {
-					assert.Contains(t, string(y), "image: otelcol-sentryprofile:0.1.0", "the images: entry sets the tag")
+					assert.Contains(t, string(y), "image: otelcol-sentryprofile:"+distVersion(t)+"\n",
+						"the images: entry sets the tag make image gives")
 				}
 			}
 		})
