@@ -96,14 +96,14 @@ test:
 	echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
 # The e2e package's own switches are cleared so that `go test ./...` stays
-# the fast, hermetic part even when the caller exported E2E=1.
+# the fast, hermetic part even when the caller exported E2E=1. The deploy
+# module runs without -race: nothing in it runs concurrently, the race
+# build of the Kubernetes API types costs minutes, and image-test then
+# reuses this build.
 unit:
 	env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd replacements/statusutil && $(GO) test $(GOTEST_FLAGS) ./...
 	cd compat/pyroscope/v04 && env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
-	# Without -race: nothing in the deploy module runs concurrently, and the
-	# race build of the Kubernetes API types costs minutes; image-test then
-	# reuses this build.
 	cd deploy && env -u IMAGE_ARCHIVE -u SCALE -u OTELCOL_BIN $(GO) test ./...
 
 ## smoke: run the built collector with config.yaml and check what it writes, validate every example config, read sentryprof's pprof with go tool pprof
