@@ -9,22 +9,41 @@
 //     pprof` (SENTRYPROF_BIN). `make smoke` runs them all.
 //   - TestSDKs (E2E=1) runs every real Sentry SDK that runs on this machine
 //     against the built collector and checks that every sample it sent came
-//     out. `make e2e` runs it and prints its per-client table.
+//     out. `make e2e` runs it and prints its per-client table, and
+//     TestForwardRealSDK, which checks forwarding to a stand-in Sentry with
+//     node 11 (a User-Agent present) and node 9 (none).
 //
 // # The real-SDK clients
 //
 // Each client is a small real program that keeps the CPU busy for a few
 // seconds in the same named functions (e2eBusyFibonacci, e2eOuterChecksum,
 // e2eInnerCompute) under a root span, one child span per round and, in
-// node/ and browser/, a grandchild span around the innermost work:
+// node/, browser/ and sentrypython/, a grandchild span around the innermost
+// work. Older majors are here because deployments run them for years:
 //
-//	node10-v1      node10/app.js  @sentry/node 10.75.3, profilesSampleRate (V1 profile + transaction)
-//	node10-v2      node10/app.js  @sentry/node 10.75.3, profileLifecycle 'trace' (V2 profile_chunk)
+//	node8-v1       node10/app.js in node8/   @sentry/node 8.55.2, profilesSampleRate (V1 profile + transaction)
+//	node8-v2       node10/app.js in node8/   @sentry/node 8.55.2, Sentry.profiler.startProfiler() (V2 profile_chunk)
+//	node9-v1       node10/app.js in node9/   @sentry/node 9.47.1, profilesSampleRate (V1)
+//	node9-v2       node10/app.js in node9/   @sentry/node 9.47.1, profileLifecycle 'trace' (V2)
+//	node10-v1      node10/app.js  @sentry/node 10.75.3, profilesSampleRate (V1)
+//	node10-v2      node10/app.js  @sentry/node 10.75.3, profileLifecycle 'trace' (V2)
 //	node11-static  node/app.js    @sentry/node 11.1.0, traceLifecycle 'static' (transaction items)
 //	node11-stream  node/app.js    @sentry/node 11.1.0, span streaming, the default (span items)
 //	browser10-v1   browser/page10.js  @sentry/browser 10.75.3, profilesSampleRate (V1)
 //	browser11-v2   browser/page11.js  @sentry/browser 11.1.0, UI profiling, 'trace' (V2)
 //	go-v1          sentrygo/      github.com/getsentry/sentry-go v0.30.0, ProfilesSampleRate (V1)
+//	python1-wsgi   sentrypython/app.py  Debian's sentry-python 1.9.10, _experiments profiles_sample_rate (V1), WSGI
+//
+// node8/ and node9/ hold only their SDK (package.json and lockfile): the
+// program is node10/app.js, which loads the SDK from its working directory.
+// @sentry/node 8.x and 9.x send no User-Agent header.
+//
+// sentrypython/app.py is a WSGI service served by wsgiref on loopback under
+// Debian's /usr/bin/python3 (PYTHON_BIN overrides it), where
+// python3-sentry-sdk is installed (`.ci/run` installs it): the test makes
+// three GET /job requests, each a transaction of the SDK's WSGI middleware
+// with its profile, then POST /quit. sentry-python 1.x profiles only such
+// middleware transactions, sampling every thread from a SIGPROF handler.
 //
 // The npm directories are pinned by their package-lock.json and installed by
 // `make e2e` (`npm ci`, only when the lockfile changed; node_modules is

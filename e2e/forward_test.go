@@ -17,42 +17,51 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
-// TestForwardRealSDK runs @sentry/node 11 with profiling, a captured
-// exception, a transaction and a session against a collector that forwards
-// to a stand-in Sentry: Sentry gets every envelope the SDK sent, byte for
-// byte once decompressed, at the same path with the same auth, and the
-// profiles also reach the file exporter. "spooled" goes through the
-// forward spool in file_storage: the SDK is answered once a request is
-// stored, and Sentry gets it from the background sender.
+// TestForwardRealSDK runs real SDKs against a collector that forwards to a
+// stand-in Sentry: Sentry gets every envelope the SDK sent, byte for byte
+// once decompressed, at the same path with the same auth and the same
+// User-Agent (none where the SDK sent none), and the profiles also reach the
+// file exporter. The node11 cases send profiling, a captured exception, a
+// transaction and a session; "spooled" goes through the forward spool in
+// file_storage: the SDK is answered once a request is stored, and Sentry gets
+// it from the background sender. @sentry/node 9 sends no User-Agent at all.
 func TestForwardRealSDK(t *testing.T) {
 	requireE2E(t)
-	client, ok := sdkClientByName("node11-static")
-	require.True(t, ok)
-	for _, spooled := range []bool{false, true} {
-		name := "direct"
-		if spooled {
-			name = "spooled"
-		}
-		t.Run(name, func(t *testing.T) {
+	cases := []struct {
+		name      string
+		client    string
+		env       []string
+		spooled   bool
+		wantItems []string
+		// userAgent is the User-Agent header the SDK sends, "" for none:
+		// the cases check both that a present one arrives unchanged and
+		// that an absent one stays absent.
+		userAgent string
+	}{
+		{name: "direct", client: "node11-static", env: []string{"E2E_EVENTS=1"},
+			wantItems: []string{"event", "transaction", "session", "profile_chunk"}, userAgent: "sentry.javascript.node/11.1.0"},
+		{name: "spooled", client: "node11-static", env: []string{"E2E_EVENTS=1"}, spooled: true,
+			wantItems: []string{"event", "transaction", "session", "profile_chunk"}, userAgent: "sentry.javascript.node/11.1.0"},
+		{name: "no-user-agent", client: "node9-v2",
+			wantItems: []string{"transaction", "profile_chunk"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			client, ok := sdkClientByName(tc.client)
+			require.True(t, ok, tc.client)
 			upstream := newFakeSentry(t)
-			upstreamAddr := upstream.addr
 			storageDir := t.TempDir()
 			run := runSDK(t, client, sdkRunOptions{
-				Env: []string{"E2E_EVENTS=1"},
-				Config: func(a collectorAddrs) string {
-					forward := "    forward:\n      endpoint: http://" + upstreamAddr + "\n"
-					config := sdkCollectorConfig(a)
-					if spooled {
-						forward += "      storage: file_storage\n"
-						config = "extensions:\n  file_storage:\n    directory: " + storageDir + "\n" +
-							strings.Replace(config, "service:\n", "service:\n  extensions: [file_storage]\n", 1)
-					}
-					return strings.Replace(config, "    cors:\n", forward+"    cors:\n", 1)
-				},
+				Env:    tc.env,
+				Config: func(a collectorAddrs) string { return forwardingConfig(a, upstream.addr, tc.spooled, storageDir) },
 			})
 
 			posts := run.Posts()
 			require.NotEmpty(t, posts)
+			var wantUA []string
+			if tc.userAgent != "" {
+				wantUA = []string{tc.userAgent}
+			}
 			types := map[string]int{}
 			for _, p := range posts {
 				items, err := parseEnvelope(p.Body)
@@ -60,8 +69,9 @@ func TestForwardRealSDK(t *testing.T) {
 				for _, it := range items {
 					types[it.Type]++
 				}
+				require.Equal(t, wantUA, p.Header.Values("User-Agent"), "the User-Agent %s sends", tc.client)
 			}
-			for _, want := range []string{"event", "transaction", "session", "profile_chunk"} {
+			for _, want := range tc.wantItems {
 				assert.Positive(t, types[want], "the SDK sent no %s item: %v", want, types)
 			}
 
@@ -71,20 +81,47 @@ func TestForwardRealSDK(t *testing.T) {
 			got, errs := upstream.got()
 			require.Empty(t, errs)
 			require.Len(t, got, len(posts), "Sentry got one request per request the SDK made")
-			sent := map[string]int{}
-			for _, p := range posts {
-				sent[p.Path+"|"+string(p.Body)]++
-				assert.Equal(t, http.StatusOK, p.Status, "the SDK got Sentry's answer")
-			}
-			for _, g := range got {
-				key := g.Path + "|" + string(g.Body)
-				assert.Positive(t, sent[key], "Sentry got a request the SDK did not send: %s", g.Path)
-				sent[key]--
-				assert.Equal(t, sdkPublicKey, g.Query.Get("sentry_key"), "the SDK's auth goes with it")
-			}
+			checkForwarded(t, posts, got)
 			assert.Equal(t, run.Sent.Samples(), run.Got.SampleEvents, "the profiles also reached the file exporter")
 			t.Logf("forwarded %d requests (items %v); %d samples reached the pipeline", len(got), types, run.Got.SampleEvents)
 		})
+	}
+}
+
+// forwardingConfig is sdkCollectorConfig with forwarding to upstream, through
+// a file_storage spool in storageDir when spooled.
+func forwardingConfig(a collectorAddrs, upstream string, spooled bool, storageDir string) string {
+	forward := "    forward:\n      endpoint: http://" + upstream + "\n"
+	config := sdkCollectorConfig(a)
+	if spooled {
+		forward += "      storage: file_storage\n"
+		config = "extensions:\n  file_storage:\n    directory: " + storageDir + "\n" +
+			strings.Replace(config, "service:\n", "service:\n  extensions: [file_storage]\n", 1)
+	}
+	return strings.Replace(config, "    cors:\n", forward+"    cors:\n", 1)
+}
+
+// checkForwarded matches each request Sentry got to one the SDK sent (path
+// and decompressed body) and checks that it carried the SDK's auth and
+// exactly the SDK's User-Agent header: the same values, or none.
+func checkForwarded(t *testing.T, posts, got []recordedRequest) {
+	t.Helper()
+	sent := map[string][]recordedRequest{}
+	for _, p := range posts {
+		key := p.Path + "|" + string(p.Body)
+		sent[key] = append(sent[key], p)
+		assert.Equal(t, http.StatusOK, p.Status, "the SDK got Sentry's answer")
+	}
+	for _, g := range got {
+		key := g.Path + "|" + string(g.Body)
+		if !assert.NotEmpty(t, sent[key], "Sentry got a request the SDK did not send: %s", g.Path) {
+			continue
+		}
+		p := sent[key][0]
+		sent[key] = sent[key][1:]
+		assert.Equal(t, sdkPublicKey, g.Query.Get("sentry_key"), "the SDK's auth goes with it")
+		assert.Equal(t, p.Header.Values("User-Agent"), g.Header.Values("User-Agent"),
+			"User-Agent upstream vs the SDK's (%s)", g.Path)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 )
 
 // workloadFunctions are the named functions every client program spends its
-// time in (node/app.js, node10/app.js, browser/workload.js, sentrygo/main.go).
+// time in (node/app.js, node10/app.js, browser/workload.js, sentrygo/main.go,
+// sentrypython/app.py).
 var workloadFunctions = []string{"e2eBusyFibonacci", "e2eOuterChecksum", "e2eInnerCompute"}
 
 // sdkClients lists every real SDK that runs here. Items are the envelope
@@ -23,20 +24,36 @@ var workloadFunctions = []string{"e2eBusyFibonacci", "e2eOuterChecksum", "e2eInn
 func sdkClients() []sdkClient {
 	return []sdkClient{
 		{
+			Name: "node8-v1", SDK: "@sentry/node 8.55.2", Mode: "V1 profilesSampleRate",
+			run: nodeProgram("node8", legacyNodeApp, "E2E_PROFILE_MODE=transaction"),
+		},
+		{
+			Name: "node8-v2", SDK: "@sentry/node 8.55.2", Mode: "V2 profiler.startProfiler",
+			run: nodeProgram("node8", legacyNodeApp, "E2E_PROFILE_MODE=manual"),
+		},
+		{
+			Name: "node9-v1", SDK: "@sentry/node 9.47.1", Mode: "V1 profilesSampleRate",
+			run: nodeProgram("node9", legacyNodeApp, "E2E_PROFILE_MODE=transaction"),
+		},
+		{
+			Name: "node9-v2", SDK: "@sentry/node 9.47.1", Mode: "V2 trace lifecycle",
+			run: nodeProgram("node9", legacyNodeApp, "E2E_PROFILE_MODE=continuous"),
+		},
+		{
 			Name: "node10-v1", SDK: "@sentry/node 10.75.3", Mode: "V1 profilesSampleRate",
-			run: nodeProgram("node10", "E2E_PROFILE_MODE=transaction"),
+			run: nodeProgram("node10", "app.js", "E2E_PROFILE_MODE=transaction"),
 		},
 		{
 			Name: "node10-v2", SDK: "@sentry/node 10.75.3", Mode: "V2 trace lifecycle",
-			run: nodeProgram("node10", "E2E_PROFILE_MODE=continuous"),
+			run: nodeProgram("node10", "app.js", "E2E_PROFILE_MODE=continuous"),
 		},
 		{
 			Name: "node11-static", SDK: "@sentry/node 11.1.0", Mode: "V2 traceLifecycle static",
-			run: nodeProgram("node", "E2E_TRACE_LIFECYCLE=static"),
+			run: nodeProgram("node", "app.js", "E2E_TRACE_LIFECYCLE=static"),
 		},
 		{
 			Name: "node11-stream", SDK: "@sentry/node 11.1.0", Mode: "V2 span streaming",
-			run: nodeProgram("node", "E2E_TRACE_LIFECYCLE=stream"),
+			run: nodeProgram("node", "app.js", "E2E_TRACE_LIFECYCLE=stream"),
 		},
 		{
 			Name: "browser10-v1", SDK: "@sentry/browser 10.75.3", Mode: "V1 profilesSampleRate",
@@ -50,11 +67,19 @@ func sdkClients() []sdkClient {
 			Name: "go-v1", SDK: "sentry-go v0.30.0", Mode: "V1 ProfilesSampleRate",
 			run: goProgram("sentrygo"),
 		},
+		{
+			Name: "python1-wsgi", SDK: "sentry-python 1.9.10 (Debian)", Mode: "V1 _experiments, WSGI",
+			run: wsgiService("sentrypython"),
+		},
 	}
 }
 
 // sdkItems are the item types each client must send.
 var sdkItems = map[string][]string{
+	"node8-v1":      {"transaction", "profile"},
+	"node8-v2":      {"transaction", "profile_chunk"},
+	"node9-v1":      {"transaction", "profile"},
+	"node9-v2":      {"transaction", "profile_chunk"},
 	"node10-v1":     {"transaction", "profile"},
 	"node10-v2":     {"transaction", "profile_chunk"},
 	"node11-static": {"transaction", "profile_chunk"},
@@ -62,6 +87,7 @@ var sdkItems = map[string][]string{
 	"browser10-v1":  {"transaction", "profile"},
 	"browser11-v2":  {"span", "profile_chunk"},
 	"go-v1":         {"transaction", "profile"},
+	"python1-wsgi":  {"transaction", "profile"},
 }
 
 func sdkClientByName(name string) (sdkClient, bool) {
@@ -77,7 +103,7 @@ func sdkClientByName(name string) (sdkClient, bool) {
 func requireE2E(t *testing.T) {
 	t.Helper()
 	if os.Getenv(envE2E) != "1" {
-		t.Skipf("%s=1 is not set: this test runs real Sentry SDKs (npm packages, Chromium, sentry-go) against the built collector; run `make e2e`", envE2E)
+		t.Skipf("%s=1 is not set: this test runs real Sentry SDKs (npm packages, Chromium, sentry-go, Debian's sentry-python) against the built collector; run `make e2e`", envE2E)
 	}
 	for _, tool := range []string{"node", "npm"} {
 		_, err := exec.LookPath(tool)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -35,22 +36,27 @@ func requireNodeModules(t *testing.T, dir string) {
 	}
 }
 
-// nodeProgram runs `node app.js` in dir (a directory of this package) with
-// extra environment variables.
-func nodeProgram(dir string, extra ...string) func(*testing.T, sdkEnv, *sdkRecorder) {
+// legacyNodeApp is the program of every SDK release with transaction
+// profiles (node10/, node9/, node8/): it loads the SDK from its working
+// directory, so each of those directories runs it with its own SDK.
+const legacyNodeApp = "../node10/app.js"
+
+// nodeProgram runs `node script` in dir (a directory of this package, whose
+// node_modules holds the SDK) with extra environment variables.
+func nodeProgram(dir, script string, extra ...string) func(*testing.T, sdkEnv, *sdkRecorder) {
 	return func(t *testing.T, env sdkEnv, _ *sdkRecorder) {
 		t.Helper()
 		requireNodeModules(t, dir)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, "node", "app.js")
+		cmd := exec.CommandContext(ctx, "node", script)
 		cmd.Dir = dir
 		cmd.WaitDelay = 5 * time.Second
 		cmd.Env = append(append(os.Environ(), extra...), env.vars()...)
 		started := time.Now()
 		out, err := cmd.CombinedOutput()
-		require.NoError(t, err, "node %s/app.js:\n%s", dir, out)
-		t.Logf("node %s/app.js (%s): %s", dir, time.Since(started).Round(time.Millisecond), out)
+		require.NoError(t, err, "node %s in %s:\n%s", script, dir, out)
+		t.Logf("node %s in %s (%s): %s", script, dir, time.Since(started).Round(time.Millisecond), out)
 	}
 }
 
@@ -79,6 +85,103 @@ func goProgram(dir string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		require.NoError(t, err, "%s:\n%s", bin, out)
 		t.Logf("%s (%s): %s", filepath.Base(bin), time.Since(started).Round(time.Millisecond), out)
 	}
+}
+
+// envPython names the interpreter of the sentry-python client; unset, it is
+// Debian's /usr/bin/python3, the one python3-sentry-sdk installs for (a
+// python3 earlier on PATH, such as pyenv's, lacks the package).
+const envPython = "PYTHON_BIN"
+
+// wsgiJobs is how many requests the test makes of the WSGI client: each is
+// a transaction with a profile of its own.
+const wsgiJobs = 3
+
+// wsgiService starts the WSGI service in dir (app.py) and drives it as its
+// users would: wsgiJobs requests, which share env.BusyMillis, then POST
+// /quit, after which the program flushes the SDK and exits. It returns once
+// the recorder has a profile item per job.
+func wsgiService(dir string) func(*testing.T, sdkEnv, *sdkRecorder) {
+	return func(t *testing.T, env sdkEnv, rec *sdkRecorder) {
+		t.Helper()
+		python := os.Getenv(envPython)
+		if python == "" {
+			python = "/usr/bin/python3"
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, python, "app.py")
+		cmd.Dir = dir
+		cmd.WaitDelay = 5 * time.Second
+		cmd.Env = append(append(os.Environ(), env.vars()...), "PYTHONDONTWRITEBYTECODE=1")
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		started := time.Now()
+		require.NoError(t, cmd.Start(), "%s: the WSGI client needs Debian's python3 and python3-sentry-sdk (or set %s)", python, envPython)
+		lines := bufio.NewScanner(stdout)
+		addr, err := readListening(lines)
+		if err != nil {
+			_ = cmd.Wait()
+			t.Fatalf("%s %s/app.py: %v (Debian's python3-sentry-sdk installed?)\n%s", python, dir, err, stderr.String())
+		}
+		for range wsgiJobs {
+			if err := wsgiRequest(http.MethodGet, "http://"+addr+"/job?busy_ms="+strconv.Itoa(env.BusyMillis/wsgiJobs)); err != nil {
+				cancel()
+				_ = cmd.Wait()
+				t.Fatalf("%v\n%s", err, stderr.String())
+			}
+		}
+		quitErr := wsgiRequest(http.MethodPost, "http://"+addr+"/quit")
+		var summary struct {
+			SDK  string `json:"sdk"`
+			Jobs int    `json:"jobs"`
+		}
+		for lines.Scan() {
+			_ = json.Unmarshal(lines.Bytes(), &summary)
+		}
+		err = cmd.Wait()
+		require.NoError(t, quitErr, "stopping the service:\n%s", stderr.String())
+		require.NoError(t, err, "%s %s/app.py:\n%s", python, dir, stderr.String())
+		require.Equal(t, wsgiJobs, summary.Jobs, "jobs the service ran")
+		t.Logf("%s %s/app.py, sentry-python %s (%s): %d jobs", python, dir, summary.SDK, time.Since(started).Round(time.Millisecond), summary.Jobs)
+		// sentry-python 1.x's flush tells nothing; the recorder does.
+		require.NoError(t, waitForProfileItems(rec, wsgiJobs, 20*time.Second))
+	}
+}
+
+// readListening reads the service's first line, {"listening": "host:port"}.
+func readListening(lines *bufio.Scanner) (string, error) {
+	if !lines.Scan() {
+		return "", fmt.Errorf("the service exited before it listened: %v", lines.Err())
+	}
+	var first struct {
+		Listening string `json:"listening"`
+	}
+	if err := json.Unmarshal(lines.Bytes(), &first); err != nil || first.Listening == "" {
+		return "", fmt.Errorf("the service's first line %q does not say where it listens", lines.Text())
+	}
+	return first.Listening, nil
+}
+
+// wsgiRequest makes one request of the WSGI service and requires a 200.
+func wsgiRequest(method, target string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", method, target, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s %s: %s: %s", method, target, resp.Status, body)
+	}
+	return nil
 }
 
 // pageResult is what the page posts to /done.
@@ -177,14 +280,14 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		}
 		// The profile of a span is collected asynchronously after the span
 		// ends; the flush normally covers it, the wait absorbs the rest.
-		require.NoError(t, waitForProfileItem(rec, 20*time.Second), "chromium:\n%s", logs.String())
+		require.NoError(t, waitForProfileItems(rec, 1, 20*time.Second), "chromium:\n%s", logs.String())
 	}
 }
 
-// waitForProfileItem waits until rec has recorded an envelope with a profile
-// or profile_chunk item, and then until it has seen no new request for half
-// a second.
-func waitForProfileItem(rec *sdkRecorder, timeout time.Duration) error {
+// waitForProfileItems waits until rec has recorded want profile or
+// profile_chunk items, and then until it has seen no new request for half a
+// second.
+func waitForProfileItems(rec *sdkRecorder, want int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	seen, quietSince := -1, time.Now()
 	for time.Now().Before(deadline) {
@@ -203,10 +306,10 @@ func waitForProfileItem(rec *sdkRecorder, timeout time.Duration) error {
 				}
 			}
 		}
-		if len(items.Profiles) > 0 && time.Since(quietSince) >= 500*time.Millisecond {
+		if len(items.Profiles) >= want && time.Since(quietSince) >= 500*time.Millisecond {
 			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return fmt.Errorf("no profile item recorded within %s", timeout)
+	return fmt.Errorf("fewer than %d profile items recorded within %s", want, timeout)
 }

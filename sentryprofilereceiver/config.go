@@ -250,8 +250,9 @@ func (cfg *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// validateUpstream accepts an absolute http(s) URL with nothing after the
-// host but "/": request paths are appended to it as they come.
+// validateUpstream accepts an absolute http(s) URL, with a base path for a
+// Sentry served under a prefix (DSN https://key@host/sentry/42 → endpoint
+// https://host/sentry): request paths are appended to it as they come.
 func validateUpstream(endpoint string) error {
 	u, err := url.Parse(endpoint)
 	switch {
@@ -261,8 +262,10 @@ func validateUpstream(endpoint string) error {
 		return fmt.Errorf("forward::endpoint %q must be an http or https URL", endpoint)
 	case u.Host == "":
 		return fmt.Errorf("forward::endpoint %q has no host", endpoint)
-	case strings.Trim(u.Path, "/") != "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL (scheme and host), without path, query or credentials", endpoint)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL (scheme, host and an optional path prefix), without query or credentials", endpoint)
+	case strings.Contains(u.Path, "/api/"):
+		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL, not an API path: request paths (/api/<project>/envelope/) are appended to it", endpoint)
 	}
 	return nil
 }

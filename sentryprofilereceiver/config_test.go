@@ -135,6 +135,12 @@ func TestConfigValidate(t *testing.T) {
 		{name: "project overflow", mutate: func(c *Config) { c.Projects = []string{"18446744073709551616"} }, wantErr: "projects[0]"},
 		{name: "keys", mutate: func(c *Config) { c.PublicKeys = []configopaque.String{"abc", "0123456789abcdef0123456789abcdef"} }},
 		{name: "empty key", mutate: func(c *Config) { c.PublicKeys = []configopaque.String{"abc", ""} }, wantErr: "public_keys[1] is empty"},
+		{name: "upstream", mutate: forwardTo("https://o123.ingest.us.sentry.io")},
+		{name: "upstream under a path prefix (self-hosted)", mutate: forwardTo("https://sentry.example.com/sentry")},
+		{name: "upstream with a query", mutate: forwardTo("https://sentry.example.com/?x=1"), wantErr: "without query or credentials"},
+		{name: "upstream with credentials", mutate: forwardTo("https://key@sentry.example.com"), wantErr: "without query or credentials"},
+		{name: "upstream is an API path", mutate: forwardTo("https://sentry.example.com/api/42/envelope/"), wantErr: "not an API path"},
+		{name: "upstream not http", mutate: forwardTo("ftp://sentry.example.com"), wantErr: "must be an http or https URL"},
 		{name: "key with space", mutate: func(c *Config) { c.PublicKeys = []configopaque.String{"abc def"} }, wantErr: "public_keys[0] contains whitespace"},
 	}
 	for _, tt := range tests {

@@ -79,20 +79,32 @@ type sharedReceivers struct {
 	byConfig map[*Config]*sharedReceiver
 }
 
-// sharedReceiver is the one receiver of a configuration; it starts with the
-// first pipeline that starts it and stops with the last.
+// sharedReceiver is the one receiver of a configuration, handed to each
+// pipeline that names it as a handle.
+//
+// It starts when the last of its handles starts and stops when the first
+// stops. The collector starts every component after the components it
+// feeds and stops it before them, so at those two moments every pipeline
+// behind every handle runs: envelopes only arrive once all of them can
+// take their signal, and the chunks held for span links and the forward
+// spool are flushed while they still can. (Stopping with the last handle
+// instead would flush into a pipeline whose exporters the collector may
+// already have stopped: it orders the shutdown of two pipelines by a
+// topological sort, not by pipeline.)
 type sharedReceiver struct {
 	owner   *sharedReceivers
 	cfg     *Config
 	inner   *sentryReceiver
-	started int
+	handles int // created
+	started int // handles started
+	running bool
+	stopped bool
 }
 
-// handle is what one pipeline holds: Start and Shutdown are counted once
-// per handle, so a pipeline shutting down twice cannot stop the others.
+// handle is what one pipeline holds: Start is counted once per handle.
 type handle struct {
 	shared  *sharedReceiver
-	running bool
+	started bool
 }
 
 func (s *sharedReceivers) get(cfg *Config, set receiver.Settings) (*sharedReceiver, error) {
@@ -116,6 +128,7 @@ func (s *sharedReceivers) createProfiles(_ context.Context, set receiver.Setting
 		return nil, err
 	}
 	r.inner.handler.next = next
+	r.handles++
 	return &handle{shared: r}, nil
 }
 
@@ -127,46 +140,48 @@ func (s *sharedReceivers) createTraces(_ context.Context, set receiver.Settings,
 		return nil, err
 	}
 	r.inner.handler.nextTraces = next
+	r.handles++
 	return &handle{shared: r}, nil
 }
 
-// Start starts the shared receiver when it is the first of its handles to
+// Start starts the shared receiver when it is the last of its handles to
 // start.
 func (h *handle) Start(ctx context.Context, host component.Host) error {
-	s := h.shared.owner
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if h.running {
+	r := h.shared
+	r.owner.mu.Lock()
+	defer r.owner.mu.Unlock()
+	if h.started {
 		return nil
 	}
-	if h.shared.started == 0 {
-		if err := h.shared.inner.Start(ctx, host); err != nil {
-			return err
-		}
+	h.started = true
+	r.started++
+	if r.started < r.handles || r.running || r.stopped {
+		return nil
 	}
-	h.shared.started++
-	h.running = true
+	if err := r.inner.Start(ctx, host); err != nil {
+		return err
+	}
+	r.running = true
 	return nil
 }
 
-// Shutdown stops the shared receiver when the last started handle stops,
-// and forgets it so a new pipeline of the same configuration (a reload)
-// gets a fresh one.
+// Shutdown stops the shared receiver when it is the first of its handles to
+// stop (the later ones find it stopped), and forgets it so a new pipeline of
+// the same configuration (a reload) gets a fresh one.
 func (h *handle) Shutdown(ctx context.Context) error {
-	s := h.shared.owner
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !h.running {
-		if h.shared.started == 0 {
-			delete(s.byConfig, h.shared.cfg)
-		}
+	r := h.shared
+	r.owner.mu.Lock()
+	defer r.owner.mu.Unlock()
+	if r.stopped {
 		return nil
 	}
-	h.running = false
-	h.shared.started--
-	if h.shared.started > 0 {
+	r.stopped = true
+	if r.owner.byConfig[r.cfg] == r {
+		delete(r.owner.byConfig, r.cfg)
+	}
+	if !r.running {
 		return nil
 	}
-	delete(s.byConfig, h.shared.cfg)
-	return h.shared.inner.Shutdown(ctx)
+	r.running = false
+	return r.inner.Shutdown(ctx)
 }

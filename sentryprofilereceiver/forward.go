@@ -98,10 +98,22 @@ func (f *forwarder) target(u *url.URL) (*url.URL, bool) {
 		return nil, false
 	}
 	t := *f.base
-	t.RawPath = strings.TrimSuffix(f.base.EscapedPath(), "/") + p
+	t.RawPath = f.prefix() + p
 	t.Path, _ = url.PathUnescape(t.RawPath)
 	t.RawQuery = u.RawQuery
 	return &t, true
+}
+
+// prefix is the upstream's base path without its final slash ("" for a
+// Sentry at the root of its host, "/sentry" for one under a prefix).
+func (f *forwarder) prefix() string {
+	return strings.TrimSuffix(f.base.EscapedPath(), "/")
+}
+
+// apiPath is the request's own path of an upstream URL: the part from
+// /api/ on, which names the endpoint.
+func (f *forwarder) apiPath(target *url.URL) string {
+	return strings.TrimPrefix(target.EscapedPath(), f.prefix())
 }
 
 // send posts body to the upstream as the SDK sent it; encoding overrides
@@ -115,9 +127,15 @@ func (f *forwarder) send(ctx context.Context, r *http.Request, target *url.URL, 
 	if f.spool == nil {
 		return f.post(ctx, r.Method, target, header, body)
 	}
-	rec := &spoolRecord{Method: r.Method, URI: target.RequestURI(), Header: header, Body: body}
+	// The spool keeps the request's own URI: a stored request goes to the
+	// upstream as configured when it is delivered.
+	uri := f.apiPath(target)
+	if target.RawQuery != "" {
+		uri += "?" + target.RawQuery
+	}
+	rec := &spoolRecord{Method: r.Method, URI: uri, Header: header, Body: body}
 	if err := f.spool.enqueue(ctx, rec); err != nil {
-		f.logger.Warn("Forward spool cannot take a request", zap.String("path_kind", pathKind(target.Path)), zap.Error(err))
+		f.logger.Warn("Forward spool cannot take a request", zap.String("path_kind", pathKind(f.apiPath(target))), zap.Error(err))
 		return upstreamAnswer{status: http.StatusServiceUnavailable,
 			header: http.Header{"Retry-After": {f.retryAfter}, "Content-Type": {"application/json"}},
 			body:   []byte(`{"detail":"the forward spool cannot store the request"}`)}
@@ -172,13 +190,18 @@ func upstreamHeader(r *http.Request, encoding string) http.Header {
 
 // post sends one request upstream and reads its answer.
 func (f *forwarder) post(ctx context.Context, method string, target *url.URL, header http.Header, body []byte) upstreamAnswer {
-	kind := pathKind(target.Path)
+	kind := pathKind(f.apiPath(target))
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, method, target.String(), bytes.NewReader(body))
 	if err != nil {
 		return upstreamAnswer{err: err}
 	}
 	req.Header = header.Clone()
+	if _, ok := req.Header["User-Agent"]; !ok {
+		// An empty value keeps net/http from adding its own: a request
+		// that came without a User-Agent goes on without one.
+		req.Header["User-Agent"] = []string{""}
+	}
 	resp, err := f.client.Do(req)
 	var answer upstreamAnswer
 	if err == nil {
@@ -303,14 +326,15 @@ func (h *envelopeHandler) withForwarding(next http.Handler) http.Handler {
 			writeError(w, h.bodyError(err))
 			return
 		}
-		if isEnvelopePath(target.Path) && r.Method == http.MethodPost {
+		// target checked that the request's path is a clean one.
+		if isEnvelopePath(r.URL.Path) && r.Method == http.MethodPost {
 			raw := &rawRequest{body: body, target: target, header: r.Header.Clone(), release: release}
 			r = r.WithContext(context.WithValue(r.Context(), rawRequestKey{}, raw))
 			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 			next.ServeHTTP(w, r)
 			return
 		}
-		parts := strings.Split(strings.Trim(target.Path, "/"), "/")
+		parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 		projectID, _ := canonicalProjectID(parts[1])
 		if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
 			h.refuse(w, projectID, rerr)

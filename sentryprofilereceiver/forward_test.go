@@ -83,28 +83,39 @@ func mixedEnvelope() []byte {
 
 func TestForwardEnvelopesByteForByte(t *testing.T) {
 	env := mixedEnvelope()
+	const nodeUA = "sentry.javascript.node/11.1.0"
 	tests := []struct {
-		name     string
-		body     []byte
-		encoding string
+		name      string
+		body      []byte
+		encoding  string
+		userAgent string // "" sends none, as @sentry/node 8.x and 9.x do
+		prefix    string // the upstream's base path (a self-hosted Sentry under a prefix)
 	}{
-		{"plain", env, ""},
-		{"gzip", gzipBytes(t, env), "gzip"},
+		{name: "plain", body: env, userAgent: nodeUA},
+		{name: "gzip", body: gzipBytes(t, env), encoding: "gzip", userAgent: nodeUA},
+		{name: "no User-Agent stays without one", body: env},
+		{name: "upstream under a path prefix", body: env, userAgent: nodeUA, prefix: "/sentry"},
+		{name: "upstream under a path prefix with a slash", body: env, userAgent: nodeUA, prefix: "/sentry/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			upstream := newFakeSentry(t)
 			sink := new(consumertest.ProfilesSink)
-			tr := startReceiver(t, sink, forwardTo(upstream.URL))
+			tr := startReceiver(t, sink, forwardTo(upstream.URL+tt.prefix))
 			headers := map[string]string{
 				"X-Sentry-Auth": "Sentry sentry_key=" + testKey + ", sentry_version=7, sentry_client=sentry.javascript.node/11.1.0",
-				"User-Agent":    "sentry.javascript.node/11.1.0",
 				"Content-Type":  "application/x-sentry-envelope",
+			}
+			if tt.userAgent != "" {
+				headers["User-Agent"] = tt.userAgent
 			}
 			if tt.encoding != "" {
 				headers["Content-Encoding"] = tt.encoding
 			}
 			req := newRequest(t, http.MethodPost, tr.url+"/api/42/envelope/?sentry_key="+testKey+"&sentry_version=7", tt.body, headers)
+			if tt.userAgent == "" {
+				req.Header["User-Agent"] = []string{""} // the test client sends none either
+			}
 			resp := do(t, req)
 			require.Equal(t, http.StatusOK, resp.status, resp.body)
 			assert.Equal(t, `{"id":"from-upstream"}`, resp.body, "the SDK gets the upstream's answer")
@@ -112,11 +123,16 @@ func TestForwardEnvelopesByteForByte(t *testing.T) {
 			got := upstream.got()
 			require.Len(t, got, 1)
 			assert.Equal(t, tt.body, got[0].body, "the body as the SDK sent it")
-			assert.Equal(t, "/api/42/envelope/", got[0].path)
+			assert.Equal(t, strings.TrimSuffix(tt.prefix, "/")+"/api/42/envelope/", got[0].path)
 			assert.Equal(t, "sentry_key="+testKey+"&sentry_version=7", got[0].query)
 			assert.Equal(t, tt.encoding, got[0].header.Get("Content-Encoding"))
 			assert.Equal(t, headers["X-Sentry-Auth"], got[0].header.Get("X-Sentry-Auth"))
-			assert.Equal(t, headers["User-Agent"], got[0].header.Get("User-Agent"))
+			ua, sent := got[0].header["User-Agent"]
+			if tt.userAgent == "" {
+				assert.False(t, sent, "a request without User-Agent goes on without one, got %q", ua)
+			} else {
+				assert.Equal(t, []string{tt.userAgent}, ua)
+			}
 			assert.Equal(t, "127.0.0.1", got[0].header.Get("X-Forwarded-For"))
 			assert.Equal(t, chunkSamples, sampleEvents(sink), "the profile also reached the pipeline")
 		})

@@ -26,9 +26,13 @@ const (
 	keySegmentID = "sentry.segment.id"
 )
 
-// reasonHeldChunkRefused is the drop log's reason for a held chunk the
-// pipeline refused after its SDK was answered.
-const reasonHeldChunkRefused sentry.Reason = "held_chunk_refused_by_pipeline"
+// Drop reasons of held chunks, which were answered 200 before they were
+// translated: the pipeline refused one, or the receiver's shutdown deadline
+// passed before one could be translated.
+const (
+	reasonHeldChunkRefused  sentry.Reason = "held_chunk_refused_by_pipeline"
+	reasonHeldChunkShutdown sentry.Reason = "held_chunk_shutdown_deadline"
+)
 
 // chunkLinks links V2 chunk samples to spans: it feeds the span index with
 // every transaction and span item, and holds chunks for links::wait so that
@@ -261,8 +265,10 @@ func (h *envelopeHandler) releaseHeld(ctx context.Context, c heldChunk) {
 	case h.slots <- struct{}{}:
 		defer func() { <-h.slots }()
 	case <-ctx.Done():
-		h.logger.Warn("Held profile chunk dropped: the receiver shut down before it could be translated",
-			zap.String("project_id", c.projectID), zap.Error(ctx.Err()))
+		h.telemetry.ReceiverSentryprofileDiscardedItems.Add(context.WithoutCancel(ctx), 1,
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(reasonHeldChunkShutdown)))))
+		h.drops.dropped(droppedItem{itemType: c.item.Header.Type, reason: reasonHeldChunkShutdown,
+			projectID: c.projectID, sdk: c.sdkName})
 		return
 	}
 	h.telemetry.ReceiverSentryprofileLinkHoldDuration.Record(ctx, h.links.now().Sub(c.arrived).Seconds())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ const (
 		`"transaction":"checkout","platform":"python","start_timestamp":1795000000.005,"timestamp":1795000000.030,` +
 		`"contexts":{"trace":{"trace_id":"` + linkTrace + `","span_id":"` + linkRoot + `","op":"http.server",` +
 		`"data":{"thread.id":"1","thread.name":"MainThread"}},` +
-		`"profile":{"profiler_id":"071bfc9a1f8e4cb4a0a2e0bd1c5bde55"}},` +
+		`"profile":{"profiler_id":"` + linkProfilerID + `"}},` +
 		`"spans":[{"trace_id":"` + linkTrace + `","span_id":"` + linkChild + `","parent_span_id":"` + linkRoot + `",` +
 		`"op":"db","description":"SELECT 1","start_timestamp":1795000000.008,"timestamp":1795000000.015}]}`
 
@@ -86,28 +87,61 @@ func linksBySample(t *testing.T, sink *consumertest.ProfilesSink) map[int64]stri
 
 var wantLinks = map[int64]string{0: "", 10: linkChild, 20: linkRoot}
 
+// linkProfilerID is the profiler of chunkPayload and linkTransaction.
+const linkProfilerID = "071bfc9a1f8e4cb4a0a2e0bd1c5bde55"
+
+// The forms in which SDKs name the profiler on a transaction, each made
+// from linkTransaction.
+var (
+	// sentry-python 2.6.0: contexts.profile["profiler.id"].
+	linkTransactionDottedKey = strings.Replace(linkTransaction, `"profile":{"profiler_id":`, `"profile":{"profiler.id":`, 1)
+	// sentry-python 3.0: no contexts.profile; contexts.trace.data and
+	// every span's data name it.
+	linkTransactionTraceData = strings.NewReplacer(
+		`,"profile":{"profiler_id":"`+linkProfilerID+`"}`, ``,
+		`"thread.name":"MainThread"`, `"thread.name":"MainThread","profiler_id":"`+linkProfilerID+`"`,
+		`"description":"SELECT 1"`, `"description":"SELECT 1","data":{"profiler_id":"`+linkProfilerID+`"}`,
+	).Replace(linkTransaction)
+	// sentry-python 3.0, a root started before the profiler: only the
+	// child, which ran while it did, names it.
+	linkTransactionChildOnly = strings.NewReplacer(
+		`,"profile":{"profiler_id":"`+linkProfilerID+`"}`, ``,
+		`"description":"SELECT 1"`, `"description":"SELECT 1","data":{"profiler_id":"`+linkProfilerID+`","thread.id":"1"}`,
+	).Replace(linkTransaction)
+)
+
 func TestChunkLinks(t *testing.T) {
 	const wait = 300 * time.Millisecond
 	tests := []struct {
 		name      string
 		wait      time.Duration
 		envelopes [][]item // posted in this order
+		want      map[int64]string
 	}{
 		{"transaction before the chunk, no wait", 0, [][]item{
 			{transactionItem(linkTransaction)}, {chunkItem(chunkPayload)},
-		}},
+		}, nil},
 		{"chunk before its transaction, held", wait, [][]item{
 			{chunkItem(chunkPayload)}, {transactionItem(linkTransaction)},
-		}},
+		}, nil},
 		{"transaction and chunk in one envelope", wait, [][]item{
 			{chunkItem(chunkPayload), transactionItem(linkTransaction)},
-		}},
+		}, nil},
 		{"streamed child, then the chunk, then the segment", wait, [][]item{
 			{spanItem(linkChildStreamed)}, {chunkItem(chunkPayload)}, {spanItem(linkSegmentStreamed)},
-		}},
+		}, nil},
 		{"streamed segment and child before the chunk, no wait", 0, [][]item{
 			{spanItem(linkSegmentStreamed)}, {spanItem(linkChildStreamed)}, {chunkItem(chunkPayload)},
-		}},
+		}, nil},
+		{"profiler named contexts.profile[profiler.id]", wait, [][]item{
+			{chunkItem(chunkPayload)}, {transactionItem(linkTransactionDottedKey)},
+		}, nil},
+		{"profiler named in contexts.trace.data and span data", wait, [][]item{
+			{chunkItem(chunkPayload)}, {transactionItem(linkTransactionTraceData)},
+		}, nil},
+		{"profiler named by the child span alone", 0, [][]item{
+			{transactionItem(linkTransactionChildOnly)}, {chunkItem(chunkPayload)},
+		}, map[int64]string{0: "", 10: linkChild, 20: ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,11 +156,21 @@ func TestChunkLinks(t *testing.T) {
 				require.Eventually(t, func() bool { return sampleEvents(sink) == chunkSamples }, 10*tt.wait, 10*time.Millisecond)
 			}
 			require.Equal(t, chunkSamples, sampleEvents(sink))
-			assert.Equal(t, wantLinks, linksBySample(t, sink))
+			want := tt.want
+			if want == nil {
+				want = wantLinks
+			}
+			assert.Equal(t, want, linksBySample(t, sink))
 
+			linked := int64(0)
+			for _, span := range want {
+				if span != "" {
+					linked++
+				}
+			}
 			metadatatest.AssertEqualReceiverSentryprofileLinkedSamples(t, tr.telemetry, []metricdata.DataPoint[int64]{
-				{Attributes: attribute.NewSet(attribute.Bool("linked", true)), Value: 2},
-				{Attributes: attribute.NewSet(attribute.Bool("linked", false)), Value: 1},
+				{Attributes: attribute.NewSet(attribute.Bool("linked", true)), Value: linked},
+				{Attributes: attribute.NewSet(attribute.Bool("linked", false)), Value: int64(len(want)) - linked},
 			}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 		})
 	}
@@ -183,4 +227,26 @@ func TestChunkLinksHeldRefused(t *testing.T) {
 		sum, ok := m.Data.(metricdata.Sum[int64])
 		return ok && len(sum.DataPoints) == 1 && sum.DataPoints[0].Value == chunkSamples
 	}, 5*time.Second, 10*time.Millisecond)
+}
+
+// TestChunkLinksShutdownDeadline: a held chunk that cannot be translated
+// before the shutdown deadline is counted as discarded, with its reason.
+func TestChunkLinksShutdownDeadline(t *testing.T) {
+	sink := new(consumertest.ProfilesSink)
+	tr := startReceiver(t, sink, func(c *Config) {
+		c.Links.Wait = time.Minute
+		c.MaxConcurrentEnvelopes = 1
+	})
+	resp := post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
+	require.Equal(t, http.StatusOK, resp.status, resp.body)
+	tr.rcvr.handler.slots <- struct{}{} // every slot busy until the deadline
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = tr.rcvr.Shutdown(ctx)
+	<-tr.rcvr.handler.slots
+
+	assert.Zero(t, sampleEvents(sink))
+	metadatatest.AssertEqualReceiverSentryprofileDiscardedItems(t, tr.telemetry, []metricdata.DataPoint[int64]{
+		{Attributes: attribute.NewSet(attribute.String("reason", "held_chunk_shutdown_deadline")), Value: 1},
+	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 }

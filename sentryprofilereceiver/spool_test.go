@@ -216,6 +216,22 @@ func TestSpoolDeliversInOrderAfterOutage(t *testing.T) {
 		"only the index is left once everything is delivered")
 }
 
+// TestSpoolUpstreamUnderAPrefix: with a self-hosted Sentry under a path
+// prefix, a stored request keeps its own path, and is delivered under the
+// prefix configured when it goes.
+func TestSpoolUpstreamUnderAPrefix(t *testing.T) {
+	store := newMemStorage()
+	upstream := newFakeSentry(t)
+	url, _, _ := startSpooling(t, store, upstream.URL+"/sentry", 1<<20)
+	require.Equal(t, http.StatusOK, sendStore(t, url, 0).status)
+	require.Equal(t, http.StatusOK, post(t, &testReceiver{url: url}, mixedEnvelope(), nil).status)
+	require.Eventually(t, func() bool { return len(upstream.got()) == 2 }, 5*time.Second, 10*time.Millisecond)
+	got := upstream.got()
+	assert.Equal(t, "/sentry/api/42/store/", got[0].path)
+	assert.Equal(t, "/sentry/api/42/envelope/", got[1].path)
+	assert.Equal(t, storeBody(0), got[0].body)
+}
+
 func TestSpoolResumesAfterRestart(t *testing.T) {
 	store := newMemStorage()
 	upstream := newGate(t)

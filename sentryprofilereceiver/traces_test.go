@@ -7,7 +7,9 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,6 +18,8 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
+	"go.opentelemetry.io/collector/pdata/pprofile"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
@@ -146,8 +150,8 @@ func startShared(t *testing.T, profiles xconsumer.Profiles, traces consumer.Trac
 }
 
 // TestTracesAndProfilesShareOneEndpoint: one envelope with a transaction and
-// its V1 profile feeds both pipelines; the endpoint lives until the last of
-// them shuts down.
+// its V1 profile feeds both pipelines; the endpoint stops with the first of
+// them (see TestSharedReceiverLifecycle).
 func TestTracesAndProfilesShareOneEndpoint(t *testing.T) {
 	profiles := new(consumertest.ProfilesSink)
 	traces := new(consumertest.TracesSink)
@@ -164,15 +168,86 @@ func TestTracesAndProfilesShareOneEndpoint(t *testing.T) {
 	_, err := tr.telemetry.GetMetric("otelcol_receiver_sentryprofile_ignored_items")
 	assert.Error(t, err, "no item was ignored")
 
-	// The traces pipeline stopping leaves the profiles pipeline served.
 	require.NoError(t, tr.traces.Shutdown(context.Background()))
-	resp = post(t, &tr.testReceiver, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
-	require.Equal(t, http.StatusOK, resp.status, resp.body)
-	assert.Equal(t, v1Samples+chunkSamples, sampleEvents(profiles))
-
-	require.NoError(t, tr.profiles.Shutdown(context.Background()))
 	_, err = http.Post(tr.url+"/api/42/envelope/", "", nil)
-	assert.Error(t, err, "nothing listens once every pipeline has stopped")
+	assert.Error(t, err, "nothing listens once the first pipeline has stopped")
+	require.NoError(t, tr.profiles.Shutdown(context.Background()), "the second Shutdown finds it stopped")
+}
+
+// stoppingProfiles and stoppingTraces stand for a pipeline whose exporter
+// the collector stops: after stop, a Consume is an error, and is counted,
+// since a real exporter would lose (or crash on) what it gets then.
+type stoppingProfiles struct {
+	consumertest.ProfilesSink
+	stopped, late atomic.Int32
+}
+
+func (s *stoppingProfiles) ConsumeProfiles(ctx context.Context, pd pprofile.Profiles) error {
+	if s.stopped.Load() != 0 {
+		s.late.Add(1)
+		return errors.New("exporter stopped")
+	}
+	return s.ProfilesSink.ConsumeProfiles(ctx, pd)
+}
+
+type stoppingTraces struct {
+	consumertest.TracesSink
+	stopped, late atomic.Int32
+}
+
+func (s *stoppingTraces) ConsumeTraces(ctx context.Context, td ptrace.Traces) error {
+	if s.stopped.Load() != 0 {
+		s.late.Add(1)
+		return errors.New("exporter stopped")
+	}
+	return s.TracesSink.ConsumeTraces(ctx, td)
+}
+
+// TestSharedReceiverLifecycle: a receiver in a profiles and a traces
+// pipeline listens once both have started, and on the first Shutdown,
+// whichever pipeline it comes from, flushes its held chunks into the
+// profiles pipeline while it still runs; the other pipeline's exporter may
+// stop right after (the collector orders two pipelines' shutdowns by a
+// topological sort), and nothing reaches it later.
+func TestSharedReceiverLifecycle(t *testing.T) {
+	for _, profilesFirst := range []bool{true, false} {
+		name := map[bool]string{true: "profiles pipeline stops first", false: "traces pipeline stops first"}[profilesFirst]
+		t.Run(name, func(t *testing.T) {
+			f := NewFactory()
+			cfg := f.CreateDefaultConfig().(*Config)
+			cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
+			cfg.Links.Wait = time.Minute // held until Shutdown
+			set := metadatatest.NewSettings(componenttest.NewTelemetry())
+			set.Logger = zaptest.NewLogger(t)
+			profiles, traces := new(stoppingProfiles), new(stoppingTraces)
+			pr, err := f.CreateProfiles(context.Background(), set, cfg, profiles)
+			require.NoError(t, err)
+			tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
+			require.NoError(t, err)
+			inner := pr.(*handle).shared.inner
+
+			require.NoError(t, pr.Start(context.Background(), componenttest.NewNopHost()))
+			assert.Nil(t, inner.listener, "not listening before every pipeline has started")
+			require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+			require.NotNil(t, inner.listener)
+			rcv := &testReceiver{url: "http://" + inner.listener.Addr().String()}
+
+			resp := post(t, rcv, envelopeOf(eventHeader, chunkItem(chunkPayload), transactionItem(linkTransaction)), nil)
+			require.Equal(t, http.StatusOK, resp.status, resp.body)
+			assert.Zero(t, sampleEvents(&profiles.ProfilesSink), "held for links::wait")
+
+			first, second := component.Component(pr), component.Component(tr)
+			if !profilesFirst {
+				first, second = second, first
+			}
+			require.NoError(t, first.Shutdown(context.Background()))
+			assert.Equal(t, chunkSamples, sampleEvents(&profiles.ProfilesSink), "the held chunk went down a running pipeline")
+			profiles.stopped.Store(1)
+			traces.stopped.Store(1)
+			require.NoError(t, second.Shutdown(context.Background()))
+			assert.Zero(t, profiles.late.Load()+traces.late.Load(), "nothing reached a stopped exporter")
+		})
+	}
 }
 
 // TestTracesOnly: without a profiles pipeline, profile items are counted as

@@ -73,20 +73,66 @@ func IsAndroidTrace(payload []byte) bool {
 // during it, with that time in SampleWallNS. A transaction profile is V1
 // (sample times relative to its timestamp; fallback is used when the
 // payload has none); a chunk is V2, its sample times counted from its
-// `timestamp`, else from fallback minus the trace's length.
-func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sentry.Profile, error) {
+// `timestamp`, else from fallback minus the trace's length. The warnings
+// say what of the trace was read in a lenient way (undeclaredWarning).
+func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sentry.Profile, []*sentry.Error, error) {
 	var a androidPayload
 	if err := json.Unmarshal(payload, &a); err != nil {
-		return nil, sentry.NewError(sentry.ReasonInvalidJSON, err.Error())
+		return nil, nil, sentry.NewError(sentry.ReasonInvalidJSON, err.Error())
 	}
 	raw, err := art.DecodeBase64(a.SampledProfile)
 	if err != nil {
-		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+		return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
 	}
 	trace, err := art.Decode(raw, limits)
 	if err != nil {
-		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+		return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
 	}
+	p, err := androidProfile(a, trace, fallback)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, undeclaredWarning(trace), nil
+}
+
+// DecodeARTTrace turns a bare ART method trace file (either form, as
+// Debug.startMethodTracing or Android Studio saves it) into a continuous
+// chunk of platform android with nothing of the metadata a Sentry payload
+// adds. The trace's own start time is on the device's monotonic clock, not
+// the calendar: the chunk is placed to end at end.
+func DecodeARTTrace(raw []byte, end time.Time, limits art.Limits) (*sentry.Profile, []*sentry.Error, error) {
+	trace, err := art.Decode(raw, limits)
+	if err != nil {
+		return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+	}
+	start := end.Add(-time.Duration(trace.ElapsedMicros) * time.Microsecond)
+	p := &sentry.Profile{Platform: "android", Version: sentry.VersionV2, Timestamp: start.UTC()}
+	addTraceSamples(p, trace, start)
+	return p, undeclaredWarning(trace), nil
+}
+
+// undeclaredWarning reports the methods a trace's records name but the
+// trace does not declare: their records are kept, their frames named
+// "unknown.<id>" (vroom and Android Studio show them as unknown methods
+// too; Relay does not check). Nil when every method is declared.
+func undeclaredWarning(trace *art.Trace) []*sentry.Error {
+	if len(trace.Undeclared) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, min(len(trace.Undeclared), 5))
+	for _, id := range trace.Undeclared[:cap(ids)] {
+		ids = append(ids, fmt.Sprintf("%#x", id))
+	}
+	if len(trace.Undeclared) > len(ids) {
+		ids = append(ids, "…")
+	}
+	return []*sentry.Error{sentry.NewError(sentry.ReasonInvalidSampledProfile, fmt.Sprintf(
+		"%d records name %d methods the trace does not declare (%s); kept as %s.<id>",
+		trace.UndeclaredRecords, len(trace.Undeclared), strings.Join(ids, ", "), art.UnknownClass))}
+}
+
+// androidProfile maps the payload's metadata and the trace's samples.
+func androidProfile(a androidPayload, trace *art.Trace, fallback time.Time) (*sentry.Profile, error) {
 
 	p := &sentry.Profile{
 		Platform: "android", Release: a.Release, Environment: a.Environment,
@@ -118,29 +164,11 @@ func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sent
 		p.Runtime = sentry.Runtime{Name: "Android", Version: a.AndroidAPILevel.String()}
 	}
 	// transaction_* or transactions[] → transactions (V1 links).
-	if a.TransactionID != "" || a.TransactionName != "" {
-		p.Transactions = []sentry.Transaction{{ID: strings.ReplaceAll(a.TransactionID, "-", ""), Name: a.TransactionName,
-			TraceID: strings.ReplaceAll(a.TraceID, "-", "")}}
+	txs, err := androidTransactions(a)
+	if err != nil {
+		return nil, err
 	}
-	if len(a.Transactions) > 0 {
-		var txs []struct {
-			ID              string      `json:"id"`
-			Name            string      `json:"name"`
-			TraceID         string      `json:"trace_id"`
-			ActiveThreadID  json.Number `json:"active_thread_id"`
-			RelativeStartNS json.Number `json:"relative_start_ns"`
-			RelativeEndNS   json.Number `json:"relative_end_ns"`
-		}
-		if err := json.Unmarshal(a.Transactions, &txs); err != nil {
-			return nil, sentry.NewError(sentry.ReasonInvalidTransactionMetadata, "transactions: "+err.Error())
-		}
-		for _, tx := range txs {
-			start, _ := strconv.ParseUint(tx.RelativeStartNS.String(), 10, 64)
-			end, _ := strconv.ParseUint(tx.RelativeEndNS.String(), 10, 64)
-			p.Transactions = append(p.Transactions, sentry.Transaction{ID: tx.ID, Name: tx.Name, TraceID: tx.TraceID,
-				ActiveThreadID: tx.ActiveThreadID.String(), RelativeStartNS: start, RelativeEndNS: end})
-		}
-	}
+	p.Transactions = txs
 	if err := androidDebugMeta(p, a); err != nil {
 		return nil, err
 	}
@@ -162,6 +190,36 @@ func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sent
 		return nil, err
 	}
 	return p, nil
+}
+
+// androidTransactions maps transaction_id, transaction_name and trace_id (a
+// transaction profile's one transaction) and transactions[].
+func androidTransactions(a androidPayload) ([]sentry.Transaction, error) {
+	var out []sentry.Transaction
+	if a.TransactionID != "" || a.TransactionName != "" {
+		out = []sentry.Transaction{{ID: strings.ReplaceAll(a.TransactionID, "-", ""), Name: a.TransactionName,
+			TraceID: strings.ReplaceAll(a.TraceID, "-", "")}}
+	}
+	if len(a.Transactions) > 0 {
+		var txs []struct {
+			ID              string      `json:"id"`
+			Name            string      `json:"name"`
+			TraceID         string      `json:"trace_id"`
+			ActiveThreadID  json.Number `json:"active_thread_id"`
+			RelativeStartNS json.Number `json:"relative_start_ns"`
+			RelativeEndNS   json.Number `json:"relative_end_ns"`
+		}
+		if err := json.Unmarshal(a.Transactions, &txs); err != nil {
+			return nil, sentry.NewError(sentry.ReasonInvalidTransactionMetadata, "transactions: "+err.Error())
+		}
+		for _, tx := range txs {
+			start, _ := strconv.ParseUint(tx.RelativeStartNS.String(), 10, 64)
+			end, _ := strconv.ParseUint(tx.RelativeEndNS.String(), 10, 64)
+			out = append(out, sentry.Transaction{ID: tx.ID, Name: tx.Name, TraceID: tx.TraceID,
+				ActiveThreadID: tx.ActiveThreadID.String(), RelativeStartNS: start, RelativeEndNS: end})
+		}
+	}
+	return out, nil
 }
 
 // addJSProfile adds React Native's `js_profile` (a sample-format profile of
@@ -252,7 +310,7 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 		for i, m := range stack {
 			f, ok := frameOf[m]
 			if !ok {
-				method := trace.Methods[m]
+				method := trace.Method(m)
 				f = int64(len(p.Frames))
 				frameOf[m] = f
 				p.Frames = append(p.Frames, sentry.Frame{

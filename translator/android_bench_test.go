@@ -57,7 +57,7 @@ func BenchmarkTranslateAndroid(b *testing.B) {
 	builder := NewProfilesBuilder(ReceiveOptions{})
 	samples := 0
 	for b.Loop() {
-		p, err := DecodeAndroid(payload, time.Now(), art.DefaultLimits())
+		p, _, err := DecodeAndroid(payload, time.Now(), art.DefaultLimits())
 		if err != nil {
 			b.Fatal(err)
 		}

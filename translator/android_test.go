@@ -15,6 +15,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -61,8 +63,9 @@ func TestAndroidFixtures(t *testing.T) {
 			}
 			require.NoError(t, json.Unmarshal(payload, &meta))
 
-			p, err := DecodeAndroid(payload, fallback, art.DefaultLimits())
+			p, warnings, err := DecodeAndroid(payload, fallback, art.DefaultLimits())
 			require.NoError(t, err)
+			assert.Empty(t, warnings, "Sentry's fixtures declare every method they use")
 			assert.Equal(t, tt.version, p.Version)
 			assert.Equal(t, "android", p.Platform)
 			var wantWall uint64
@@ -159,7 +162,7 @@ func resourceStr(rp pprofile.ResourceProfiles, key string) string {
 // period, and the chunks pass Relay's rules.
 func TestAndroidBackToSentry(t *testing.T) {
 	payload := fixtures.Read(t, "relay__relay-profiling_tests_fixtures_android_chunk_valid.json")
-	p, err := DecodeAndroid(payload, time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), art.DefaultLimits())
+	p, _, err := DecodeAndroid(payload, time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC), art.DefaultLimits())
 	require.NoError(t, err)
 	type key struct {
 		thread string
@@ -194,4 +197,88 @@ func TestAndroidBackToSentry(t *testing.T) {
 	events := float64(sent + dropped)
 	assert.InDelta(t, float64(total)/period, events, float64(len(wall)), "events × period ≈ the trace's time")
 	t.Logf("%d slices, %.1f s of thread time → %d events sent, %d dropped, in %d chunks", len(p.Samples), float64(total)/1e9, sent, dropped, len(chunks))
+}
+
+// proxyTrace is a trace whose main thread calls through a runtime-generated
+// proxy (method 0xf0, which the trace does not declare): looper 0–100 µs,
+// the proxy 20–80 µs with render 30–50 µs inside it.
+func proxyTrace(write func(int, art.Clock, []art.Thread, map[uint32]art.Method, []art.Event, uint64) []byte) []byte {
+	methods := map[uint32]art.Method{
+		0x4: {Class: "android.os.Looper", Name: "loop", Signature: "()V", Source: "Looper.java"},
+		0x8: {Class: "com.example.App", Name: "render", Signature: "(I)V", Source: "App.kt", Line: 42},
+	}
+	events := []art.Event{
+		{Thread: 7, Method: 0x4, Action: art.Enter, Wall: 0, CPU: 0},
+		{Thread: 7, Method: 0xf0, Action: art.Enter, Wall: 20, CPU: 10},
+		{Thread: 7, Method: 0x8, Action: art.Enter, Wall: 30, CPU: 15},
+		{Thread: 7, Method: 0x8, Action: art.Exit, Wall: 50, CPU: 30},
+		{Thread: 7, Method: 0xf0, Action: art.Exit, Wall: 80, CPU: 40},
+	}
+	return write(3, art.ClockDual, []art.Thread{{ID: 7, Name: "main"}}, methods, events, 100)
+}
+
+// functionTimes sums a profile's wall time by leaf function name.
+func functionTimes(p *sentry.Profile) map[string]uint64 {
+	out := map[string]uint64{}
+	for i, s := range p.Samples {
+		leaf := p.Stacks.At(int(s.StackID))[0]
+		out[p.Frames[leaf].Function] += p.SampleWallNS[i] / 1000
+	}
+	return out
+}
+
+// TestAndroidUndeclaredMethods: a trace that calls methods it does not
+// declare keeps every sample, names the frame unknown.<id>, and says so in
+// one warning that reaches the item's outcome (the receiver counts it in
+// otelcol_receiver_sentryprofile_item_warnings).
+func TestAndroidUndeclaredMethods(t *testing.T) {
+	want := map[string]uint64{"android.os.Looper.loop": 20 + 20, "unknown.0xf0": 10 + 30, "com.example.App.render": 20}
+	for _, w := range []struct {
+		form  string
+		write func(int, art.Clock, []art.Thread, map[uint32]art.Method, []art.Event, uint64) []byte
+	}{{"regular", arttest.Write}, {"streaming", arttest.WriteStreaming}} {
+		t.Run(w.form, func(t *testing.T) {
+			payload := []byte(`{"chunk_id":"0432a0a4c25f4697bf9f0a2fcbe6a814","profiler_id":"071bfc9a1f8e4cb4a0a2e0bd1c5bde55",` +
+				`"platform":"android","client_sdk":{"name":"sentry.java.android","version":"8.0.0"},"timestamp":1795000000.0,"sampled_profile":"` +
+				base64.RawStdEncoding.EncodeToString(proxyTrace(w.write)) + `"}`)
+			p, warnings, err := DecodeAndroid(payload, time.Now(), art.DefaultLimits())
+			require.NoError(t, err)
+			assert.Equal(t, want, functionTimes(p))
+			require.Len(t, warnings, 1)
+			assert.Equal(t, sentry.ReasonInvalidSampledProfile, warnings[0].Reason)
+			assert.Contains(t, warnings[0].Error(), "2 records name 1 methods the trace does not declare (0xf0)")
+
+			item := envelope.Item{Header: envelope.ItemHeader{Type: ItemTypeProfileChunk, Length: -1}, Payload: payload, Size: int64(len(payload))}
+			var dec ItemDecoder
+			p, warnings, serr := dec.Decode(&item, time.Now())
+			require.Nil(t, serr)
+			assert.Len(t, p.Samples, 5, "five slices: loop, proxy, render, proxy, loop")
+			require.Len(t, warnings, 1, "the item decoder passes the warning on")
+			assert.Equal(t, sentry.ReasonInvalidSampledProfile, warnings[0].Reason)
+		})
+	}
+}
+
+// TestDecodeARTTrace: a bare trace file of either form becomes an android
+// chunk that ends at the given time, with its threads and samples and no
+// Sentry metadata.
+func TestDecodeARTTrace(t *testing.T) {
+	end := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	for _, write := range []func(int, art.Clock, []art.Thread, map[uint32]art.Method, []art.Event, uint64) []byte{arttest.Write, arttest.WriteStreaming} {
+		raw := proxyTrace(write)
+		p, warnings, err := DecodeARTTrace(raw, end, art.DefaultLimits())
+		require.NoError(t, err)
+		assert.Len(t, warnings, 1)
+		assert.Equal(t, sentry.VersionV2, p.Version)
+		assert.Equal(t, "android", p.Platform)
+		assert.Equal(t, end.Add(-100*time.Microsecond), p.Timestamp)
+		assert.Equal(t, []sentry.ThreadMetadata{{ThreadID: "7", Name: "main"}}, p.ThreadMetadata)
+		assert.Equal(t, map[string]uint64{"android.os.Looper.loop": 40, "unknown.0xf0": 40, "com.example.App.render": 20}, functionTimes(p))
+		last := p.Samples[len(p.Samples)-1]
+		assert.Equal(t, end.Add(-20*time.Microsecond).UnixNano(), last.Timestamp, "the looper's last 20 µs")
+		pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+		requireValidPdata(t, pd)
+	}
+	_, _, err := DecodeARTTrace([]byte("not a trace"), end, art.DefaultLimits())
+	assert.ErrorContains(t, err, "profiling_invalid_sampled_profile")
 }

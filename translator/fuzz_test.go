@@ -4,9 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -100,4 +103,23 @@ func fuzzSeeds(tb testing.TB) []pprofile.Profiles {
 	q := o.profile(sp, "samples", "count", t0, 100e9, "", "", 0)
 	addSample(q, s, nil, []int64{2, 1}, []uint64{t0, t0 + 90e9})
 	return append(seeds, o.pd)
+}
+
+// FuzzDecodeARTTrace feeds arbitrary bytes as an ART method trace file
+// (either form) through the Android decoder to the builder: whatever
+// decodes, undeclared methods included, gives pdata whose indices hold.
+func FuzzDecodeARTTrace(f *testing.F) {
+	f.Add(proxyTrace(arttest.Write))
+	f.Add(proxyTrace(arttest.WriteStreaming))
+	end := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, _, err := DecodeARTTrace(data, end, art.Limits{MaxEvents: 10_000, MaxMethods: 1000, MaxThreads: 1000})
+		if err != nil {
+			return
+		}
+		pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+		if err := pd.MergeTo(pprofile.NewProfiles()); err != nil {
+			t.Fatalf("out-of-range index: %v", err)
+		}
+	})
 }

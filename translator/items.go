@@ -51,8 +51,8 @@ func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.P
 		// decoder; its samples are valid by construction, and Relay's
 		// sample-format rules do not apply to it.
 		if serr.Reason == sentry.ReasonPlatformNotSupported && IsAndroidTrace(item.Payload) {
-			p, err := DecodeAndroid(item.Payload, fallback, art.DefaultLimits())
-			return p, nil, asItemError(err, sentry.ReasonInvalidSampledProfile)
+			p, warnings, err := DecodeAndroid(item.Payload, fallback, art.DefaultLimits())
+			return p, warnings, asItemError(err, sentry.ReasonInvalidSampledProfile)
 		}
 		return nil, nil, serr
 	}

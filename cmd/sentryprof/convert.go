@@ -17,6 +17,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofconv"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -32,14 +33,22 @@ const convertHelp = `Usage: sentryprof convert [-in FILE|-] [-out FILE|-] [-form
                           [-project ID] [-service NAME] [-split]
                           [-validation lenient|relay]
 
-Reads a Sentry envelope or a bare V1/V2 profile JSON document (plain or
-gzip'd) and writes OpenTelemetry profiles or pprof. Every profile and
-profile_chunk item is read by the receiver's rules: decoded, normalized and
-validated; a V1 profile is linked to the trace of the transaction item it
-names (else the envelope's first transaction) and, without a timestamp of
-its own, starts at the envelope's sent_at. As in Relay an envelope holds one
-V1 profile: a second is invalid. Any invalid profile item fails the whole
-conversion and names the item and the reason.
+Reads a Sentry envelope, a bare V1/V2 profile JSON document or an Android
+ART method trace file (.trace, as Debug.startMethodTracing writes it or
+Android Studio saves it), plain or compressed as Sentry SDKs send requests
+(gzip, zstd, zlib/deflate or brotli, told apart by their bytes), and writes
+OpenTelemetry profiles or pprof. Every profile and profile_chunk item is
+read by the receiver's rules: decoded, normalized and validated; a V1
+profile is linked to the trace of the transaction item it names (else the
+envelope's first transaction) and, without a timestamp of its own, starts
+at the envelope's sent_at. As in Relay an envelope holds one V1 profile: a
+second is invalid. Any invalid profile item fails the whole conversion and
+names the item and the reason.
+
+A bare ART trace carries none of a Sentry payload's metadata (release,
+device, transaction): its samples and threads are converted, placed in time
+so that the trace ends when the conversion runs (the trace's own clock
+starts at the device's boot).
 
 -validation lenient (the default, as in the receiver) refuses an item only
 when its samples cannot be read and prints a warning for each Relay rule it
@@ -70,7 +79,7 @@ type convertOptions struct {
 func runConvert(args []string, e *env) error {
 	var o convertOptions
 	fs := newFlagSet("convert", convertHelp, e)
-	fs.StringVar(&o.in, "in", "-", "input `file`: an envelope or a profile JSON document, optionally gzip'd; - is standard input")
+	fs.StringVar(&o.in, "in", "-", "input `file`: an envelope, a profile JSON document or an ART trace, optionally compressed; - is standard input")
 	fs.StringVar(&o.out, "out", "-", "output `file`; - is standard output")
 	fs.StringVar(&o.format, "format", "", "output `format`: otlp-proto, otlp-json or pprof (default: from the -out extension)")
 	fs.StringVar(&o.project, "project", "", "Sentry project `id` recorded on the resource")
@@ -102,7 +111,7 @@ func runConvert(args []string, e *env) error {
 	}
 
 	prog := newProgress(e.stderr, "convert")
-	data, err := readInput(o.in, e, prog)
+	data, err := readInput(o.in, e, prog, decompress)
 	if err != nil {
 		return err
 	}
@@ -134,6 +143,17 @@ func formatFromPath(path string) string {
 // (Relay rules a kept item breaks, a transaction that cannot be read) go to
 // warn.
 func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	if isARTTrace(data) {
+		// A trace file as Debug.startMethodTracing or Android Studio
+		// saves it: the samples without a Sentry payload's metadata.
+		p, warnings, err := translator.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
+		if err != nil {
+			return 0, 0, err
+		}
+		printWarnings(warn, warnings)
+		prog.item(0, "ART method trace", len(p.Samples))
+		return 1, b.Add(translator.Item{Profile: p}), nil
+	}
 	if !isEnvelope(data) {
 		item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
 		p, warnings, serr := dec.Decode(&item, time.Now())
@@ -187,11 +207,23 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 	return added, samples, nil
 }
 
-// printWarnings prints the Relay rules an accepted item breaks.
+// printWarnings prints what is wrong with an accepted item: the Relay rules
+// it breaks, or what of an ART trace was read leniently (which Relay
+// accepts as it is).
 func printWarnings(warn io.Writer, warnings []*sentry.Error) {
 	for _, w := range warnings {
+		if w.Reason == sentry.ReasonInvalidSampledProfile {
+			fmt.Fprintf(warn, "sentryprof convert: warning: accepted: %v\n", w)
+			continue
+		}
 		fmt.Fprintf(warn, "sentryprof convert: warning: accepted, but Relay would refuse it: %v\n", w)
 	}
+}
+
+// isARTTrace reports whether data starts as an ART method trace file: the
+// regular form with its text header, or the streaming form with "SLOW".
+func isARTTrace(data []byte) bool {
+	return bytes.HasPrefix(data, []byte("*version\n")) || bytes.HasPrefix(data, []byte("SLOW"))
 }
 
 // invalidItems reports every invalid profile item of an envelope, one per

@@ -48,7 +48,7 @@ func runExport(args []string, e *env) error {
 	}
 
 	prog := newProgress(e.stderr, "export")
-	data, err := readInput(in, e, prog)
+	data, err := readInput(in, e, prog, gunzip)
 	if err != nil {
 		return err
 	}

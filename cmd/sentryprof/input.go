@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
 )
 
 const (
@@ -23,9 +28,9 @@ const (
 func isStdio(path string) bool { return path == "" || path == "-" }
 
 // readInput returns the whole input named by path ("-" or "" for stdin),
-// decompressed when it starts with the gzip magic. It refuses empty input and
+// decompressed by decode (decompress or gunzip). It refuses empty input and
 // input larger than maxInputBytes after decompression.
-func readInput(path string, e *env, prog *progress) ([]byte, error) {
+func readInput(path string, e *env, prog *progress, decode decoder) ([]byte, error) {
 	var src io.Reader = e.stdin
 	name := "standard input"
 	if !isStdio(path) {
@@ -37,21 +42,18 @@ func readInput(path string, e *env, prog *progress) ([]byte, error) {
 		src, name = f, path
 	}
 
-	br := bufio.NewReader(src)
-	var r io.Reader = br
-	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: gzip: %w", name, err)
-		}
-		defer zr.Close()
-		r = zr
+	r, encoding, err := decode(bufio.NewReaderSize(src, 64<<10))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
-
+	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(&countingReader{r: r, prog: prog}, maxInputBytes+1))
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("reading %s: gzip stream is truncated: %w", name, err)
+			return nil, fmt.Errorf("reading %s: %s stream is truncated: %w", name, encoding, err)
+		}
+		if encoding != "" {
+			return nil, fmt.Errorf("reading %s: %s: %w", name, encoding, err)
 		}
 		return nil, fmt.Errorf("reading %s: %w", name, err)
 	}
@@ -62,6 +64,99 @@ func readInput(path string, e *env, prog *progress) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: input is empty", name)
 	}
 	return data, nil
+}
+
+// Magic numbers of the compressed formats that have one.
+var (
+	gzipMagic = []byte{0x1f, 0x8b}
+	zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+)
+
+// decoder opens an input for reading: the reader of its decompressed bytes
+// and the name of the compression found ("" for none).
+type decoder func(in *bufio.Reader) (r io.ReadCloser, encoding string, err error)
+
+// gunzip reads in as gzip when it starts with the gzip magic, else as it
+// is: for OTLP protobuf, which has no magic number of its own to tell it
+// from other compressions.
+func gunzip(in *bufio.Reader) (io.ReadCloser, string, error) {
+	if head, _ := in.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) {
+		return io.NopCloser(in), "", nil
+	}
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		return nil, "gzip", fmt.Errorf("gzip: %w", err)
+	}
+	return zr, "gzip", nil
+}
+
+// decompress reads in by the Content-Encodings the receiver accepts, told
+// apart by their bytes since a file keeps no header: gzip (and x-gzip),
+// zstd and zlib (HTTP's deflate) by their magic numbers; identity when the
+// input already starts as what convert reads (an envelope or JSON
+// document, an ART trace); brotli, which has no magic number, is tried
+// last and kept only when its output starts as one of those. encoding
+// names the one found ("" for identity).
+func decompress(in *bufio.Reader) (r io.ReadCloser, encoding string, err error) {
+	head, _ := in.Peek(512)
+	switch {
+	case len(head) == 0 || startsPlain(head):
+		return io.NopCloser(in), "", nil
+	case bytes.HasPrefix(head, gzipMagic):
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			return nil, "gzip", fmt.Errorf("gzip: %w", err)
+		}
+		return zr, "gzip", nil
+	case bytes.HasPrefix(head, zstdMagic):
+		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxInputBytes+1))
+		if err != nil {
+			return nil, "zstd", fmt.Errorf("zstd: %w", err)
+		}
+		return zr.IOReadCloser(), "zstd", nil
+	case isZlibHeader(head):
+		zr, err := zlib.NewReader(in)
+		if err != nil {
+			return nil, "zlib", fmt.Errorf("zlib (deflate): %w", err)
+		}
+		return zr, "zlib", nil
+	}
+	br := bufio.NewReaderSize(brotli.NewReader(in), 64<<10)
+	if out, err := br.Peek(512); len(out) > 0 && startsPlain(out) && (err == nil || err == io.EOF) {
+		return io.NopCloser(br), "brotli", nil
+	}
+	return nil, "", errors.New("input is neither a Sentry envelope, a profile JSON document nor an ART method trace, " +
+		"and does not decompress as gzip, zstd, zlib (deflate) or brotli")
+}
+
+// startsPlain reports whether b starts as something convert reads: an ART
+// method trace in either form, or JSON text (an envelope or a profile
+// document): a '{' after white space, and a first line of text. A brotli
+// stream can start with any byte, '{' and '[' included (sentry-python's
+// often start with '['), but not with a line of text.
+func startsPlain(b []byte) bool {
+	if isARTTrace(b) {
+		return true
+	}
+	b = bytes.TrimLeft(b, " \t\r\n")
+	if len(b) == 0 {
+		return true // all white space: readInput says it is empty
+	}
+	if b[0] != '{' {
+		return false
+	}
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	if len(line) == len(b) && len(b) >= utf8.UTFMax {
+		line = line[:len(line)-utf8.UTFMax] // a character may be cut at the end of the peek
+	}
+	return utf8.Valid(line) && !bytes.ContainsFunc(line, func(r rune) bool { return r < ' ' && r != '\t' && r != '\r' })
+}
+
+// isZlibHeader reports whether b starts with a zlib header (RFC 1950): the
+// deflate method, a window of at most 32 KiB, and a check sum that makes
+// the first two bytes a multiple of 31.
+func isZlibHeader(b []byte) bool {
+	return len(b) >= 2 && b[0]&0x0f == 8 && b[0]>>4 <= 7 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0
 }
 
 // writeOutput writes data to the file named by path, or to stdout for "-" or

@@ -370,7 +370,7 @@ func TestConvertBenchdataCocoa(t *testing.T) {
 	assert.NotEmpty(t, p.Mapping)
 }
 
-func gzipBytes(t *testing.T, data []byte) []byte {
+func gzipBytes(t testing.TB, data []byte) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -394,7 +394,8 @@ func TestConvertBadInput(t *testing.T) {
 	}{
 		{name: "empty", input: nil, want: []string{"input is empty"}},
 		{name: "blank lines", input: []byte("\n \n"), want: []string{"input is empty"}},
-		{name: "garbage", input: []byte("this is not a profile"), want: []string{string(sentry.ReasonInvalidJSON)}},
+		{name: "garbage", input: []byte("this is not a profile"), want: []string{"neither a Sentry envelope, a profile JSON document nor an ART method trace"}},
+		{name: "invalid JSON", input: []byte("{\"version\":"), want: []string{string(sentry.ReasonInvalidJSON)}},
 		{name: "truncated gzip", input: gz[:len(gz)/2], want: []string{"gzip stream is truncated"}},
 		{name: "gzip magic then garbage", input: []byte{0x1f, 0x8b, 'n', 'o', 'p', 'e'}, want: []string{"gzip"}},
 		{

@@ -1,19 +1,36 @@
 'use strict';
 
-// A small program profiled by the real Sentry Node SDK 10.75.3, the last
-// release with transaction profiles. The e2e tests run it with SENTRY_DSN
-// pointing at the collector in one of two modes (E2E_PROFILE_MODE):
+// A small program profiled by the real Sentry Node SDK of the releases that
+// still have transaction profiles: 10.75.3 (installed here), and the last
+// 9.x and 8.x (installed in ../node9 and ../node8). The SDK is loaded from
+// the working directory, so the e2e tests run this one file from each of
+// those directories. They run it with SENTRY_DSN pointing at the collector in
+// one of three modes (E2E_PROFILE_MODE):
 //
 //   transaction  profilesSampleRate: one V1 `profile` item sent in the same
 //                envelope as the `transaction` it profiles;
 //   continuous   profileSessionSampleRate with profileLifecycle 'trace': V2
-//                `profile_chunk` items while the root span is open.
+//                `profile_chunk` items while the root span is open (9.x and
+//                later);
+//   manual       V2 `profile_chunk` items between Sentry.profiler.startProfiler()
+//                and stopProfiler(): 8.x's only continuous mode (it profiles
+//                continuously whenever profilesSampleRate is unset and ignores
+//                the session options, which 9.x and later need for it).
 //
 // The work runs under one root span with a child span per round; each round
 // spends its time in two named functions.
 
-const Sentry = require('@sentry/node');
-const { nodeProfilingIntegration } = require('@sentry/profiling-node');
+const path = require('path');
+
+// fromWorkingDirectory loads an npm package installed beside the directory
+// the program runs in, not beside this file.
+function fromWorkingDirectory(name) {
+  return require(require.resolve(name, { paths: [process.cwd()] }));
+}
+
+const Sentry = fromWorkingDirectory('@sentry/node');
+const { nodeProfilingIntegration } = fromWorkingDirectory('@sentry/profiling-node');
+const sdkDirectory = path.basename(process.cwd());
 
 const dsn = process.env.SENTRY_DSN;
 if (!dsn) {
@@ -25,9 +42,10 @@ const mode = process.env.E2E_PROFILE_MODE || 'transaction';
 const profiling = {
   transaction: { profilesSampleRate: 1 },
   continuous: { profileSessionSampleRate: 1, profileLifecycle: 'trace' },
+  manual: { profileSessionSampleRate: 1, profileLifecycle: 'manual' },
 }[mode];
 if (!profiling) {
-  console.error(`app.js: E2E_PROFILE_MODE must be 'transaction' or 'continuous', not ${mode}`);
+  console.error(`app.js: E2E_PROFILE_MODE must be 'transaction', 'continuous' or 'manual', not ${mode}`);
   process.exit(2);
 }
 
@@ -82,9 +100,18 @@ function runJob() {
 }
 
 async function main() {
+  if (mode === 'manual') {
+    Sentry.profiler.startProfiler();
+  }
   const result = runJob();
-  const flushed = await Sentry.flush(10000);
-  console.log(JSON.stringify({ mode, ...result, flushed }));
+  let flushed = await Sentry.flush(10000);
+  if (mode === 'manual') {
+    // Stopped only once the transaction is out: 8.x names the profiler in
+    // an event only while it runs, as in a service that profiles all along.
+    Sentry.profiler.stopProfiler();
+    flushed = (await Sentry.flush(10000)) && flushed;
+  }
+  console.log(JSON.stringify({ sdk: Sentry.SDK_VERSION, from: sdkDirectory, mode, ...result, flushed }));
   if (!flushed) {
     process.exitCode = 1;
   }

@@ -6,8 +6,8 @@ import (
 
 // Slices is a trace as time on call stacks: each thread's time between two
 // of its records is one Slice, spent in the stack open during it. Every
-// microsecond between a thread's first record and the end of the trace is
-// in exactly one slice, or in none when the thread had no method open. (In
+// microsecond between a thread's first record and the end of the trace
+// (see Slices for where it ends) is in exactly one slice, or in none when the thread had no method open. (In
 // ART's sampling mode, which Sentry's SDK uses, records come in bursts
 // about every 10 ms: a slice then spans the time between two samples.)
 type Slices struct {
@@ -25,12 +25,23 @@ type Slice struct {
 }
 
 // Slices replays each thread's enter and exit records. Unbalanced streams
-// are read as ART writes and Relay and vroom read them: the records at the
-// start of the trace enter the stack already open then; an exit or unwind
-// of a method below the top closes every method above it too (they left
-// without a record, as an exception unwinds them); an exit of a method not
-// on the stack is ignored; methods still open when the trace ends run until
-// `elapsed-time-usec` (or the thread's last record, when that is later).
+// are read as ART writes them: the records at the start of the trace enter
+// the stack already open then; an exit or unwind of a method below the top
+// closes every method above it too (they left without a record, as an
+// exception unwinds them); an exit of a method not on the stack is ignored.
+//
+// Methods still open at the end run until tracing stopped, measured on the
+// clock the records use. With the wall or dual clock that is
+// `elapsed-time-usec` (or the thread's last record, when that is later):
+// ART writes a record only when a stack changes, so a thread that sat in
+// the same stack until the end (the main thread idling in its looper) has
+// no later record, and its last record would cut that time off. vroom
+// closes open methods at the last record instead (each thread's own in its
+// flame chart, the main thread's in its call trees), which leaves that
+// tail out; Relay only parses the trace and times nothing. With the
+// thread-cpu clock
+// a record's time is its thread's CPU time, on which `elapsed-time-usec`
+// (wall time) says nothing: open methods end at the thread's last record.
 func (t *Trace) Slices() Slices {
 	type state struct {
 		stack     []uint32
@@ -101,6 +112,9 @@ func (t *Trace) Slices() Slices {
 		s.started = true
 	}
 	end := uint32(min(t.ElapsedMicros, uint64(^uint32(0))))
+	if t.Clock == ClockThreadCPU {
+		end = 0 // no end on a thread's CPU clock but its last record
+	}
 	for _, th := range t.threadOrder() {
 		s := threads[th]
 		if s == nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,36 +38,126 @@ func testEvents() []art.Event {
 	}
 }
 
+// writers are the two forms of a trace file; streaming has no version 1.
+var writers = []struct {
+	form     string
+	write    func(int, art.Clock, []art.Thread, map[uint32]art.Method, []art.Event, uint64) []byte
+	versions []int
+}{
+	{"regular", arttest.Write, []int{1, 2, 3}},
+	{"streaming", arttest.WriteStreaming, []int{2, 3}},
+}
+
 func TestDecodeVersionsAndClocks(t *testing.T) {
 	threads := []art.Thread{{ID: 1, Name: "main"}, {ID: 2, Name: "worker"}}
-	for _, version := range []int{1, 2, 3} {
-		for _, clock := range []art.Clock{art.ClockWall, art.ClockThreadCPU, art.ClockDual} {
-			t.Run(fmt.Sprintf("v%d/%s", version, clock), func(t *testing.T) {
-				events := testEvents()
-				data := arttest.Write(version, clock, threads, testMethods, events, 1000)
-				tr, err := art.Decode(data, art.DefaultLimits())
-				require.NoError(t, err)
-				assert.Equal(t, version, tr.Version)
-				assert.Equal(t, clock, tr.Clock)
-				assert.Equal(t, uint64(1000), tr.ElapsedMicros)
-				assert.Equal(t, uint64(123_456_789), tr.StartMicros)
-				assert.Equal(t, threads, tr.Threads)
-				assert.Equal(t, testMethods, tr.Methods)
-				require.Len(t, tr.Events, len(events))
-				for i, e := range events {
-					got := tr.Events[i]
-					assert.Equal(t, e.Thread, got.Thread)
-					assert.Equal(t, e.Method, got.Method)
-					assert.Equal(t, e.Action, got.Action)
-					if clock != art.ClockThreadCPU {
-						assert.Equal(t, e.Wall, got.Wall)
-					}
-					if clock != art.ClockWall {
-						assert.Equal(t, e.CPU, got.CPU)
-					}
+	for _, w := range writers {
+		for _, version := range w.versions {
+			for _, clock := range []art.Clock{art.ClockWall, art.ClockThreadCPU, art.ClockDual} {
+				if w.form == "streaming" && version == 2 && clock == art.ClockDual {
+					continue // ART streams one clock in version 2, both in 3
 				}
-			})
+				t.Run(fmt.Sprintf("%s/v%d/%s", w.form, version, clock), func(t *testing.T) {
+					events := testEvents()
+					data := w.write(version, clock, threads, testMethods, events, 1000)
+					tr, err := art.Decode(data, art.DefaultLimits())
+					require.NoError(t, err)
+					assert.Equal(t, version, tr.Version)
+					assert.Equal(t, clock, tr.Clock)
+					assert.Equal(t, uint64(1000), tr.ElapsedMicros)
+					assert.Equal(t, uint64(123_456_789), tr.StartMicros)
+					assert.Equal(t, threads, tr.Threads)
+					assert.Equal(t, testMethods, tr.Methods)
+					assert.Empty(t, tr.Undeclared)
+					require.Len(t, tr.Events, len(events))
+					for i, e := range events {
+						got := tr.Events[i]
+						assert.Equal(t, e.Thread, got.Thread)
+						assert.Equal(t, e.Method, got.Method)
+						assert.Equal(t, e.Action, got.Action)
+						if clock != art.ClockThreadCPU {
+							assert.Equal(t, e.Wall, got.Wall)
+						}
+						if clock != art.ClockWall {
+							assert.Equal(t, e.CPU, got.CPU)
+						}
+					}
+				})
+			}
 		}
+	}
+}
+
+// TestDecodeUndeclaredMethods: records of methods the trace does not
+// declare (ART leaves out runtime-generated proxy classes) are kept, their
+// ids listed once in order of first use, named unknown.<id>, and their
+// time is on the stacks like any other method's.
+func TestDecodeUndeclaredMethods(t *testing.T) {
+	events := []art.Event{
+		{Thread: 1, Method: 0x4, Action: art.Enter, Wall: 0},
+		{Thread: 1, Method: 0xf0, Action: art.Enter, Wall: 10}, // a proxy's invoke
+		{Thread: 1, Method: 0x8, Action: art.Enter, Wall: 20},
+		{Thread: 1, Method: 0x8, Action: art.Exit, Wall: 30},
+		{Thread: 1, Method: 0xf0, Action: art.Exit, Wall: 40},
+		{Thread: 1, Method: 0x1a4, Action: art.Enter, Wall: 50},
+	}
+	for _, w := range writers {
+		t.Run(w.form, func(t *testing.T) {
+			data := w.write(3, art.ClockDual, []art.Thread{{ID: 1, Name: "main"}}, testMethods, events, 100)
+			tr, err := art.Decode(data, art.DefaultLimits())
+			require.NoError(t, err)
+			require.Len(t, tr.Events, len(events))
+			assert.Equal(t, []uint32{0xf0, 0x1a4}, tr.Undeclared)
+			assert.Equal(t, 3, tr.UndeclaredRecords)
+			assert.Equal(t, art.Method{Class: art.UnknownClass, Name: "0xf0"}, tr.Method(0xf0))
+			assert.Equal(t, testMethods[0x8], tr.Method(0x8))
+			assert.Equal(t, []string{"0+10 loop", "10+10 0xf0<loop", "20+10 render<0xf0<loop", "30+10 0xf0<loop", "40+10 loop", "50+50 0x1a4<loop"},
+				sliceNames(tr))
+
+			_, err = art.Decode(data, art.Limits{MaxEvents: 100, MaxMethods: 3, MaxThreads: 10})
+			assert.ErrorIs(t, err, art.ErrTooLarge, "undeclared methods count against MaxMethods")
+		})
+	}
+}
+
+// sliceNames lists a trace's slices as "start+wall stack", the stack's
+// method names leaf first.
+func sliceNames(tr *art.Trace) []string {
+	sl := tr.Slices()
+	var out []string
+	for _, s := range sl.Slices {
+		var names []string
+		for _, m := range sl.Stacks[s.Stack] {
+			names = append(names, tr.Method(m).Name)
+		}
+		out = append(out, fmt.Sprintf("%d+%d %s", s.Start, s.Wall, strings.Join(names, "<")))
+	}
+	return out
+}
+
+// TestSlicesEndOnTheTraceClock: methods open at the end of the trace run
+// to `elapsed-time-usec` on the wall clock; on the thread-cpu clock, whose
+// times are each thread's CPU time, they end at the thread's last record.
+func TestSlicesEndOnTheTraceClock(t *testing.T) {
+	// loop from 0, render 5–12 (on whichever clock the trace uses).
+	events := []art.Event{
+		{Thread: 1, Method: 0x4, Action: art.Enter, Wall: 0, CPU: 0},
+		{Thread: 1, Method: 0x8, Action: art.Enter, Wall: 5, CPU: 5},
+		{Thread: 1, Method: 0x8, Action: art.Exit, Wall: 12, CPU: 12},
+	}
+	tests := []struct {
+		clock art.Clock
+		want  []string
+	}{
+		{art.ClockWall, []string{"0+5 loop", "5+7 render<loop", "12+29 loop"}},
+		{art.ClockDual, []string{"0+5 loop", "5+7 render<loop", "12+29 loop"}},
+		{art.ClockThreadCPU, []string{"0+5 loop", "5+7 render<loop"}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.clock), func(t *testing.T) {
+			tr, err := art.Decode(arttest.Write(3, tt.clock, []art.Thread{{ID: 1, Name: "main"}}, testMethods, events, 41), art.DefaultLimits())
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, sliceNames(tr))
+		})
 	}
 }
 
@@ -120,16 +211,7 @@ func TestSlicesUnbalanced(t *testing.T) {
 	}
 	tr, err := art.Decode(arttest.Write(2, art.ClockWall, []art.Thread{{ID: 1, Name: "main"}}, testMethods, events, 60), art.DefaultLimits())
 	require.NoError(t, err)
-	sl := tr.Slices()
-	var stacks []string
-	for _, s := range sl.Slices {
-		var names []string
-		for _, m := range sl.Stacks[s.Stack] {
-			names = append(names, tr.Methods[m].Name)
-		}
-		stacks = append(stacks, fmt.Sprintf("%d+%d %s", s.Start, s.Wall, strings.Join(names, "<")))
-	}
-	assert.Equal(t, []string{"10+10 loop", "20+10 render<loop", "30+10 hash<render<loop", "40+10 loop"}, stacks)
+	assert.Equal(t, []string{"10+10 loop", "20+10 render<loop", "30+10 hash<render<loop", "40+10 loop"}, sliceNames(tr))
 }
 
 func TestDecodeMalformed(t *testing.T) {
@@ -143,7 +225,7 @@ func TestDecodeMalformed(t *testing.T) {
 		{"no binary part", good[:slow], art.ErrHeader},
 		{"truncated records", good[:len(good)-20], nil}, // whole records are read, the cut one is not
 		{"no records", good[:slow+32], art.ErrNoRecords},
-		{"unknown method", bytes.Replace(good, []byte("0x10\t"), []byte("0x14\t"), 1), art.ErrBinary},
+		{"an undeclared method", bytes.Replace(good, []byte("0x10\t"), []byte("0x14\t"), 1), nil}, // kept, named unknown
 		{"a header that lies about the record size", func() []byte {
 			b := bytes.Clone(good)
 			binary.LittleEndian.PutUint16(b[slow+16:], 4)
@@ -173,6 +255,47 @@ func TestDecodeMalformed(t *testing.T) {
 	raw, err := art.DecodeBase64(strings.TrimRight(base64.StdEncoding.EncodeToString(good), "="))
 	require.NoError(t, err, "unpadded, as sentry-java writes it")
 	assert.Equal(t, good, raw)
+}
+
+// TestDecodeStreamingMalformed: a streaming trace that is cut, lies about
+// its sizes or has entries of no known kind is refused with the reason.
+func TestDecodeStreamingMalformed(t *testing.T) {
+	good := arttest.WriteStreaming(3, art.ClockDual, []art.Thread{{ID: 1, Name: "main"}}, testMethods, testEvents(), 1000)
+	summary := bytes.Index(good, []byte("*version")) - 7
+	setU16 := func(at int, v uint16) []byte {
+		b := bytes.Clone(good)
+		binary.LittleEndian.PutUint16(b[at:], v)
+		return b
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"the header alone", good[:32], art.ErrHeader},
+		{"cut before the summary", good[:summary], art.ErrHeader},
+		{"a summary longer than the file", good[:len(good)-1], art.ErrBinary},
+		{"version 1", setU16(4, 0xF1), art.ErrVersion},
+		{"version 4", setU16(4, 0xF4), art.ErrVersion},
+		{"a version without the streaming bits", setU16(4, 3), art.ErrHeader},
+		{"records smaller than the clock's", setU16(16, 10), art.ErrBinary},
+		{"an entry of kind 9", func() []byte {
+			b := bytes.Clone(good)
+			b[32+2] = 9
+			return b
+		}(), art.ErrBinary},
+		{"a summary of another version", bytes.Replace(good, []byte("*version\n3"), []byte("*version\n2"), 1), art.ErrBinary},
+		{"a summary without records", append(bytes.Clone(good[:32]), good[summary:]...), art.ErrNoRecords},
+		{"a header of 8 bytes", good[:8], art.ErrBinary},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := art.Decode(tt.data, art.DefaultLimits())
+			assert.ErrorIs(t, err, tt.want)
+		})
+	}
+	_, err := art.Decode(good, art.Limits{MaxEvents: len(testEvents()) - 1, MaxMethods: 10, MaxThreads: 10})
+	assert.ErrorIs(t, err, art.ErrTooLarge, "records over the limit")
 }
 
 // TestDecodeMillionEvents: 10^6 records decode within the limits, and one
@@ -262,10 +385,16 @@ func FuzzDecode(f *testing.F) {
 	f.Add(arttest.Write(3, art.ClockDual, []art.Thread{{ID: 1, Name: "main"}}, testMethods, testEvents(), 1000))
 	f.Add(arttest.Write(1, art.ClockWall, nil, testMethods, testEvents(), 10))
 	f.Add(arttest.Write(2, art.ClockThreadCPU, nil, testMethods, testEvents()[:2], 0))
+	f.Add(arttest.WriteStreaming(3, art.ClockDual, []art.Thread{{ID: 1, Name: "main"}}, testMethods, testEvents(), 1000))
+	f.Add(arttest.WriteStreaming(2, art.ClockWall, nil, map[uint32]art.Method{0x4: testMethods[0x4]}, testEvents(), 10))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tr, err := art.Decode(data, art.Limits{MaxEvents: 10_000, MaxMethods: 1000, MaxThreads: 1000})
+		limits := art.Limits{MaxEvents: 10_000, MaxMethods: 1000, MaxThreads: 1000}
+		tr, err := art.Decode(data, limits)
 		if err != nil {
 			return
+		}
+		if len(tr.Events) > limits.MaxEvents || len(tr.Methods)+len(tr.Undeclared) > limits.MaxMethods || len(tr.Threads) > limits.MaxThreads {
+			t.Fatalf("over the limits: %d events, %d+%d methods, %d threads", len(tr.Events), len(tr.Methods), len(tr.Undeclared), len(tr.Threads))
 		}
 		sl := tr.Slices()
 		for _, s := range sl.Slices {
@@ -273,10 +402,42 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("slice %+v of %d stacks", s, len(sl.Stacks))
 			}
 			for _, m := range sl.Stacks[s.Stack] {
-				if _, ok := tr.Methods[m]; !ok {
-					t.Fatalf("stack names method %#x not in the trace", m)
+				if _, ok := tr.Methods[m]; !ok && !slices.Contains(tr.Undeclared, m) {
+					t.Fatalf("stack names method %#x, neither declared nor listed as undeclared", m)
 				}
 			}
 		}
 	})
+}
+
+// BenchmarkDecode reads a trace of 10^6 dual-clock records (20 threads,
+// calls 4 deep) and replays it into slices: the ART part of an Android
+// chunk's translation.
+func BenchmarkDecode(b *testing.B) {
+	const n = 1_000_000
+	events := make([]art.Event, n)
+	depth := make([]int, 20)
+	for i := range events {
+		th := i % 20
+		e := art.Event{Thread: uint32(100 + th), Wall: uint32(i * 60), CPU: uint32(i * 30)}
+		if depth[th] > 0 && (depth[th] == 4 || (i/20)%8 >= 4) {
+			depth[th]--
+			e.Method, e.Action = uint32(4+4*depth[th]), art.Exit
+		} else {
+			e.Method, e.Action = uint32(4+4*depth[th]), art.Enter
+			depth[th]++
+		}
+		events[i] = e
+	}
+	methods := map[uint32]art.Method{4: testMethods[4], 8: testMethods[8], 12: testMethods[4], 16: testMethods[8]}
+	data := arttest.Write(3, art.ClockDual, nil, methods, events, 60*n)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tr, err := art.Decode(data, art.DefaultLimits())
+		if err != nil {
+			b.Fatal(err)
+		}
+		_ = tr.Slices()
+	}
 }

@@ -32,6 +32,9 @@ type rawTransaction struct {
 		Trace   rawSpan `json:"trace"`
 		Profile struct {
 			ProfilerID string `json:"profiler_id"`
+			// sentry-python 2.6.0, its first continuous profiler, wrote
+			// the key dotted.
+			ProfilerIDDotted string `json:"profiler.id"`
 		} `json:"profile"`
 		OS      nameVersion `json:"os"`
 		Runtime nameVersion `json:"runtime"`
@@ -103,7 +106,8 @@ func DecodeTransaction(data []byte) (*Segment, error) {
 		return nil, err
 	}
 	segment.IsSegment = true
-	segment.ProfilerID = tx.Contexts.Profile.ProfilerID
+	segment.ProfilerID = firstNonEmpty(tx.Contexts.Profile.ProfilerID, tx.Contexts.Profile.ProfilerIDDotted,
+		profilerIDOf(segment.Attributes))
 	for name, m := range tx.Measurements {
 		segment.Measurements = append(segment.Measurements, Measurement{Name: name, Value: m.Value, Unit: m.Unit})
 	}
@@ -121,10 +125,39 @@ func DecodeTransaction(data []byte) (*Segment, error) {
 		if s.Name == "" {
 			s.Name = s.Op
 		}
-		s.ProfilerID = segment.ProfilerID
+		s.ProfilerID = firstNonEmpty(profilerIDOf(s.Attributes), segment.ProfilerID)
 		seg.Spans = append(seg.Spans, s)
 	}
 	return seg, nil
+}
+
+// Span "data" keys that name the profiler running while the span ran.
+// sentry-python (SPANDATA.PROFILER_ID) and sentry-java
+// (SpanDataConvention.PROFILER_ID) write "profiler_id" on each span, and
+// sentry-python 3 (OpenTelemetry-based) only there and in
+// "contexts.trace.data"; the other spellings are read for the SDKs that
+// wrote the context key dotted or the span v2 attribute name into data.
+var spanDataProfilerIDKeys = [...]string{"profiler_id", "profiler.id", keyProfilerID}
+
+// profilerIDOf returns the profiler a span's "data" names, or "".
+func profilerIDOf(attrs []Attribute) string {
+	for _, key := range spanDataProfilerIDKeys {
+		for _, a := range attrs {
+			if v, ok := a.Value.(string); ok && a.Key == key && v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(values ...string) string {
+	for _, v := range values {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 func convertSpan(raw rawSpan, name, where string) (Span, error) {

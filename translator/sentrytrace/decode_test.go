@@ -154,3 +154,50 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeTransactionProfilerID covers every place an SDK names the
+// profiler of a transaction and of its spans.
+func TestDecodeTransactionProfilerID(t *testing.T) {
+	const head = `{"start_timestamp":1,"timestamp":2,"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"`
+	const child = `{"span_id":"b1b2c3d4e5f60718","op":"db","start_timestamp":1,"timestamp":2`
+	tests := []struct {
+		name                string
+		json                string
+		wantRoot, wantChild string
+	}{
+		{name: "contexts.profile.profiler_id (java, cocoa, node, python >= 2.7)",
+			json:     head + `},"profile":{"profiler_id":"p"}},"spans":[` + child + `}]}`,
+			wantRoot: "p", wantChild: "p"},
+		{name: `contexts.profile."profiler.id" (python 2.6.0)`,
+			json:     head + `},"profile":{"profiler.id":"p"}},"spans":[` + child + `}]}`,
+			wantRoot: "p", wantChild: "p"},
+		{name: "contexts.trace.data.profiler_id (python 3)",
+			json:     head + `,"data":{"profiler_id":"p"}}},"spans":[` + child + `}]}`,
+			wantRoot: "p", wantChild: "p"},
+		{name: "span data.profiler_id under a root that names none (python 3, profiler started later)",
+			json:     head + `}},"spans":[` + child + `,"data":{"profiler_id":"q"}}]}`,
+			wantRoot: "", wantChild: "q"},
+		{name: "span data names another profiler than the transaction",
+			json:     head + `},"profile":{"profiler_id":"p"}},"spans":[` + child + `,"data":{"profiler_id":"q"}}]}`,
+			wantRoot: "p", wantChild: "q"},
+		{name: "span data.profiler.id",
+			json:     head + `}},"spans":[` + child + `,"data":{"profiler.id":"q"}}]}`,
+			wantRoot: "", wantChild: "q"},
+		{name: "contexts.profile wins over contexts.trace.data",
+			json:     head + `,"data":{"profiler_id":"t"}},"profile":{"profiler_id":"p"}},"spans":[` + child + `}]}`,
+			wantRoot: "p", wantChild: "p"},
+		{name: "a non-string data.profiler_id is not a profiler",
+			json:     head + `}},"spans":[` + child + `,"data":{"profiler_id":7}}]}`,
+			wantRoot: "", wantChild: ""},
+		{name: "none", json: head + `}},"spans":[` + child + `}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seg, err := DecodeTransaction([]byte(tt.json))
+			require.NoError(t, err)
+			require.Len(t, seg.Spans, 2)
+			assert.Equal(t, tt.wantRoot, seg.Spans[0].ProfilerID, "root")
+			assert.Equal(t, tt.wantChild, seg.Spans[1].ProfilerID, "child")
+		})
+	}
+}

@@ -40,8 +40,13 @@ type Span struct {
 	Start        int64  // "start_timestamp" as Unix nanoseconds
 	End          int64  // "timestamp" ("end_timestamp" in span v2) as Unix nanoseconds
 	IsSegment    bool   // the transaction's root span, span v2 "is_segment"
-	// ProfilerID is "contexts.profile.profiler_id" of the transaction (on
-	// each of its spans) or the span attribute "sentry.profiler_id".
+	// ProfilerID names the profiler that ran while the span ran. Of a
+	// transaction's span: its own "data.profiler_id" (also spelled
+	// "profiler.id" or "sentry.profiler_id"), else the transaction's. Of a
+	// transaction: "contexts.profile.profiler_id" (sentry-python 2.6.0:
+	// contexts.profile."profiler.id"), else
+	// "contexts.trace.data.profiler_id" (sentry-python 3). Of a span v2: the
+	// attribute "sentry.profiler_id".
 	ProfilerID string
 	// Attributes are "data" (transactions) or "attributes" (span v2), then
 	// "tags" under their own names where data has no such key, in key order.

@@ -27,9 +27,9 @@ type Span struct {
 	// ("contexts.trace.span_id") or span v2 "sentry.segment.id". A segment
 	// is its own segment. Zero when the span does not say.
 	SegmentID pcommon.SpanID
-	// ProfilerID is "contexts.profile.profiler_id" of the transaction or the
-	// span v2 attribute "sentry.profiler_id". Streamed child spans carry it
-	// only on their segment: empty here, it is taken from the segment.
+	// ProfilerID is the profiler sentrytrace.Span names (a span's own, else
+	// its transaction's). Streamed child spans carry it only on their
+	// segment: empty here, it is taken from the segment.
 	ProfilerID string
 	// ThreadID is the decimal "thread.id" of the span's data/attributes;
 	// empty when the span does not say, and the span then ran on its
@@ -156,8 +156,9 @@ func (x *Index) Add(now time.Time, spans []Span) {
 			continue
 		}
 		if s.ProfilerID == "" {
-			// A segment without a profiler: its spans link to nothing,
-			// so neither they nor the children waiting for it are kept.
+			// A segment without a profiler: the spans that do not name
+			// one themselves link to nothing, so neither they nor the
+			// children waiting for it are kept.
 			unprofiled[s.SpanID] = true
 			x.dropPending(s.SpanID)
 			continue
@@ -165,7 +166,10 @@ func (x *Index) Add(now time.Time, spans []Span) {
 		x.addSegment(now, s)
 	}
 	for i := range spans {
-		if unprofiled[spans[i].SegmentID] {
+		// A span that names its own profiler is kept under any segment:
+		// sentry-python 3 names the profiler only on the spans that ran
+		// while it did, and not on a root started before it.
+		if unprofiled[spans[i].SegmentID] && spans[i].ProfilerID == "" {
 			continue
 		}
 		x.addSpan(now, spans[i])

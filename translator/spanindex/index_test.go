@@ -289,3 +289,25 @@ func TestIndexHostile(t *testing.T) {
 	assert.Less(t, elapsed, 10*time.Second)
 	t.Logf("timeline of %d spans and 10^4 lookups: %v", st.Spans, elapsed)
 }
+
+// TestIndexChildNamesItsProfiler: a span that names its own profiler is
+// kept even when its segment names none (sentry-python 3 starts a root
+// before its profiler and names the profiler only on the spans after).
+func TestIndexChildNamesItsProfiler(t *testing.T) {
+	x := New(Limits{TTL: time.Minute, MaxSpans: 100, MaxSpansPerProfiler: 100, MaxProfilers: 10, MaxPending: 10})
+	now := time.Unix(1795000000, 0)
+	root := pcommon.SpanID{1}
+	x.Add(now, []Span{
+		{TraceID: pcommon.TraceID{9}, SpanID: root, SegmentID: root, ThreadID: "1", Start: 100, End: 400},
+		{TraceID: pcommon.TraceID{9}, SpanID: pcommon.SpanID{2}, SegmentID: root, ProfilerID: "p", ThreadID: "1", Start: 150, End: 250},
+		{TraceID: pcommon.TraceID{9}, SpanID: pcommon.SpanID{3}, SegmentID: root, ThreadID: "1", Start: 300, End: 350},
+	})
+	tl := x.Timeline(now, "p", 100, 400)
+	require.NotNil(t, tl)
+	_, span, ok := tl.SpanAt("1", 200)
+	require.True(t, ok)
+	assert.Equal(t, pcommon.SpanID{2}, span)
+	_, _, ok = tl.SpanAt("1", 320)
+	assert.False(t, ok, "the sibling that names no profiler is not kept")
+	assert.Equal(t, 1, x.Stats().Spans)
+}

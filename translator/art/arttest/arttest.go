@@ -14,6 +14,8 @@ import (
 // Write writes a method trace the way ART does, from the format's
 // description: the text header, then "SLOW", the version, the offset of the
 // records, the start time, (version 3) the record size, and the records.
+// Events may name methods that methods lacks: their records are written and
+// the methods left undeclared, as ART leaves out runtime-generated classes.
 func Write(version int, clock art.Clock, threads []art.Thread, methods map[uint32]art.Method, events []art.Event, elapsed uint64) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "*version\n%d\ndata-file-overflow=false\nclock=%s\nelapsed-time-usec=%d\nnum-method-calls=%d\nvm=art\n*threads\n",
@@ -23,13 +25,71 @@ func Write(version int, clock art.Clock, threads []art.Thread, methods map[uint3
 	}
 	b.WriteString("*methods\n")
 	for id, m := range methods {
-		fmt.Fprintf(&b, "%#x\t%s\t%s\t%s\t%s", id, m.Class, m.Name, m.Signature, m.Source)
-		if m.Line != 0 {
-			fmt.Fprintf(&b, "\t%d", m.Line)
-		}
-		b.WriteString("\n")
+		b.WriteString(methodLine(id, m))
 	}
 	b.WriteString("*end\n")
+	b.Write(binaryHeader(version, version, clock))
+	for _, e := range events {
+		b.Write(record(version, clock, e))
+	}
+	return b.Bytes()
+}
+
+// WriteStreaming writes a method trace in the streaming form ART writes
+// when it streams, and Android Studio saves: the binary header (the
+// version with its 0xF0 bits), then the records, each method declared and
+// each thread named in an entry before its first record, and the summary
+// (the text header without methods) last. Versions 2 and 3 only, thread ids
+// above 0. As in Write, events may name methods that methods lacks.
+func WriteStreaming(version int, clock art.Clock, threads []art.Thread, methods map[uint32]art.Method, events []art.Event, elapsed uint64) []byte {
+	var b bytes.Buffer
+	b.Write(binaryHeader(version, version|0xF0, clock))
+	names := map[uint32]string{}
+	for _, th := range threads {
+		names[th.ID] = th.Name
+	}
+	named, declared := map[uint32]bool{}, map[uint32]bool{}
+	for _, e := range events {
+		if name, ok := names[e.Thread]; ok && !named[e.Thread] {
+			named[e.Thread] = true
+			b.Write([]byte{0, 0, 2})
+			b.Write(binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, uint16(e.Thread)), uint16(len(name))))
+			b.WriteString(name)
+		}
+		if m, ok := methods[e.Method]; ok && !declared[e.Method] {
+			declared[e.Method] = true
+			line := methodLine(e.Method, m)
+			b.Write([]byte{0, 0, 1})
+			b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(line))))
+			b.WriteString(line)
+		}
+		b.Write(record(version, clock, e))
+	}
+	var summary bytes.Buffer
+	fmt.Fprintf(&summary, "*version\n%d\ndata-file-overflow=false\nclock=%s\nelapsed-time-usec=%d\nvm=art\n*threads\n",
+		version, clock, elapsed)
+	for _, th := range threads {
+		fmt.Fprintf(&summary, "%d\t%s\n", th.ID, th.Name)
+	}
+	summary.WriteString("*methods\n*end\n")
+	b.Write([]byte{0, 0, 3})
+	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(summary.Len())))
+	b.Write(summary.Bytes())
+	return b.Bytes()
+}
+
+// methodLine is a method's declaration line.
+func methodLine(id uint32, m art.Method) string {
+	line := fmt.Sprintf("%#x\t%s\t%s\t%s\t%s", id, m.Class, m.Name, m.Signature, m.Source)
+	if m.Line != 0 {
+		line += fmt.Sprintf("\t%d", m.Line)
+	}
+	return line + "\n"
+}
+
+// recordSize is the size of one record: a u1 (version 1) or u2 thread id,
+// the u4 method and action, and one u4 time per clock.
+func recordSize(version int, clock art.Clock) int {
 	tidSize, times := 2, 1
 	if version == 1 {
 		tidSize = 1
@@ -37,38 +97,46 @@ func Write(version int, clock art.Clock, threads []art.Thread, methods map[uint3
 	if clock == art.ClockDual {
 		times = 2
 	}
-	size := tidSize + 4 + 4*times
+	return tidSize + 4 + 4*times
+}
+
+// binaryHeader is "SLOW", the version as written (rawVersion), the header
+// size, the start time and (version 3) the record size.
+func binaryHeader(version, rawVersion int, clock art.Clock) []byte {
 	offset := 16
 	if version == 3 {
 		offset = 32
 	}
 	head := make([]byte, offset)
 	copy(head, "SLOW")
-	binary.LittleEndian.PutUint16(head[4:], uint16(version))
+	binary.LittleEndian.PutUint16(head[4:], uint16(rawVersion))
 	binary.LittleEndian.PutUint16(head[6:], uint16(offset))
 	binary.LittleEndian.PutUint64(head[8:], 123_456_789)
 	if version == 3 {
-		binary.LittleEndian.PutUint16(head[16:], uint16(size))
+		binary.LittleEndian.PutUint16(head[16:], uint16(recordSize(version, clock)))
 	}
-	b.Write(head)
-	for _, e := range events {
-		r := make([]byte, size)
-		if tidSize == 1 {
-			r[0] = byte(e.Thread)
-		} else {
-			binary.LittleEndian.PutUint16(r, uint16(e.Thread))
-		}
-		binary.LittleEndian.PutUint32(r[tidSize:], e.Method|uint32(e.Action))
-		switch clock {
-		case art.ClockDual:
-			binary.LittleEndian.PutUint32(r[tidSize+4:], e.CPU)
-			binary.LittleEndian.PutUint32(r[tidSize+8:], e.Wall)
-		case art.ClockWall:
-			binary.LittleEndian.PutUint32(r[tidSize+4:], e.Wall)
-		default:
-			binary.LittleEndian.PutUint32(r[tidSize+4:], e.CPU)
-		}
-		b.Write(r)
+	return head
+}
+
+// record is one record of e.
+func record(version int, clock art.Clock, e art.Event) []byte {
+	r := make([]byte, recordSize(version, clock))
+	tidSize := 2
+	if version == 1 {
+		tidSize = 1
+		r[0] = byte(e.Thread)
+	} else {
+		binary.LittleEndian.PutUint16(r, uint16(e.Thread))
 	}
-	return b.Bytes()
+	binary.LittleEndian.PutUint32(r[tidSize:], e.Method|uint32(e.Action))
+	switch clock {
+	case art.ClockDual:
+		binary.LittleEndian.PutUint32(r[tidSize+4:], e.CPU)
+		binary.LittleEndian.PutUint32(r[tidSize+8:], e.Wall)
+	case art.ClockWall:
+		binary.LittleEndian.PutUint32(r[tidSize+4:], e.Wall)
+	default:
+		binary.LittleEndian.PutUint32(r[tidSize+4:], e.CPU)
+	}
+	return r
 }

@@ -1,0 +1,218 @@
+package art
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// The streaming form is what ART writes while it streams a trace to a file
+// or socket, and what Android Studio saves: the binary header comes first
+// ("SLOW", u2 version with the 0xF0 bits set, u2 header size, u8 start
+// time, and in version 3 u2 record size), then records interleaved with
+// entries that start with a u2 zero (no thread has id 0) and a u1 kind:
+//
+//	1  a method declaration: u2 length, then a `*methods` line
+//	2  a thread name: u2 thread id, u2 length, then the name
+//	3  the summary, last: u4 length, then the text header (`*version`, the
+//	   settings, `*threads`, an empty `*methods`, `*end`)
+//
+// The records' clock is only known from the summary, so the records are
+// read in a second pass.
+const streamingVersionBits = 0xF0
+
+const (
+	entryMethod  = 1
+	entryThread  = 2
+	entrySummary = 3
+)
+
+// decodeStreaming reads a trace in the streaming form.
+func decodeStreaming(data []byte, limits Limits) (*Trace, error) {
+	if len(data) < 16 {
+		return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	}
+	rawVersion := binary.LittleEndian.Uint16(data[4:])
+	if rawVersion&streamingVersionBits != streamingVersionBits {
+		return nil, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, rawVersion)
+	}
+	version := int(rawVersion &^ streamingVersionBits)
+	if version != 2 && version != 3 {
+		// ART streams versions 2 (one clock) and 3 (dual clock) only; a
+		// version 1 record's u1 thread id could not be told from an entry.
+		return nil, fmt.Errorf("%w: streaming version %d", ErrVersion, version)
+	}
+	offset := int(binary.LittleEndian.Uint16(data[6:]))
+	t := &Trace{Methods: map[uint32]Method{}, StartMicros: binary.LittleEndian.Uint64(data[8:])}
+	// Version 2 writes one clock: 2 + 4 + 4 bytes; version 3 says.
+	size := 10
+	if version == 3 {
+		if len(data) < 18 {
+			return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+		}
+		size = int(binary.LittleEndian.Uint16(data[16:]))
+	}
+	if offset < 16 || offset > len(data) || size < 10 {
+		return nil, fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, offset, len(data), size)
+	}
+	s := stream{data: data, start: offset, size: size}
+	records, err := t.readEntries(s, limits)
+	if err != nil {
+		return nil, err
+	}
+	if t.Version != version {
+		return nil, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, version, t.Version)
+	}
+	l, err := t.recordLayout(data)
+	if err != nil {
+		return nil, err
+	}
+	if l.size != size {
+		return nil, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, size, t.Clock, l.size)
+	}
+	if records == 0 {
+		return nil, ErrNoRecords
+	}
+	t.Events = make([]Event, 0, records)
+	undeclared := map[uint32]bool{}
+	for i, r := range s.records() {
+		e := l.decode(r)
+		if e.Action > Unwind {
+			return nil, fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
+		}
+		if _, ok := t.Methods[e.Method]; !ok {
+			if err := t.noteUndeclared(e.Method, undeclared, limits); err != nil {
+				return nil, fmt.Errorf("record %d: %w", i, err)
+			}
+		}
+		t.Events = append(t.Events, e)
+	}
+	return t, nil
+}
+
+// readEntries is the first pass: it reads the method, thread and summary
+// entries into t and counts the records. Threads the summary lists keep
+// its names (the latest); threads only an entry names are added after.
+func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
+	var named []Thread
+	for pos := s.start; pos < len(s.data); {
+		if s.u16(pos) != 0 {
+			if pos+s.size > len(s.data) {
+				break // a cut record, as in the regular form
+			}
+			if records++; records > limits.MaxEvents {
+				return 0, fmt.Errorf("%w: more than %d records", ErrTooLarge, limits.MaxEvents)
+			}
+			pos += s.size
+			continue
+		}
+		kind, body, next, err := s.entry(pos)
+		if err != nil {
+			return 0, err
+		}
+		switch kind {
+		case entryMethod:
+			if err := t.addMethod(strings.TrimRight(string(body), "\n"), limits); err != nil {
+				return 0, fmt.Errorf("entry at byte %d: %w", pos, err)
+			}
+		case entryThread:
+			if len(named) >= limits.MaxThreads {
+				return 0, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+			}
+			named = append(named, Thread{ID: uint32(s.u16(pos + 3)), Name: string(body)})
+		case entrySummary:
+			if err := t.readText(string(body), limits); err != nil {
+				return 0, fmt.Errorf("summary: %w", err)
+			}
+			t.addThreads(named)
+			return records, nil
+		}
+		pos = next
+	}
+	return 0, fmt.Errorf("%w: streaming trace without its summary (cut before tracing stopped?)", ErrHeader)
+}
+
+// addThreads adds the threads the trace does not list yet.
+func (t *Trace) addThreads(threads []Thread) {
+	listed := make(map[uint32]bool, len(t.Threads))
+	for _, th := range t.Threads {
+		listed[th.ID] = true
+	}
+	for _, th := range threads {
+		if !listed[th.ID] {
+			listed[th.ID] = true
+			t.Threads = append(t.Threads, th)
+		}
+	}
+}
+
+// stream walks the records and entries of a streaming trace.
+type stream struct {
+	data        []byte
+	start, size int
+}
+
+// u16 is the little-endian u2 at pos, or 0 when fewer than 2 bytes are left
+// (an entry then fails on its own bounds).
+func (s stream) u16(pos int) uint16 {
+	if pos+2 > len(s.data) {
+		return 0
+	}
+	return binary.LittleEndian.Uint16(s.data[pos:])
+}
+
+// entry reads the entry at pos: its kind, its text, and where the next
+// record or entry starts.
+func (s stream) entry(pos int) (kind byte, body []byte, next int, err error) {
+	if pos+3 > len(s.data) {
+		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
+	}
+	kind = s.data[pos+2]
+	from := pos + 7 // kinds 2 and 3: u2 zero, u1 kind, 4 bytes, the text
+	switch kind {
+	case entryMethod:
+		from = pos + 5
+	case entryThread, entrySummary:
+	default:
+		return 0, nil, 0, fmt.Errorf("%w: entry of unknown kind %d at byte %d", ErrBinary, kind, pos)
+	}
+	if from > len(s.data) {
+		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
+	}
+	var n int
+	switch kind {
+	case entryMethod:
+		n = int(s.u16(pos + 3))
+	case entryThread:
+		n = int(s.u16(pos + 5))
+	case entrySummary:
+		n = int(binary.LittleEndian.Uint32(s.data[pos+3:]))
+	}
+	if n > len(s.data)-from {
+		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
+	}
+	return kind, s.data[from : from+n], from + n, nil
+}
+
+// records yields the records in order, skipping the entries; it stops at
+// the summary, a cut record, or an entry readEntries already refused.
+func (s stream) records() func(yield func(int, []byte) bool) {
+	return func(yield func(int, []byte) bool) {
+		n := 0
+		for pos := s.start; pos < len(s.data); {
+			if s.u16(pos) == 0 {
+				kind, _, next, err := s.entry(pos)
+				if err != nil || kind == entrySummary {
+					return
+				}
+				pos = next
+				continue
+			}
+			if pos+s.size > len(s.data) || !yield(n, s.data[pos:pos+s.size]) {
+				return
+			}
+			n++
+			pos += s.size
+		}
+	}
+}
