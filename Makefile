@@ -43,6 +43,16 @@ E2E_NPM_STAMPS := $(addsuffix /node_modules/.package-lock.json,$(E2E_NPM_DIRS))
 # The per-client table TestSDKs writes and `make e2e` prints.
 E2E_TABLE := $(CURDIR)/e2e/.work/sdks.txt
 
+# The container image (deploy/image): the distribution rebuilt static and
+# stripped of build paths and ids, put FROM scratch with its default
+# configuration and Debian's CA bundle, written as an OCI archive.
+DIST_VERSION  := $(shell sed -n 's/^  version: *//p' builder-config.yaml)
+IMAGE_REF     ?= $(DIST_NAME):$(DIST_VERSION)
+IMAGE_BIN     := $(BIN_DIR)/image/$(DIST_NAME)
+IMAGE_ARCHIVE := $(BIN_DIR)/$(DIST_NAME)-oci.tar
+IMAGE_DIGEST  := $(BIN_DIR)/$(DIST_NAME)-oci.digest
+CA_CERTS      ?= /etc/ssl/certs/ca-certificates.crt
+
 # Everything the distribution is built from: a change to any of these
 # rebuilds it, so `make run` never starts a stale binary.
 GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
@@ -50,7 +60,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
 DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
 	$(wildcard replacements/*/go.mod replacements/*/go.sum)
 
-.PHONY: build run test unit smoke e2e e2e-deps load bench fuzz lint generate clean
+.PHONY: build run test unit smoke image image-test scale e2e e2e-deps load bench fuzz lint generate clean
 
 ## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
 build: $(COLLECTOR) $(SENTRYPROF)
@@ -72,11 +82,12 @@ run: $(COLLECTOR)
 	@mkdir -p data
 	$(COLLECTOR) --config $(CONFIG) $(FEATURE_GATES)
 
-## test: unit and integration tests, the built collector's smoke test, then the real-SDK e2e test
+## test: unit and integration tests, the built collector's smoke test, the container image's contents, then the real-SDK e2e test
 test:
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory unit; \
 	$(MAKE) --no-print-directory smoke; \
+	$(MAKE) --no-print-directory image-test; \
 	if [ "$(E2E)" = "1" ] || { command -v node && command -v npm && command -v chromium; } >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory e2e; \
 	else \
@@ -85,15 +96,50 @@ test:
 	echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
 # The e2e package's own switches are cleared so that `go test ./...` stays
-# the fast, hermetic part even when the caller exported E2E=1.
+# the fast, hermetic part even when the caller exported E2E=1. The deploy
+# module runs without -race: nothing in it runs concurrently, the race
+# build of the Kubernetes API types costs minutes, and image-test then
+# reuses this build.
 unit:
 	env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd replacements/statusutil && $(GO) test $(GOTEST_FLAGS) ./...
 	cd compat/pyroscope/v04 && env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
+	cd deploy && env -u IMAGE_ARCHIVE -u SCALE -u OTELCOL_BIN $(GO) test ./...
 
 ## smoke: run the built collector with config.yaml and check what it writes, validate every example config, read sentryprof's pprof with go tool pprof
 smoke: build
 	OTELCOL_BIN=$(COLLECTOR) SENTRYPROF_BIN=$(SENTRYPROF) $(GO) test -count=1 -run '^(TestCollector|TestSentryprof)' -v ./e2e
+
+## image: build the container image (static collector FROM scratch, non-root, default config on 0.0.0.0:8000) to bin/otelcol-sentryprofile-oci.tar without a container daemon; prints its digest
+# The binary is linked again from ocb's sources in _build, with no VCS
+# stamp and no build id, so that one checkout gives one digest.
+image: $(COLLECTOR)
+	@mkdir -p $(dir $(IMAGE_BIN))
+	cd $(DIST_DIR) && CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o $(IMAGE_BIN) .
+	cd deploy && $(GO) run ./cmd/ociimage -binary $(IMAGE_BIN) -config image/config.yaml \
+		-cacerts $(CA_CERTS) -ref $(IMAGE_REF) -out $(IMAGE_ARCHIVE) | tee $(IMAGE_DIGEST)
+
+## image-test: build the image, check its contents and configuration (and run it where podman is installed), and that a second build gives the same digest
+image-test: image
+	@again=$$(mktemp -d); trap 'rm -rf "$$again"' EXIT; \
+	(cd $(DIST_DIR) && CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$$again/bin" .); \
+	(cd deploy && $(GO) run ./cmd/ociimage -binary "$$again/bin" -config image/config.yaml \
+		-cacerts $(CA_CERTS) -ref $(IMAGE_REF) -out "$$again/oci.tar") > "$$again/digest"; \
+	if ! cmp -s $(IMAGE_ARCHIVE) "$$again/oci.tar"; then \
+		echo "make image-test: a second build differs:"; cat $(IMAGE_DIGEST) "$$again/digest"; exit 1; \
+	fi; \
+	echo "make image-test: a second build gives the same archive, $$(cut -d' ' -f2 $(IMAGE_DIGEST))"
+	cd deploy && IMAGE_ARCHIVE=$(IMAGE_ARCHIVE) IMAGE_DIGEST=$$(cut -d' ' -f2 $(IMAGE_DIGEST)) \
+		OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -run '^(TestBuiltImage|TestManifestConfigs)' -v ./image ./kubernetes
+
+## scale: measure span links with two collectors behind HAProxy (round robin, source-address hash, header hash) and real @sentry/node 11 processes, then what a SIGKILLed replica loses, on loopback; prints the tables BENCHMARKS.md records (SCALE_PROCESSES=8)
+# Not part of `make test` (about 7 minutes). Installs Debian's haproxy
+# when it is missing and this runs as root.
+scale: $(COLLECTOR) e2e/node/node_modules/.package-lock.json
+	@command -v haproxy >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy; \
+		else echo "make scale: needs Debian's haproxy (apt-get install haproxy)"; exit 1; fi; }
+	cd deploy && SCALE=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 30m -v -run '^(TestScaleOut|TestReplicaDies)$$' ./scale
 
 ## e2e: run every real Sentry SDK (node 8, 9, 10 and 11, browser 10 and 11 in headless Chromium, sentry-go, Debian's sentry-python 1.x under WSGI) against the built collector, then print a per-client table; node 11 and node 9 also through forwarding to a stand-in Sentry; minified browser and Node builds through the symbolication processor
 # Clients run four at a time: most of a run is waiting (collector start,
@@ -142,6 +188,7 @@ lint:
 	$(GO) vet ./...
 	cd replacements/statusutil && $(GO) vet ./...
 	cd compat/pyroscope/v04 && $(GO) vet ./...
+	cd deploy && $(GO) vet ./...
 
 ## generate: regenerate the components' metadata code with mdatagen (a go tool of this module)
 generate:
