@@ -75,11 +75,12 @@ func TestProcessorResolvesProGuard(t *testing.T) {
 		return fmt.Sprintf(`{"function":%q,"module":%q,"lineno":%d,"in_app":true}`, function, module, line)
 	}
 	tests := []struct {
-		name string
-		uuid string
-		want []string
+		name      string
+		uuid      string
+		want      []string
+		functions []string // as pprof (and so Pyroscope) names them
 	}{
-		{name: "by uuid", uuid: uuid, want: []string{
+		{name: "by uuid", uuid: uuid, functions: []string{"com.example.shop.Cart.total", "com.example.shop.Cart.tax"}, want: []string{
 			"com.example.shop.Cart.total:11 (Cart.java)",
 			"com.example.shop.Cart.tax:20 (Cart.java) < com.example.shop.Cart.total:13 (Cart.java)",
 			// Framework code is not in the mapping: it stays as it came.
@@ -101,6 +102,7 @@ func TestProcessorResolvesProGuard(t *testing.T) {
 			out, err := s.processProfiles(context.Background(), pd)
 			require.NoError(t, err)
 			assert.ElementsMatch(t, tt.want, locationLines(out))
+			requireReadable(t, out, tt.functions...)
 		})
 	}
 }
@@ -152,6 +154,7 @@ func TestProcessorResolvesNative(t *testing.T) {
 	got := locationLines(pd)
 	require.Len(t, got, 1)
 	assert.Regexp(t, `^spin_work:1 \(.*spin\.c\)$`, got[0])
+	requireReadable(t, pd, "spin_work")
 }
 
 // TestProcessorProGuardBatchOfTwoBuilds: a batch with the profiles of two

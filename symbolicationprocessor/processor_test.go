@@ -173,6 +173,7 @@ func TestProcessorResolvesNodeChunk(t *testing.T) {
 	require.Len(t, sink.AllProfiles(), 2)
 	assert.Equal(t, framesByGenerated(sink.AllProfiles()[0]), framesByGenerated(sink.AllProfiles()[1]))
 	got := framesByGenerated(sink.AllProfiles()[0])
+	requireReadable(t, sink.AllProfiles()[0], "computePrimes", "isPrime", "hashText")
 
 	line, col := b.at(t, "function computePrimes", "computePrimes")
 	ipSrcLine, ipSrcCol := b.at(t, "function isPrime", "isPrime")
