@@ -3,25 +3,16 @@ package sentrycheckin
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestAppendLogs(t *testing.T) {
 	tests := []struct {
@@ -40,7 +31,7 @@ func TestAppendLogs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			dst := plog.NewLogRecordSlice()
-			if n, err := AppendLogs(readTestdata(t, tt.file), sentrysignal.Options{}, dst); n != 1 || err != nil {
+			if n, err := AppendLogs(signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{}, dst); n != 1 || err != nil {
 				t.Fatalf("AppendLogs = %d, %v", n, err)
 			}
 			lr := dst.At(0)
@@ -92,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 		"node11_captured_checkin_1.json", "node11_captured_checkin_2.json", "python1910_captured_checkin.json",
 		"go050_captured_check_in_1.json", "go050_captured_check_in_2.json"} {
 		t.Run(file, func(t *testing.T) {
-			payload := readTestdata(t, file)
+			payload := signaltest.ReadTestdata(t, file)
 			c, err := Decode(payload, sentrysignal.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -143,8 +134,8 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzAppendLogs(f *testing.F) {
-	f.Add(readTestdata(f, "node11_checkin_in_progress.json"))
-	f.Add(readTestdata(f, "python_checkin_error_full_config.json"))
+	f.Add(signaltest.ReadTestdata(f, "node11_checkin_in_progress.json"))
+	f.Add(signaltest.ReadTestdata(f, "python_checkin_error_full_config.json"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := plog.NewLogRecordSlice()
 		n, err := AppendLogs(payload, sentrysignal.Options{MaxDepth: 3}, dst)

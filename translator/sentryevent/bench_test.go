@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -44,7 +46,7 @@ type referenceEvent struct {
 // decode alone and with the mapping, against encoding/json into a map and
 // into a struct of the same fields.
 func BenchmarkDecodeErrorEvent(b *testing.B) {
-	payload := readTestdata(b, "node11_error_chained.json")
+	payload := signaltest.ReadTestdata(b, "node11_error_chained.json")
 	opts := sentrysignal.Options{IncludeUserData: true}
 	b.Run("sentryevent.Decode", func(b *testing.B) {
 		b.SetBytes(int64(len(payload)))

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -25,7 +27,7 @@ func TestCapturedNode11(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			lr := appendOne(t, signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{})
 			if lr.Body().Str() != tt.body || lr.SeverityNumber() != tt.severity {
 				t.Errorf("body %q severity %v", lr.Body().Str(), lr.SeverityNumber())
 			}
@@ -65,7 +67,7 @@ func TestCapturedPython1910(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			lr := appendOne(t, signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{})
 			typ, _ := lr.Attributes().Get("exception.type")
 			template, _ := lr.Attributes().Get(AttrMessageTemplate)
 			if lr.Body().Str() != tt.body || typ.Str() != tt.excType || template.Str() != tt.template || lr.SeverityNumber() != tt.severity {
@@ -91,7 +93,7 @@ func TestCapturedPython268(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			lr := appendOne(t, signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{})
 			typ, _ := lr.Attributes().Get("exception.type")
 			if lr.Body().Str() != tt.body || typ.Str() != tt.excType {
 				t.Errorf("body %q type %q", lr.Body().Str(), typ.Str())
@@ -109,7 +111,7 @@ func TestCapturedPython268(t *testing.T) {
 // An unhandled error as @sentry/browser 11.1.0 sent it from headless
 // Chromium (sendDefaultPii on: the request carries the user agent).
 func TestCapturedBrowser11(t *testing.T) {
-	payload := readTestdata(t, "browser11_captured_event_1.json")
+	payload := signaltest.ReadTestdata(t, "browser11_captured_event_1.json")
 	lr := appendOne(t, payload, sentrysignal.Options{})
 	if lr.Body().Str() != "ReferenceError: checkout is not defined" || lr.SeverityNumber() != plog.SeverityNumberError {
 		t.Errorf("body %q severity %v", lr.Body().Str(), lr.SeverityNumber())
@@ -134,14 +136,14 @@ func TestCapturedBrowser11(t *testing.T) {
 // (with the capturing goroutine's stack in "threads") and an error wrapped
 // with %w (two chained exceptions, the cause's source "unwrap").
 func TestCapturedGo050(t *testing.T) {
-	msg := appendOne(t, readTestdata(t, "go050_captured_event_1.json"), sentrysignal.Options{})
+	msg := appendOne(t, signaltest.ReadTestdata(t, "go050_captured_event_1.json"), sentrysignal.Options{})
 	if msg.Body().Str() != "order 4711 shipped" || msg.SeverityNumber() != plog.SeverityNumberInfo {
 		t.Errorf("message %q %v", msg.Body().Str(), msg.SeverityNumber())
 	}
 	if _, ok := msg.Attributes().Get("sentry.threads"); !ok {
 		t.Error("threads not kept")
 	}
-	lr := appendOne(t, readTestdata(t, "go050_captured_event_2.json"), sentrysignal.Options{})
+	lr := appendOne(t, signaltest.ReadTestdata(t, "go050_captured_event_2.json"), sentrysignal.Options{})
 	typ, _ := lr.Attributes().Get("exception.type")
 	stack, _ := lr.Attributes().Get("exception.stacktrace")
 	if typ.Str() != "*fmt.wrapError" || !strings.Contains(stack.Str(), "\nCaused by: *errors.errorString: connect ECONNREFUSED") {

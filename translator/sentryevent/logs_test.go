@@ -1,24 +1,15 @@
 package sentryevent
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func appendOne(t *testing.T, payload []byte, opts sentrysignal.Options) plog.LogRecord {
 	t.Helper()
@@ -103,7 +94,7 @@ func TestAppendLogsFromSDKs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			lr := appendOne(t, readTestdata(t, tt.file), sentrysignal.Options{})
+			lr := appendOne(t, signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{})
 			if got := lr.Body().Str(); got != tt.body {
 				t.Errorf("body = %q, want %q", got, tt.body)
 			}
@@ -146,7 +137,7 @@ func assertAttrs(t *testing.T, attrs pcommon.Map, want map[string]any) {
 }
 
 func TestPersonalData(t *testing.T) {
-	payload := readTestdata(t, "node11_error_chained.json")
+	payload := signaltest.ReadTestdata(t, "node11_error_chained.json")
 	with := appendOne(t, payload, sentrysignal.Options{IncludeUserData: true})
 	assertAttrs(t, with.Attributes(), map[string]any{
 		"user.id": "u-17", "user.email": "ada@example.com", "client.address": "203.0.113.7",
@@ -164,7 +155,7 @@ func TestPersonalData(t *testing.T) {
 		t.Errorf("frame vars kept without include_user_data: %v", got)
 	}
 
-	browser := appendOne(t, readTestdata(t, "browser11_error.json"), sentrysignal.Options{IncludeUserData: true})
+	browser := appendOne(t, signaltest.ReadTestdata(t, "browser11_error.json"), sentrysignal.Options{IncludeUserData: true})
 	assertAttrs(t, browser.Attributes(), map[string]any{"sentry.user.ip_address": "{{auto}}"})
 	if _, ok := browser.Attributes().Get("client.address"); ok {
 		t.Error(`"{{auto}}" taken for an address`)
@@ -184,7 +175,7 @@ func frameVars(t *testing.T, lr plog.LogRecord) any {
 }
 
 func TestFramesKeepEveryField(t *testing.T) {
-	lr := appendOne(t, readTestdata(t, "node11_error_chained.json"), sentrysignal.Options{IncludeUserData: true})
+	lr := appendOne(t, signaltest.ReadTestdata(t, "node11_error_chained.json"), sentrysignal.Options{IncludeUserData: true})
 	v, _ := lr.Attributes().Get("sentry.exception")
 	values := v.Map().AsRaw()["values"].([]any)
 	if len(values) != 2 {
@@ -206,7 +197,7 @@ func TestFramesKeepEveryField(t *testing.T) {
 }
 
 func TestResourceFields(t *testing.T) {
-	ev, err := Decode(readTestdata(t, "node11_capture_message.json"), sentrysignal.Options{})
+	ev, err := Decode(signaltest.ReadTestdata(t, "node11_capture_message.json"), sentrysignal.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

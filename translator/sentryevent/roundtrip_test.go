@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -171,7 +173,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, file := range files {
 		for _, opts := range []sentrysignal.Options{{}, {IncludeUserData: true}} {
 			t.Run(file+"/user_data="+strconv.FormatBool(opts.IncludeUserData), func(t *testing.T) {
-				payload := readTestdata(t, file)
+				payload := signaltest.ReadTestdata(t, file)
 				ev, err := Decode(payload, opts)
 				if err != nil {
 					t.Fatal(err)

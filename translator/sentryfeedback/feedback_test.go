@@ -2,29 +2,20 @@ package sentryfeedback
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func feedbackRecord(t *testing.T, opts sentrysignal.Options) plog.LogRecord {
 	t.Helper()
 	dst := plog.NewLogRecordSlice()
-	if n, err := AppendFeedback(readTestdata(t, "node11_feedback.json"), opts, dst); n != 1 || err != nil {
+	if n, err := AppendFeedback(signaltest.ReadTestdata(t, "node11_feedback.json"), opts, dst); n != 1 || err != nil {
 		t.Fatalf("AppendFeedback = %d, %v", n, err)
 	}
 	return dst.At(0)
@@ -86,7 +77,7 @@ func TestFeedbackRoundTrip(t *testing.T) {
 func TestUserReport(t *testing.T) {
 	for _, opts := range []sentrysignal.Options{{}, {IncludeUserData: true}} {
 		dst := plog.NewLogRecordSlice()
-		if n, err := AppendUserReport(readTestdata(t, "python1910_captured_user_report.json"), opts, dst); n != 1 || err != nil {
+		if n, err := AppendUserReport(signaltest.ReadTestdata(t, "python1910_captured_user_report.json"), opts, dst); n != 1 || err != nil {
 			t.Fatalf("AppendUserReport = %d, %v", n, err)
 		}
 		lr := dst.At(0)
@@ -130,8 +121,8 @@ func TestErrors(t *testing.T) {
 }
 
 func FuzzAppend(f *testing.F) {
-	f.Add(readTestdata(f, "node11_feedback.json"))
-	f.Add(readTestdata(f, "python1910_captured_user_report.json"))
+	f.Add(signaltest.ReadTestdata(f, "node11_feedback.json"))
+	f.Add(signaltest.ReadTestdata(f, "python1910_captured_user_report.json"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		for _, appendItem := range []func([]byte, sentrysignal.Options, plog.LogRecordSlice) (int, error){AppendFeedback, AppendUserReport} {
 			dst := plog.NewLogRecordSlice()
@@ -148,7 +139,7 @@ func FuzzAppend(f *testing.F) {
 // about the event captured just before), captured from the SDK.
 func TestCapturedNode11(t *testing.T) {
 	dst := plog.NewLogRecordSlice()
-	if n, err := AppendFeedback(readTestdata(t, "node11_captured_feedback_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
+	if n, err := AppendFeedback(signaltest.ReadTestdata(t, "node11_captured_feedback_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
 		t.Fatalf("AppendFeedback = %d, %v", n, err)
 	}
 	lr := dst.At(0)

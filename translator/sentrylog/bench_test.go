@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -28,7 +30,7 @@ type referenceLog struct {
 // the JavaScript SDK is 100).
 func container100(b *testing.B) []byte {
 	var in struct{ Items []json.RawMessage }
-	if err := json.Unmarshal(readTestdata(b, "node11_logs.json"), &in); err != nil {
+	if err := json.Unmarshal(signaltest.ReadTestdata(b, "node11_logs.json"), &in); err != nil {
 		b.Fatal(err)
 	}
 	var items [][]byte

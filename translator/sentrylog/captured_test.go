@@ -3,6 +3,8 @@ package sentrylog
 import (
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -12,7 +14,7 @@ import (
 // A log container as @sentry/node 11.1.0 sent it (console integration and
 // Sentry.logger, sendDefaultPii on), captured from the SDK.
 func TestCapturedNode11(t *testing.T) {
-	payload := readTestdata(t, "node11_captured_logs_1.json")
+	payload := signaltest.ReadTestdata(t, "node11_captured_logs_1.json")
 	tests := []struct {
 		body     string
 		severity plog.SeverityNumber
@@ -56,7 +58,7 @@ func TestCapturedNode11(t *testing.T) {
 // level (and Python's own sentry.severity_* attributes).
 func TestCapturedPython268(t *testing.T) {
 	dst := plog.NewLogRecordSlice()
-	if n, err := AppendLogs(readTestdata(t, "python268_captured_log_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
+	if n, err := AppendLogs(signaltest.ReadTestdata(t, "python268_captured_log_1.json"), sentrysignal.Options{}, dst); n != 1 || err != nil {
 		t.Fatalf("AppendLogs = %d, %v", n, err)
 	}
 	lr := dst.At(0)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -12,8 +14,8 @@ import (
 // FuzzAppendLogs: any input appends at most its entries, and reports every
 // entry it did not append; nothing panics.
 func FuzzAppendLogs(f *testing.F) {
-	f.Add(readTestdata(f, "node11_logs.json"))
-	f.Add(readTestdata(f, "python268_logs.json"))
+	f.Add(signaltest.ReadTestdata(f, "node11_logs.json"))
+	f.Add(signaltest.ReadTestdata(f, "python268_logs.json"))
 	f.Add([]byte(`{"items":[{"timestamp":"1","body":{"a":[[[[[[[[[1]]]]]]]]]},"severity_number":99,"x":null}]}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := plog.NewLogRecordSlice()

@@ -3,25 +3,16 @@ package sentrylog
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 func TestAppendLogsFromSDKs(t *testing.T) {
 	type want struct {
@@ -56,7 +47,7 @@ func TestAppendLogsFromSDKs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			dst := plog.NewLogRecordSlice()
-			n, err := AppendLogs(readTestdata(t, tt.file), sentrysignal.Options{}, dst)
+			n, err := AppendLogs(signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{}, dst)
 			if err != nil || n != len(tt.want) || dst.Len() != n {
 				t.Fatalf("AppendLogs = %d, %v (records %d), want %d", n, err, dst.Len(), len(tt.want))
 			}
@@ -161,11 +152,11 @@ func logFromRecord(lr plog.LogRecord) map[string]any {
 
 func TestRoundTrip(t *testing.T) {
 	payloads := map[string][]byte{
-		"node11_logs.json":              readTestdata(t, "node11_logs.json"),
-		"python268_logs.json":           readTestdata(t, "python268_logs.json"),
-		"node11_captured_logs_1.json":   readTestdata(t, "node11_captured_logs_1.json"),
-		"python268_captured_log_1.json": readTestdata(t, "python268_captured_log_1.json"),
-		"go050_captured_log_1.json":     readTestdata(t, "go050_captured_log_1.json"),
+		"node11_logs.json":              signaltest.ReadTestdata(t, "node11_logs.json"),
+		"python268_logs.json":           signaltest.ReadTestdata(t, "python268_logs.json"),
+		"node11_captured_logs_1.json":   signaltest.ReadTestdata(t, "node11_captured_logs_1.json"),
+		"python268_captured_log_1.json": signaltest.ReadTestdata(t, "python268_captured_log_1.json"),
+		"go050_captured_log_1.json":     signaltest.ReadTestdata(t, "go050_captured_log_1.json"),
 		"unknown members": []byte(`{"items":[{"timestamp":1795644001.5,"level":"info","severity_number":99,"body":{"k":[1,"x"]},
 			"origin":"test","attributes":{"sentry.origin":{"type":"string","value":"manual"}}}]}`),
 	}

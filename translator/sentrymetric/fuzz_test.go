@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -12,8 +14,8 @@ import (
 // FuzzAppendMetrics: the data points appended are the count returned, no
 // metric is left without points, errors are typed; nothing panics.
 func FuzzAppendMetrics(f *testing.F) {
-	f.Add(readTestdata(f, "node11_metrics.json"))
-	f.Add(readTestdata(f, "python268_metrics.json"))
+	f.Add(signaltest.ReadTestdata(f, "node11_metrics.json"))
+	f.Add(signaltest.ReadTestdata(f, "python268_metrics.json"))
 	f.Add([]byte(`{"items":[{"timestamp":"1","name":"d","type":"distribution","value":-1e308},{"timestamp":1,"name":"d","type":"distribution","value":5e-324}]}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := pmetric.NewMetricSlice()

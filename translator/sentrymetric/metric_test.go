@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -18,19 +18,10 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func appendAll(t *testing.T, file string) pmetric.MetricSlice {
 	t.Helper()
 	dst := pmetric.NewMetricSlice()
-	if _, err := AppendMetrics(readTestdata(t, file), sentrysignal.Options{}, dst); err != nil {
+	if _, err := AppendMetrics(signaltest.ReadTestdata(t, file), sentrysignal.Options{}, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -222,7 +213,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_metrics.json", "python268_metrics.json", "node11_captured_metrics_1.json",
 		"python268_captured_trace_metric_1.json", "go050_captured_trace_metric_1.json"} {
 		t.Run(file, func(t *testing.T) {
-			payload := readTestdata(t, file)
+			payload := signaltest.ReadTestdata(t, file)
 			dst := pmetric.NewMetricSlice()
 			if _, err := AppendMetrics(payload, sentrysignal.Options{IncludeUserData: true}, dst); err != nil {
 				t.Fatal(err)
@@ -286,7 +277,7 @@ func pointCount(m pmetric.Metric) int {
 // distribution inside a span, sendDefaultPii on), captured from the SDK.
 func TestCapturedNode11(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	n, err := AppendMetrics(readTestdata(t, "node11_captured_metrics_1.json"), sentrysignal.Options{}, dst)
+	n, err := AppendMetrics(signaltest.ReadTestdata(t, "node11_captured_metrics_1.json"), sentrysignal.Options{}, dst)
 	if n != 3 || err != nil || dst.Len() != 3 {
 		t.Fatalf("AppendMetrics = %d, %v (%d metrics)", n, err, dst.Len())
 	}
@@ -313,7 +304,7 @@ func TestCapturedNode11(t *testing.T) {
 // and puts the span in a top-level span_id.
 func TestCapturedPython268(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	if n, err := AppendMetrics(readTestdata(t, "python268_captured_trace_metric_1.json"), sentrysignal.Options{}, dst); n != 3 || err != nil {
+	if n, err := AppendMetrics(signaltest.ReadTestdata(t, "python268_captured_trace_metric_1.json"), sentrysignal.Options{}, dst); n != 3 || err != nil {
 		t.Fatalf("AppendMetrics = %d, %v", n, err)
 	}
 	counter := dst.At(0).Sum().DataPoints().At(0)

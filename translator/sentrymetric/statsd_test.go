@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -19,7 +21,7 @@ import (
 // captured from the SDK.
 func TestStatsdCapturedNode8(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	n, err := AppendStatsd(readTestdata(t, "node8_captured_statsd.txt"), sentrysignal.Options{}, dst)
+	n, err := AppendStatsd(signaltest.ReadTestdata(t, "node8_captured_statsd.txt"), sentrysignal.Options{}, dst)
 	if n != 4 || err != nil || dst.Len() != 4 {
 		t.Fatalf("AppendStatsd = %d, %v (%d metrics)", n, err, dst.Len())
 	}
@@ -85,7 +87,7 @@ func statsdFromOTLP(dst pmetric.MetricSlice) []string {
 
 func TestStatsdRoundTrip(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	if _, err := AppendStatsd(readTestdata(t, "node8_captured_statsd.txt"), sentrysignal.Options{}, dst); err != nil {
+	if _, err := AppendStatsd(signaltest.ReadTestdata(t, "node8_captured_statsd.txt"), sentrysignal.Options{}, dst); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{
@@ -132,7 +134,7 @@ func TestStatsdLines(t *testing.T) {
 }
 
 func FuzzAppendStatsd(f *testing.F) {
-	f.Add(readTestdata(f, "node8_captured_statsd.txt"))
+	f.Add(signaltest.ReadTestdata(f, "node8_captured_statsd.txt"))
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := pmetric.NewMetricSlice()
 		n, err := AppendStatsd(payload, sentrysignal.Options{MaxItems: 50}, dst)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -26,7 +28,7 @@ func countPoints(dst pmetric.MetricSlice) int {
 // their errors; a "session" item appends all or nothing.
 func FuzzAppend(f *testing.F) {
 	for _, file := range []string{"node11_session_crashed.json", "python268_session_exited.json", "python268_sessions_aggregate.json"} {
-		f.Add(readTestdata(f, file))
+		f.Add(signaltest.ReadTestdata(f, file))
 	}
 	f.Fuzz(func(t *testing.T, payload []byte) {
 		dst := pmetric.NewMetricSlice()

@@ -2,26 +2,17 @@ package sentrysession
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
-
-func readTestdata(t testing.TB, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // point is one data point as the tests compare them.
 type point struct {
@@ -89,7 +80,7 @@ func TestAppendSession(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
 			dst := pmetric.NewMetricSlice()
-			n, err := AppendSession(readTestdata(t, tt.file), sentrysignal.Options{}, dst)
+			n, err := AppendSession(signaltest.ReadTestdata(t, tt.file), sentrysignal.Options{}, dst)
 			if err != nil || n != len(tt.want) {
 				t.Fatalf("AppendSession = %d, %v", n, err)
 			}
@@ -107,7 +98,7 @@ func TestAppendSession(t *testing.T) {
 
 func TestLabelsAndTimes(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	if _, err := AppendSession(readTestdata(t, "python268_session_exited.json"), sentrysignal.Options{}, dst); err != nil {
+	if _, err := AppendSession(signaltest.ReadTestdata(t, "python268_session_exited.json"), sentrysignal.Options{}, dst); err != nil {
 		t.Fatal(err)
 	}
 	started := dst.At(0).Sum().DataPoints().At(0)
@@ -122,7 +113,7 @@ func TestLabelsAndTimes(t *testing.T) {
 	if dst.At(0).Unit() != "{session}" || dst.At(2).Unit() != "s" {
 		t.Errorf("units %q %q", dst.At(0).Unit(), dst.At(2).Unit())
 	}
-	u, _ := DecodeUpdate(readTestdata(t, "python268_session_exited.json"), sentrysignal.Options{})
+	u, _ := DecodeUpdate(signaltest.ReadTestdata(t, "python268_session_exited.json"), sentrysignal.Options{})
 	if u.Resource.Release != "worker@1.0" || u.Resource.Environment != "staging" {
 		t.Errorf("resource %+v", u.Resource)
 	}
@@ -156,7 +147,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, file := range []string{"node11_session_crashed.json", "browser11_session_unhandled.json", "python268_session_exited.json",
 		"node11_captured_session_2.json", "python268_captured_session_1.json", "browser11_captured_session_2.json"} {
 		t.Run(file, func(t *testing.T) {
-			u, err := DecodeUpdate(readTestdata(t, file), sentrysignal.Options{})
+			u, err := DecodeUpdate(signaltest.ReadTestdata(t, file), sentrysignal.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +168,7 @@ func TestRoundTrip(t *testing.T) {
 
 func TestAppendSessions(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	n, err := AppendSessions(readTestdata(t, "python268_sessions_aggregate.json"), sentrysignal.Options{}, dst)
+	n, err := AppendSessions(signaltest.ReadTestdata(t, "python268_sessions_aggregate.json"), sentrysignal.Options{}, dst)
 	if err != nil || n != 8 {
 		t.Fatalf("AppendSessions = %d, %v", n, err)
 	}
@@ -254,7 +245,7 @@ func TestErrors(t *testing.T) {
 // Request-mode sessions as sentry-python 2.68.0 aggregated them.
 func TestCapturedPython268Aggregates(t *testing.T) {
 	dst := pmetric.NewMetricSlice()
-	n, err := AppendSessions(readTestdata(t, "python268_captured_sessions_1.json"), sentrysignal.Options{}, dst)
+	n, err := AppendSessions(signaltest.ReadTestdata(t, "python268_captured_sessions_1.json"), sentrysignal.Options{}, dst)
 	if n != 2 || err != nil {
 		t.Fatalf("AppendSessions = %d, %v", n, err)
 	}
