@@ -196,7 +196,7 @@ func TestSignalItems(t *testing.T) {
 		{itemType: "session", payload: sessionPayload, wantMetrics: []string{"sentry.sessions.started"},
 			wantResource: map[string]string{"service.version": "shop@1.4.2", "deployment.environment.name": "production"}},
 		{itemType: "sessions", payload: sessionsPayload,
-			wantMetrics: []string{"sentry.sessions.started", "sentry.sessions.ended", "sentry.sessions.errored"},
+			wantMetrics:  []string{"sentry.sessions.started", "sentry.sessions.ended", "sentry.sessions.errored"},
 			wantResource: map[string]string{"sentry.project.id": "42"}},
 	}
 	for _, tt := range tests {
