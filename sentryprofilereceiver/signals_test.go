@@ -279,6 +279,14 @@ func TestOneResourcePerEnvelope(t *testing.T) {
 	}
 	assert.Equal(t, "web-3", attrStr(resources[2].Attributes(), "host.name"), "the event's server_name")
 	assert.Equal(t, resources[2].Attributes().AsRaw(), resources[3].Attributes().AsRaw(), "logs and metrics: one resource")
+
+	// obsreport: one operation per signal, counting records and points.
+	accepted, err := tr.telemetry.GetMetric("otelcol_receiver_accepted_log_records")
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), accepted.Data.(metricdata.Sum[int64]).DataPoints[0].Value)
+	accepted, err = tr.telemetry.GetMetric("otelcol_receiver_accepted_metric_points")
+	require.NoError(t, err)
+	assert.Equal(t, int64(metrics.DataPointCount()), accepted.Data.(metricdata.Sum[int64]).DataPoints[0].Value)
 }
 
 // TestSignalsWithoutTheirPipelines: a receiver in traces or profiles
@@ -377,7 +385,8 @@ func TestSignalPipelineRefuses(t *testing.T) {
 	cfg := f.CreateDefaultConfig().(*Config)
 	cfg.ServerConfig.NetAddr.Endpoint = "127.0.0.1:0"
 	cfg.Links.Enabled = false
-	set := metadatatest.NewSettings(componenttest.NewTelemetry())
+	tel := componenttest.NewTelemetry()
+	set := metadatatest.NewSettings(tel)
 	set.Logger = zaptest.NewLogger(t)
 	ctx := context.Background()
 	var handles []component.Component
@@ -408,6 +417,9 @@ func TestSignalPipelineRefuses(t *testing.T) {
 	assert.Equal(t, tx.spanIDs, spanIDsOf(sinks.traces))
 	names, _ := metricNames(sinks.metrics)
 	assert.Contains(t, names, "sentry.sessions.started")
+	refused, err := tel.GetMetric("otelcol_receiver_refused_log_records")
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), refused.Data.(metricdata.Sum[int64]).DataPoints[0].Value, "the event, refused")
 }
 
 // TestFourPipelineLifecycle: a receiver in all four pipelines listens once
