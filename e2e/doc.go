@@ -64,8 +64,12 @@
 // sentrygo/ is a Go module of its own with its go.sum, built by the test, so
 // the project's go.mod never depends on the SDK.
 //
-// node/app.js with E2E_EVENTS=1 also captures an exception and ends a
-// release-health session, for tests of what else an SDK sends.
+// node/app.js with E2E_EVENTS=1 also captures an exception and a message,
+// writes a log, counts a metric, sends a check-in and feedback and ends a
+// release-health session, for tests of what else an SDK sends:
+// TestSDKSignals checks that each of them comes out of the logs and metrics
+// pipelines once, and TestCollectorAllSignals does the same for captured
+// payloads and a /store/ event through the built collector alone.
 //
 // # The harness
 //

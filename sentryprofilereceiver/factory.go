@@ -24,6 +24,8 @@ func NewFactory() xreceiver.Factory {
 		createDefaultConfig,
 		xreceiver.WithTraces(shared.createTraces, metadata.TracesStability),
 		xreceiver.WithProfiles(shared.createProfiles, metadata.ProfilesStability),
+		xreceiver.WithLogs(shared.createLogs, metadata.LogsStability),
+		xreceiver.WithMetrics(shared.createMetrics, metadata.MetricsStability),
 	)
 }
 
@@ -72,8 +74,8 @@ const defaultLinksWait = 5 * time.Second
 
 // sharedReceivers makes one receiver of a configuration serve every signal
 // its pipelines ask for: a traces pipeline and a profiles pipeline naming the
-// same `sentryprofile` receiver share its endpoint, and each envelope feeds
-// both. The map lives in the factory, so two factories share nothing.
+// same `sentryprofile` receiver share its endpoint (as do logs and metrics
+// pipelines), and each envelope feeds every one of them. The map lives in the factory, so two factories share nothing.
 type sharedReceivers struct {
 	mu       sync.Mutex
 	byConfig map[*Config]*sharedReceiver
@@ -140,6 +142,30 @@ func (s *sharedReceivers) createTraces(_ context.Context, set receiver.Settings,
 		return nil, err
 	}
 	r.inner.router.traces = next
+	r.handles++
+	return &handle{shared: r}, nil
+}
+
+func (s *sharedReceivers) createLogs(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Logs) (receiver.Logs, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.get(cfg.(*Config), set)
+	if err != nil {
+		return nil, err
+	}
+	r.inner.router.logs = next
+	r.handles++
+	return &handle{shared: r}, nil
+}
+
+func (s *sharedReceivers) createMetrics(_ context.Context, set receiver.Settings, cfg component.Config, next consumer.Metrics) (receiver.Metrics, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, err := s.get(cfg.(*Config), set)
+	if err != nil {
+		return nil, err
+	}
+	r.inner.router.metrics = next
 	r.handles++
 	return &handle{shared: r}, nil
 }

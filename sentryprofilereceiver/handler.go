@@ -51,6 +51,7 @@ func (h *envelopeHandler) routes() *http.ServeMux {
 		mux.HandleFunc(http.MethodPost+" "+path, h.serveEnvelope)
 		mux.HandleFunc(path, h.otherMethod)
 	}
+	h.storeRoutes(mux)
 	if h.forward != nil {
 		mux.HandleFunc("/api/", h.proxyRequest)
 	}

@@ -42,7 +42,8 @@ func TestRouting(t *testing.T) {
 		{name: "GET", method: http.MethodGet, path: "/api/42/envelope/", wantStatus: http.StatusMethodNotAllowed, wantAllow: "POST"},
 		{name: "PUT without slash", method: http.MethodPut, path: "/api/42/envelope", wantStatus: http.StatusMethodNotAllowed, wantAllow: "POST"},
 		{name: "OPTIONS without CORS", method: http.MethodOptions, path: "/api/42/envelope/", wantStatus: http.StatusMethodNotAllowed, wantAllow: "POST"},
-		{name: "store endpoint", method: http.MethodPost, path: "/api/42/store/", wantStatus: http.StatusNotFound},
+		{name: "store endpoint takes an event, not an envelope", method: http.MethodPost, path: "/api/42/store/", wantStatus: http.StatusBadRequest},
+		{name: "GET store", method: http.MethodGet, path: "/api/42/store/", wantStatus: http.StatusNotFound},
 		{name: "below the endpoint", method: http.MethodPost, path: "/api/42/envelope/more", wantStatus: http.StatusNotFound},
 		{name: "project slug", method: http.MethodPost, path: "/api/shop/envelope/", wantStatus: http.StatusNotFound},
 		{name: "negative project", method: http.MethodPost, path: "/api/-1/envelope/", wantStatus: http.StatusNotFound},
@@ -308,7 +309,7 @@ func TestBadItemAmongGood(t *testing.T) {
 		return metricdata.DataPoint[int64]{Attributes: attribute.NewSet(attribute.String("item_type", typ)), Value: 1}
 	}
 	metadatatest.AssertEqualReceiverSentryprofileIgnoredItems(t, tr.telemetry, []metricdata.DataPoint[int64]{
-		itemType("transaction"), itemType("client_report"), itemType("unknown"),
+		itemType("transaction"), itemType("unknown"),
 	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 
 	platform := func(state string) metricdata.DataPoint[int64] {

@@ -22,10 +22,9 @@ func TestFactory(t *testing.T) {
 	assert.Equal(t, metadata.Type, f.Type())
 	assert.Equal(t, component.StabilityLevelDevelopment, f.ProfilesStability())
 	assert.Equal(t, component.StabilityLevelDevelopment, f.TracesStability())
+	assert.Equal(t, component.StabilityLevelDevelopment, f.LogsStability())
+	assert.Equal(t, component.StabilityLevelDevelopment, f.MetricsStability())
 	require.NoError(t, componenttest.CheckConfigStruct(f.CreateDefaultConfig()))
-
-	_, err := f.CreateMetrics(context.Background(), receivertest.NewNopSettings(metadata.Type), f.CreateDefaultConfig(), consumertest.NewNop())
-	assert.Error(t, err, "no metrics signal")
 }
 
 // TestProfilesLifecycle runs a profiles receiver through the collector's

@@ -16,6 +16,13 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrycheckin"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryclientreport"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryevent"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryfeedback"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrylog"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrymetric"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
@@ -25,6 +32,11 @@ type signal string
 const (
 	signalProfiles signal = "profiles"
 	signalTraces   signal = "traces"
+	signalLogs     signal = "logs"
+	signalMetrics  signal = "metrics"
+	// signalTelemetry is the receiver's own telemetry: what an item says
+	// is counted, not sent down a pipeline.
+	signalTelemetry signal = "telemetry"
 )
 
 // itemRoute is one row of the router's table: an envelope item type, the
@@ -38,6 +50,11 @@ type itemRoute struct {
 	// segment decodes a trace item, once: its spans feed the span index
 	// and the traces signal.
 	segment func([]byte) (*sentrytrace.Segment, error)
+	// logs and metrics translate an item of those signals into the
+	// envelope's records or metrics, filling the envelope's resource
+	// from what the payload says of its program (signals.go).
+	logs    appendLogs
+	metrics appendMetrics
 }
 
 // itemRoutes is every item type the receiver reads. An item of another
@@ -56,6 +73,17 @@ var itemRoutes = []itemRoute{
 		segment: sentrytrace.DecodeTransaction},
 	{itemType: itemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
 		segment: sentrytrace.DecodeSpans},
+	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Decode", logs: eventLogs},
+	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.AppendLogs", logs: containerLogs(sentrylog.AppendLogs)},
+	{itemType: sentrylog.OTelItemType, signal: signalLogs, translator: "sentrylog.AppendOTelLog", logs: containerLogs(sentrylog.AppendOTelLog)},
+	{itemType: sentrycheckin.ItemType, signal: signalLogs, translator: "sentrycheckin.Decode", logs: checkInLogs},
+	{itemType: sentryfeedback.ItemFeedback, signal: signalLogs, translator: "sentryfeedback.DecodeFeedback", logs: feedbackLogs},
+	{itemType: sentryfeedback.ItemUserReport, signal: signalLogs, translator: "sentryfeedback.AppendUserReport", logs: containerLogs(sentryfeedback.AppendUserReport)},
+	{itemType: sentrymetric.ItemType, signal: signalMetrics, translator: "sentrymetric.AppendMetrics", metrics: containerMetrics(sentrymetric.AppendMetrics)},
+	{itemType: sentrymetric.StatsdItemType, signal: signalMetrics, translator: "sentrymetric.AppendStatsd", metrics: containerMetrics(sentrymetric.AppendStatsd)},
+	{itemType: sentrysession.ItemSession, signal: signalMetrics, translator: "sentrysession.DecodeUpdate", metrics: sessionMetrics},
+	{itemType: sentrysession.ItemSessions, signal: signalMetrics, translator: "sentrysession.AppendSessions", metrics: containerMetrics(sentrysession.AppendSessions)},
+	{itemType: sentryclientreport.ItemType, signal: signalTelemetry, translator: "sentryclientreport.Decode"},
 }
 
 // itemTypeSpan is span streaming's item: a span v2 container.
@@ -98,6 +126,8 @@ type router struct {
 	// either may be nil.
 	profiles xconsumer.Profiles
 	traces   consumer.Traces
+	logs     consumer.Logs
+	metrics  consumer.Metrics
 
 	// index keeps recent spans for chunk samples to link to; nil when
 	// links::enabled is off. hold keeps chunks for links::wait; nil when
@@ -117,6 +147,12 @@ func (rt *router) consumes(s signal) bool {
 		return rt.profiles != nil
 	case signalTraces:
 		return rt.traces != nil
+	case signalLogs:
+		return rt.logs != nil
+	case signalMetrics:
+		return rt.metrics != nil
+	case signalTelemetry:
+		return true
 	}
 	return false
 }
@@ -136,6 +172,9 @@ func (rt *router) route(ctx context.Context, t *translation, projectID string) e
 		if terr := rt.consumeTraces(ctx, t, projectID); err == nil {
 			err = terr
 		}
+	}
+	if serr := rt.consumeSignals(ctx, t, projectID); err == nil {
+		err = serr
 	}
 	return err
 }

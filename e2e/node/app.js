@@ -19,8 +19,10 @@
 //   E2E_BUSY_MS           total CPU time of the job (default 3000)
 //   E2E_TRACE_LIFECYCLE   'static' sends transactions (transaction items);
 //                         'stream' (the 11.x default) streams spans (span items)
-//   E2E_EVENTS=1          also capture an exception and end a release-health
-//                         session, for tests of what else the SDK sends
+//   E2E_EVENTS=1          also capture an exception and a message, write a
+//                         log, count a metric, send a check-in and feedback
+//                         and end a release-health session, for tests of
+//                         what else the SDK sends
 //   E2E_SENTRY_DEBUG=1    the SDK's own debug log
 
 const Sentry = require('@sentry/node');
@@ -95,9 +97,18 @@ function runJob() {
   });
 }
 
+// What else an SDK sends, one of each: an error and a message (event
+// items), a log (log), a metric (trace_metric), a cron check-in
+// (check_in), user feedback (feedback) and the release-health session
+// (session). Logs and metrics are on by default in @sentry/node 11.
 function sendEvents() {
   Sentry.startSession();
   Sentry.captureException(new Error('e2e: an exception captured on purpose'));
+  Sentry.captureMessage('e2e: a message captured on purpose', 'warning');
+  Sentry.logger.info('e2e: a log written on purpose', { 'e2e.kind': 'log' });
+  Sentry.metrics.count('e2e.events', 1, { attributes: { 'e2e.kind': 'metric' } });
+  Sentry.captureCheckIn({ monitorSlug: 'e2e-job', status: 'ok', duration: 1.5 });
+  Sentry.captureFeedback({ message: 'e2e: feedback sent on purpose', name: 'e2e' });
   Sentry.endSession();
 }
 

@@ -16,4 +16,6 @@ var (
 const (
 	ProfilesStability = component.StabilityLevelDevelopment
 	TracesStability   = component.StabilityLevelDevelopment
+	LogsStability     = component.StabilityLevelDevelopment
+	MetricsStability  = component.StabilityLevelDevelopment
 )

@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	mu                                            sync.Mutex
 	registrations                                 []metric.Registration
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
+	ReceiverSentryprofileDiscardedSignalItems     metric.Int64Counter
 	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
 	ReceiverSentryprofileForwardDuration          metric.Float64Histogram
 	ReceiverSentryprofileForwardSpoolAge          metric.Float64Histogram
@@ -43,6 +44,7 @@ type TelemetryBuilder struct {
 	ReceiverSentryprofileLinkHoldDuration         metric.Float64Histogram
 	ReceiverSentryprofileLinkedSamples            metric.Int64Counter
 	ReceiverSentryprofilePlatformHeaderMismatches metric.Int64Counter
+	ReceiverSentryprofileSdkDiscarded             metric.Int64Counter
 	ReceiverSentryprofileSpanIndexEvictedSpans    metric.Int64ObservableCounter
 	ReceiverSentryprofileSpanIndexSpans           metric.Int64ObservableGauge
 }
@@ -122,6 +124,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileDiscardedSignalItems, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_discarded_signal_items",
+		metric.WithDescription("Event, log, metric, session, check-in and feedback items (or entries of a container item) of accepted envelopes that could not be read (logs and metrics signals). The envelope's other items still go through. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileDiscardedTraceItems, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_discarded_trace_items",
 		metric.WithDescription("transaction and span items of accepted envelopes that could not be read (traces signal). The envelope's other items still go through. [Development]"),
@@ -174,7 +182,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileIgnoredItems, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_ignored_items",
-		metric.WithDescription("Envelope items that are not profiles (transactions, events, sessions, spans, ...); accepted as Sentry accepts them, not forwarded. [Development]"),
+		metric.WithDescription("Envelope items no configured pipeline takes (attachments, replays, minidumps, unknown types, and any signal without its pipeline); accepted as Sentry accepts them, forwarded when forwarding is on. [Development]"),
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
@@ -206,6 +214,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	builder.ReceiverSentryprofilePlatformHeaderMismatches, err = builder.meter.Int64Counter(
 		"otelcol_receiver_sentryprofile_platform_header_mismatches",
 		metric.WithDescription("profile_chunk items whose item-header `platform` is missing or differs from the payload's; accepted anyway, as SDKs before profiles spec 2.4.0 omit it. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileSdkDiscarded, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_sdk_discarded",
+		metric.WithDescription("What SDKs say they discarded before sending (their client_report items), by reason and data category; the value is the reported quantity. An operator's view of the loss before the collector. [Development]"),
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)

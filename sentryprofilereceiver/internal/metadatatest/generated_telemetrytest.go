@@ -37,6 +37,22 @@ func AssertEqualReceiverSentryprofileDiscardedItems(t *testing.T, tt *componentt
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverSentryprofileDiscardedSignalItems(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_sentryprofile_discarded_signal_items",
+		Description: "Event, log, metric, session, check-in and feedback items (or entries of a container item) of accepted envelopes that could not be read (logs and metrics signals). The envelope's other items still go through. [Development]",
+		Unit:        "{item}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_discarded_signal_items")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverSentryprofileDiscardedTraceItems(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_sentryprofile_discarded_trace_items",
@@ -166,7 +182,7 @@ func AssertEqualReceiverSentryprofileForwardedRequests(t *testing.T, tt *compone
 func AssertEqualReceiverSentryprofileIgnoredItems(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_sentryprofile_ignored_items",
-		Description: "Envelope items that are not profiles (transactions, events, sessions, spans, ...); accepted as Sentry accepts them, not forwarded. [Development]",
+		Description: "Envelope items no configured pipeline takes (attachments, replays, minidumps, unknown types, and any signal without its pipeline); accepted as Sentry accepts them, forwarded when forwarding is on. [Development]",
 		Unit:        "{item}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -254,6 +270,22 @@ func AssertEqualReceiverSentryprofilePlatformHeaderMismatches(t *testing.T, tt *
 		},
 	}
 	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_platform_header_mismatches")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualReceiverSentryprofileSdkDiscarded(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_sentryprofile_sdk_discarded",
+		Description: "What SDKs say they discarded before sending (their client_report items), by reason and data category; the value is the reported quantity. An operator's view of the loss before the collector. [Development]",
+		Unit:        "{item}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_sdk_discarded")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -29,6 +29,7 @@ func TestSetupTelemetry(t *testing.T) {
 		return nil
 	}))
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileDiscardedSignalItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardDuration.Record(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardSpoolAge.Record(context.Background(), 1)
@@ -43,7 +44,11 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverSentryprofileLinkHoldDuration.Record(context.Background(), 1)
 	tb.ReceiverSentryprofileLinkedSamples.Add(context.Background(), 1)
 	tb.ReceiverSentryprofilePlatformHeaderMismatches.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileSdkDiscarded.Add(context.Background(), 1)
 	AssertEqualReceiverSentryprofileDiscardedItems(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileDiscardedSignalItems(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileDiscardedTraceItems(t, testTel,
@@ -86,6 +91,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofilePlatformHeaderMismatches(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileSdkDiscarded(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileSpanIndexEvictedSpans(t, testTel,

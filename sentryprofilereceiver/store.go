@@ -1,0 +1,149 @@
+package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
+
+// The store endpoint: POST /api/{project_id}/store/ takes one event as the
+// whole body, as older SDKs send errors (sentry-python 1.x, raven). The
+// event goes to the logs signal as an envelope's event item would, and the
+// answer is Relay's: 200 {"id":"<event_id>"}. With forwarding, the
+// upstream gets the body as it came and the SDK the upstream's answer.
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryevent"
+)
+
+// storePaths are the store endpoint's paths, with and without the
+// trailing slash, as Relay routes them.
+var storePaths = [...]string{"/api/{project_id}/store/{$}", "/api/{project_id}/store"}
+
+// storeRoutes adds the store endpoint to the mux.
+func (h *envelopeHandler) storeRoutes(mux *http.ServeMux) {
+	for _, path := range storePaths {
+		mux.HandleFunc(http.MethodPost+" "+path, h.serveStore)
+	}
+}
+
+func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
+	projectID, ok := sentryhttp.CanonicalProjectID(r.PathValue("project_id"))
+	if !ok {
+		writeError(w, &requestError{status: http.StatusNotFound, detail: "not found; the project id is numeric"})
+		return
+	}
+	if h.forward != nil {
+		h.proxyStore(w, r, projectID)
+		return
+	}
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	defer h.slots.release()
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
+	// confighttp decoded the body and bounds it by max_request_body_size.
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		writeError(w, h.bodyError(err))
+		return
+	}
+	eventID, rerr := storeEventID(body)
+	if rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
+	if err := h.routeStored(r, body, projectID); err != nil {
+		h.refuse(w, projectID, consumerError(err))
+		return
+	}
+	writeAccepted(w, eventID)
+}
+
+// proxyStore forwards a store request as it came and translates its
+// decoded body; the SDK gets the upstream's answer. A body the receiver
+// cannot read still goes to the upstream, which may.
+func (h *envelopeHandler) proxyStore(w http.ResponseWriter, r *http.Request, projectID string) {
+	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	release := sync.OnceFunc(h.slots.release)
+	defer release()
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
+	if err != nil {
+		writeError(w, h.bodyError(err))
+		return
+	}
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
+	upstream := h.forward.SendAsync(r, target, raw, "")
+	if body, err := h.decodedBody(raw, r.Header.Get("Content-Encoding")); err == nil {
+		if _, rerr := storeEventID(body); rerr == nil {
+			if err := h.routeStored(r, body, projectID); err != nil {
+				h.logger.Debug("Forwarded store event refused by the pipeline",
+					zap.String("project_id", projectID), zap.Error(err))
+			}
+		}
+	}
+	release()
+	h.forward.Write(w, <-upstream)
+}
+
+// decodedBody is a forwarded request's body, decompressed and bounded.
+func (h *envelopeHandler) decodedBody(raw []byte, encoding string) ([]byte, error) {
+	body, err := h.bodies.open(raw, encoding)
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	return io.ReadAll(io.LimitReader(body, h.cfg.ServerConfig.MaxRequestBodySize))
+}
+
+// routeStored sends a store body through the router as an envelope of one
+// event item: the same translation, counting and resource.
+func (h *envelopeHandler) routeStored(r *http.Request, body []byte, projectID string) error {
+	t := h.pool.get()
+	defer h.pool.put(t)
+	t.items = append(t.items, envelope.Item{
+		Header:  envelope.ItemHeader{Type: sentryevent.ItemType, Length: int64(len(body))},
+		Payload: body, Size: int64(len(body)),
+	})
+	t.arrived = time.Now()
+	return h.router.route(r.Context(), t, projectID)
+}
+
+// storeEventID is the event's "event_id" as Sentry answers it, or a new
+// one when the event has none (Relay assigns one). A body that is not a
+// JSON object is refused, as Relay refuses it.
+func storeEventID(body []byte) (string, *requestError) {
+	var doc struct {
+		EventID string `json:"event_id"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event: " + err.Error()}
+	}
+	if doc.EventID == "" {
+		var id [16]byte
+		_, _ = rand.Read(id[:])
+		id[6] = id[6]&0x0f | 0x40
+		id[8] = id[8]&0x3f | 0x80
+		return hex.EncodeToString(id[:]), nil
+	}
+	id, ok := canonicalEventID(doc.EventID)
+	if !ok {
+		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event_id"}
+	}
+	return id, nil
+}
