@@ -147,7 +147,7 @@ scale: $(COLLECTOR) e2e/node/node_modules/.package-lock.json
 e2e: $(COLLECTOR) $(E2E_NPM_STAMPS)
 	@mkdir -p $(dir $(E2E_TABLE)); rm -f $(E2E_TABLE)
 	@status=0; \
-	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestForwardRealSDK|TestSymbolicationRealBuilds)$$' -v ./e2e || status=$$?; \
+	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestSDKSignals|TestForwardRealSDK|TestSymbolicationRealBuilds)$$' -v ./e2e || status=$$?; \
 	if [ -f $(E2E_TABLE) ]; then echo; echo "make e2e: per-client results"; cat $(E2E_TABLE); fi; \
 	exit $$status
 
