@@ -110,6 +110,7 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	// "monitor_slug", "status" → body, severity
 	lr.Body().SetStr(c.Slug + ": " + c.Status)
 	lr.SetSeverityNumber(severity(c.Status))
+	lr.SetSeverityText(severityText(lr.SeverityNumber()))
 	// contexts.trace.trace_id, span_id
 	lr.SetTraceID(c.TraceID)
 	lr.SetSpanID(c.SpanID)
@@ -146,6 +147,18 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 
 // severity: a failed run is an error, a run that started or succeeded is
 // information; statuses Sentry assigns itself (missed, timeout) are warnings.
+// severityText names a check-in's severity as Sentry names levels, so that
+// a store filtering on the text finds check-ins beside events and logs.
+func severityText(n plog.SeverityNumber) string {
+	switch n {
+	case plog.SeverityNumberInfo:
+		return "info"
+	case plog.SeverityNumberError:
+		return "error"
+	}
+	return "warning"
+}
+
 func severity(status string) plog.SeverityNumber {
 	switch status {
 	case "ok", "in_progress":

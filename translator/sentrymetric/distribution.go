@@ -14,9 +14,5 @@ func putDistribution(dp pmetric.ExponentialHistogramDataPoint, p *point) {
 	dp.SetTimestamp(p.ts)
 	// "value" → count 1, sum, min, max, and its bucket
 	sentrysignal.PutObservation(dp, p.value.float())
-	p.attrs.MoveTo(dp.Attributes())
-	// "trace_id", "span_id" → an exemplar of the value
-	if !p.traceID.IsEmpty() {
-		putExemplar(dp.Exemplars().AppendEmpty(), p)
-	}
+	putAttributesAndExemplar(dp.Attributes(), dp.Exemplars(), p)
 }

@@ -133,10 +133,30 @@ func putNumberPoint(dp pmetric.NumberDataPoint, p *point) {
 	} else {
 		dp.SetDoubleValue(p.value.f)
 	}
-	p.attrs.MoveTo(dp.Attributes())
-	// "trace_id", "span_id" → an exemplar of the value
-	if !p.traceID.IsEmpty() {
-		putExemplar(dp.Exemplars().AppendEmpty(), p)
+	putAttributesAndExemplar(dp.Attributes(), dp.Exemplars(), p)
+}
+
+// observationAttributes are attributes of one observation, not of its
+// series: as point attributes every observation would be a series of its
+// own (JavaScript numbers its observations within a millisecond).
+var observationAttributes = []string{"sentry.timestamp.sequence"}
+
+// putAttributesAndExemplar writes p's attributes as the point's, but those
+// of the one observation, which go with "trace_id" and "span_id" onto an
+// exemplar of the value.
+func putAttributesAndExemplar(attrs pcommon.Map, exemplars pmetric.ExemplarSlice, p *point) {
+	observed := pcommon.NewMap()
+	for _, k := range observationAttributes {
+		if v, ok := p.attrs.Get(k); ok {
+			v.CopyTo(observed.PutEmpty(k))
+			p.attrs.Remove(k)
+		}
+	}
+	p.attrs.MoveTo(attrs)
+	if !p.traceID.IsEmpty() || observed.Len() > 0 {
+		ex := exemplars.AppendEmpty()
+		putExemplar(ex, p)
+		observed.MoveTo(ex.FilteredAttributes())
 	}
 }
 

@@ -69,11 +69,14 @@ func TestCounterPoint(t *testing.T) {
 		t.Errorf("point %d at %d (start %d)", dp.IntValue(), dp.Timestamp(), dp.StartTimestamp())
 	}
 	region, _ := dp.Attributes().Get("region")
-	seq, _ := dp.Attributes().Get("sentry.timestamp.sequence")
-	if region.Str() != "us-2" || seq.Int() != 3 {
+	if _, isLabel := dp.Attributes().Get("sentry.timestamp.sequence"); region.Str() != "us-2" || isLabel {
 		t.Errorf("attributes %v", dp.Attributes().AsRaw())
 	}
 	ex := dp.Exemplars().At(0)
+	// An observation's sequence number is its exemplar's, not its series'.
+	if seq, _ := ex.FilteredAttributes().Get("sentry.timestamp.sequence"); seq.Int() != 3 {
+		t.Errorf("exemplar attributes %v", ex.FilteredAttributes().AsRaw())
+	}
 	if ex.TraceID().String() != "2c9f4e8a1b7d4f60a3e5c7b9d1f20486" || ex.SpanID().String() != "a1b2c3d4e5f60718" || ex.IntValue() != 2 {
 		t.Errorf("exemplar %s %s %d", ex.TraceID(), ex.SpanID(), ex.IntValue())
 	}
@@ -188,13 +191,19 @@ func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.
 	for k, v := range base {
 		e[k] = v
 	}
+	typed := map[string]any{}
 	if ex.Len() > 0 {
-		e["trace_id"] = ex.At(0).TraceID().String()
+		if !ex.At(0).TraceID().IsEmpty() {
+			e["trace_id"] = ex.At(0).TraceID().String()
+		}
 		if !ex.At(0).SpanID().IsEmpty() {
 			e["span_id"] = ex.At(0).SpanID().String()
 		}
+		for k, v := range ex.At(0).FilteredAttributes().All() {
+			typ, val := sentrysignal.TypedAttribute(v)
+			typed[k] = map[string]any{"type": typ, "value": val}
+		}
 	}
-	typed := map[string]any{}
 	for k, v := range attrs.All() {
 		if member, ok := strings.CutPrefix(k, AttrPrefix); ok {
 			e[member] = sentrysignal.ToAny(v)

@@ -96,7 +96,8 @@ func TestPutJSONDepthAndTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := v.Map().AsRaw()
-	want := map[string]any{"i": int64(3), "f": 3.5, "big": "1e400", "s": "x", "b": true, "n": nil,
+	// A null member is left out: it says what an absent one says.
+	want := map[string]any{"i": int64(3), "f": 3.5, "big": "1e400", "s": "x", "b": true,
 		"deep": map[string]any{"a": `{"b":[1]}`}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v\nwant %#v", got, want)

@@ -84,6 +84,12 @@ func PutMap(m pcommon.Map, obj map[string]any, depth int) {
 	sort.Strings(keys)
 	m.EnsureCapacity(m.Len() + len(keys))
 	for _, k := range keys {
+		// A null member says no more than an absent one (sentry-python
+		// writes "mechanism": null); as an empty value, stores that print
+		// the map as JSON print no value at all.
+		if obj[k] == nil {
+			continue
+		}
 		SetAny(m.PutEmpty(k), obj[k], depth)
 	}
 }
