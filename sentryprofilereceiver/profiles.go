@@ -45,12 +45,11 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 	})
 	t.decoder.Mode, t.decoder.MaxSize = rt.mode, rt.cfg.MaxProfileItemSize
 	outcomes := t.decoder.ProfileItems(translator.EnvelopeItems{
-		Items:   items,
-		SentAt:  t.sentAt,
-		Arrival: t.arrived,
-		Skip: func(_ int, item *envelope.Item) bool {
-			return rt.holdChunk(ctx, t, projectID, item)
-		},
+		Items:      items,
+		SentAt:     t.sentAt,
+		Arrival:    t.arrived,
+		TraceItems: traceItems(t.segments),
+		Held:       rt.holdChunks(ctx, t, projectID),
 	})
 	for o := range outcomes {
 		item := &items[o.Index]
@@ -72,6 +71,40 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 	samples := builder.SampleCount()
 	rt.countLinks(ctx, samples, builder.LinkedSampleCount())
 	return builder.Profiles(), samples
+}
+
+// traceItems are the envelope's decoded trace items, as the translator
+// takes them.
+func traceItems(segments []decodedSegment) []translator.TraceItem {
+	if len(segments) == 0 {
+		return nil
+	}
+	out := make([]translator.TraceItem, len(segments))
+	for i, s := range segments {
+		out[i] = translator.TraceItem{Index: s.item, Segment: s.seg, Err: s.err}
+	}
+	return out
+}
+
+// holdChunks holds the envelope's profile chunks for links::wait (see
+// holdChunk); nil when none is held, else true at the index of each held
+// item.
+func (rt *router) holdChunks(ctx context.Context, t *translation, projectID string) []bool {
+	if rt.hold == nil || t.released {
+		return nil
+	}
+	var held []bool
+	for i := range t.items {
+		item := &t.items[i]
+		if !translator.IsProfileItem(item.Header.Type) || !rt.holdChunk(ctx, t, projectID, item) {
+			continue
+		}
+		if held == nil {
+			held = make([]bool, len(t.items))
+		}
+		held[i] = true
+	}
+	return held
 }
 
 // holdChunk keeps a profile chunk for links::wait, so that it links to spans

@@ -6,12 +6,14 @@ package translator
 // without one starts at, and which transaction a V1 profile belongs to.
 
 import (
+	"errors"
 	"fmt"
 	"iter"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // Envelope item types the translator reads.
@@ -20,6 +22,7 @@ const (
 	ItemTypeProfileChunk   = "profile_chunk"    // V2 (continuous profiling)
 	ItemTypeProfileChunkUI = "profile_chunk_ui" // alias of profile_chunk some Android SDKs send
 	ItemTypeTransaction    = "transaction"      // the transaction a V1 profile links to
+	ItemTypeSpan           = "span"             // a span streaming container (span v2)
 )
 
 // MaxProfileItemBytes is Relay's limit for one profile item (50 MiB).
@@ -57,11 +60,16 @@ type EnvelopeItems struct {
 	// Arrival is when the envelope arrived (or now): the fallback time when
 	// SentAt is absent or unreadable.
 	Arrival time.Time
-	// Skip, when set, is asked once per profile item, in envelope order,
-	// before the item is decoded; an item it takes (true) yields nothing and
-	// does not count for the one-V1-profile rule. The receiver holds chunks
-	// for their span links this way and decodes them later.
-	Skip func(i int, item *envelope.Item) bool
+	// TraceItems are the envelope's transaction and span items, decoded
+	// once by the caller (DecodeTraceItems) for every signal that reads
+	// them, in envelope order. The envelope's resource starts from them, and
+	// a V1 profile links to one of its transactions.
+	TraceItems []TraceItem
+	// Held, when not nil, has one entry per item: true for a profile item
+	// the caller keeps to decode later. A held item yields nothing and does
+	// not count for the one-V1-profile rule (the receiver holds chunks for
+	// the spans that arrive after them).
+	Held []bool
 }
 
 // OutcomeKind says what became of one envelope item.
@@ -107,10 +115,10 @@ type ItemOutcome struct {
 // profile: later ones are refused with sentry.ReasonTooManyProfiles before
 // they are decoded. Chunks are not limited.
 //
-// Transaction items are decoded only when the envelope has a V1 profile
-// item, and only once, before the first profile item is decoded. The
-// envelope's resource (Item.Resource, shared by its accepted items) is
-// filled from its transaction and span items, in envelope order, then from
+// Trace items are not decoded here: env.TraceItems are, once, by the
+// caller. Unreadable transactions are reported only when the envelope has
+// a V1 profile item. The envelope's resource (Item.Resource, shared by its
+// accepted items) is filled from its trace items, in envelope order, then from
 // each profile as it is read. A
 // V1 profile gets the transaction whose event_id is the id of any of its
 // transactions (ids compared as 32 hex digits, case and dashes aside), else
@@ -123,14 +131,19 @@ type ItemOutcome struct {
 func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 	return func(yield func(ItemOutcome) bool) {
 		items := env.Items
-		// Decoded first: a transaction item may follow its profile.
-		txs := decodeEnvelopeTransactions(items)
+		if !hasProfileItem(items) {
+			return
+		}
+		// Collected first: a transaction item may follow its profile.
+		txs := envelopeTransactions(items, env.TraceItems)
 		first := firstReadable(txs)
 		// The envelope's resource: its trace items' fields, then each
 		// profile's as it is read; every profile shares it (Item.Resource).
 		resource := new(Resource)
-		if hasProfileItem(items) {
-			resource.fillFromTraceItems(items)
+		for _, t := range env.TraceItems {
+			if t.Segment != nil {
+				resource.Fill(ResourceOfSegment(t.Segment))
+			}
 		}
 		fallback := FallbackTime(env.SentAt, env.Arrival)
 		v1Profiles := 0
@@ -147,7 +160,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 				}
 				continue
 			}
-			if !IsProfileItem(item.Header.Type) || (env.Skip != nil && env.Skip(i, item)) {
+			if !IsProfileItem(item.Header.Type) || (env.Held != nil && env.Held[i]) {
 				continue
 			}
 			if item.Header.Type == ItemTypeProfile {
@@ -191,19 +204,57 @@ func hasProfileItem(items []envelope.Item) bool {
 	return false
 }
 
-// envelopeTransaction is one transaction item of an envelope: decoded (tx,
+// TraceItem is one transaction or span item of an envelope, decoded
+// (Segment) or not (Err).
+type TraceItem struct {
+	Index   int // the item's place in the envelope, from 0
+	Segment *sentrytrace.Segment
+	Err     error
+}
+
+// errTraceItemNotRead is the error of a trace item the envelope reader
+// skipped for its size.
+var errTraceItemNotRead = errors.New("oversized: not read")
+
+// DecodeTraceItems decodes the envelope's transaction and span items, in
+// envelope order: the TraceItems of EnvelopeItems, and the segments of the
+// traces signal (AppendTraces).
+func DecodeTraceItems(items []envelope.Item) []TraceItem {
+	var out []TraceItem
+	for i := range items {
+		item := &items[i]
+		var decode func([]byte) (*sentrytrace.Segment, error)
+		switch item.Header.Type {
+		case ItemTypeTransaction:
+			decode = sentrytrace.DecodeTransaction
+		case ItemTypeSpan:
+			decode = sentrytrace.DecodeSpans
+		default:
+			continue
+		}
+		if item.Oversized {
+			out = append(out, TraceItem{Index: i, Err: errTraceItemNotRead})
+			continue
+		}
+		seg, err := decode(item.Payload)
+		out = append(out, TraceItem{Index: i, Segment: seg, Err: err})
+	}
+	return out
+}
+
+// envelopeTransaction is one transaction item of an envelope: decoded (seg,
 // with its canonical event id) or not (err).
 type envelopeTransaction struct {
 	index int
 	id    string // normalizeID(event_id); "" when it is not an id
-	tx    *sentry.TransactionEvent
+	seg   *sentrytrace.Segment
 	err   *sentry.Error
 }
 
-// decodeEnvelopeTransactions decodes the transaction items, in envelope
-// order, when the envelope has a V1 profile item; nil otherwise, since only
-// a V1 profile links to the envelope's transaction.
-func decodeEnvelopeTransactions(items []envelope.Item) []envelopeTransaction {
+// envelopeTransactions are the transaction items among traceItems, in
+// envelope order, when the envelope has a V1 profile item; nil otherwise,
+// since only a V1 profile links to the envelope's transaction.
+func envelopeTransactions(items []envelope.Item, traceItems []TraceItem) []envelopeTransaction {
 	hasV1 := false
 	for i := range items {
 		if items[i].Header.Type == ItemTypeProfile {
@@ -215,33 +266,37 @@ func decodeEnvelopeTransactions(items []envelope.Item) []envelopeTransaction {
 		return nil
 	}
 	var txs []envelopeTransaction
-	for i := range items {
-		item := &items[i]
-		if item.Header.Type != ItemTypeTransaction {
-			continue
+	for _, t := range traceItems {
+		item := &items[t.Index]
+		switch {
+		case item.Header.Type != ItemTypeTransaction:
+		case item.Oversized:
+			// The reader skipped it: there is nothing to link to.
+			txs = append(txs, envelopeTransaction{index: t.Index,
+				err: sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("transaction of %d bytes not read", item.Size)).AtItem(t.Index)})
+		case t.Err != nil || t.Segment == nil:
+			txs = append(txs, envelopeTransaction{index: t.Index, err: asItemError(traceItemErr(t.Err), sentry.ReasonInvalidJSON).AtItem(t.Index)})
+		default:
+			txs = append(txs, envelopeTransaction{index: t.Index, id: normalizeID(t.Segment.EventID), seg: t.Segment})
 		}
-		if item.Oversized {
-			// The reader skipped it: there is nothing to decode.
-			txs = append(txs, envelopeTransaction{index: i,
-				err: sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("transaction of %d bytes not read", item.Size)).AtItem(i)})
-			continue
-		}
-		tx, err := sentry.DecodeTransactionEvent(item.Payload)
-		if err != nil {
-			txs = append(txs, envelopeTransaction{index: i, err: asItemError(err, sentry.ReasonInvalidJSON).AtItem(i)})
-			continue
-		}
-		txs = append(txs, envelopeTransaction{index: i, id: normalizeID(tx.EventID), tx: tx})
 	}
 	return txs
 }
 
+// traceItemErr is err, or an error saying a trace item has no segment.
+func traceItemErr(err error) error {
+	if err == nil {
+		return errors.New("transaction: no segment")
+	}
+	return err
+}
+
 // firstReadable is the envelope's first transaction that decoded; nil when
 // none did.
-func firstReadable(txs []envelopeTransaction) *sentry.TransactionEvent {
+func firstReadable(txs []envelopeTransaction) *sentrytrace.Segment {
 	for _, t := range txs {
-		if t.tx != nil {
-			return t.tx
+		if t.seg != nil {
+			return t.seg
 		}
 	}
 	return nil
@@ -250,7 +305,7 @@ func firstReadable(txs []envelopeTransaction) *sentry.TransactionEvent {
 // transactionFor is the transaction a V1 profile belongs to: the one whose
 // event_id any of its transactions names, else first (the envelope's first
 // readable one). A V2 chunk is not bound to a transaction.
-func transactionFor(p *sentry.Profile, txs []envelopeTransaction, first *sentry.TransactionEvent) *sentry.TransactionEvent {
+func transactionFor(p *sentry.Profile, txs []envelopeTransaction, first *sentrytrace.Segment) *sentrytrace.Segment {
 	if p.Version == sentry.VersionV2 || first == nil {
 		return nil
 	}
@@ -260,8 +315,8 @@ func transactionFor(p *sentry.Profile, txs []envelopeTransaction, first *sentry.
 			continue
 		}
 		for _, t := range txs {
-			if t.tx != nil && t.id == id {
-				return t.tx
+			if t.seg != nil && t.id == id {
+				return t.seg
 			}
 		}
 	}

@@ -44,7 +44,8 @@ func v1Item(timestamp string, ids ...string) string {
 
 // txItem is a transaction item with event_id id, told apart by name.
 func txItem(id, name string) string {
-	return `{"type":"transaction"}` + "\n" + `{"event_id":"` + id + `","transaction":"` + name + `","start_timestamp":1795000000.0,"timestamp":1795000001.0}`
+	return `{"type":"transaction"}` + "\n" + `{"event_id":"` + id + `","transaction":"` + name + `","start_timestamp":1795000000.0,"timestamp":1795000001.0,` +
+		`"contexts":{"trace":{"trace_id":"` + strings.Repeat("ab", 16) + `","span_id":"` + strings.Repeat("cd", 8) + `"}}}`
 }
 
 // chunkItem is a V2 chunk item of type itemType.
@@ -76,14 +77,14 @@ func readOutcomes(t *testing.T, env []byte, d *ItemDecoder, arrival time.Time, c
 	header, items, err := envelope.Parse(env, envelope.Limits{MaxItemBytes: MaxProfileItemBytes})
 	require.NoError(t, err)
 	var got []outcomeSummary
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival, TraceItems: DecodeTraceItems(items)}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
 		if o.Err != nil {
 			s.Reason = o.Err.Reason
 			assert.Equal(t, o.Index, o.Err.Item, "the error names its item")
 		}
 		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Transaction
+			s.Transaction = o.Item.Transaction.Spans[0].Name
 		}
 		if o.Kind == ItemAccepted {
 			require.NotNil(t, o.Item.Profile)
@@ -216,7 +217,7 @@ func TestProfileItemsOversizedTransaction(t *testing.T) {
 	items[1].Payload, items[1].Oversized = nil, true
 	var d ItemDecoder
 	var kinds []OutcomeKind
-	for o := range d.ProfileItems(EnvelopeItems{Items: items}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items)}) {
 		kinds = append(kinds, o.Kind)
 		if o.Kind == TransactionUnreadable {
 			assert.Equal(t, sentry.ReasonExceedSizeLimit, o.Err.Reason)
@@ -228,26 +229,23 @@ func TestProfileItemsOversizedTransaction(t *testing.T) {
 	assert.Equal(t, []OutcomeKind{ItemAccepted, TransactionUnreadable}, kinds)
 }
 
-// TestProfileItemsSkip: a skipped item is neither decoded nor counted for the
-// one-V1-profile rule, and Skip is asked only about profile items, once each.
-func TestProfileItemsSkip(t *testing.T) {
+// TestProfileItemsHeld: a held item is neither decoded nor counted for the
+// one-V1-profile rule.
+func TestProfileItemsHeld(t *testing.T) {
 	_, items, err := envelope.Parse(testEnvelope(`{}`, chunkItem(ItemTypeProfileChunk), txItem(txA, "tx"),
 		`{"type":"profile"}`+"\n{", v1Item("2026-11-20T10:00:00Z", txA)), envelope.Limits{})
 	require.NoError(t, err)
-	var asked []int
 	var d ItemDecoder
 	var got []outcomeSummary
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, Skip: func(i int, _ *envelope.Item) bool {
-		asked = append(asked, i)
-		return i != 3 // only the last V1 profile is read
-	}}) {
+	// Only the last V1 profile is read.
+	held := []bool{true, false, true, false}
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items), Held: held}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
 		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Transaction
+			s.Transaction = o.Item.Transaction.Spans[0].Name
 		}
 		got = append(got, s)
 	}
-	assert.Equal(t, []int{0, 2, 3}, asked)
 	assert.Equal(t, []outcomeSummary{{Kind: ItemAccepted, Index: 3, Transaction: "tx"}}, got)
 }
 
@@ -304,7 +302,7 @@ func TestProfileItemsFixtures(t *testing.T) {
 			}
 			d := ItemDecoder{MaxSize: MaxProfileItemBytes}
 			accepted := 0
-			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now()}) {
+			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now(), TraceItems: DecodeTraceItems(items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				accepted++
 				p := o.Item.Profile

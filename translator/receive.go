@@ -17,6 +17,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // ReceiveOptions tune Sentry → pdata.
@@ -44,8 +45,8 @@ type ReceiveOptions struct {
 
 // Item is one validated profile item with what the envelope gives it.
 type Item struct {
-	Profile     *sentry.Profile          // decoded, normalized and validated
-	Transaction *sentry.TransactionEvent // the envelope's `transaction` item (V1 links), or nil
+	Profile     *sentry.Profile      // decoded, normalized and validated
+	Transaction *sentrytrace.Segment // the envelope's `transaction` item (V1 links), or nil
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
 	Spans   SpanLookup
 	Payload []byte // the item's JSON, for original_payload

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 func stacksOf(frames ...[]int64) sentry.Stacks {
@@ -261,18 +262,18 @@ func TestReceiveLinks(t *testing.T) {
 	tests := []struct {
 		name string
 		p    *sentry.Profile
-		tx   *sentry.TransactionEvent
+		tx   *sentrytrace.Segment
 		want []string // span id per input sample, "" for no link
 	}{
 		{
 			name: "innermost span on the sample's thread, else the root span",
 			p:    base(),
-			tx: &sentry.TransactionEvent{
-				TraceID: trace, SpanID: "aaaaaaaaaaaaaaaa",
-				Spans: []sentry.Span{
-					{SpanID: "bbbbbbbbbbbbbbbb", ThreadID: "1", StartTimestamp: start + 5, Timestamp: start + 30},
-					{SpanID: "cccccccccccccccc", ThreadID: "1", StartTimestamp: start + 15, Timestamp: start + 25},
-					{SpanID: "dddddddddddddddd", ThreadID: "3", StartTimestamp: start, Timestamp: start + 100},
+			tx: &sentrytrace.Segment{
+				Spans: []sentrytrace.Span{
+					{TraceID: trace, SpanID: "aaaaaaaaaaaaaaaa", IsSegment: true},
+					{TraceID: trace, SpanID: "bbbbbbbbbbbbbbbb", Start: start + 5, End: start + 30, Attributes: threadAttr("1")},
+					{TraceID: trace, SpanID: "cccccccccccccccc", Start: start + 15, End: start + 25, Attributes: threadAttr("1")},
+					{TraceID: trace, SpanID: "dddddddddddddddd", Start: start, End: start + 100, Attributes: threadAttr("3")},
 				},
 			},
 			want: []string{"bbbbbbbbbbbbbbbb", "cccccccccccccccc", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa"},
@@ -506,4 +507,9 @@ func TestReceiveAnonymousFunctions(t *testing.T) {
 	for _, f := range chunks[0].Profile.Frames {
 		assert.Empty(t, f.Function)
 	}
+}
+
+// threadAttr is a span's "data" with the thread it ran on.
+func threadAttr(id string) []sentrytrace.Attribute {
+	return []sentrytrace.Attribute{{Key: "thread.id", Value: id}}
 }

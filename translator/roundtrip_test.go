@@ -14,6 +14,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // sentryCase is one profile item to send through the round trip.
@@ -37,7 +38,7 @@ func fixtureCases(t *testing.T) []sentryCase {
 // those it rejects.
 func allFixtureCases(t *testing.T) (cases, rejected []sentryCase) {
 	t.Helper()
-	add := func(name string, payload []byte, tx *sentry.TransactionEvent) {
+	add := func(name string, payload []byte, tx *sentrytrace.Segment) {
 		p, err := sentry.DecodeProfile(payload)
 		if err != nil {
 			t.Logf("%s: not a sample-format profile: %v", name, err)
@@ -67,10 +68,10 @@ func allFixtureCases(t *testing.T) (cases, rejected []sentryCase) {
 		}
 		_, items, err := envelope.Parse(data, envelope.Limits{})
 		require.NoError(t, err, name)
-		var tx *sentry.TransactionEvent
+		var tx *sentrytrace.Segment
 		for _, it := range items {
 			if it.Header.Type == "transaction" {
-				tx, err = sentry.DecodeTransactionEvent(it.Payload)
+				tx, err = sentrytrace.DecodeTransaction(it.Payload)
 				require.NoError(t, err, name)
 			}
 		}

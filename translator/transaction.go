@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // SpanLookup tells which span was the innermost one active on a thread at a
@@ -45,33 +46,14 @@ type spanRange struct {
 	link       int32
 }
 
-func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEvent, lookup SpanLookup, start uint64) linker {
+func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup, start uint64) linker {
 	var l linker
 	if isV2(p) {
 		l.dict, l.lookup = d, lookup
 		return l
 	}
 	if tx != nil {
-		trace := pcommon.TraceID(parseID16(tx.TraceID))
-		if trace.IsEmpty() {
-			return l
-		}
-		for _, s := range tx.Spans {
-			span := ParseSpanID(s.SpanID)
-			if span.IsEmpty() || s.ThreadID == "" || s.StartTimestamp < 0 || s.Timestamp < s.StartTimestamp {
-				continue
-			}
-			l.spans = append(l.spans, spanRange{
-				thread: s.ThreadID,
-				start:  uint64(s.StartTimestamp),
-				end:    uint64(s.Timestamp),
-				link:   d.link(trace, span),
-			})
-		}
-		if root := ParseSpanID(tx.SpanID); !root.IsEmpty() {
-			l.root = d.link(trace, root)
-		}
-		return l
+		return transactionLinker(d, tx)
 	}
 	for _, t := range p.Transactions {
 		trace := pcommon.TraceID(parseID16(t.TraceID))
@@ -86,6 +68,45 @@ func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEv
 		l.profile = append(l.profile, r)
 	}
 	return l
+}
+
+// transactionLinker links to the spans of a V1 profile's transaction: the
+// segment ("contexts.trace") and the spans ("spans") that say which thread
+// they ran on ("data"."thread.id"), all in the segment's trace.
+func transactionLinker(d *dictionaryBuilder, tx *sentrytrace.Segment) linker {
+	var l linker
+	var trace pcommon.TraceID
+	for i := range tx.Spans {
+		if s := &tx.Spans[i]; s.IsSegment {
+			trace = ParseTraceID(s.TraceID)
+			if root := ParseSpanID(s.SpanID); !trace.IsEmpty() && !root.IsEmpty() {
+				l.root = d.link(trace, root)
+			}
+		}
+	}
+	if trace.IsEmpty() {
+		return l
+	}
+	for i := range tx.Spans {
+		s := &tx.Spans[i]
+		span, thread := ParseSpanID(s.SpanID), spanThreadID(s)
+		if s.IsSegment || span.IsEmpty() || thread == "" || s.Start < 0 || s.End < s.Start {
+			continue
+		}
+		l.spans = append(l.spans, spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), link: d.link(trace, span)})
+	}
+	return l
+}
+
+// spanThreadID is the thread a span ran on ("thread.id"), as decimal text;
+// "" when it does not say.
+func spanThreadID(s *sentrytrace.Span) string {
+	for _, a := range s.Attributes {
+		if a.Key == spanKeyThreadID {
+			return threadIDText(a.Value)
+		}
+	}
+	return ""
 }
 
 func (l *linker) linkFor(thread string, ts uint64) int32 {

@@ -174,7 +174,8 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		added, samples int
 		problems       []error
 	)
-	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now()})
+	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
+		TraceItems: translator.DecodeTraceItems(items)})
 	for o := range outcomes {
 		switch o.Kind {
 		case translator.TransactionUnreadable:
