@@ -113,20 +113,20 @@ func (o ExportOptions) withDefaults() ExportOptions {
 // fit the profile's duration when they would overflow it. Profiles that span
 // more than 66 s are cut into chunks of 60 s.
 func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
-	e := newChunkConverter(pd, opts)
+	e := newExportRun(pd, opts)
 	return e.convert(pd)
 }
 
-func newChunkConverter(pd pprofile.Profiles, opts ExportOptions) *chunkConverter {
-	e := &chunkConverter{opts: opts.withDefaults(), dict: pd.Dictionary()}
+func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
+	e := &exportRun{opts: opts.withDefaults(), dict: pd.Dictionary()}
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
 }
 
-// chunkConverter is one FromProfiles call: pd's dictionary read once into
+// exportRun is one FromProfiles call: pd's dictionary read once into
 // lookup tables, and the chunks and drops made so far.
-type chunkConverter struct {
+type exportRun struct {
 	opts    ExportOptions
 	dict    pprofile.ProfilesDictionary
 	strings pcommon.StringSlice
@@ -158,7 +158,7 @@ const (
 	stackInvalid
 )
 
-func (e *chunkConverter) indexAttributes() {
+func (e *exportRun) indexAttributes() {
 	table := e.dict.AttributeTable()
 	n := table.Len()
 	e.attrKeys = make([]string, n)
@@ -182,7 +182,7 @@ const (
 	rankUnsupported        // bytes, objects, …: not samples of a stack over time
 )
 
-func (e *chunkConverter) sampleTypeRank(prof pprofile.Profile) int {
+func (e *exportRun) sampleTypeRank(prof pprofile.Profile) int {
 	st := prof.SampleType()
 	typ, unit := e.str(st.TypeStrindex()), e.str(st.UnitStrindex())
 	switch {
@@ -225,11 +225,11 @@ func timeUnitNanos(unit string) float64 {
 	return 0
 }
 
-func (e *chunkConverter) drop(reason sentry.Reason, samples int, err error) {
+func (e *exportRun) drop(reason sentry.Reason, samples int, err error) {
 	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
 }
 
-func (e *chunkConverter) str(i int32) string {
+func (e *exportRun) str(i int32) string {
 	if i <= 0 || int(i) >= e.strings.Len() {
 		return ""
 	}
@@ -256,7 +256,7 @@ type exportEvent struct {
 // groupConverter converts the profiles of one profiler (a profileGroup):
 // their samples, numbered one after the other, make one run of chunks.
 type groupConverter struct {
-	conv      *chunkConverter
+	conv      *exportRun
 	meta      resourceMeta
 	profs     []pprofile.Profile
 	resources []int
@@ -274,7 +274,7 @@ type groupConverter struct {
 	malformedAt int
 }
 
-func (e *chunkConverter) profile(g *profileGroup) {
+func (e *exportRun) profile(g *profileGroup) {
 	x := &groupConverter{conv: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where()}
 	x.convert()
 }
@@ -549,7 +549,7 @@ func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []in
 }
 
 // eachAttr calls f for every in-range attribute of indices.
-func (e *chunkConverter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+func (e *exportRun) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
 		idx := indices.At(i)
 		if idx <= 0 || int(idx) >= len(e.attrKeys) {
@@ -565,13 +565,13 @@ func (e *chunkConverter) eachAttr(indices pcommon.Int32Slice, f func(key string,
 // spread over the heap, is walked once instead of twice: checking every
 // stack up front made FromProfiles about a quarter slower on the large
 // chunk (BENCHMARKS.md, session 4).
-func (e *chunkConverter) stackUsable(stack int32) bool {
+func (e *exportRun) stackUsable(stack int32) bool {
 	return stack >= 0 && int(stack) < len(e.stackStates) && e.stackStates[stack] != stackInvalid
 }
 
 // stackValid reports whether a stack and everything it references are
 // inside the dictionary, checking it now if no chunk has.
-func (e *chunkConverter) stackValid(stack int32) bool {
+func (e *exportRun) stackValid(stack int32) bool {
 	if !e.stackUsable(stack) {
 		return false
 	}
@@ -586,7 +586,7 @@ func (e *chunkConverter) stackValid(stack int32) bool {
 
 // locationsValid reports whether every location is inside the dictionary
 // and reaches only functions inside it.
-func (e *chunkConverter) locationsValid(locs pcommon.Int32Slice) bool {
+func (e *exportRun) locationsValid(locs pcommon.Int32Slice) bool {
 	valid := e.validLocations()
 	for i := range locs.Len() {
 		if l := locs.At(i); uint32(l) >= uint32(len(valid)) || !valid[l] {
@@ -600,19 +600,19 @@ func (e *chunkConverter) locationsValid(locs pcommon.Int32Slice) bool {
 // its lines are inside the dictionary. The table is made once per call, on
 // first use: stacks share most of their locations, and a stack check is
 // then one lookup per location.
-func (e *chunkConverter) validLocations() []bool {
+func (e *exportRun) validLocations() []bool {
 	e.indexLocations()
 	return e.locationValid
 }
 
 // dictionaryFrames is the number of Sentry frames the dictionary's locations
 // make: one per line, one for a location without lines.
-func (e *chunkConverter) dictionaryFrames() int {
+func (e *exportRun) dictionaryFrames() int {
 	e.indexLocations()
 	return e.frameCount
 }
 
-func (e *chunkConverter) indexLocations() {
+func (e *exportRun) indexLocations() {
 	if e.locationValid != nil {
 		return
 	}

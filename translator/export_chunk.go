@@ -47,7 +47,7 @@ func (x *groupConverter) readProfileAttrs() profileAttrs {
 
 // chunkBuilder fills the frame and stack tables of one chunk.
 type chunkBuilder struct {
-	conv     *chunkConverter
+	conv     *exportRun
 	group    *groupConverter
 	p        *sentry.Profile
 	platform string

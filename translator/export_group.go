@@ -60,7 +60,7 @@ func (g *grouping) add(meta resourceMeta, prof pprofile.Profile, where string, m
 	g.groups = append(g.groups, &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}})
 }
 
-func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
+func (e *exportRun) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 	g := &grouping{index: map[groupKey]*profileGroup{}}
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp, g)
@@ -74,7 +74,7 @@ func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 // resource sorts the profiles of a resource into profiler groups. Profiles
 // that came from Sentry keep their own chunk (and chunk_id); the others
 // merge with every profile of the same profiler in the request.
-func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
+func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
 	meta := readResourceMeta(ri, attrs, e.opts) // resource.go
 	var foreignID string                        // computed on first use

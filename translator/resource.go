@@ -245,7 +245,7 @@ func readResourceMeta(index int, attrs pcommon.Map, opts ExportOptions) resource
 // receiver kept resources to the source's identity; still read). Every read
 // of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
 // where they live can change in one place.
-func (e *chunkConverter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
+func (e *exportRun) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
 	var profilerID, eventID string
 	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
