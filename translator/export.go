@@ -135,7 +135,7 @@ type exportRun struct {
 
 	// The attribute table read once into flat arrays: every sample,
 	// location and mapping refers to it, and resolving a key through the
-	// string table on each reference was the converter's main cost.
+	// string table on each reference would dominate the conversion.
 	attrKeys  []string
 	attrVals  []pcommon.Value
 	attrRoles []attrRole
@@ -562,9 +562,9 @@ func (e *exportRun) eachAttr(indices pcommon.Int32Slice, f func(key string, v pc
 // stackUsable reports whether a stack may be sampled: in the table and not
 // known to be invalid. Its locations are checked by the chunk builder as it
 // walks them (chunkBuilder.stack), so that the stack table, its arrays
-// spread over the heap, is walked once instead of twice: checking every
-// stack up front made FromProfiles about a quarter slower on the large
-// chunk (BENCHMARKS.md, session 4).
+// spread over the heap, is walked once instead of twice (checking every
+// stack up front costs FromProfiles about a quarter of its time on a large
+// chunk; BENCHMARKS.md).
 func (e *exportRun) stackUsable(stack int32) bool {
 	return stack >= 0 && int(stack) < len(e.stackStates) && e.stackStates[stack] != stackInvalid
 }

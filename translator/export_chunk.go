@@ -52,7 +52,7 @@ type chunkBuilder struct {
 	p        *sentry.Profile
 	platform string
 	// The Sentry stack of each dictionary stack and the Sentry frames of
-	// each dictionary location live in the converter's chunkTables.
+	// each dictionary location live in the exportRun's chunkTables.
 	mappings []int32 // dictionary mappings the frames use, in first-use order
 	seenMap  map[int32]bool
 	// frameMappings is the dictionary mapping of each frame (0 for none),

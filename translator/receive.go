@@ -421,99 +421,10 @@ type sampleGroup struct {
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps.
 func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) addedSamples {
-	d := b.dict
-	lk := newLinker(d, p, item.Transaction, item.Spans, start)
-	v2 := isV2(p)
-
-	// A group is found through its (stack, thread) cell: a dense table when
-	// it is not much larger than the samples, else a map. Groups of one
-	// cell that differ in queue, state or link are chained through next.
-	nThreads := uint64(b.threads.Len())
-	cells := uint64(len(b.stackSlots)) * nThreads
-	dense := cells <= 2*uint64(len(p.Samples))+1024
-	var heads []int32
-	var headMap map[uint64]int32
-	if dense {
-		heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
-		for i := range heads {
-			heads[i] = -1
-		}
-		b.groupHeads = heads
-	} else {
-		headMap = make(map[uint64]int32, len(b.stackSlots))
-	}
-	groups := b.groups[:0]
-	events := b.events[:0]
+	lk := newLinker(b.dict, p, item.Transaction, item.Spans, start)
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)
-	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
-			continue
-		}
-		stack := b.stackIndices[s.StackID]
-		if stack < 0 {
-			continue
-		}
-		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
-		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
-		var ts uint64
-		if v2 {
-			if s.Timestamp < 0 {
-				continue
-			}
-			ts = uint64(s.Timestamp)
-		} else {
-			ts = start + s.ElapsedSinceStartNS
-			if ts < start {
-				continue
-			}
-		}
-		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
-		if k.link != 0 {
-			b.linked++
-		}
-		// "queue_address" → sentry.queue.address, "state" →
-		// sentry.thread.state (sample attributes).
-		if s.QueueAddress != "" {
-			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)
-		}
-		if s.State != "" {
-			k.state = d.attrStr(attrThreadState, s.State)
-		}
-		cell := uint64(b.stackSlots[s.StackID])*nThreads + uint64(k.thread)
-		head := int32(-1)
-		if dense {
-			head = heads[cell]
-		} else if h, ok := headMap[cell]; ok {
-			head = h
-		}
-		g := head
-		for g >= 0 && groups[g].key != k {
-			g = groups[g].next
-		}
-		if g < 0 {
-			g = int32(len(groups))
-			groups = append(groups, sampleGroup{key: k, next: head})
-			if dense {
-				heads[cell] = g
-			} else {
-				headMap[cell] = g
-			}
-		}
-		events = append(events, event{group: g, ts: ts})
-		if weighted {
-			weights = append(weights, int64(p.SampleWallNS[i]))
-			var cpu int64
-			if p.SampleCPUNS != nil {
-				cpu = int64(p.SampleCPUNS[i])
-			}
-			cpuWeights = append(cpuWeights, cpu)
-		}
-	}
-	b.groups, b.events = groups, events
-	b.cpuWeights = cpuWeights
+	groups, events, weights := b.groupSamples(p, &lk, start, weighted)
 	if len(events) == 0 {
 		return addedSamples{weighted: weighted, period: sentryPeriodNanos}
 	}
@@ -544,6 +455,129 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
+}
+
+// groupSamples reads p's samples into events (b.events) and their groups
+// (b.groups), one per stack, thread, link, queue and state; for a method
+// trace also each sample's wall and CPU time (b.weights, b.cpuWeights).
+// Samples of an unknown stack or before the profile's start are left out.
+func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint64, weighted bool) ([]sampleGroup, []event, []int64) {
+	index := b.newGroupIndex(len(p.Samples))
+	groups := b.groups[:0]
+	events := b.events[:0]
+	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
+	v2 := isV2(p)
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+			continue
+		}
+		stack := b.stackIndices[s.StackID]
+		if stack < 0 {
+			continue
+		}
+		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
+		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
+		ts, ok := sampleTime(s, v2, start)
+		if !ok {
+			continue
+		}
+		k := b.sampleKey(s, stack, b.sampleThreads[i], lk.linkFor(s.ThreadID, ts))
+		cell := uint64(b.stackSlots[s.StackID])*index.threads + uint64(k.thread)
+		head := index.head(cell)
+		g := head
+		for g >= 0 && groups[g].key != k {
+			g = groups[g].next
+		}
+		if g < 0 {
+			g = int32(len(groups))
+			groups = append(groups, sampleGroup{key: k, next: head})
+			index.setHead(cell, g)
+		}
+		events = append(events, event{group: g, ts: ts})
+		if weighted {
+			weights = append(weights, int64(p.SampleWallNS[i]))
+			var cpu int64
+			if p.SampleCPUNS != nil {
+				cpu = int64(p.SampleCPUNS[i])
+			}
+			cpuWeights = append(cpuWeights, cpu)
+		}
+	}
+	b.groups, b.events, b.cpuWeights = groups, events, cpuWeights
+	return groups, events, weights
+}
+
+// sampleTime is when a sample was taken: V2 "timestamp", or V1 "timestamp"
+// + "elapsed_since_start_ns"; false when that is before the Unix epoch or
+// overflows.
+func sampleTime(s *sentry.Sample, v2 bool, start uint64) (uint64, bool) {
+	if v2 {
+		return uint64(s.Timestamp), s.Timestamp >= 0
+	}
+	ts := start + s.ElapsedSinceStartNS
+	return ts, ts >= start
+}
+
+// sampleKey is what tells a sample's group apart, counting the linked
+// samples.
+func (b *ProfilesBuilder) sampleKey(s *sentry.Sample, stack, thread, link int32) sampleKey {
+	k := sampleKey{stack: stack, thread: thread, link: link}
+	if k.link != 0 {
+		b.linked++
+	}
+	// "queue_address" → sentry.queue.address, "state" →
+	// sentry.thread.state (sample attributes).
+	if s.QueueAddress != "" {
+		k.queue = b.dict.attrStr(attrQueueAddress, s.QueueAddress)
+	}
+	if s.State != "" {
+		k.state = b.dict.attrStr(attrThreadState, s.State)
+	}
+	return k
+}
+
+// groupIndex finds a sample group through its (stack, thread) cell: a dense
+// table when it is not much larger than the samples, else a map. Groups of
+// one cell that differ in queue, state or link are chained through next.
+type groupIndex struct {
+	threads uint64
+	heads   []int32 // dense: by cell, -1 for none
+	headMap map[uint64]int32
+}
+
+func (b *ProfilesBuilder) newGroupIndex(samples int) groupIndex {
+	x := groupIndex{threads: uint64(b.threads.Len())}
+	cells := uint64(len(b.stackSlots)) * x.threads
+	if cells > 2*uint64(samples)+1024 {
+		x.headMap = make(map[uint64]int32, len(b.stackSlots))
+		return x
+	}
+	x.heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	b.groupHeads = x.heads
+	return x
+}
+
+// head is the first group of a cell, -1 for none.
+func (x *groupIndex) head(cell uint64) int32 {
+	if x.headMap == nil {
+		return x.heads[cell]
+	}
+	if h, ok := x.headMap[cell]; ok {
+		return h
+	}
+	return -1
+}
+
+func (x *groupIndex) setHead(cell uint64, g int32) {
+	if x.headMap == nil {
+		x.heads[cell] = g
+		return
+	}
+	x.headMap[cell] = g
 }
 
 // sortByGroup is a counting sort of the events by group, their timestamps
