@@ -58,13 +58,13 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 			rt.logger.Debug("Transaction item unreadable; V1 profiles lose their span links",
 				zap.String("project_id", projectID), zap.Int("item", o.Index), zap.Error(o.Err))
 		case translator.ItemRefused:
-			rt.discard(ctx, t, projectID, item, o.Item.Profile, o.Err)
+			rt.discard(ctx, t, projectID, item, o.Decoded.Profile, o.Err)
 		case translator.ItemAccepted:
 			rt.accepted(ctx, projectID, o, item)
 			// The profile lives in the decoder's memory until the next item
 			// is decoded: it goes into the builder now.
-			o.Item.Spans = translator.ChunkSpans(rt.index, time.Now(), o.Item.Profile)
-			builder.Add(o.Item)
+			o.Decoded.Spans = translator.ChunkSpans(rt.index, time.Now(), o.Decoded.Profile)
+			builder.Add(o.Decoded)
 		}
 	}
 	// Profiles resets the builder: count first.
@@ -125,7 +125,7 @@ func (rt *router) holdChunk(ctx context.Context, t *translation, projectID strin
 // rules an accepted item breaks (lenient mode keeps it).
 func (rt *router) accepted(ctx context.Context, projectID string, o translator.ItemOutcome, item *envelope.Item) {
 	if item.Header.Type != translator.ItemTypeProfile {
-		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Item.Profile)
+		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Decoded.Profile)
 	}
 	for _, w := range o.Warnings {
 		rt.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,

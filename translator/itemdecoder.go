@@ -166,11 +166,11 @@ type ItemOutcome struct {
 	Kind  OutcomeKind
 	Index int // the item's place in the envelope, from 0
 
-	// Item is, for ItemAccepted, what ProfilesBuilder.Add takes: the
+	// Decoded is, for ItemAccepted, what ProfilesBuilder.Add takes: the
 	// profile, the transaction it belongs to (V1 only) and the payload. For
-	// ItemRefused, Item.Profile is the decoded profile when the item decoded
+	// ItemRefused, Decoded.Profile is the decoded profile when the item decoded
 	// before it was refused (for a drop log), else nil.
-	Item Item
+	Decoded DecodedProfile
 	// Warnings are, for ItemAccepted in lenient mode, the Relay rules the
 	// item breaks, each located at Index.
 	Warnings []*sentry.Error
@@ -192,7 +192,7 @@ type ItemOutcome struct {
 //
 // Trace items are not decoded here: env.TraceItems are, once, by the
 // caller. Unreadable transactions are reported only when the envelope has
-// a V1 profile item. The envelope's resource (Item.Resource, shared by its
+// a V1 profile item. The envelope's resource (DecodedProfile.Resource, shared by its
 // accepted items) is filled from its trace items, in envelope order, then from
 // each profile as it is read. A
 // V1 profile gets the transaction whose event_id is the id of any of its
@@ -213,7 +213,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 		txs := envelopeTransactions(items, env.TraceItems)
 		first := firstReadable(txs)
 		// The envelope's resource: its trace items' fields, then each
-		// profile's as it is read; every profile shares it (Item.Resource).
+		// profile's as it is read; every profile shares it (DecodedProfile.Resource).
 		resource := new(Resource)
 		for _, t := range env.TraceItems {
 			if t.Segment != nil {
@@ -243,7 +243,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 				// profile is refused even when the first was invalid.
 				if v1Profiles++; v1Profiles > 1 {
 					err := sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i)
-					if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Item: Item{Payload: item.Payload}, Err: err}) {
+					if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Decoded: DecodedProfile{Payload: item.Payload}, Err: err}) {
 						return
 					}
 					continue
@@ -251,7 +251,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 			}
 			p, warnings, serr := d.Decode(item, fallback)
 			if serr != nil {
-				if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Item: Item{Profile: p, Payload: item.Payload}, Err: serr.AtItem(i)}) {
+				if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Decoded: DecodedProfile{Profile: p, Payload: item.Payload}, Err: serr.AtItem(i)}) {
 					return
 				}
 				continue
@@ -261,7 +261,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 			}
 			resource.Fill(ResourceOfProfile(p))
 			out := ItemOutcome{Kind: ItemAccepted, Index: i, Warnings: warnings,
-				Item: Item{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload, Resource: resource}}
+				Decoded: DecodedProfile{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload, Resource: resource}}
 			if !yield(out) {
 				return
 			}

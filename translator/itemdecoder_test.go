@@ -132,12 +132,12 @@ func readOutcomes(t *testing.T, env []byte, d *ItemDecoder, arrival time.Time, c
 			s.Reason = o.Err.Reason
 			assert.Equal(t, o.Index, o.Err.Item, "the error names its item")
 		}
-		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Spans[0].Name
+		if o.Decoded.Transaction != nil {
+			s.Transaction = o.Decoded.Transaction.Spans[0].Name
 		}
 		if o.Kind == ItemAccepted {
-			require.NotNil(t, o.Item.Profile)
-			assert.Equal(t, items[o.Index].Payload, o.Item.Payload)
+			require.NotNil(t, o.Decoded.Profile)
+			assert.Equal(t, items[o.Index].Payload, o.Decoded.Payload)
 			if check != nil {
 				check(o)
 			}
@@ -153,7 +153,7 @@ func TestProfileItems(t *testing.T) {
 	arrival := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	sentAt := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	timestampOf := func(want time.Time) func(*testing.T, ItemOutcome) {
-		return func(t *testing.T, o ItemOutcome) { assert.Equal(t, want, o.Item.Profile.Timestamp) }
+		return func(t *testing.T, o ItemOutcome) { assert.Equal(t, want, o.Decoded.Profile.Timestamp) }
 	}
 	tests := []struct {
 		name  string
@@ -272,7 +272,7 @@ func TestProfileItemsOversizedTransaction(t *testing.T) {
 			assert.Equal(t, sentry.ReasonExceedSizeLimit, o.Err.Reason)
 		}
 		if o.Kind == ItemAccepted {
-			assert.Nil(t, o.Item.Transaction)
+			assert.Nil(t, o.Decoded.Transaction)
 		}
 	}
 	assert.Equal(t, []OutcomeKind{ItemAccepted, TransactionUnreadable}, kinds)
@@ -290,8 +290,8 @@ func TestProfileItemsHeld(t *testing.T) {
 	held := []bool{true, false, true, false}
 	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items), Held: held}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
-		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Spans[0].Name
+		if o.Decoded.Transaction != nil {
+			s.Transaction = o.Decoded.Transaction.Spans[0].Name
 		}
 		got = append(got, s)
 	}
@@ -354,14 +354,14 @@ func TestProfileItemsFixtures(t *testing.T) {
 			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now(), TraceItems: DecodeTraceItems(items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				accepted++
-				p := o.Item.Profile
+				p := o.Decoded.Profile
 				if p.Version == sentry.VersionV2 {
-					assert.Nil(t, o.Item.Transaction, "a chunk has no transaction")
+					assert.Nil(t, o.Decoded.Transaction, "a chunk has no transaction")
 					continue
 				}
-				require.NotNil(t, o.Item.Transaction, "the envelope carries the V1 profile's transaction")
+				require.NotNil(t, o.Decoded.Transaction, "the envelope carries the V1 profile's transaction")
 				require.NotEmpty(t, p.Transactions)
-				assert.Equal(t, normalizeID(p.Transactions[0].ID), normalizeID(o.Item.Transaction.EventID))
+				assert.Equal(t, normalizeID(p.Transactions[0].ID), normalizeID(o.Decoded.Transaction.EventID))
 			}
 			assert.Equal(t, profiles, accepted)
 		})

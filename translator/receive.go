@@ -43,8 +43,8 @@ type ReceiveOptions struct {
 	GroupSamples bool
 }
 
-// Item is one validated profile item with what the envelope gives it.
-type Item struct {
+// DecodedProfile is one validated profile item with what the envelope gives it.
+type DecodedProfile struct {
 	Profile     *sentry.Profile      // decoded, normalized and validated
 	Transaction *sentrytrace.Segment // the envelope's `transaction` item (V1 links), or nil
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
@@ -177,18 +177,9 @@ const (
 	builderKeepsSamples = 1 << 17
 )
 
-// ToProfiles converts items into one pprofile.Profiles.
-func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
-	b := NewProfilesBuilder(opts)
-	for _, it := range items {
-		b.Add(it)
-	}
-	return b.Profiles()
-}
-
 // itemResource is the resource of an item: its envelope's, filled with the
 // profile's own fields, under the options' service name and project.
-func (b *ProfilesBuilder) itemResource(item Item) Resource {
+func (b *ProfilesBuilder) itemResource(item DecodedProfile) Resource {
 	var r Resource
 	if item.Resource != nil {
 		r = *item.Resource
@@ -225,7 +216,7 @@ func (b *ProfilesBuilder) Profiles() pprofile.Profiles {
 // returns the number of Sentry samples it holds. A validated item converts
 // whole; on an unvalidated one, samples whose stack, frames or time are out
 // of range are skipped, never trusted.
-func (b *ProfilesBuilder) Add(item Item) int {
+func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	p := item.Profile
 	if p == nil {
 		return 0
@@ -420,7 +411,7 @@ type sampleGroup struct {
 
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps.
-func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) addedSamples {
+func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item DecodedProfile, start uint64) addedSamples {
 	lk := newLinker(b.dict, p, item.Transaction, item.Spans, start)
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)

@@ -76,7 +76,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 			b := NewProfilesBuilder(ReceiveOptions{ProjectID: "42"})
 			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: DecodeTraceItems(tt.items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
-				b.Add(o.Item)
+				b.Add(o.Decoded)
 			}
 			pd := b.Profiles()
 			require.Positive(t, pd.ResourceProfiles().Len())
