@@ -109,40 +109,51 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		line.SetLine(int64(f.Lineno))
 		line.SetColumn(int64(f.Colno))
 	}
-
-	keys := &b.frameKeys
-	str := func(cached *int32, key, value string) int32 {
-		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
+	attrs := b.appendFrameAttrs(b.attrScratch[:0], f, k.frameType)
+	if len(attrs) > 0 {
+		loc.AttributeIndices().FromRaw(attrs)
 	}
-	attrs := b.attrScratch[:0]
+	b.attrScratch = attrs
+	return i
+}
+
+// frameStrAttr is the index of the string attribute key=value, the key's
+// string index cached in *cached.
+func (b *ProfilesBuilder) frameStrAttr(cached *int32, key, value string) int32 {
+	return b.dict.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
+}
+
+// appendFrameAttrs appends the attributes of a frame's Location.
+func (b *ProfilesBuilder) appendFrameAttrs(attrs []int32, f *sentry.Frame, frameType string) []int32 {
+	keys := &b.frameKeys
 	// "platform" (of the frame, else of the profile) → profile.frame.type.
-	if k.frameType != "" {
-		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
-			keys.lastFrameType = k.frameType
-			keys.lastFrameTypeAttr = str(&keys.frameType, string(semconv.ProfileFrameTypeKey), k.frameType)
+	if frameType != "" {
+		if frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
+			keys.lastFrameType = frameType
+			keys.lastFrameTypeAttr = b.frameStrAttr(&keys.frameType, string(semconv.ProfileFrameTypeKey), frameType)
 		}
 		attrs = append(attrs, keys.lastFrameTypeAttr)
 	}
 	// "platform" → sentry.frame.platform.
 	if f.Platform != "" {
-		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
+		attrs = append(attrs, b.frameStrAttr(&keys.platform, attrFramePlatform, f.Platform))
 	}
 	// "filename", when "abs_path" took Function.filename →
 	// sentry.frame.filename.
 	if f.AbsPath != "" {
-		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
+		attrs = append(attrs, b.frameStrAttr(&keys.filename, attrFrameFilename, f.Filename))
 	}
 	// "raw_function" → sentry.frame.raw_function.
 	if f.RawFunction != "" {
-		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
+		attrs = append(attrs, b.frameStrAttr(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
 	}
 	// "module" → sentry.frame.module.
 	if f.Module != "" {
-		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
+		attrs = append(attrs, b.frameStrAttr(&keys.module, attrFrameModule, f.Module))
 	}
 	// "package" → sentry.frame.package.
 	if f.Package != "" {
-		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
+		attrs = append(attrs, b.frameStrAttr(&keys.pkg, attrFramePackage, f.Package))
 	}
 	// "in_app" → sentry.frame.in_app (bool).
 	if f.InApp.Set() {
@@ -151,34 +162,37 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 			v = 1
 		}
 		if keys.inAppAttr[v] == 0 {
-			keys.inAppAttr[v] = d.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
+			keys.inAppAttr[v] = b.dict.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
 		}
 		attrs = append(attrs, keys.inAppAttr[v])
 	}
+	return b.appendFrameAddrAttrs(attrs, f)
+}
+
+// appendFrameAddrAttrs appends the attributes of a native frame's
+// addresses and of its symbolication.
+func (b *ProfilesBuilder) appendFrameAddrAttrs(attrs []int32, f *sentry.Frame) []int32 {
+	keys := &b.frameKeys
 	// "symbol_addr" (alias "sym_addr"), "image_addr" →
 	// sentry.frame.symbol_addr, sentry.frame.image_addr (hex).
 	if f.SymbolAddr != 0 {
-		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+		attrs = append(attrs, b.frameStrAttr(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
 	}
 	if f.ImageAddr != 0 {
-		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
+		attrs = append(attrs, b.frameStrAttr(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
 	}
 	// "addr_mode", "status", "data" → sentry.frame.addr_mode, .status,
 	// .data.
 	if f.AddrMode != "" {
-		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
+		attrs = append(attrs, b.frameStrAttr(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
 	}
 	if f.Status != "" {
-		attrs = append(attrs, str(&keys.status, attrFrameStatus, f.Status))
+		attrs = append(attrs, b.frameStrAttr(&keys.status, attrFrameStatus, f.Status))
 	}
 	if f.Data != "" {
-		attrs = append(attrs, str(&keys.data, attrFrameData, f.Data))
+		attrs = append(attrs, b.frameStrAttr(&keys.data, attrFrameData, f.Data))
 	}
-	if len(attrs) > 0 {
-		loc.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	return i
+	return attrs
 }
 
 // stack: "stacks"[i] (frame indices, leaf first) → a Stack of the frames'

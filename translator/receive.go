@@ -241,8 +241,34 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
 	// (thread.go).
 	b.resolveThreads(p)
-
 	// "frames" → Location table; "stacks" → Stack table (frame.go).
+	b.addFramesAndStacks(p)
+
+	start := profileStart(p)
+	added := b.addSamples(prof, p, item, start)
+	b.putProfileHeader(prof, p, start, added)
+	b.putProfileAttributes(prof, p, start)
+	if cpuProf != (pprofile.Profile{}) {
+		b.putCPUView(cpuProf, prof)
+	}
+	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
+		// The item's JSON → original_payload, its format by version.
+		if isV2(p) {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
+		} else {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
+		}
+		prof.OriginalPayload().FromRaw(item.Payload)
+	}
+	b.samples += added.count
+	return added.count
+}
+
+// addFramesAndStacks adds p's frames to the Location table
+// (b.frameLocations: the Location of each frame) and its stacks to the
+// Stack table (b.stackIndices: the Stack of each Sentry stack;
+// b.stackSlots: the slot its samples merge in).
+func (b *ProfilesBuilder) addFramesAndStacks(p *sentry.Profile) {
 	b.indexImages(p)
 	b.frameLocations = b.frameLocations[:0]
 	for i := range p.Frames {
@@ -267,15 +293,15 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 		}
 		b.stackSlots = append(b.stackSlots, slot)
 	}
+}
 
-	start := profileStart(p)
-	added := b.addSamples(prof, p, item, start)
-	n := added.count
-
+// putProfileHeader writes a profile's time range, sample and period types
+// and id.
+func (b *ProfilesBuilder) putProfileHeader(prof pprofile.Profile, p *sentry.Profile, start uint64, added addedSamples) {
 	// "timestamp" (V1) or the first sample (V2) → Profile.time; the samples'
 	// span → duration_nano, half-open so that the last sample is inside.
 	prof.SetTime(pcommon.Timestamp(start))
-	if n > 0 {
+	if added.count > 0 {
 		first, last := added.first, added.last
 		if !isV2(p) {
 			first = min(first, start)
@@ -306,33 +332,22 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	} else {
 		prof.SetProfileID(pprofile.ProfileID(parseID16(p.EventID)))
 	}
+}
 
-	b.putProfileAttributes(prof, p, start)
-	if cpuProf != (pprofile.Profile{}) {
-		// The same profile seen through its CPU times: same id, time range
-		// and attributes (a backend or the exporter takes the two as views
-		// of one profile).
-		cpuProf.SetProfileID(prof.ProfileID())
-		cpuProf.SetTime(prof.Time())
-		cpuProf.SetDurationNano(prof.DurationNano())
-		cpuProf.SampleType().SetTypeStrindex(dict.str(sampleTypeCPU))
-		cpuProf.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
-		cpuProf.PeriodType().SetTypeStrindex(dict.str(sampleTypeCPU))
-		cpuProf.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
-		cpuProf.SetPeriod(methodTracePeriodNanos)
-		prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
-	}
-
-	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
-		if isV2(p) {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
-		} else {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
-		}
-		prof.OriginalPayload().FromRaw(item.Payload)
-	}
-	b.samples += n
-	return n
+// putCPUView makes cpuProf the same profile as prof seen through its CPU
+// times: same id, time range and attributes (a backend or the exporter
+// takes the two as views of one profile).
+func (b *ProfilesBuilder) putCPUView(cpuProf, prof pprofile.Profile) {
+	dict := b.dict
+	cpuProf.SetProfileID(prof.ProfileID())
+	cpuProf.SetTime(prof.Time())
+	cpuProf.SetDurationNano(prof.DurationNano())
+	cpuProf.SampleType().SetTypeStrindex(dict.str(sampleTypeCPU))
+	cpuProf.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
+	cpuProf.PeriodType().SetTypeStrindex(dict.str(sampleTypeCPU))
+	cpuProf.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
+	cpuProf.SetPeriod(methodTracePeriodNanos)
+	prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
 }
 
 // scopeName is the instrumentation scope of every produced profile.
