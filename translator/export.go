@@ -383,35 +383,7 @@ func (x *groupConverter) collectEvents() {
 // samples are numbered from base.
 func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, threadIndex map[string]int32, b *eventBudget) {
 	samples := prof.Samples()
-	unitNanos := timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex()))
-	period := x.periodNanos(prof)
-	// An exact-time profile (a method trace: values are the time of each
-	// slice, the period its clock's resolution) is resampled at Sentry's
-	// rate: each (stack, thread) sends one event per sampling period of the
-	// time it accumulates, the remainder carried to its next slice, so the
-	// chunk shows every stack's time within one period.
-	var carry map[[2]int32]float64
-	if unitNanos > 0 && period < minSampledPeriodNanos {
-		period = 1e9 / x.conv.opts.DefaultSampleRateHz
-		carry = map[[2]int32]float64{}
-	}
-	weight := func(info *sampleInfo, v int64) int64 {
-		if v <= 0 {
-			return 0
-		}
-		if unitNanos == 0 {
-			return v
-		}
-		if carry != nil {
-			key := [2]int32{info.stack, info.thread}
-			total := carry[key] + float64(v)*unitNanos
-			n := math.Floor(total / period)
-			carry[key] = total - n*period
-			return int64(n)
-		}
-		return max(1, int64(math.Round(float64(v)*unitNanos/period)))
-	}
-
+	w := x.newEventWeigher(prof)
 	var aggregated []int64 // events per sample without timestamps
 	threadTotals := map[int32]int64{}
 	for j, s := range samples.All() {
@@ -419,74 +391,12 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 		info := &x.samples[i]
 		info.stack = s.StackIndex()
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
-		ts, values := s.TimestampsUnixNano(), s.Values()
 		ok := x.conv.stackUsable(info.stack)
-
-		if ts.Len() > 0 {
-			perTS := values.Len() == ts.Len()
-			// A time value beside a timestamp is the time that one
-			// observation stands for (a Sentry sample's is the time to the
-			// next sample of its thread, which the timestamps give back):
-			// one event. A count is that many events; an exact-time
-			// profile's slices are resampled.
-			oneEach := !perTS || (unitNanos > 0 && carry == nil)
-			if ok && oneEach && int64(ts.Len()) <= b.left {
-				// One event per timestamp, the shape of nearly every
-				// sample: what the loop below does, without its cases.
-				b.left -= int64(ts.Len())
-				events := x.events
-				for k := range ts.Len() {
-					events = append(events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
-				}
-				x.events = events
-				continue
-			}
-			for k := range ts.Len() {
-				n := int64(1)
-				if !oneEach {
-					n = weight(info, values.At(k))
-				}
-				switch {
-				case !ok:
-					b.malformed += n
-					continue
-				case n > b.left:
-					// What does not fit is counted, not sent.
-					b.overflow += n - b.left
-					n = b.left
-				}
-				b.left -= n
-				for range n {
-					x.events = append(x.events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
-				}
-			}
+		if s.TimestampsUnixNano().Len() > 0 {
+			x.timestampedEvents(s, int32(i), info, ok, &w, b)
 			continue
 		}
-
-		var n int64
-		if values.Len() == 0 {
-			n = 1 // a sample with neither values nor timestamps was seen once
-		}
-		for k := range values.Len() {
-			n = satAdd(n, weight(info, values.At(k)))
-		}
-		if ok && n > b.left {
-			// The events of this sample may not all fit, and its stack
-			// then reaches no chunk to be checked on the way: check it
-			// now, since a malformed sample is dropped as such.
-			ok = x.conv.stackValid(info.stack)
-		}
-
-		switch {
-		case !ok:
-			b.malformed = satAdd(b.malformed, n)
-			continue
-		case n > b.left:
-			b.overflow = satAdd(b.overflow, n-b.left)
-			n = b.left
-		}
-		b.left -= n
-		if n > 0 {
+		if n := x.aggregatedEvents(s, info, ok, &w, b); n > 0 {
 			if aggregated == nil {
 				aggregated = make([]int64, samples.Len())
 			}
@@ -495,8 +405,123 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 		}
 	}
 	if aggregated != nil {
-		x.spread(prof, base, aggregated, threadTotals, period)
+		x.spread(prof, base, aggregated, threadTotals, w.period)
 	}
+}
+
+// eventWeigher turns a Sample's values into a number of Sentry sample
+// events.
+type eventWeigher struct {
+	unitNanos float64 // of a time sample type; 0 for a count
+	period    float64 // nanoseconds
+	// carry, for an exact-time profile, is the time each (stack, thread)
+	// has accumulated short of one period.
+	carry map[[2]int32]float64
+}
+
+func (x *groupConverter) newEventWeigher(prof pprofile.Profile) eventWeigher {
+	w := eventWeigher{
+		unitNanos: timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex())),
+		period:    x.periodNanos(prof),
+	}
+	// An exact-time profile (a method trace: values are the time of each
+	// slice, the period its clock's resolution) is resampled at Sentry's
+	// rate: each (stack, thread) sends one event per sampling period of the
+	// time it accumulates, the remainder carried to its next slice, so the
+	// chunk shows every stack's time within one period.
+	if w.unitNanos > 0 && w.period < minSampledPeriodNanos {
+		w.period = 1e9 / x.conv.opts.DefaultSampleRateHz
+		w.carry = map[[2]int32]float64{}
+	}
+	return w
+}
+
+// weight is the number of events value v of a sample stands for.
+func (w *eventWeigher) weight(info *sampleInfo, v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	if w.unitNanos == 0 {
+		return v
+	}
+	if w.carry != nil {
+		key := [2]int32{info.stack, info.thread}
+		total := w.carry[key] + float64(v)*w.unitNanos
+		n := math.Floor(total / w.period)
+		w.carry[key] = total - n*w.period
+		return int64(n)
+	}
+	return max(1, int64(math.Round(float64(v)*w.unitNanos/w.period)))
+}
+
+// timestampedEvents adds the events of sample i, which has timestamps.
+func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) {
+	ts, values := s.TimestampsUnixNano(), s.Values()
+	perTS := values.Len() == ts.Len()
+	// A time value beside a timestamp is the time that one observation
+	// stands for (a Sentry sample's is the time to the next sample of its
+	// thread, which the timestamps give back): one event. A count is that
+	// many events; an exact-time profile's slices are resampled.
+	oneEach := !perTS || (w.unitNanos > 0 && w.carry == nil)
+	if ok && oneEach && int64(ts.Len()) <= b.left {
+		// One event per timestamp, the shape of nearly every sample: what
+		// the loop below does, without its cases.
+		b.left -= int64(ts.Len())
+		events := x.events
+		for k := range ts.Len() {
+			events = append(events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
+		}
+		x.events = events
+		return
+	}
+	for k := range ts.Len() {
+		n := int64(1)
+		if !oneEach {
+			n = w.weight(info, values.At(k))
+		}
+		switch {
+		case !ok:
+			b.malformed += n
+			continue
+		case n > b.left:
+			// What does not fit is counted, not sent.
+			b.overflow += n - b.left
+			n = b.left
+		}
+		b.left -= n
+		for range n {
+			x.events = append(x.events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
+		}
+	}
+}
+
+// aggregatedEvents is the number of events of a sample without timestamps
+// that fit the budget (spread over the profile's time later).
+func (x *groupConverter) aggregatedEvents(s pprofile.Sample, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) int64 {
+	values := s.Values()
+	var n int64
+	if values.Len() == 0 {
+		n = 1 // a sample with neither values nor timestamps was seen once
+	}
+	for k := range values.Len() {
+		n = satAdd(n, w.weight(info, values.At(k)))
+	}
+	if ok && n > b.left {
+		// The events of this sample may not all fit, and its stack then
+		// reaches no chunk to be checked on the way: check it now, since a
+		// malformed sample is dropped as such.
+		ok = x.conv.stackValid(info.stack)
+	}
+	switch {
+	case !ok:
+		b.malformed = satAdd(b.malformed, n)
+		return 0
+	case n > b.left:
+		b.overflow = satAdd(b.overflow, n-b.left)
+		n = b.left
+	}
+	b.left -= n
+	return n
 }
 
 func satAdd(a, b int64) int64 {

@@ -122,17 +122,52 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	}
 	c.reserve(events, w == 0 && next == 0)
 
+	windowStart := events[0].ts
+	events, usedThreads, active := x.chunkSamples(c, p, events)
+	if len(events) == 0 {
+		return p, false // empty: see groupConverter.convert
+	}
+	x.dropLonelyThreads(p, events, usedThreads, active, w)
+
+	p.ThreadMetadata = x.threadMetadataOf(usedThreads) // thread.go
+	if x.attrs.hasQueues {
+		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
+	}
+	if x.attrs.hasImages {
+		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
+	} else {
+		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings()) // image.go
+	}
+	if x.attrs.hasMeasures {
+		// A profile cut into several chunks sends each value once: the
+		// window's values, from its start to the next window's.
+		var from, to int64 = math.MinInt64, math.MaxInt64
+		if w > 0 {
+			from = int64(windowStart)
+		}
+		if next > 0 {
+			to = int64(next) - 1
+		}
+		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
+	}
+	return p, chunkValid(p, events, active)
+}
+
+// chunkSamples writes the samples of a window's events into p, building
+// their stacks, and returns the events kept (those whose stack reaches
+// outside the dictionary are left out and counted as malformed), the
+// threads used, and per thread the samples with a non-empty stack.
+func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events []exportEvent) (kept []exportEvent, usedThreads []bool, active []int) {
 	// Sample.stack_index → "stack_id" (the stack built in this chunk),
 	// the thread (thread.go) → "thread_id", each timestamp →
 	// "timestamp", sentry.queue.address → "queue_address",
 	// sentry.thread.state → "state".
 	p.Samples = make([]sentry.Sample, len(events))
-	usedThreads := make([]bool, len(x.threads))
+	usedThreads = make([]bool, len(x.threads))
 	// Samples with a non-empty stack per thread: Relay drops the threads
 	// with fewer than two.
-	active := make([]int, len(x.threads))
+	active = make([]int, len(x.threads))
 	stacks := x.conv.tables.stacks
-	windowStart := events[0].ts
 	// Once an event is left out, keptEvents holds the events of p.Samples.
 	var keptEvents []exportEvent
 	filtered, malformed := false, 0
@@ -170,55 +205,33 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	if filtered {
 		p.Samples, events = p.Samples[:len(keptEvents)], keptEvents
 		x.malformed += int64(malformed)
-		if len(events) == 0 {
-			return p, false // empty: see groupConverter.convert
-		}
 	}
+	return events, usedThreads, active
+}
 
-	// Relay drops the threads with fewer than two samples with a non-empty
-	// stack. Their samples are dropped here and counted, so that what is
-	// sent is what Sentry keeps; when no thread is left, the chunk is left
-	// whole for Validate to refuse.
-	if slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) && slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
-		lonely := 0
-		kept := p.Samples[:0]
-		for i, ev := range events {
-			if active[ev.thread] < 2 {
-				usedThreads[ev.thread] = false
-				lonely++
-				continue
-			}
-			kept = append(kept, p.Samples[i])
-		}
-		p.Samples = kept
-		if lonely > 0 {
-			x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
-				fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
-		}
+// dropLonelyThreads drops the samples of the threads with fewer than two
+// samples with a non-empty stack, as Relay does, and counts them, so that
+// what is sent is what Sentry keeps; when no thread is left, the chunk is
+// left whole for Validate to refuse.
+func (x *groupConverter) dropLonelyThreads(p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int, w int) {
+	if !slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) || !slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
+		return
 	}
-
-	p.ThreadMetadata = x.threadMetadataOf(usedThreads) // thread.go
-	if x.attrs.hasQueues {
-		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
-	}
-	if x.attrs.hasImages {
-		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
-	} else {
-		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings()) // image.go
-	}
-	if x.attrs.hasMeasures {
-		// A profile cut into several chunks sends each value once: the
-		// window's values, from its start to the next window's.
-		var from, to int64 = math.MinInt64, math.MaxInt64
-		if w > 0 {
-			from = int64(windowStart)
+	lonely := 0
+	kept := p.Samples[:0]
+	for i, ev := range events {
+		if active[ev.thread] < 2 {
+			usedThreads[ev.thread] = false
+			lonely++
+			continue
 		}
-		if next > 0 {
-			to = int64(next) - 1
-		}
-		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
+		kept = append(kept, p.Samples[i])
 	}
-	return p, chunkValid(p, events, active)
+	p.Samples = kept
+	if lonely > 0 {
+		x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
+			fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
+	}
 }
 
 // chunkValid reports whether a chunk built from time-sorted events passes
