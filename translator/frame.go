@@ -11,6 +11,7 @@ import (
 	"path"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -255,9 +256,38 @@ func (c *chunkBuilder) stack(stack int32) bool {
 func (c *chunkBuilder) frames(l int32) {
 	t := &c.conv.tables
 	loc := c.conv.dict.LocationTable().At(int(l))
+	base, filename := c.frameOfLocation(loc)
+	m := c.frameMapping(loc, &base)
+
+	first := int64(len(c.p.Frames))
+	lines := loc.Lines()
+	for i := range max(lines.Len(), 1) {
+		f := base
+		if i < lines.Len() {
+			c.putFrameLine(&f, lines.At(i), filename)
+		}
+		// A frame with nothing at all in it (a location with neither lines
+		// nor address) would be an empty object Sentry cannot show.
+		if f == (sentry.Frame{}) {
+			f.Function = unknownFunction
+		}
+		c.p.Frames = append(c.p.Frames, f)
+		c.frameMappings = append(c.frameMappings, m)
+	}
+	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+}
+
+// frameFilename is sentry.frame.filename of a Location, when it has one.
+type frameFilename struct {
+	name string
+	set  bool
+}
+
+// frameOfLocation is what the frames of a Location share: its address and
+// its attributes.
+func (c *chunkBuilder) frameOfLocation(loc pprofile.Location) (sentry.Frame, frameFilename) {
 	base := sentry.Frame{InstructionAddr: loc.Address()}
-	var filename string
-	hasFilenameAttr := false
+	var filename frameFilename
 	var frameType string
 	for _, idx := range loc.AttributeIndices().All() {
 		if idx <= 0 || int(idx) >= len(c.conv.attrRoles) {
@@ -279,7 +309,7 @@ func (c *chunkBuilder) frames(l int32) {
 		case roleFramePlatform:
 			base.Platform = v.AsString()
 		case roleFrameFilename:
-			filename, hasFilenameAttr = v.AsString(), true
+			filename = frameFilename{name: v.AsString(), set: true}
 		case roleFrameRawFunction:
 			base.RawFunction = v.AsString()
 		case roleFrameModule:
@@ -307,15 +337,22 @@ func (c *chunkBuilder) frames(l int32) {
 	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
 		base.Platform = platformOfFrameType(frameType)
 	}
+	return base, filename
+}
+
+// frameMapping is the dictionary mapping of a Location (0 for none),
+// recorded for the chunk's images; without sentry.images, its file names
+// the frame's binary.
+func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) int32 {
 	m := loc.MappingIndex()
 	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
-		m = 0
+		return 0
 	}
-	if m != 0 && !c.seenMap[m] {
+	if !c.seenMap[m] {
 		c.seenMap[m] = true
 		c.mappings = append(c.mappings, m)
 	}
-	if m != 0 && !c.group.attrs.hasImages {
+	if !c.group.attrs.hasImages {
 		// The binary a frame is in: Sentry's `package` of a native frame.
 		// A frame with an address only also gets it as its `module`,
 		// which Relay keeps in profiles (it drops `package`), so that the
@@ -327,44 +364,31 @@ func (c *chunkBuilder) frames(l int32) {
 			}
 		}
 	}
+	return m
+}
 
-	first := int64(len(c.p.Frames))
-	lines := loc.Lines()
-	functions := c.conv.dict.FunctionTable()
-	for i := range max(lines.Len(), 1) {
-		f := base
-		if i < lines.Len() {
-			line := lines.At(i)
-			fn := functions.At(int(line.FunctionIndex()))
-			// Function.name → "function", Function.system_name → "symbol",
-			// Function.filename → "abs_path" or "filename", Line.line →
-			// "lineno", Line.column → "colno"; Location.address →
-			// "instruction_addr" (base).
-			if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
-				f.Function = ""
-			}
-			f.Symbol = c.conv.str(fn.SystemNameStrindex())
-			if hasFilenameAttr {
-				f.AbsPath, f.Filename = c.conv.str(fn.FilenameStrindex()), filename
-			} else {
-				f.Filename = c.conv.str(fn.FilenameStrindex())
-			}
-			if line.Line() > 0 && line.Line() <= math.MaxUint32 {
-				f.Lineno = uint32(line.Line())
-			}
-			if line.Column() > 0 && line.Column() <= math.MaxUint32 {
-				f.Colno = uint32(line.Column())
-			}
-		}
-		// A frame with nothing at all in it (a location with neither lines
-		// nor address) would be an empty object Sentry cannot show.
-		if f == (sentry.Frame{}) {
-			f.Function = unknownFunction
-		}
-		c.p.Frames = append(c.p.Frames, f)
-		c.frameMappings = append(c.frameMappings, m)
+// putFrameLine writes one Line of a Location into its frame.
+func (c *chunkBuilder) putFrameLine(f *sentry.Frame, line pprofile.Line, filename frameFilename) {
+	fn := c.conv.dict.FunctionTable().At(int(line.FunctionIndex()))
+	// Function.name → "function", Function.system_name → "symbol",
+	// Function.filename → "abs_path" or "filename", Line.line → "lineno",
+	// Line.column → "colno"; Location.address → "instruction_addr"
+	// (frameOfLocation).
+	if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
+		f.Function = ""
 	}
-	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+	f.Symbol = c.conv.str(fn.SystemNameStrindex())
+	if filename.set {
+		f.AbsPath, f.Filename = c.conv.str(fn.FilenameStrindex()), filename.name
+	} else {
+		f.Filename = c.conv.str(fn.FilenameStrindex())
+	}
+	if line.Line() > 0 && line.Line() <= math.MaxUint32 {
+		f.Lineno = uint32(line.Line())
+	}
+	if line.Column() > 0 && line.Column() <= math.MaxUint32 {
+		f.Colno = uint32(line.Column())
+	}
 }
 
 // unknownFunction names a frame that has nothing Sentry could show.
