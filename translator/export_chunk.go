@@ -123,7 +123,11 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	c.reserve(events, w == 0 && next == 0)
 
 	windowStart := events[0].ts
-	events, usedThreads, active := x.chunkSamples(c, p, events)
+	usedThreads := make([]bool, len(x.threads))
+	// Samples with a non-empty stack per thread: Relay drops the threads
+	// with fewer than two.
+	active := make([]int, len(x.threads))
+	events = x.chunkSamples(c, p, events, usedThreads, active)
 	if len(events) == 0 {
 		return p, false // empty: see groupConverter.convert
 	}
@@ -155,18 +159,15 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 
 // chunkSamples writes the samples of a window's events into p, building
 // their stacks, and returns the events kept (those whose stack reaches
-// outside the dictionary are left out and counted as malformed), the
-// threads used, and per thread the samples with a non-empty stack.
-func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events []exportEvent) (kept []exportEvent, usedThreads []bool, active []int) {
+// outside the dictionary are left out and counted as malformed). It marks
+// the threads used and counts per thread the samples with a non-empty
+// stack (active).
+func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int) []exportEvent {
 	// Sample.stack_index → "stack_id" (the stack built in this chunk),
 	// the thread (thread.go) → "thread_id", each timestamp →
 	// "timestamp", sentry.queue.address → "queue_address",
 	// sentry.thread.state → "state".
 	p.Samples = make([]sentry.Sample, len(events))
-	usedThreads = make([]bool, len(x.threads))
-	// Samples with a non-empty stack per thread: Relay drops the threads
-	// with fewer than two.
-	active = make([]int, len(x.threads))
 	stacks := x.conv.tables.stacks
 	// Once an event is left out, keptEvents holds the events of p.Samples.
 	var keptEvents []exportEvent
@@ -206,7 +207,7 @@ func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events
 		p.Samples, events = p.Samples[:len(keptEvents)], keptEvents
 		x.malformed += int64(malformed)
 	}
-	return events, usedThreads, active
+	return events
 }
 
 // dropLonelyThreads drops the samples of the threads with fewer than two
