@@ -132,12 +132,12 @@ func putImage(m pcommon.Map, img sentry.Image) {
 	}
 }
 
-// appendDebugImagesAttr: "debug_meta"."images" → profile attribute
+// debugImagesAttr: "debug_meta"."images" → profile attribute
 // sentry.debug_meta.images, every field of every image, beside the
 // Mappings: a Mapping has no place for most of them. Back: imagesFromAttr.
-func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile) []int32 {
+func debugImagesAttr(p *sentry.Profile) profileAttr {
 	if len(p.DebugMeta.Images) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v := pcommon.NewValueSlice()
 	s := v.Slice()
@@ -145,7 +145,7 @@ func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile
 	for _, img := range p.DebugMeta.Images {
 		putImage(s.AppendEmpty().SetEmptyMap(), img)
 	}
-	return append(attrs, b.dict.attrValue(attrDebugImages, v))
+	return profileAttr{key: attrDebugImages, value: v}
 }
 
 // imagesFromAttr: profile attribute sentry.debug_meta.images →

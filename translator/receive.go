@@ -861,18 +861,42 @@ type threadTime struct {
 
 // putProfileAttributes keeps the per-item fields and collections that have
 // no OTLP place as profile attributes, so that the exporter can give them
-// back. Each Sentry object's file writes its own.
+// back. Each Sentry object's file maps its own.
 func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.Profile, start uint64) {
+	d := b.dict
 	// At most 11 attributes: on the stack, not one allocation per item.
 	var buf [11]int32
 	attrs := buf[:0]
-	attrs = b.appendIDAttrs(attrs, p)                 // resource.go
-	attrs = b.appendTransactionAttrs(attrs, p)        // transaction.go
-	attrs = b.appendThreadMetadataAttr(attrs, p)      // thread.go
-	attrs = b.appendQueueMetadataAttr(attrs, p)       // thread.go
-	attrs = b.appendDebugImagesAttr(attrs, p)         // image.go
-	attrs = b.appendMeasurementsAttr(attrs, p, start) // measurements.go
+	for _, a := range idAttrs(p) { // resource.go
+		attrs = d.appendStr(attrs, a.key, a.value)
+	}
+	names, transactions := transactionAttrs(p) // transaction.go
+	for _, a := range names {
+		attrs = d.appendStr(attrs, a.key, a.value)
+	}
+	for _, a := range [...]profileAttr{
+		transactions,
+		threadMetadataAttr(p),      // thread.go
+		queueMetadataAttr(p),       // thread.go
+		debugImagesAttr(p),         // image.go
+		measurementsAttr(p, start), // measurements.go
+	} {
+		if a.key != "" {
+			attrs = append(attrs, d.attrValue(a.key, a.value))
+		}
+	}
 	if len(attrs) > 0 {
 		prof.AttributeIndices().FromRaw(attrs)
 	}
+}
+
+// stringAttr is a string attribute an object file maps; an empty value is
+// left out.
+type stringAttr struct{ key, value string }
+
+// profileAttr is a profile attribute an object file maps; key "" when the
+// profile has nothing for it.
+type profileAttr struct {
+	key   string
+	value pcommon.Value
 }

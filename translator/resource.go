@@ -197,16 +197,14 @@ func (b *ProfilesBuilder) serviceAttrs(r *Resource) []int32 {
 	return out
 }
 
-// appendIDAttrs: "profiler_id", "chunk_id", "event_id" (alias
+// idAttrs: "profiler_id", "chunk_id", "event_id" (alias
 // "profile_id") → profile attributes sentry.profiler_id, sentry.chunk_id,
 // sentry.event_id. They are per
 // profile (or per process run), not resource attributes, so that a backend
 // that makes series of resource attributes gets one per service, not one
 // per profile. Back: sentryProfilerID and chunkIDFor.
-func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
-	attrs = b.dict.appendStr(attrs, attrProfilerID, p.ProfilerID)
-	attrs = b.dict.appendStr(attrs, attrChunkID, p.ChunkID)
-	return b.dict.appendStr(attrs, attrEventID, p.EventID)
+func idAttrs(p *sentry.Profile) [3]stringAttr {
+	return [3]stringAttr{{attrProfilerID, p.ProfilerID}, {attrChunkID, p.ChunkID}, {attrEventID, p.EventID}}
 }
 
 // resourceMeta is what every chunk of one profiler shares.

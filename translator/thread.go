@@ -129,12 +129,12 @@ func threadIDNumber(id string) (int64, bool) {
 	return 0, false
 }
 
-// appendThreadMetadataAttr: "thread_metadata" → profile attribute
+// threadMetadataAttr: "thread_metadata" → profile attribute
 // sentry.thread_metadata (map thread id → {name, priority}), which also
 // keeps threads without samples. Back: threadMetadataOf.
-func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+func threadMetadataAttr(p *sentry.Profile) profileAttr {
 	if len(p.ThreadMetadata) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v, m := newMapValue(len(p.ThreadMetadata))
 	for _, tm := range p.ThreadMetadata {
@@ -144,20 +144,20 @@ func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Prof
 			e.PutInt(keyPriority, tm.Priority) // "priority"
 		}
 	}
-	return append(attrs, b.dict.attrValue(attrThreadMetadata, v))
+	return profileAttr{key: attrThreadMetadata, value: v}
 }
 
-// appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
+// queueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
 // sentry.queue_metadata (map address → {label}). Back: queueMetadataFromAttr.
-func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+func queueMetadataAttr(p *sentry.Profile) profileAttr {
 	if len(p.QueueMetadata) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v, m := newMapValue(len(p.QueueMetadata))
 	for _, q := range p.QueueMetadata {
 		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
 	}
-	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
+	return profileAttr{key: attrQueueMetadata, value: v}
 }
 
 // threadInfo is one thread of a profile, from the sample attributes.

@@ -138,21 +138,22 @@ func (l *linker) linkFor(thread string, ts uint64) int32 {
 	return 0
 }
 
-// appendTransactionAttrs: "transaction" / "transactions" (V1) → profile
+// transactionAttrs: "transaction" / "transactions" (V1) → profile
 // attribute sentry.transactions, every field of every transaction; the first
 // one's "name", "id" and "trace_id" also as sentry.transaction.name, .id and
 // .trace_id, what a pipeline routes or filters on. No way back: a V2 chunk
 // has no transaction (lossy V1 → V2); the links of the samples carry the
 // trace.
-func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profile) []int32 {
+func transactionAttrs(p *sentry.Profile) ([3]stringAttr, profileAttr) {
 	if len(p.Transactions) == 0 {
-		return attrs
+		return [3]stringAttr{}, profileAttr{}
 	}
-	d := b.dict
 	first := p.Transactions[0]
-	attrs = d.appendStr(attrs, attrTransactionName, first.Name)
-	attrs = d.appendStr(attrs, attrTransactionID, first.ID)
-	attrs = d.appendStr(attrs, attrTransactionTraceID, first.TraceID)
+	names := [3]stringAttr{
+		{attrTransactionName, first.Name},
+		{attrTransactionID, first.ID},
+		{attrTransactionTraceID, first.TraceID},
+	}
 	v := pcommon.NewValueSlice()
 	s := v.Slice()
 	s.EnsureCapacity(len(p.Transactions))
@@ -168,5 +169,5 @@ func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profil
 			m.PutInt(keyRelativeEndNS, int64(t.RelativeEndNS))     // "relative_end_ns"
 		}
 	}
-	return append(attrs, d.attrValue(attrTransactions, v))
+	return names, profileAttr{key: attrTransactions, value: v}
 }
