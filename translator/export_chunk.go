@@ -1,8 +1,10 @@
 package translator
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -290,4 +292,102 @@ func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	// count of those bounds the chunk's frames, and since most locations
 	// have one line, so does the number of locations the stacks visit.
 	c.p.Frames = make([]sentry.Frame, 0, min(c.conv.dictionaryFrames(), locations))
+}
+
+// stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
+// formats, each location expanded into one frame per line (inlined
+// functions first, as OTLP orders them); it records the stack in the chunk
+// tables. The locations are checked on the way (see stackUsable): a stack
+// that reaches outside the dictionary is not added, and false says so.
+func (c *chunkBuilder) stack(stack int32) bool {
+	if c.conv.stackStates[stack] == stackInvalid {
+		return false
+	}
+	t := &c.conv.tables
+	valid := c.conv.validLocations()
+	st := &c.p.Stacks
+	frames := st.FrameIndices
+	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
+	for i := range locs.Len() {
+		l := locs.At(i)
+		if uint32(l) >= uint32(len(valid)) || !valid[l] {
+			// The frames of the valid locations before it stay: other
+			// stacks may use them.
+			c.conv.stackStates[stack] = stackInvalid
+			return false
+		}
+		loc := &t.locations[l]
+		if loc.gen != t.gen {
+			c.frames(l)
+		}
+		if loc.n == 1 {
+			frames = append(frames, loc.first)
+			continue
+		}
+		for f := loc.first; f < loc.first+int64(loc.n); f++ {
+			frames = append(frames, f)
+		}
+	}
+	t.stacks[stack].id = int32(len(st.Offsets))
+	st.Offsets = append(st.Offsets, len(st.FrameIndices))
+	st.FrameIndices = frames
+	c.conv.stackStates[stack] = stackValid
+	return true
+}
+
+// frames adds the Sentry frames of a location and records them in the chunk
+// tables.
+func (c *chunkBuilder) frames(l int32) {
+	t := &c.conv.tables
+	loc := c.conv.dict.LocationTable().At(int(l))
+	base, filename := frameOfLocation(loc, c.conv.attrRoles, c.conv.attrVals, c.platform) // frame.go
+	m := c.frameMapping(loc, &base)
+
+	first := int64(len(c.p.Frames))
+	lines := loc.Lines()
+	functions := c.conv.dict.FunctionTable()
+	for i := range max(lines.Len(), 1) {
+		f := base
+		if i < lines.Len() {
+			line := lines.At(i)
+			fn := functions.At(int(line.FunctionIndex()))
+			putFrameLine(&f, c.conv.str(fn.NameStrindex()), c.conv.str(fn.SystemNameStrindex()), c.conv.str(fn.FilenameStrindex()),
+				line.Line(), line.Column(), filename) // frame.go
+		}
+		// A frame with nothing at all in it (a location with neither lines
+		// nor address) would be an empty object Sentry cannot show.
+		if f == (sentry.Frame{}) {
+			f.Function = unknownFunction
+		}
+		c.p.Frames = append(c.p.Frames, f)
+		c.frameMappings = append(c.frameMappings, m)
+	}
+	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+}
+
+// frameMapping is the dictionary mapping of a Location (0 for none),
+// recorded for the chunk's images; without sentry.images, its file names
+// the frame's binary.
+func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) int32 {
+	m := loc.MappingIndex()
+	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
+		return 0
+	}
+	if !c.seenMap[m] {
+		c.seenMap[m] = true
+		c.mappings = append(c.mappings, m)
+	}
+	if !c.group.attrs.hasImages {
+		// The binary a frame is in: Sentry's `package` of a native frame.
+		// A frame with an address only also gets it as its `module`,
+		// which Relay keeps in profiles (it drops `package`), so that the
+		// flame graph names the binary beside the address.
+		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+			base.Package = cmp.Or(base.Package, file)
+			if loc.Lines().Len() == 0 && base.Module == "" {
+				base.Module = path.Base(file)
+			}
+		}
+	}
+	return m
 }

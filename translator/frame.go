@@ -6,9 +6,7 @@ package translator
 // Sentry frame field it maps.
 
 import (
-	"cmp"
 	"math"
-	"path"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -210,73 +208,6 @@ func (b *ProfilesBuilder) stack(frames []int64) int32 {
 	return b.dict.stack(locs)
 }
 
-// stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
-// formats, each location expanded into one frame per line (inlined
-// functions first, as OTLP orders them); it records the stack in the chunk
-// tables. The locations are checked on the way (see stackUsable): a stack
-// that reaches outside the dictionary is not added, and false says so.
-func (c *chunkBuilder) stack(stack int32) bool {
-	if c.conv.stackStates[stack] == stackInvalid {
-		return false
-	}
-	t := &c.conv.tables
-	valid := c.conv.validLocations()
-	st := &c.p.Stacks
-	frames := st.FrameIndices
-	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
-	for i := range locs.Len() {
-		l := locs.At(i)
-		if uint32(l) >= uint32(len(valid)) || !valid[l] {
-			// The frames of the valid locations before it stay: other
-			// stacks may use them.
-			c.conv.stackStates[stack] = stackInvalid
-			return false
-		}
-		loc := &t.locations[l]
-		if loc.gen != t.gen {
-			c.frames(l)
-		}
-		if loc.n == 1 {
-			frames = append(frames, loc.first)
-			continue
-		}
-		for f := loc.first; f < loc.first+int64(loc.n); f++ {
-			frames = append(frames, f)
-		}
-	}
-	t.stacks[stack].id = int32(len(st.Offsets))
-	st.Offsets = append(st.Offsets, len(st.FrameIndices))
-	st.FrameIndices = frames
-	c.conv.stackStates[stack] = stackValid
-	return true
-}
-
-// frames adds the Sentry frames of a location and records them in the chunk
-// tables.
-func (c *chunkBuilder) frames(l int32) {
-	t := &c.conv.tables
-	loc := c.conv.dict.LocationTable().At(int(l))
-	base, filename := c.frameOfLocation(loc)
-	m := c.frameMapping(loc, &base)
-
-	first := int64(len(c.p.Frames))
-	lines := loc.Lines()
-	for i := range max(lines.Len(), 1) {
-		f := base
-		if i < lines.Len() {
-			c.putFrameLine(&f, lines.At(i), filename)
-		}
-		// A frame with nothing at all in it (a location with neither lines
-		// nor address) would be an empty object Sentry cannot show.
-		if f == (sentry.Frame{}) {
-			f.Function = unknownFunction
-		}
-		c.p.Frames = append(c.p.Frames, f)
-		c.frameMappings = append(c.frameMappings, m)
-	}
-	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
-}
-
 // frameFilename is sentry.frame.filename of a Location, when it has one.
 type frameFilename struct {
 	name string
@@ -284,17 +215,18 @@ type frameFilename struct {
 }
 
 // frameOfLocation is what the frames of a Location share: its address and
-// its attributes.
-func (c *chunkBuilder) frameOfLocation(loc pprofile.Location) (sentry.Frame, frameFilename) {
+// its attributes (by the role and value of each attribute table entry).
+// chunkPlatform is the platform of the chunk the frames go to.
+func frameOfLocation(loc pprofile.Location, roles []attrRole, vals []pcommon.Value, chunkPlatform string) (sentry.Frame, frameFilename) {
 	base := sentry.Frame{InstructionAddr: loc.Address()}
 	var filename frameFilename
 	var frameType string
 	for _, idx := range loc.AttributeIndices().All() {
-		if idx <= 0 || int(idx) >= len(c.conv.attrRoles) {
+		if idx <= 0 || int(idx) >= len(roles) {
 			continue
 		}
-		v := c.conv.attrVals[idx]
-		switch c.conv.attrRoles[idx] {
+		v := vals[idx]
+		switch roles[idx] {
 		// Location attributes → the frame's fields: sentry.frame.platform
 		// → "platform", sentry.frame.filename → "filename" (with
 		// Function.filename as "abs_path"), sentry.frame.raw_function →
@@ -334,60 +266,33 @@ func (c *chunkBuilder) frameOfLocation(loc pprofile.Location) (sentry.Frame, fra
 	}
 	// profile.frame.type → "platform", for a frame of another kind than
 	// the chunk (native frames under Python).
-	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
+	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(chunkPlatform) {
 		base.Platform = platformOfFrameType(frameType)
 	}
 	return base, filename
 }
 
-// frameMapping is the dictionary mapping of a Location (0 for none),
-// recorded for the chunk's images; without sentry.images, its file names
-// the frame's binary.
-func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) int32 {
-	m := loc.MappingIndex()
-	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
-		return 0
-	}
-	if !c.seenMap[m] {
-		c.seenMap[m] = true
-		c.mappings = append(c.mappings, m)
-	}
-	if !c.group.attrs.hasImages {
-		// The binary a frame is in: Sentry's `package` of a native frame.
-		// A frame with an address only also gets it as its `module`,
-		// which Relay keeps in profiles (it drops `package`), so that the
-		// flame graph names the binary beside the address.
-		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
-			base.Package = cmp.Or(base.Package, file)
-			if loc.Lines().Len() == 0 && base.Module == "" {
-				base.Module = path.Base(file)
-			}
-		}
-	}
-	return m
-}
-
-// putFrameLine writes one Line of a Location into its frame.
-func (c *chunkBuilder) putFrameLine(f *sentry.Frame, line pprofile.Line, filename frameFilename) {
-	fn := c.conv.dict.FunctionTable().At(int(line.FunctionIndex()))
+// putFrameLine writes one Line of a Location into its frame: its
+// Function's name, system name and file name, its line and column.
+func putFrameLine(f *sentry.Frame, name, systemName, file string, line, column int64, filename frameFilename) {
 	// Function.name → "function", Function.system_name → "symbol",
 	// Function.filename → "abs_path" or "filename", Line.line → "lineno",
 	// Line.column → "colno"; Location.address → "instruction_addr"
 	// (frameOfLocation).
-	if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
+	if f.Function = name; f.Function == anonymousFunction {
 		f.Function = ""
 	}
-	f.Symbol = c.conv.str(fn.SystemNameStrindex())
+	f.Symbol = systemName
 	if filename.set {
-		f.AbsPath, f.Filename = c.conv.str(fn.FilenameStrindex()), filename.name
+		f.AbsPath, f.Filename = file, filename.name
 	} else {
-		f.Filename = c.conv.str(fn.FilenameStrindex())
+		f.Filename = file
 	}
-	if line.Line() > 0 && line.Line() <= math.MaxUint32 {
-		f.Lineno = uint32(line.Line())
+	if line > 0 && line <= math.MaxUint32 {
+		f.Lineno = uint32(line)
 	}
-	if line.Column() > 0 && line.Column() <= math.MaxUint32 {
-		f.Colno = uint32(line.Column())
+	if column > 0 && column <= math.MaxUint32 {
+		f.Colno = uint32(column)
 	}
 }
 
