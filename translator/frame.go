@@ -1,9 +1,10 @@
 package translator
 
-// Frames and stacks: "frames"[] ⇄ Location, Function and Line; "stacks"[]
-// ⇄ Stack. The receive side is ProfilesBuilder.location and .stack, the
-// export side chunkBuilder.frames and .stack; each block is headed by the
-// Sentry frame field it maps.
+// Frames: "frames"[] ⇄ Location, Function and Line. Receive:
+// locationOfFrame, which ProfilesBuilder.location (receive_tables.go) puts in
+// the dictionary; export: frameOfLocation and putFrameLine, which
+// chunkBuilder.frames (export_chunk.go) calls per Location. Each block is
+// headed by the Sentry frame field it maps.
 
 import (
 	"math"
@@ -15,83 +16,70 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// locationKey is a frame as it lands in the Location table: its content, the
-// frame type it gets from the profile's platform and the mapping its address
-// falls in.
-type locationKey struct {
-	frame     sentry.Frame
-	frameType string
-	mapping   int32
-}
-
-// locationHint is what most frames differ in.
-type locationHint struct {
-	function, path string
-	addr           uint64
-	lineno         uint32
-}
-
-// locationEntry is one Location's key, chained to the previous Location with
-// the same hint (-1 at the end).
-type locationEntry struct {
-	key  locationKey
-	next int32
-}
-
-// frameAttrKeys caches the string indices of the location attribute keys
-// and the attributes every frame of a platform shares, for the current
-// dictionary; 0 is "not looked up yet" (index 0 is the empty string).
-type frameAttrKeys struct {
-	frameType, platform, filename, rawFunction, module, pkg int32
-	inApp, symbolAddr, imageAddr, addrMode, status, data    int32
-	// The frame type attribute of the last frame type seen, and the two
-	// in_app attributes.
-	lastFrameType     string
-	lastFrameTypeAttr int32
-	inAppAttr         [2]int32
-}
-
-func (b *ProfilesBuilder) frameKey(cached *int32, key string) int32 {
-	if *cached == 0 {
-		*cached = b.dict.str(key)
-	}
-	return *cached
-}
-
-// location returns the Location of a frame, creating it and its Function on
-// first sight. Identical frames (node sends one per call-tree node) share one.
-func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
-	platform := f.Platform
-	if platform == "" {
-		platform = profilePlatform
-	}
-	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
-	// "abs_path", else "filename" → Function.filename.
-	filename := f.Filename
+// frameFunctionFile: "abs_path", else "filename" → Function.filename.
+func frameFunctionFile(f *sentry.Frame) string {
 	if f.AbsPath != "" {
-		filename = f.AbsPath
+		return f.AbsPath
 	}
-	hint := locationHint{function: f.Function, path: filename, addr: f.InstructionAddr, lineno: f.Lineno}
-	head, ok := b.locationHeads[hint]
-	if !ok {
-		head = -1
-	}
-	for i := head; i >= 0; i = b.locationKeys[i].next {
-		if b.locationKeys[i].key == k {
-			return i
-		}
-	}
-	d := b.dict
-	table := d.dict.LocationTable()
-	i := int32(table.Len())
-	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
-	b.locationHeads[hint] = i
-	loc := table.AppendEmpty()
-	// "instruction_addr" → Location.address; the image holding it →
-	// Location.mapping_index.
-	loc.SetAddress(f.InstructionAddr)
-	loc.SetMappingIndex(k.mapping)
+	return f.Filename
+}
 
+// locationAttr is one of the attributes of a frame's Location, in the order
+// they are written.
+type locationAttr uint8
+
+const (
+	locAttrFrameType locationAttr = iota
+	locAttrPlatform
+	locAttrFilename
+	locAttrRawFunction
+	locAttrModule
+	locAttrPackage
+	locAttrInApp
+	locAttrSymbolAddr
+	locAttrImageAddr
+	locAttrAddrMode
+	locAttrStatus
+	locAttrData
+	numLocationAttrs
+)
+
+// locationAttrKeys are the keys of the Location attributes.
+var locationAttrKeys = [numLocationAttrs]string{
+	locAttrFrameType:   string(semconv.ProfileFrameTypeKey),
+	locAttrPlatform:    attrFramePlatform,
+	locAttrFilename:    attrFrameFilename,
+	locAttrRawFunction: attrFrameRawFunction,
+	locAttrModule:      attrFrameModule,
+	locAttrPackage:     attrFramePackage,
+	locAttrInApp:       attrFrameInApp,
+	locAttrSymbolAddr:  attrFrameSymbolAddr,
+	locAttrImageAddr:   attrFrameImageAddr,
+	locAttrAddrMode:    attrFrameAddrMode,
+	locAttrStatus:      attrFrameStatus,
+	locAttrData:        attrFrameData,
+}
+
+// locationFields is what a frame maps to: its Location's Line and Function
+// and its attributes.
+type locationFields struct {
+	hasLine                    bool
+	function, symbol, filename string
+	lineno, colno              int64
+	// attrs are the string attributes by their locationAttr; "" for none,
+	// except sentry.frame.filename, present (even empty) when
+	// hasFilenameAttr. in_app is inApp instead.
+	attrs           [numLocationAttrs]string
+	hasFilenameAttr bool
+	inApp           sentry.OptionalBool
+}
+
+// locationOfFrame maps a frame whose Location has frame type frameType.
+// "instruction_addr" → Location.address and the image holding it →
+// Location.mapping_index are written by the walk, which knows the images.
+func locationOfFrame(f *sentry.Frame, frameType string) locationFields {
+	var l locationFields
+	filename := frameFunctionFile(f)
 	// "function" → Function.name, "symbol" → Function.system_name,
 	// "lineno" → Line.line, "colno" → Line.column.
 	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
@@ -103,109 +91,41 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		if name == "" && f.Symbol == "" {
 			name = anonymousFunction
 		}
-		line := loc.Lines().AppendEmpty()
-		line.SetFunctionIndex(d.function(name, f.Symbol, filename, 0))
-		line.SetLine(int64(f.Lineno))
-		line.SetColumn(int64(f.Colno))
+		l.hasLine = true
+		l.function, l.symbol, l.filename = name, f.Symbol, filename
+		l.lineno, l.colno = int64(f.Lineno), int64(f.Colno)
 	}
-	attrs := b.appendFrameAttrs(b.attrScratch[:0], f, k.frameType)
-	if len(attrs) > 0 {
-		loc.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	return i
-}
-
-// frameStrAttr is the index of the string attribute key=value, the key's
-// string index cached in *cached.
-func (b *ProfilesBuilder) frameStrAttr(cached *int32, key, value string) int32 {
-	return b.dict.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
-}
-
-// appendFrameAttrs appends the attributes of a frame's Location.
-func (b *ProfilesBuilder) appendFrameAttrs(attrs []int32, f *sentry.Frame, frameType string) []int32 {
-	keys := &b.frameKeys
 	// "platform" (of the frame, else of the profile) → profile.frame.type.
-	if frameType != "" {
-		if frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
-			keys.lastFrameType = frameType
-			keys.lastFrameTypeAttr = b.frameStrAttr(&keys.frameType, string(semconv.ProfileFrameTypeKey), frameType)
-		}
-		attrs = append(attrs, keys.lastFrameTypeAttr)
-	}
+	l.attrs[locAttrFrameType] = frameType
 	// "platform" → sentry.frame.platform.
-	if f.Platform != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.platform, attrFramePlatform, f.Platform))
-	}
+	l.attrs[locAttrPlatform] = f.Platform
 	// "filename", when "abs_path" took Function.filename →
 	// sentry.frame.filename.
 	if f.AbsPath != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.filename, attrFrameFilename, f.Filename))
+		l.attrs[locAttrFilename], l.hasFilenameAttr = f.Filename, true
 	}
 	// "raw_function" → sentry.frame.raw_function.
-	if f.RawFunction != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
-	}
+	l.attrs[locAttrRawFunction] = f.RawFunction
 	// "module" → sentry.frame.module.
-	if f.Module != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.module, attrFrameModule, f.Module))
-	}
+	l.attrs[locAttrModule] = f.Module
 	// "package" → sentry.frame.package.
-	if f.Package != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.pkg, attrFramePackage, f.Package))
-	}
+	l.attrs[locAttrPackage] = f.Package
 	// "in_app" → sentry.frame.in_app (bool).
-	if f.InApp.Set() {
-		v := 0
-		if f.InApp.True() {
-			v = 1
-		}
-		if keys.inAppAttr[v] == 0 {
-			keys.inAppAttr[v] = b.dict.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
-		}
-		attrs = append(attrs, keys.inAppAttr[v])
-	}
-	return b.appendFrameAddrAttrs(attrs, f)
-}
-
-// appendFrameAddrAttrs appends the attributes of a native frame's
-// addresses and of its symbolication.
-func (b *ProfilesBuilder) appendFrameAddrAttrs(attrs []int32, f *sentry.Frame) []int32 {
-	keys := &b.frameKeys
+	l.inApp = f.InApp
 	// "symbol_addr" (alias "sym_addr"), "image_addr" →
 	// sentry.frame.symbol_addr, sentry.frame.image_addr (hex).
 	if f.SymbolAddr != 0 {
-		attrs = append(attrs, b.frameStrAttr(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+		l.attrs[locAttrSymbolAddr] = hexAddr(f.SymbolAddr)
 	}
 	if f.ImageAddr != 0 {
-		attrs = append(attrs, b.frameStrAttr(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
+		l.attrs[locAttrImageAddr] = hexAddr(f.ImageAddr)
 	}
 	// "addr_mode", "status", "data" → sentry.frame.addr_mode, .status,
 	// .data.
-	if f.AddrMode != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
-	}
-	if f.Status != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.status, attrFrameStatus, f.Status))
-	}
-	if f.Data != "" {
-		attrs = append(attrs, b.frameStrAttr(&keys.data, attrFrameData, f.Data))
-	}
-	return attrs
-}
-
-// stack: "stacks"[i] (frame indices, leaf first) → a Stack of the frames'
-// Locations; -1 when a frame index is out of range.
-func (b *ProfilesBuilder) stack(frames []int64) int32 {
-	locs := b.stackScratch[:0]
-	for _, f := range frames {
-		if f < 0 || f >= int64(len(b.frameLocations)) {
-			return -1
-		}
-		locs = append(locs, b.frameLocations[f])
-	}
-	b.stackScratch = locs
-	return b.dict.stack(locs)
+	l.attrs[locAttrAddrMode] = f.AddrMode
+	l.attrs[locAttrStatus] = f.Status
+	l.attrs[locAttrData] = f.Data
+	return l
 }
 
 // frameFilename is sentry.frame.filename of a Location, when it has one.
