@@ -135,7 +135,7 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	}
 	x.dropLonelyThreads(p, events, usedThreads, active, w)
 
-	p.ThreadMetadata = x.threadMetadataOf(usedThreads) // thread.go
+	p.ThreadMetadata = threadMetadataOf(&x.attrs, x.threads, usedThreads) // thread.go
 	if x.attrs.hasQueues {
 		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
 	}

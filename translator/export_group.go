@@ -126,3 +126,60 @@ func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) 
 		}
 	}
 }
+
+// sampleAttrs reads the thread of a sample (sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one),
+// its queue_address and its state.
+func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
+	// Samples of one thread carry the same few attribute indices: the
+	// answer for a list seen recently is remembered.
+	indices := s.AttributeIndices()
+	var key attrList
+	memo := indices.Len() <= len(key.indices)
+	if memo {
+		key.n = indices.Len()
+		for i := range key.n {
+			key.indices[i] = indices.At(i)
+		}
+		for i := range x.attrMemo {
+			if m := &x.attrMemo[i]; m.key == key {
+				return m.thread, m.queue, m.state
+			}
+		}
+	}
+	thread, queue, state = x.readSampleAttrs(indices, index)
+	if memo {
+		if len(x.attrMemo) == attrMemoSize {
+			x.attrMemo = x.attrMemo[:0]
+		}
+		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
+	}
+	return thread, queue, state
+}
+
+// attrList is a short list of attribute indices, comparable.
+type attrList struct {
+	indices [8]int32
+	n       int
+}
+
+type sampleAttrMemo struct {
+	key          attrList
+	thread       int32
+	queue, state string
+}
+
+const attrMemoSize = 32
+
+// readSampleAttrs reads a sample's attributes (sampleThreadAttrs) and
+// gives its thread an index in x.threads.
+func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
+	t, queue, state := sampleThreadAttrs(indices, x.conv.attrRoles, x.conv.attrVals) // thread.go
+	if i, ok := index[t.id]; ok {
+		return i, queue, state
+	}
+	i := int32(len(x.threads))
+	index[t.id] = i
+	x.threads = append(x.threads, t)
+	return i, queue, state
+}

@@ -1,11 +1,15 @@
 package translator
 
 // The builder's per-item tables: each frame's Location (deduplicated across
-// items) and each stack's Stack. What a frame maps to is frame.go's
-// (locationOfFrame); here it goes into the dictionary.
+// items), each stack's Stack, each thread's attributes. What a frame or a
+// thread maps to is frame.go's (locationOfFrame) and thread.go's
+// (threadOfProfile); here it goes into the dictionary.
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -145,4 +149,71 @@ func (b *ProfilesBuilder) stack(frames []int64) int32 {
 	}
 	b.stackScratch = locs
 	return b.dict.stack(locs)
+}
+
+// threadAttrs are the attribute indices every sample of one thread carries.
+type threadAttrs struct {
+	first, n int32 // range in ProfilesBuilder.threadAttrBuf
+}
+
+// resolveThreads gives every sample its thread index in sampleThreads and
+// writes the threads' attributes. It runs before frames and stacks are
+// walked so that the thread attributes, which every pprofile Sample
+// references, get the smallest attribute indices: one-byte varints in the
+// protobuf encoding.
+func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
+	b.threads.Reset()
+	b.threadAttrsOf = b.threadAttrsOf[:0]
+	b.threadAttrBuf = b.threadAttrBuf[:0]
+	active := activeThreads(p)
+	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
+	for i := range p.Samples {
+		id := p.Samples[i].ThreadID
+		t, added := b.threads.Lookup(id)
+		if added {
+			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
+		}
+		threads = append(threads, t)
+	}
+	b.sampleThreads = threads
+}
+
+// threadAttributes appends the attributes of one thread (threadOfProfile)
+// to threadAttrBuf: thread.id, sentry.thread.id, thread.name,
+// sentry.thread.priority, sentry.thread.active.
+func (b *ProfilesBuilder) threadAttributes(p *sentry.Profile, id string, active []string) threadAttrs {
+	d := b.dict
+	t := threadOfProfile(p, id, active) // thread.go
+	first := int32(len(b.threadAttrBuf))
+	if t.hasNumber {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(string(semconv.ThreadIDKey), t.number))
+	}
+	if t.verbatim != "" {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(attrThreadID, t.verbatim))
+	}
+	if t.name != "" {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(string(semconv.ThreadNameKey), t.name))
+	}
+	if t.hasPriority {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(attrThreadPriority, t.priority))
+	}
+	if t.active {
+		b.threadAttrBuf = append(b.threadAttrBuf, d.attrBool(attrThreadActive, true))
+	}
+	return threadAttrs{first: first, n: int32(len(b.threadAttrBuf)) - first}
+}
+
+// queueLabelIndex maps the attribute of each queue_metadata address to the
+// attribute of its label, so samples on a queue carry the label too.
+func queueLabelIndex(d *dictionaryBuilder, p *sentry.Profile) map[int32]int32 {
+	if len(p.QueueMetadata) == 0 {
+		return nil
+	}
+	m := make(map[int32]int32, len(p.QueueMetadata))
+	for _, q := range p.QueueMetadata {
+		if q.Label != "" {
+			m[d.attrStr(attrQueueAddress, q.Address)] = d.attrStr(attrQueueLabel, q.Label)
+		}
+	}
+	return m
 }
