@@ -118,7 +118,7 @@ func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
 }
 
 func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
-	e := &exportRun{opts: opts.withDefaults(), dict: pd.Dictionary()}
+	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{dict: pd.Dictionary()}}
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
@@ -127,18 +127,10 @@ func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
 // exportRun is one FromProfiles call: pd's dictionary read once into
 // lookup tables, and the chunks and drops made so far.
 type exportRun struct {
-	opts    ExportOptions
-	dict    pprofile.ProfilesDictionary
-	strings pcommon.StringSlice
-	chunks  []Chunk
-	drops   []Drop
-
-	// The attribute table read once into flat arrays: every sample,
-	// location and mapping refers to it, and resolving a key through the
-	// string table on each reference would dominate the conversion.
-	attrKeys  []string
-	attrVals  []pcommon.Value
-	attrRoles []attrRole
+	opts ExportOptions
+	dictionaryView
+	chunks []Chunk
+	drops  []Drop
 	// stackStates memoizes the validity of each dictionary stack, found
 	// by the chunk builder as it walks the stack (or by stackValid where a
 	// stack reaches no chunk): samples of one stack on several threads,
@@ -147,6 +139,19 @@ type exportRun struct {
 	locationValid []bool // see validLocations
 	frameCount    int    // see dictionaryFrames
 	tables        chunkTables
+}
+
+// dictionaryView is the input's dictionary as the exporter reads it, the
+// object files included: strings by index, and the attribute table read
+// once into flat arrays (every sample, location and mapping refers to it,
+// and resolving a key through the string table on each reference would
+// dominate the conversion).
+type dictionaryView struct {
+	dict      pprofile.ProfilesDictionary
+	strings   pcommon.StringSlice
+	attrKeys  []string
+	attrVals  []pcommon.Value
+	attrRoles []attrRole
 }
 
 // stackState is the memoized validity of a dictionary stack.
@@ -229,7 +234,7 @@ func (e *exportRun) drop(reason sentry.Reason, samples int, err error) {
 	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
 }
 
-func (e *exportRun) str(i int32) string {
+func (e *dictionaryView) str(i int32) string {
 	if i <= 0 || int(i) >= e.strings.Len() {
 		return ""
 	}
@@ -574,7 +579,7 @@ func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []in
 }
 
 // eachAttr calls f for every in-range attribute of indices.
-func (e *exportRun) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+func (e *dictionaryView) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
 		idx := indices.At(i)
 		if idx <= 0 || int(idx) >= len(e.attrKeys) {

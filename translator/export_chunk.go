@@ -142,7 +142,8 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	if x.attrs.hasImages {
 		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
 	} else {
-		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings()) // image.go
+		images, imageOf := imagesFromMappings(&x.conv.dictionaryView, c.mappings) // image.go
+		p.DebugMeta.Images = placeImages(p.Frames, c.frameMappings, images, imageOf)
 	}
 	if x.attrs.hasMeasures {
 		// A profile cut into several chunks sends each value once: the
@@ -340,7 +341,7 @@ func (c *chunkBuilder) stack(stack int32) bool {
 func (c *chunkBuilder) frames(l int32) {
 	t := &c.conv.tables
 	loc := c.conv.dict.LocationTable().At(int(l))
-	base, filename := frameOfLocation(loc, c.conv.attrRoles, c.conv.attrVals, c.platform) // frame.go
+	base, filename := frameOfLocation(loc, &c.conv.dictionaryView, c.platform) // frame.go
 	m := c.frameMapping(loc, &base)
 
 	first := int64(len(c.p.Frames))

@@ -174,7 +174,7 @@ const attrMemoSize = 32
 // readSampleAttrs reads a sample's attributes (sampleThreadAttrs) and
 // gives its thread an index in x.threads.
 func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
-	t, queue, state := sampleThreadAttrs(indices, x.conv.attrRoles, x.conv.attrVals) // thread.go
+	t, queue, state := sampleThreadAttrs(indices, &x.conv.dictionaryView) // thread.go
 	if i, ok := index[t.id]; ok {
 		return i, queue, state
 	}

@@ -135,9 +135,10 @@ type frameFilename struct {
 }
 
 // frameOfLocation is what the frames of a Location share: its address and
-// its attributes (by the role and value of each attribute table entry).
-// chunkPlatform is the platform of the chunk the frames go to.
-func frameOfLocation(loc pprofile.Location, roles []attrRole, vals []pcommon.Value, chunkPlatform string) (sentry.Frame, frameFilename) {
+// its attributes. chunkPlatform is the platform of the chunk the frames go
+// to.
+func frameOfLocation(loc pprofile.Location, dv *dictionaryView, chunkPlatform string) (sentry.Frame, frameFilename) {
+	roles, vals := dv.attrRoles, dv.attrVals
 	base := sentry.Frame{InstructionAddr: loc.Address()}
 	var filename frameFilename
 	var frameType string

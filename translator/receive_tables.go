@@ -1,11 +1,13 @@
 package translator
 
 // The builder's per-item tables: each frame's Location (deduplicated across
-// items), each stack's Stack, each thread's attributes. What a frame or a
-// thread maps to is frame.go's (locationOfFrame) and thread.go's
-// (threadOfProfile); here it goes into the dictionary.
+// items), each stack's Stack, each thread's attributes, each image's
+// Mapping. What a frame, a thread or an image maps to is frame.go's
+// (locationOfFrame), thread.go's (threadOfProfile) and image.go's
+// (mappingOfImage); here it goes into the dictionary.
 
 import (
+	"cmp"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -216,4 +218,65 @@ func queueLabelIndex(d *dictionaryBuilder, p *sentry.Profile) map[int32]int32 {
 		}
 	}
 	return m
+}
+
+type imageRange struct {
+	start, end uint64
+	mapping    int32
+}
+
+// indexImages makes a Mapping of every debug_meta image and sorts their
+// address ranges for frame lookups.
+func (b *ProfilesBuilder) indexImages(p *sentry.Profile) {
+	b.images = b.images[:0]
+	for i := range p.DebugMeta.Images {
+		img := &p.DebugMeta.Images[i]
+		m := b.mapping(img)
+		if img.ImageSize > 0 && img.ImageAddr+img.ImageSize > img.ImageAddr {
+			b.images = append(b.images, imageRange{start: img.ImageAddr, end: img.ImageAddr + img.ImageSize, mapping: m})
+		}
+	}
+	slices.SortFunc(b.images, func(x, y imageRange) int { return cmp.Compare(x.start, y.start) })
+}
+
+// imageOf returns the mapping whose address range holds addr, or 0.
+func (b *ProfilesBuilder) imageOf(addr uint64) int32 {
+	if addr == 0 {
+		return 0
+	}
+	i, _ := slices.BinarySearchFunc(b.images, addr, func(r imageRange, a uint64) int {
+		return cmp.Compare(r.start, a+1)
+	})
+	// images[i-1] is the last range starting at or below addr.
+	if i > 0 && addr < b.images[i-1].end {
+		return b.images[i-1].mapping
+	}
+	return 0
+}
+
+// mapping returns the Mapping of a debug_meta image (mappingOfImage).
+func (b *ProfilesBuilder) mapping(img *sentry.Image) int32 {
+	if i, ok := b.mappings[*img]; ok {
+		return i
+	}
+	d := b.dict
+	table := d.dict.MappingTable()
+	i := int32(table.Len())
+	m := table.AppendEmpty()
+	fields := mappingOfImage(img) // image.go
+	m.SetMemoryStart(fields.memoryStart)
+	if fields.hasLimit {
+		m.SetMemoryLimit(fields.memoryLimit)
+	}
+	m.SetFilenameStrindex(d.str(fields.filename))
+	attrs := b.attrScratch[:0]
+	for _, a := range fields.attrs {
+		attrs = d.appendStr(attrs, a.key, a.value)
+	}
+	if len(attrs) > 0 {
+		m.AttributeIndices().FromRaw(attrs)
+	}
+	b.attrScratch = attrs
+	b.mappings[*img] = i
+	return i
 }

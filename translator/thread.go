@@ -128,12 +128,12 @@ type threadInfo struct {
 	hasPriority bool
 }
 
-// sampleThreadAttrs reads a sample's attributes (by the role and value of
-// each attribute table entry): its thread (sentry.thread.id, else
+// sampleThreadAttrs reads a sample's attributes: its thread (sentry.thread.id, else
 // thread.id, else one synthetic thread "0" for every sample without one)
 // with thread.name and sentry.thread.priority, its sentry.queue.address →
 // "queue_address" and its sentry.thread.state → "state".
-func sampleThreadAttrs(indices pcommon.Int32Slice, roles []attrRole, vals []pcommon.Value) (t threadInfo, queue, state string) {
+func sampleThreadAttrs(indices pcommon.Int32Slice, dv *dictionaryView) (t threadInfo, queue, state string) {
+	roles, vals := dv.attrRoles, dv.attrVals
 	var numeric int64
 	hasNumeric := false
 	for i := range indices.Len() {
