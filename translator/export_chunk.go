@@ -104,8 +104,8 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 // outside the dictionary are left out and counted as malformed.
 func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
 	p = &sentry.Profile{
-		Version:     sentry.VersionV2, // "version": always "2"
-		ChunkID:     x.chunkIDFor(w, events[0].ts),
+		Version:     sentry.VersionV2,                                                 // "version": always "2"
+		ChunkID:     chunkIDFor(x.profs, x.meta.profilerID, x.where, w, events[0].ts), // resource.go
 		ProfilerID:  x.meta.profilerID,
 		Platform:    platform,
 		Release:     x.meta.release,

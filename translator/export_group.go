@@ -113,7 +113,7 @@ func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) 
 				continue
 			}
 			m := meta
-			if id := e.sentryProfilerID(attrs, prof); id != "" {
+			if id := sentryProfilerID(&e.dictionaryView, attrs, prof); id != "" { // resource.go
 				m.profilerID = id
 				g.add(m, prof, where, false)
 				continue
@@ -182,4 +182,32 @@ func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[s
 	index[t.id] = i
 	x.threads = append(x.threads, t)
 	return i, queue, state
+}
+
+// platform is the chunk platform: sentry.platform, else the platform the
+// profiler settled on (see PlatformMemory) given the one its frames vote for.
+func (x *groupConverter) platform() string {
+	if x.meta.platform != "" {
+		return x.meta.platform
+	}
+	return x.conv.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
+}
+
+// votedPlatform counts the frame types of the group's sampled stacks, each
+// stack once, and votes (platform.go's votedPlatform).
+func (x *groupConverter) votedPlatform() string {
+	counts := map[string]int{}
+	seen := map[int32]bool{}
+	for _, s := range x.samples {
+		if seen[s.stack] || !x.conv.stackValid(s.stack) {
+			continue
+		}
+		seen[s.stack] = true
+		for _, l := range x.conv.dict.StackTable().At(int(s.stack)).LocationIndices().All() {
+			if p := platformOfFrameType(locationFrameType(&x.conv.dictionaryView, l)); p != "" {
+				counts[p]++
+			}
+		}
+	}
+	return votedPlatform(counts, x.meta.language, x.conv.opts.DefaultPlatform)
 }

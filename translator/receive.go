@@ -639,7 +639,7 @@ func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, with
 func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile, groups []sampleGroup, weighted bool) {
 	d := b.dict
 	starts, ts, values, cpuValues := b.groupStarts, b.timestamps, b.weightsSorted, b.cpuWeightsSorted
-	service := b.serviceAttrs(&b.resource)
+	service := b.serviceSampleAttrs()
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
 	if b.opts.GroupSamples {
@@ -899,4 +899,15 @@ type stringAttr struct{ key, value string }
 type profileAttr struct {
 	key   string
 	value pcommon.Value
+}
+
+// serviceSampleAttrs are the attributes of the item's service that every
+// Sample carries too (serviceAttrs).
+func (b *ProfilesBuilder) serviceSampleAttrs() []int32 {
+	out := b.serviceScratch[:0]
+	for _, a := range serviceAttrs(&b.resource) { // resource.go
+		out = b.dict.appendStr(out, a.key, a.value)
+	}
+	b.serviceScratch = out
+	return out
 }
