@@ -427,7 +427,7 @@ type sampleGroup struct {
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps.
 func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item DecodedProfile, start uint64) addedSamples {
-	lk := newLinker(b.dict, p, item.Transaction, item.Spans, start)
+	lk := newLinker(b.dict, sampleLinksOf(p, item.Transaction, item.Spans, start)) // transaction.go
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)
 	groups, events, weights := b.groupSamples(p, &lk, start, weighted)
@@ -910,4 +910,33 @@ func (b *ProfilesBuilder) serviceSampleAttrs() []int32 {
 	}
 	b.serviceScratch = out
 	return out
+}
+
+// linker finds the Link of a sample (sampleLinks) in the dictionary.
+type linker struct {
+	sampleLinks
+	dict *dictionaryBuilder
+}
+
+// newLinker adds a Link for each span of l.
+func newLinker(d *dictionaryBuilder, l sampleLinks) linker {
+	for i := range l.ranges {
+		l.ranges[i].link = d.link(l.ranges[i].trace, l.ranges[i].span)
+	}
+	return linker{sampleLinks: l, dict: d}
+}
+
+// linkFor is the Link of a sample on thread at ts, 0 for none.
+func (l *linker) linkFor(thread string, ts uint64) int32 {
+	if l.lookup != nil {
+		trace, span, ok := l.lookup.SpanAt(thread, ts)
+		if !ok {
+			return 0
+		}
+		return l.dict.link(trace, span)
+	}
+	if r := l.rangeAt(thread, ts); r != nil {
+		return r.link
+	}
+	return 0
 }

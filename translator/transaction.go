@@ -20,7 +20,7 @@ type SpanLookup interface {
 	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
 }
 
-// linker finds the Link of a sample.
+// sampleLinks finds the span a sample links to.
 //
 // V1: the innermost span of the envelope's transaction that ran on the
 // sample's thread at its time, else the transaction's root span. Without a
@@ -31,57 +31,65 @@ type SpanLookup interface {
 // V2: the innermost span of the chunk's profiler active on the sample's
 // thread at its time, as the receiver's span index knows them; none outside
 // every span.
-type linker struct {
-	dict    *dictionaryBuilder
-	lookup  SpanLookup
-	spans   []spanRange
-	root    int32
-	profile []spanRange
+type sampleLinks struct {
+	lookup SpanLookup // V2
+	// ranges are the transaction's spans (the first spans of them, searched
+	// for the innermost), then its root span; or the profile's own
+	// transactions.
+	ranges []spanRange
+	spans  int
 }
 
+// spanRange is a span a sample may link to: on a thread (any for ""), over
+// a time range (any when all).
 type spanRange struct {
 	thread     string
 	start, end uint64
-	all        bool // no time range: covers every sample
-	link       int32
+	all        bool
+	trace      pcommon.TraceID
+	span       pcommon.SpanID
+	// link is the span's Link in the dictionary, set by the walk.
+	link int32
 }
 
-func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup, start uint64) linker {
-	var l linker
+// sampleLinksOf is the span links of p's samples: through lookup for a V2
+// chunk, else through tx (the envelope's transaction, or nil). start is
+// when a V1 profile starts.
+func sampleLinksOf(p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup, start uint64) sampleLinks {
 	if isV2(p) {
-		l.dict, l.lookup = d, lookup
-		return l
+		return sampleLinks{lookup: lookup}
 	}
 	if tx != nil {
-		return transactionLinker(d, tx)
+		return transactionLinks(tx)
 	}
+	var l sampleLinks
+	// "transactions"[]."trace_id", "segment_id", "relative_start_ns",
+	// "relative_end_ns" → the Link of the samples in that range.
 	for _, t := range p.Transactions {
 		trace := pcommon.TraceID(parseID16(t.TraceID))
 		span := ParseSpanID(t.SegmentID)
 		if trace.IsEmpty() || span.IsEmpty() {
 			continue
 		}
-		r := spanRange{link: d.link(trace, span), all: t.RelativeEndNS <= t.RelativeStartNS}
+		r := spanRange{trace: trace, span: span, all: t.RelativeEndNS <= t.RelativeStartNS}
 		if !r.all {
 			r.start, r.end = start+t.RelativeStartNS, start+t.RelativeEndNS
 		}
-		l.profile = append(l.profile, r)
+		l.ranges = append(l.ranges, r)
 	}
 	return l
 }
 
-// transactionLinker links to the spans of a V1 profile's transaction: the
-// segment ("contexts.trace") and the spans ("spans") that say which thread
-// they ran on ("data"."thread.id"), all in the segment's trace.
-func transactionLinker(d *dictionaryBuilder, tx *sentrytrace.Segment) linker {
-	var l linker
+// transactionLinks links to the spans of a V1 profile's transaction: the
+// spans ("spans") that say which thread they ran on ("data"."thread.id"),
+// then the segment ("contexts.trace"), all in the segment's trace.
+func transactionLinks(tx *sentrytrace.Segment) sampleLinks {
+	var l sampleLinks
 	var trace pcommon.TraceID
+	var root pcommon.SpanID
 	for i := range tx.Spans {
 		if s := &tx.Spans[i]; s.IsSegment {
-			trace = ParseTraceID(s.TraceID)
-			if root := ParseSpanID(s.SpanID); !trace.IsEmpty() && !root.IsEmpty() {
-				l.root = d.link(trace, root)
-			}
+			trace, root = ParseTraceID(s.TraceID), ParseSpanID(s.SpanID)
 		}
 	}
 	if trace.IsEmpty() {
@@ -93,7 +101,11 @@ func transactionLinker(d *dictionaryBuilder, tx *sentrytrace.Segment) linker {
 		if s.IsSegment || span.IsEmpty() || thread == "" || s.Start < 0 || s.End < s.Start {
 			continue
 		}
-		l.spans = append(l.spans, spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), link: d.link(trace, span)})
+		l.ranges = append(l.ranges, spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), trace: trace, span: span})
+	}
+	l.spans = len(l.ranges)
+	if !root.IsEmpty() {
+		l.ranges = append(l.ranges, spanRange{all: true, trace: trace, span: root})
 	}
 	return l
 }
@@ -109,33 +121,25 @@ func spanThreadID(s *sentrytrace.Span) string {
 	return ""
 }
 
-func (l *linker) linkFor(thread string, ts uint64) int32 {
-	if l.lookup != nil {
-		trace, span, ok := l.lookup.SpanAt(thread, ts)
-		if !ok {
-			return 0
-		}
-		return l.dict.link(trace, span)
-	}
+// rangeAt is the range a sample on thread at ts links to: the innermost
+// span, else the first range that covers it; nil for none.
+func (l *sampleLinks) rangeAt(thread string, ts uint64) *spanRange {
 	best := -1
 	for i := range l.spans {
-		s := &l.spans[i]
-		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.spans[best].start) {
+		s := &l.ranges[i]
+		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.ranges[best].start) {
 			best = i
 		}
 	}
 	if best >= 0 {
-		return l.spans[best].link
+		return &l.ranges[best]
 	}
-	if l.root != 0 {
-		return l.root
-	}
-	for _, r := range l.profile {
-		if r.all || (r.start <= ts && ts <= r.end) {
-			return r.link
+	for i := l.spans; i < len(l.ranges); i++ {
+		if r := &l.ranges[i]; r.all || (r.start <= ts && ts <= r.end) {
+			return r
 		}
 	}
-	return 0
+	return nil
 }
 
 // transactionAttrs: "transaction" / "transactions" (V1) → profile
