@@ -488,7 +488,18 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 		if !ok {
 			continue
 		}
-		k := b.sampleKey(s, stack, b.sampleThreads[i], lk.linkFor(s.ThreadID, ts))
+		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
+		if k.link != 0 {
+			b.linked++
+		}
+		// "queue_address" → sentry.queue.address, "state" →
+		// sentry.thread.state (sample attributes).
+		if s.QueueAddress != "" {
+			k.queue = b.dict.attrStr(attrQueueAddress, s.QueueAddress)
+		}
+		if s.State != "" {
+			k.state = b.dict.attrStr(attrThreadState, s.State)
+		}
 		cell := uint64(b.stackSlots[s.StackID])*index.threads + uint64(k.thread)
 		head := index.head(cell)
 		g := head
@@ -523,24 +534,6 @@ func sampleTime(s *sentry.Sample, v2 bool, start uint64) (uint64, bool) {
 	}
 	ts := start + s.ElapsedSinceStartNS
 	return ts, ts >= start
-}
-
-// sampleKey is what tells a sample's group apart, counting the linked
-// samples.
-func (b *ProfilesBuilder) sampleKey(s *sentry.Sample, stack, thread, link int32) sampleKey {
-	k := sampleKey{stack: stack, thread: thread, link: link}
-	if k.link != 0 {
-		b.linked++
-	}
-	// "queue_address" → sentry.queue.address, "state" →
-	// sentry.thread.state (sample attributes).
-	if s.QueueAddress != "" {
-		k.queue = b.dict.attrStr(attrQueueAddress, s.QueueAddress)
-	}
-	if s.State != "" {
-		k.state = b.dict.attrStr(attrThreadState, s.State)
-	}
-	return k
 }
 
 // groupIndex finds a sample group through its (stack, thread) cell: a dense
@@ -934,6 +927,9 @@ func (l *linker) linkFor(thread string, ts uint64) int32 {
 			return 0
 		}
 		return l.dict.link(trace, span)
+	}
+	if len(l.ranges) == 0 {
+		return 0
 	}
 	if r := l.rangeAt(thread, ts); r != nil {
 		return r.link
