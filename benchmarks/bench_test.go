@@ -38,7 +38,7 @@ func (t *translation) translate(data []byte) (pprofile.Profiles, int, error) {
 	} else {
 		t.builder.Reset(t.opts)
 	}
-	n := t.builder.Add(translator.Item{Profile: p, Payload: data})
+	n := t.builder.Add(translator.DecodedProfile{Profile: p, Payload: data})
 	return t.builder.Profiles(), n, nil
 }
 

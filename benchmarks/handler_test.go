@@ -16,9 +16,9 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // eventSink counts the sample events that reach the end of the pipeline
@@ -28,7 +28,7 @@ type eventSink struct {
 }
 
 func (s *eventSink) consume(_ context.Context, pd pprofile.Profiles) error {
-	s.events.Add(int64(translator.SampleEvents(pd)))
+	s.events.Add(int64(profilestest.SampleEvents(pd)))
 	return nil
 }
 

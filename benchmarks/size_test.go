@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
@@ -42,8 +43,8 @@ func TestProtoSizeRatio(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if events == 0 || translator.SampleEvents(pd) != events {
-					t.Fatalf("pdata holds %d sample events, the builder reported %d", translator.SampleEvents(pd), events)
+				if events == 0 || profilestest.SampleEvents(pd) != events {
+					t.Fatalf("pdata holds %d sample events, the builder reported %d", profilestest.SampleEvents(pd), events)
 				}
 				size := protoSize(t, pd)
 				ratio := float64(size) / float64(len(tt.data))

@@ -160,7 +160,7 @@ func otlpFromEnvelope(t *testing.T, body []byte) []byte {
 		require.NoError(t, err)
 		sentry.Normalize(p)
 		require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()))
-		b.Add(translator.Item{Profile: p})
+		b.Add(translator.DecodedProfile{Profile: p})
 	}
 	req, err := pprofileotlp.NewExportRequestFromProfiles(b.Profiles()).MarshalProto()
 	require.NoError(t, err)

@@ -23,8 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -208,7 +208,7 @@ func (s *otlpSink) serve(w http.ResponseWriter, r *http.Request) {
 		req := pprofileotlp.NewExportRequest()
 		if err = req.UnmarshalProto(body); err == nil {
 			time.Sleep(s.delay)
-			s.samples.Add(int64(translator.SampleEvents(req.Profiles())))
+			s.samples.Add(int64(profilestest.SampleEvents(req.Profiles())))
 			s.requests.Add(1)
 			resp, _ := pprofileotlp.NewExportResponse().MarshalProto()
 			w.Header().Set("Content-Type", "application/x-protobuf")

@@ -22,9 +22,9 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // testKey is the DSN public key the receivers under test accept, and
@@ -143,7 +143,7 @@ func (c *recordingConsumer) Capabilities() consumer.Capabilities {
 func (c *recordingConsumer) ConsumeProfiles(_ context.Context, pd pprofile.Profiles) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offered = append(c.offered, translator.SampleEvents(pd))
+	c.offered = append(c.offered, profilestest.SampleEvents(pd))
 	if c.fail != nil {
 		return c.fail
 	}
@@ -161,7 +161,7 @@ func (c *recordingConsumer) deliveredSamples() int {
 	defer c.mu.Unlock()
 	n := 0
 	for _, pd := range c.delivered {
-		n += translator.SampleEvents(pd)
+		n += profilestest.SampleEvents(pd)
 	}
 	return n
 }

@@ -18,8 +18,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -755,7 +755,7 @@ func requireProtoRoundTrip(t *testing.T, all []pprofile.Profiles) {
 		require.NoError(t, err)
 		back, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(data)
 		require.NoError(t, err)
-		assert.Equal(t, translator.SampleEvents(pd), translator.SampleEvents(back))
+		assert.Equal(t, profilestest.SampleEvents(pd), profilestest.SampleEvents(back))
 	}
 }
 

@@ -198,7 +198,7 @@ func profilesOf(t *testing.T, payload string) pprofile.Profiles {
 	sentry.Normalize(p)
 	require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()))
 	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ProjectID: testProject})
-	require.Equal(t, samplesPerProfile, b.Add(translator.Item{Profile: p, Payload: []byte(payload)}))
+	require.Equal(t, samplesPerProfile, b.Add(translator.DecodedProfile{Profile: p, Payload: []byte(payload)}))
 	return b.Profiles()
 }
 

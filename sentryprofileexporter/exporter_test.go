@@ -61,7 +61,7 @@ func (ev sampleEvents) total() int {
 // acceptedProfiles decodes the profile items of a fixture the way the
 // receiver does (decode, normalize, validate), or says why it is not one
 // Sentry would accept.
-func acceptedProfiles(t *testing.T, path string) ([]translator.Item, string) {
+func acceptedProfiles(t *testing.T, path string) ([]translator.DecodedProfile, string) {
 	t.Helper()
 	data := fixtures.Read(t, filepath.Base(path))
 	var payloads [][]byte
@@ -78,7 +78,7 @@ func acceptedProfiles(t *testing.T, path string) ([]translator.Item, string) {
 	} else {
 		payloads = append(payloads, data)
 	}
-	var items []translator.Item
+	var items []translator.DecodedProfile
 	for _, payload := range payloads {
 		p, err := sentry.DecodeProfile(payload)
 		if err != nil {
@@ -88,7 +88,7 @@ func acceptedProfiles(t *testing.T, path string) ([]translator.Item, string) {
 		if err := sentry.Validate(p, sentry.DefaultLimits()); err != nil {
 			return nil, "Relay would reject it: " + err.Error()
 		}
-		items = append(items, translator.Item{Profile: p, Payload: payload})
+		items = append(items, translator.DecodedProfile{Profile: p, Payload: payload})
 	}
 	if len(items) == 0 {
 		return nil, "holds no profile item"

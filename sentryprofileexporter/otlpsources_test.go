@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -76,7 +76,7 @@ func TestEBPFProfilerThroughQueue(t *testing.T) {
 	reqs := otlpRequests(t, ebpfFixture)
 	in := 0
 	for _, pd := range reqs {
-		in += translator.SampleEvents(pd)
+		in += profilestest.SampleEvents(pd)
 	}
 	require.Equal(t, 1099, in, "the fixture's sample count (INDEX.md)")
 

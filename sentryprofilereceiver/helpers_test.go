@@ -15,8 +15,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // testKey is the public key of every test DSN.
@@ -185,7 +185,7 @@ func newRequest(t *testing.T, method, url string, body []byte, headers map[strin
 func sampleEvents(sink *consumertest.ProfilesSink) int {
 	n := 0
 	for _, pd := range sink.AllProfiles() {
-		n += translator.SampleEvents(pd)
+		n += profilestest.SampleEvents(pd)
 	}
 	return n
 }

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -41,7 +42,7 @@ func TestPooledTranslationsKeepNoAliases(t *testing.T) {
 		require.NoError(t, err)
 		sentry.Normalize(profile)
 		require.NoError(t, sentry.Validate(profile, sentry.DefaultLimits()))
-		n := translator.SampleEvents(translator.ToProfiles([]translator.Item{{Profile: profile}}, translator.ReceiveOptions{}))
+		n := profilestest.SampleEvents(profilestest.ToProfiles([]translator.DecodedProfile{{Profile: profile}}, translator.ReceiveOptions{}))
 		require.Positive(t, n)
 		want[string(p)] = n
 	}
@@ -73,7 +74,7 @@ func TestPooledTranslationsKeepNoAliases(t *testing.T) {
 		original := string(profile.OriginalPayload().AsRaw())
 		n, ok := want[original]
 		require.True(t, ok, "a profile carries a payload no client sent (%d bytes)", len(original))
-		assert.Equal(t, n, translator.SampleEvents(pd), "the samples of a profile do not match its payload")
+		assert.Equal(t, n, profilestest.SampleEvents(pd), "the samples of a profile do not match its payload")
 		seen[original]++
 	}
 	for _, p := range payloads {

@@ -45,12 +45,11 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 	})
 	t.decoder.Mode, t.decoder.MaxSize = rt.mode, rt.cfg.MaxProfileItemSize
 	outcomes := t.decoder.ProfileItems(translator.EnvelopeItems{
-		Items:   items,
-		SentAt:  t.sentAt,
-		Arrival: t.arrived,
-		Skip: func(_ int, item *envelope.Item) bool {
-			return rt.holdChunk(ctx, t, projectID, item)
-		},
+		Items:      items,
+		SentAt:     t.sentAt,
+		Arrival:    t.arrived,
+		TraceItems: traceItems(t.segments),
+		Held:       rt.holdChunks(ctx, t, projectID),
 	})
 	for o := range outcomes {
 		item := &items[o.Index]
@@ -59,19 +58,53 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 			rt.logger.Debug("Transaction item unreadable; V1 profiles lose their span links",
 				zap.String("project_id", projectID), zap.Int("item", o.Index), zap.Error(o.Err))
 		case translator.ItemRefused:
-			rt.discard(ctx, t, projectID, item, o.Item.Profile, o.Err)
+			rt.discard(ctx, t, projectID, item, o.Decoded.Profile, o.Err)
 		case translator.ItemAccepted:
 			rt.accepted(ctx, projectID, o, item)
 			// The profile lives in the decoder's memory until the next item
 			// is decoded: it goes into the builder now.
-			o.Item.Spans = translator.ChunkSpans(rt.index, time.Now(), o.Item.Profile)
-			builder.Add(o.Item)
+			o.Decoded.Spans = translator.ChunkSpans(rt.index, time.Now(), o.Decoded.Profile)
+			builder.Add(o.Decoded)
 		}
 	}
 	// Profiles resets the builder: count first.
 	samples := builder.SampleCount()
 	rt.countLinks(ctx, samples, builder.LinkedSampleCount())
 	return builder.Profiles(), samples
+}
+
+// traceItems are the envelope's decoded trace items, as the translator
+// takes them.
+func traceItems(segments []decodedSegment) []translator.TraceItem {
+	if len(segments) == 0 {
+		return nil
+	}
+	out := make([]translator.TraceItem, len(segments))
+	for i, s := range segments {
+		out[i] = translator.TraceItem{Index: s.item, Segment: s.seg, Err: s.err}
+	}
+	return out
+}
+
+// holdChunks holds the envelope's profile chunks for links::wait (see
+// holdChunk); nil when none is held, else true at the index of each held
+// item.
+func (rt *router) holdChunks(ctx context.Context, t *translation, projectID string) []bool {
+	if rt.hold == nil || t.released {
+		return nil
+	}
+	var held []bool
+	for i := range t.items {
+		item := &t.items[i]
+		if !translator.IsProfileItem(item.Header.Type) || !rt.holdChunk(ctx, t, projectID, item) {
+			continue
+		}
+		if held == nil {
+			held = make([]bool, len(t.items))
+		}
+		held[i] = true
+	}
+	return held
 }
 
 // holdChunk keeps a profile chunk for links::wait, so that it links to spans
@@ -93,7 +126,7 @@ func (rt *router) holdChunk(ctx context.Context, t *translation, projectID strin
 // it), or what its reading left out (an ART trace's undeclared methods).
 func (rt *router) accepted(ctx context.Context, projectID string, o translator.ItemOutcome, item *envelope.Item) {
 	if item.Header.Type != translator.ItemTypeProfile {
-		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Item.Profile)
+		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Decoded.Profile)
 	}
 	for _, w := range o.Warnings {
 		rt.telemetry.ReceiverSentryprofileItemWarnings.Add(ctx, 1,

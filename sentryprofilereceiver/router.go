@@ -15,6 +15,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/linkhold"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrycheckin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryclientreport"
@@ -62,9 +63,8 @@ type itemRoute struct {
 //
 // Profile items are read together by translator.ItemDecoder, which applies
 // the envelope-wide rules (one V1 profile per envelope, a V1 profile's
-// transaction). For those links it decodes the envelope's transaction
-// again when a V1 profile is present; every other item is decoded once,
-// here or by the ItemDecoder.
+// transaction, taken from the trace items decoded here). Every item is
+// decoded once, here or by the ItemDecoder.
 var itemRoutes = []itemRoute{
 	{itemType: translator.ItemTypeProfile, signal: signalProfiles, translator: "translator.ItemDecoder"},
 	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
@@ -190,10 +190,11 @@ func (rt *router) countIgnored(ctx context.Context, t *translation) {
 	}
 }
 
-// decodeSegments decodes the envelope's trace items once, for the span index
-// and the traces signal, and feeds the index.
+// decodeSegments decodes the envelope's trace items once, for the span
+// index, the traces signal and the profiles (their resource, a V1 profile's
+// transaction), and feeds the index.
 func (rt *router) decodeSegments(t *translation) {
-	if rt.index == nil && rt.traces == nil {
+	if rt.index == nil && rt.traces == nil && (rt.profiles == nil || !hasProfileItem(t.items)) {
 		return
 	}
 	for i := range t.items {
@@ -212,6 +213,16 @@ func (rt *router) decodeSegments(t *translation) {
 			rt.index.Add(time.Now(), translator.IndexSpans(seg))
 		}
 	}
+}
+
+// hasProfileItem reports whether any of items holds a profile.
+func hasProfileItem(items []envelope.Item) bool {
+	for i := range items {
+		if translator.IsProfileItem(items[i].Header.Type) {
+			return true
+		}
+	}
+	return false
 }
 
 func itemTypeAttribute(itemType string) attribute.Set {

@@ -62,7 +62,7 @@ func BenchmarkTranslateAndroid(b *testing.B) {
 			b.Fatal(err)
 		}
 		builder.Reset(ReceiveOptions{})
-		if samples = builder.Add(Item{Profile: p}); samples == 0 {
+		if samples = builder.Add(DecodedProfile{Profile: p}); samples == 0 {
 			b.Fatal("no samples")
 		}
 		_ = builder.Profiles()

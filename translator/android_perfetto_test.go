@@ -53,7 +53,7 @@ func TestPerfettoChunk(t *testing.T) {
 	assert.Equal(t, sentry.Image{Type: "elf", CodeFile: "libc.so", CodeID: "0a1b2c"}, img)
 	assert.Equal(t, p.Samples[0].StackID, p.Samples[2].StackID, "one stack for the same callstack")
 
-	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+	pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 	requireValidPdata(t, pd)
-	assert.Equal(t, 3, SampleEvents(pd))
+	assert.Equal(t, 3, countSampleEvents(pd))
 }

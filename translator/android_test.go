@@ -74,7 +74,7 @@ func TestAndroidFixtures(t *testing.T) {
 			}
 
 			b := NewProfilesBuilder(ReceiveOptions{})
-			n := b.Add(Item{Profile: p, Payload: payload})
+			n := b.Add(DecodedProfile{Profile: p, Payload: payload})
 			assert.Equal(t, len(p.Samples), n)
 			pd := b.Profiles()
 			requireValidPdata(t, pd)
@@ -172,7 +172,7 @@ func TestAndroidBackToSentry(t *testing.T) {
 	for i, s := range p.Samples {
 		wall[key{s.ThreadID, s.StackID}] += p.SampleWallNS[i]
 	}
-	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+	pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 
 	chunks, drops := FromProfiles(pd, ExportOptions{})
 	require.NotEmpty(t, chunks)
@@ -276,7 +276,7 @@ func TestDecodeARTTrace(t *testing.T) {
 		assert.Equal(t, map[string]uint64{"android.os.Looper.loop": 40, "unknown.0xf0": 40, "com.example.App.render": 20}, functionTimes(p))
 		last := p.Samples[len(p.Samples)-1]
 		assert.Equal(t, end.Add(-20*time.Microsecond).UnixNano(), last.Timestamp, "the looper's last 20 µs")
-		pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+		pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 		requireValidPdata(t, pd)
 	}
 	_, _, err := DecodeARTTrace([]byte("not a trace"), end, art.DefaultLimits())

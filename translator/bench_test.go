@@ -27,7 +27,7 @@ func BenchmarkBuild(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		bld := NewProfilesBuilder(ReceiveOptions{})
-		if bld.Add(Item{Profile: p}) != len(p.Samples) {
+		if bld.Add(DecodedProfile{Profile: p}) != len(p.Samples) {
 			b.Fatal("samples lost")
 		}
 		_ = bld.Profiles()
@@ -37,7 +37,7 @@ func BenchmarkBuild(b *testing.B) {
 // BenchmarkFromProfiles measures the exporter on the same chunk.
 func BenchmarkFromProfiles(b *testing.B) {
 	p := decodeBenchChunk(b, benchdata.LargeChunkConfig())
-	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+	pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 	b.ReportAllocs()
 	for b.Loop() {
 		chunks, drops := FromProfiles(pd, ExportOptions{})

@@ -220,10 +220,6 @@ func (b *dictionaryBuilder) attrBool(key string, value bool) int32 {
 	return b.scalarAttr(attrKey{key: b.str(key), kind: pcommon.ValueTypeBool, num: n})
 }
 
-func (b *dictionaryBuilder) attrDouble(key string, value float64) int32 {
-	return b.scalarAttr(attrKey{key: b.str(key), kind: pcommon.ValueTypeDouble, num: math.Float64bits(value)})
-}
-
 func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
 	if i, ok := b.attrs[k]; ok {
 		return i

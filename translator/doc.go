@@ -10,11 +10,13 @@
 // pdata → Sentry: FromProfiles turns any pprofile.Profiles into V2 chunks that
 // pass sentry.Validate, and reports what it had to drop.
 //
-// The files are cut by Sentry object, each holding both directions:
+// The mapping is cut by Sentry object, each file holding both directions:
 // resource.go (top-level fields and ids), thread.go (threads and queues),
-// frame.go (frames and stacks), image.go (debug images), measurements.go,
+// frame.go (frames), image.go (debug images), measurements.go,
 // transaction.go (transactions and sample links), platform.go; keys.go holds
-// the attribute keys, ids.go the id and address helpers. receive.go and
-// export*.go are the walks that call them. README.md beside this file is the
-// field-by-field mapping of both directions and names the file of each part.
+// the attribute keys, ids.go the id and address helpers. Their functions
+// take and return values. The walks hold the state and call them:
+// receive.go and receive_tables.go (with dictionary.go) build pdata,
+// export*.go build chunks. README.md beside this file is the field-by-field
+// mapping of both directions and names the file of each part.
 package translator

@@ -113,32 +113,24 @@ func (o ExportOptions) withDefaults() ExportOptions {
 // fit the profile's duration when they would overflow it. Profiles that span
 // more than 66 s are cut into chunks of 60 s.
 func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
-	e := newChunkConverter(pd, opts)
+	e := newExportRun(pd, opts)
 	return e.convert(pd)
 }
 
-func newChunkConverter(pd pprofile.Profiles, opts ExportOptions) *chunkConverter {
-	e := &chunkConverter{opts: opts.withDefaults(), dict: pd.Dictionary()}
+func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
+	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{dict: pd.Dictionary()}}
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
 }
 
-// chunkConverter is one FromProfiles call: pd's dictionary read once into
+// exportRun is one FromProfiles call: pd's dictionary read once into
 // lookup tables, and the chunks and drops made so far.
-type chunkConverter struct {
-	opts    ExportOptions
-	dict    pprofile.ProfilesDictionary
-	strings pcommon.StringSlice
-	chunks  []Chunk
-	drops   []Drop
-
-	// The attribute table read once into flat arrays: every sample,
-	// location and mapping refers to it, and resolving a key through the
-	// string table on each reference was the converter's main cost.
-	attrKeys  []string
-	attrVals  []pcommon.Value
-	attrRoles []attrRole
+type exportRun struct {
+	opts ExportOptions
+	dictionaryView
+	chunks []Chunk
+	drops  []Drop
 	// stackStates memoizes the validity of each dictionary stack, found
 	// by the chunk builder as it walks the stack (or by stackValid where a
 	// stack reaches no chunk): samples of one stack on several threads,
@@ -147,6 +139,19 @@ type chunkConverter struct {
 	locationValid []bool // see validLocations
 	frameCount    int    // see dictionaryFrames
 	tables        chunkTables
+}
+
+// dictionaryView is the input's dictionary as the exporter reads it, the
+// object files included: strings by index, and the attribute table read
+// once into flat arrays (every sample, location and mapping refers to it,
+// and resolving a key through the string table on each reference would
+// dominate the conversion).
+type dictionaryView struct {
+	dict      pprofile.ProfilesDictionary
+	strings   pcommon.StringSlice
+	attrKeys  []string
+	attrVals  []pcommon.Value
+	attrRoles []attrRole
 }
 
 // stackState is the memoized validity of a dictionary stack.
@@ -158,7 +163,7 @@ const (
 	stackInvalid
 )
 
-func (e *chunkConverter) indexAttributes() {
+func (e *exportRun) indexAttributes() {
 	table := e.dict.AttributeTable()
 	n := table.Len()
 	e.attrKeys = make([]string, n)
@@ -182,7 +187,7 @@ const (
 	rankUnsupported        // bytes, objects, …: not samples of a stack over time
 )
 
-func (e *chunkConverter) sampleTypeRank(prof pprofile.Profile) int {
+func (e *exportRun) sampleTypeRank(prof pprofile.Profile) int {
 	st := prof.SampleType()
 	typ, unit := e.str(st.TypeStrindex()), e.str(st.UnitStrindex())
 	switch {
@@ -225,11 +230,11 @@ func timeUnitNanos(unit string) float64 {
 	return 0
 }
 
-func (e *chunkConverter) drop(reason sentry.Reason, samples int, err error) {
+func (e *exportRun) drop(reason sentry.Reason, samples int, err error) {
 	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
 }
 
-func (e *chunkConverter) str(i int32) string {
+func (e *dictionaryView) str(i int32) string {
 	if i <= 0 || int(i) >= e.strings.Len() {
 		return ""
 	}
@@ -256,7 +261,7 @@ type exportEvent struct {
 // groupConverter converts the profiles of one profiler (a profileGroup):
 // their samples, numbered one after the other, make one run of chunks.
 type groupConverter struct {
-	conv      *chunkConverter
+	conv      *exportRun
 	meta      resourceMeta
 	profs     []pprofile.Profile
 	resources []int
@@ -274,7 +279,7 @@ type groupConverter struct {
 	malformedAt int
 }
 
-func (e *chunkConverter) profile(g *profileGroup) {
+func (e *exportRun) profile(g *profileGroup) {
 	x := &groupConverter{conv: e, meta: g.meta, profs: g.profs, resources: g.resources, where: g.where()}
 	x.convert()
 }
@@ -383,35 +388,7 @@ func (x *groupConverter) collectEvents() {
 // samples are numbered from base.
 func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, threadIndex map[string]int32, b *eventBudget) {
 	samples := prof.Samples()
-	unitNanos := timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex()))
-	period := x.periodNanos(prof)
-	// An exact-time profile (a method trace: values are the time of each
-	// slice, the period its clock's resolution) is resampled at Sentry's
-	// rate: each (stack, thread) sends one event per sampling period of the
-	// time it accumulates, the remainder carried to its next slice, so the
-	// chunk shows every stack's time within one period.
-	var carry map[[2]int32]float64
-	if unitNanos > 0 && period < minSampledPeriodNanos {
-		period = 1e9 / x.conv.opts.DefaultSampleRateHz
-		carry = map[[2]int32]float64{}
-	}
-	weight := func(info *sampleInfo, v int64) int64 {
-		if v <= 0 {
-			return 0
-		}
-		if unitNanos == 0 {
-			return v
-		}
-		if carry != nil {
-			key := [2]int32{info.stack, info.thread}
-			total := carry[key] + float64(v)*unitNanos
-			n := math.Floor(total / period)
-			carry[key] = total - n*period
-			return int64(n)
-		}
-		return max(1, int64(math.Round(float64(v)*unitNanos/period)))
-	}
-
+	w := x.newEventWeigher(prof)
 	var aggregated []int64 // events per sample without timestamps
 	threadTotals := map[int32]int64{}
 	for j, s := range samples.All() {
@@ -419,74 +396,12 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 		info := &x.samples[i]
 		info.stack = s.StackIndex()
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
-		ts, values := s.TimestampsUnixNano(), s.Values()
 		ok := x.conv.stackUsable(info.stack)
-
-		if ts.Len() > 0 {
-			perTS := values.Len() == ts.Len()
-			// A time value beside a timestamp is the time that one
-			// observation stands for (a Sentry sample's is the time to the
-			// next sample of its thread, which the timestamps give back):
-			// one event. A count is that many events; an exact-time
-			// profile's slices are resampled.
-			oneEach := !perTS || (unitNanos > 0 && carry == nil)
-			if ok && oneEach && int64(ts.Len()) <= b.left {
-				// One event per timestamp, the shape of nearly every
-				// sample: what the loop below does, without its cases.
-				b.left -= int64(ts.Len())
-				events := x.events
-				for k := range ts.Len() {
-					events = append(events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
-				}
-				x.events = events
-				continue
-			}
-			for k := range ts.Len() {
-				n := int64(1)
-				if !oneEach {
-					n = weight(info, values.At(k))
-				}
-				switch {
-				case !ok:
-					b.malformed += n
-					continue
-				case n > b.left:
-					// What does not fit is counted, not sent.
-					b.overflow += n - b.left
-					n = b.left
-				}
-				b.left -= n
-				for range n {
-					x.events = append(x.events, exportEvent{ts: ts.At(k), sample: int32(i), thread: info.thread})
-				}
-			}
+		if s.TimestampsUnixNano().Len() > 0 {
+			x.timestampedEvents(s, int32(i), info, ok, &w, b)
 			continue
 		}
-
-		var n int64
-		if values.Len() == 0 {
-			n = 1 // a sample with neither values nor timestamps was seen once
-		}
-		for k := range values.Len() {
-			n = satAdd(n, weight(info, values.At(k)))
-		}
-		if ok && n > b.left {
-			// The events of this sample may not all fit, and its stack
-			// then reaches no chunk to be checked on the way: check it
-			// now, since a malformed sample is dropped as such.
-			ok = x.conv.stackValid(info.stack)
-		}
-
-		switch {
-		case !ok:
-			b.malformed = satAdd(b.malformed, n)
-			continue
-		case n > b.left:
-			b.overflow = satAdd(b.overflow, n-b.left)
-			n = b.left
-		}
-		b.left -= n
-		if n > 0 {
+		if n := x.aggregatedEvents(s, info, ok, &w, b); n > 0 {
 			if aggregated == nil {
 				aggregated = make([]int64, samples.Len())
 			}
@@ -495,8 +410,123 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 		}
 	}
 	if aggregated != nil {
-		x.spread(prof, base, aggregated, threadTotals, period)
+		x.spread(prof, base, aggregated, threadTotals, w.period)
 	}
+}
+
+// eventWeigher turns a Sample's values into a number of Sentry sample
+// events.
+type eventWeigher struct {
+	unitNanos float64 // of a time sample type; 0 for a count
+	period    float64 // nanoseconds
+	// carry, for an exact-time profile, is the time each (stack, thread)
+	// has accumulated short of one period.
+	carry map[[2]int32]float64
+}
+
+func (x *groupConverter) newEventWeigher(prof pprofile.Profile) eventWeigher {
+	w := eventWeigher{
+		unitNanos: timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex())),
+		period:    x.periodNanos(prof),
+	}
+	// An exact-time profile (a method trace: values are the time of each
+	// slice, the period its clock's resolution) is resampled at Sentry's
+	// rate: each (stack, thread) sends one event per sampling period of the
+	// time it accumulates, the remainder carried to its next slice, so the
+	// chunk shows every stack's time within one period.
+	if w.unitNanos > 0 && w.period < minSampledPeriodNanos {
+		w.period = 1e9 / x.conv.opts.DefaultSampleRateHz
+		w.carry = map[[2]int32]float64{}
+	}
+	return w
+}
+
+// weight is the number of events value v of a sample stands for.
+func (w *eventWeigher) weight(info *sampleInfo, v int64) int64 {
+	if v <= 0 {
+		return 0
+	}
+	if w.unitNanos == 0 {
+		return v
+	}
+	if w.carry != nil {
+		key := [2]int32{info.stack, info.thread}
+		total := w.carry[key] + float64(v)*w.unitNanos
+		n := math.Floor(total / w.period)
+		w.carry[key] = total - n*w.period
+		return int64(n)
+	}
+	return max(1, int64(math.Round(float64(v)*w.unitNanos/w.period)))
+}
+
+// timestampedEvents adds the events of sample i, which has timestamps.
+func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) {
+	ts, values := s.TimestampsUnixNano(), s.Values()
+	perTS := values.Len() == ts.Len()
+	// A time value beside a timestamp is the time that one observation
+	// stands for (a Sentry sample's is the time to the next sample of its
+	// thread, which the timestamps give back): one event. A count is that
+	// many events; an exact-time profile's slices are resampled.
+	oneEach := !perTS || (w.unitNanos > 0 && w.carry == nil)
+	if ok && oneEach && int64(ts.Len()) <= b.left {
+		// One event per timestamp, the shape of nearly every sample: what
+		// the loop below does, without its cases.
+		b.left -= int64(ts.Len())
+		events := x.events
+		for k := range ts.Len() {
+			events = append(events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
+		}
+		x.events = events
+		return
+	}
+	for k := range ts.Len() {
+		n := int64(1)
+		if !oneEach {
+			n = w.weight(info, values.At(k))
+		}
+		switch {
+		case !ok:
+			b.malformed += n
+			continue
+		case n > b.left:
+			// What does not fit is counted, not sent.
+			b.overflow += n - b.left
+			n = b.left
+		}
+		b.left -= n
+		for range n {
+			x.events = append(x.events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
+		}
+	}
+}
+
+// aggregatedEvents is the number of events of a sample without timestamps
+// that fit the budget (spread over the profile's time later).
+func (x *groupConverter) aggregatedEvents(s pprofile.Sample, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) int64 {
+	values := s.Values()
+	var n int64
+	if values.Len() == 0 {
+		n = 1 // a sample with neither values nor timestamps was seen once
+	}
+	for k := range values.Len() {
+		n = satAdd(n, w.weight(info, values.At(k)))
+	}
+	if ok && n > b.left {
+		// The events of this sample may not all fit, and its stack then
+		// reaches no chunk to be checked on the way: check it now, since a
+		// malformed sample is dropped as such.
+		ok = x.conv.stackValid(info.stack)
+	}
+	switch {
+	case !ok:
+		b.malformed = satAdd(b.malformed, n)
+		return 0
+	case n > b.left:
+		b.overflow = satAdd(b.overflow, n-b.left)
+		n = b.left
+	}
+	b.left -= n
+	return n
 }
 
 func satAdd(a, b int64) int64 {
@@ -549,7 +579,7 @@ func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []in
 }
 
 // eachAttr calls f for every in-range attribute of indices.
-func (e *chunkConverter) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
+func (e *dictionaryView) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
 	for i := range indices.Len() {
 		idx := indices.At(i)
 		if idx <= 0 || int(idx) >= len(e.attrKeys) {
@@ -562,16 +592,16 @@ func (e *chunkConverter) eachAttr(indices pcommon.Int32Slice, f func(key string,
 // stackUsable reports whether a stack may be sampled: in the table and not
 // known to be invalid. Its locations are checked by the chunk builder as it
 // walks them (chunkBuilder.stack), so that the stack table, its arrays
-// spread over the heap, is walked once instead of twice: checking every
-// stack up front made FromProfiles about a quarter slower on the large
-// chunk (BENCHMARKS.md, session 4).
-func (e *chunkConverter) stackUsable(stack int32) bool {
+// spread over the heap, is walked once instead of twice (checking every
+// stack up front costs FromProfiles about a quarter of its time on a large
+// chunk; BENCHMARKS.md).
+func (e *exportRun) stackUsable(stack int32) bool {
 	return stack >= 0 && int(stack) < len(e.stackStates) && e.stackStates[stack] != stackInvalid
 }
 
 // stackValid reports whether a stack and everything it references are
 // inside the dictionary, checking it now if no chunk has.
-func (e *chunkConverter) stackValid(stack int32) bool {
+func (e *exportRun) stackValid(stack int32) bool {
 	if !e.stackUsable(stack) {
 		return false
 	}
@@ -586,7 +616,7 @@ func (e *chunkConverter) stackValid(stack int32) bool {
 
 // locationsValid reports whether every location is inside the dictionary
 // and reaches only functions inside it.
-func (e *chunkConverter) locationsValid(locs pcommon.Int32Slice) bool {
+func (e *exportRun) locationsValid(locs pcommon.Int32Slice) bool {
 	valid := e.validLocations()
 	for i := range locs.Len() {
 		if l := locs.At(i); uint32(l) >= uint32(len(valid)) || !valid[l] {
@@ -600,19 +630,19 @@ func (e *chunkConverter) locationsValid(locs pcommon.Int32Slice) bool {
 // its lines are inside the dictionary. The table is made once per call, on
 // first use: stacks share most of their locations, and a stack check is
 // then one lookup per location.
-func (e *chunkConverter) validLocations() []bool {
+func (e *exportRun) validLocations() []bool {
 	e.indexLocations()
 	return e.locationValid
 }
 
 // dictionaryFrames is the number of Sentry frames the dictionary's locations
 // make: one per line, one for a location without lines.
-func (e *chunkConverter) dictionaryFrames() int {
+func (e *exportRun) dictionaryFrames() int {
 	e.indexLocations()
 	return e.frameCount
 }
 
-func (e *chunkConverter) indexLocations() {
+func (e *exportRun) indexLocations() {
 	if e.locationValid != nil {
 		return
 	}
@@ -629,34 +659,4 @@ func (e *chunkConverter) indexLocations() {
 		e.locationValid[l] = ok
 		e.frameCount += max(loc.Lines().Len(), 1)
 	}
-}
-
-// SampleEvents counts the observations pd holds, the way Sentry counts
-// samples: one per timestamp, and for an aggregated sample (no timestamps)
-// the sum of its positive values. For profiles built by ProfilesBuilder it
-// is the number of Sentry samples they came from.
-func SampleEvents(pd pprofile.Profiles) int {
-	n := 0
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, prof := range sp.Profiles().All() {
-				for _, s := range prof.Samples().All() {
-					n += sampleEvents(s)
-				}
-			}
-		}
-	}
-	return n
-}
-
-// sampleEvents counts the observations of one Sample, as SampleEvents does.
-func sampleEvents(s pprofile.Sample) int {
-	if ts := s.TimestampsUnixNano().Len(); ts > 0 {
-		return ts
-	}
-	n := 0
-	for _, v := range s.Values().All() {
-		n += int(max(v, 0))
-	}
-	return n
 }

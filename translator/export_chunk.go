@@ -1,8 +1,10 @@
 package translator
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"path"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -47,12 +49,12 @@ func (x *groupConverter) readProfileAttrs() profileAttrs {
 
 // chunkBuilder fills the frame and stack tables of one chunk.
 type chunkBuilder struct {
-	conv     *chunkConverter
+	conv     *exportRun
 	group    *groupConverter
 	p        *sentry.Profile
 	platform string
 	// The Sentry stack of each dictionary stack and the Sentry frames of
-	// each dictionary location live in the converter's chunkTables.
+	// each dictionary location live in the exportRun's chunkTables.
 	mappings []int32 // dictionary mappings the frames use, in first-use order
 	seenMap  map[int32]bool
 	// frameMappings is the dictionary mapping of each frame (0 for none),
@@ -102,8 +104,8 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 // outside the dictionary are left out and counted as malformed.
 func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
 	p = &sentry.Profile{
-		Version:     sentry.VersionV2, // "version": always "2"
-		ChunkID:     x.chunkIDFor(w, events[0].ts),
+		Version:     sentry.VersionV2,                                                 // "version": always "2"
+		ChunkID:     chunkIDFor(x.profs, x.meta.profilerID, x.where, w, events[0].ts), // resource.go
 		ProfilerID:  x.meta.profilerID,
 		Platform:    platform,
 		Release:     x.meta.release,
@@ -122,17 +124,54 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	}
 	c.reserve(events, w == 0 && next == 0)
 
+	windowStart := events[0].ts
+	usedThreads := make([]bool, len(x.threads))
+	// Samples with a non-empty stack per thread: Relay drops the threads
+	// with fewer than two.
+	active := make([]int, len(x.threads))
+	events = x.chunkSamples(c, p, events, usedThreads, active)
+	if len(events) == 0 {
+		return p, false // empty: see groupConverter.convert
+	}
+	x.dropLonelyThreads(p, events, usedThreads, active, w)
+
+	p.ThreadMetadata = threadMetadataOf(&x.attrs, x.threads, usedThreads) // thread.go
+	if x.attrs.hasQueues {
+		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
+	}
+	if x.attrs.hasImages {
+		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
+	} else {
+		images, imageOf := imagesFromMappings(&x.conv.dictionaryView, c.mappings) // image.go
+		p.DebugMeta.Images = placeImages(p.Frames, c.frameMappings, images, imageOf)
+	}
+	if x.attrs.hasMeasures {
+		// A profile cut into several chunks sends each value once: the
+		// window's values, from its start to the next window's.
+		var from, to int64 = math.MinInt64, math.MaxInt64
+		if w > 0 {
+			from = int64(windowStart)
+		}
+		if next > 0 {
+			to = int64(next) - 1
+		}
+		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
+	}
+	return p, chunkValid(p, events, active)
+}
+
+// chunkSamples writes the samples of a window's events into p, building
+// their stacks, and returns the events kept (those whose stack reaches
+// outside the dictionary are left out and counted as malformed). It marks
+// the threads used and counts per thread the samples with a non-empty
+// stack (active).
+func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int) []exportEvent {
 	// Sample.stack_index → "stack_id" (the stack built in this chunk),
 	// the thread (thread.go) → "thread_id", each timestamp →
 	// "timestamp", sentry.queue.address → "queue_address",
 	// sentry.thread.state → "state".
 	p.Samples = make([]sentry.Sample, len(events))
-	usedThreads := make([]bool, len(x.threads))
-	// Samples with a non-empty stack per thread: Relay drops the threads
-	// with fewer than two.
-	active := make([]int, len(x.threads))
 	stacks := x.conv.tables.stacks
-	windowStart := events[0].ts
 	// Once an event is left out, keptEvents holds the events of p.Samples.
 	var keptEvents []exportEvent
 	filtered, malformed := false, 0
@@ -170,55 +209,33 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	if filtered {
 		p.Samples, events = p.Samples[:len(keptEvents)], keptEvents
 		x.malformed += int64(malformed)
-		if len(events) == 0 {
-			return p, false // empty: see groupConverter.convert
-		}
 	}
+	return events
+}
 
-	// Relay drops the threads with fewer than two samples with a non-empty
-	// stack. Their samples are dropped here and counted, so that what is
-	// sent is what Sentry keeps; when no thread is left, the chunk is left
-	// whole for Validate to refuse.
-	if slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) && slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
-		lonely := 0
-		kept := p.Samples[:0]
-		for i, ev := range events {
-			if active[ev.thread] < 2 {
-				usedThreads[ev.thread] = false
-				lonely++
-				continue
-			}
-			kept = append(kept, p.Samples[i])
-		}
-		p.Samples = kept
-		if lonely > 0 {
-			x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
-				fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
-		}
+// dropLonelyThreads drops the samples of the threads with fewer than two
+// samples with a non-empty stack, as Relay does, and counts them, so that
+// what is sent is what Sentry keeps; when no thread is left, the chunk is
+// left whole for Validate to refuse.
+func (x *groupConverter) dropLonelyThreads(p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int, w int) {
+	if !slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) || !slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
+		return
 	}
-
-	p.ThreadMetadata = x.threadMetadataOf(usedThreads) // thread.go
-	if x.attrs.hasQueues {
-		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
-	}
-	if x.attrs.hasImages {
-		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
-	} else {
-		p.DebugMeta.Images = c.placeImages(c.imagesFromMappings()) // image.go
-	}
-	if x.attrs.hasMeasures {
-		// A profile cut into several chunks sends each value once: the
-		// window's values, from its start to the next window's.
-		var from, to int64 = math.MinInt64, math.MaxInt64
-		if w > 0 {
-			from = int64(windowStart)
+	lonely := 0
+	kept := p.Samples[:0]
+	for i, ev := range events {
+		if active[ev.thread] < 2 {
+			usedThreads[ev.thread] = false
+			lonely++
+			continue
 		}
-		if next > 0 {
-			to = int64(next) - 1
-		}
-		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
+		kept = append(kept, p.Samples[i])
 	}
-	return p, chunkValid(p, events, active)
+	p.Samples = kept
+	if lonely > 0 {
+		x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
+			fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
+	}
 }
 
 // chunkValid reports whether a chunk built from time-sorted events passes
@@ -276,4 +293,102 @@ func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	// count of those bounds the chunk's frames, and since most locations
 	// have one line, so does the number of locations the stacks visit.
 	c.p.Frames = make([]sentry.Frame, 0, min(c.conv.dictionaryFrames(), locations))
+}
+
+// stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
+// formats, each location expanded into one frame per line (inlined
+// functions first, as OTLP orders them); it records the stack in the chunk
+// tables. The locations are checked on the way (see stackUsable): a stack
+// that reaches outside the dictionary is not added, and false says so.
+func (c *chunkBuilder) stack(stack int32) bool {
+	if c.conv.stackStates[stack] == stackInvalid {
+		return false
+	}
+	t := &c.conv.tables
+	valid := c.conv.validLocations()
+	st := &c.p.Stacks
+	frames := st.FrameIndices
+	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
+	for i := range locs.Len() {
+		l := locs.At(i)
+		if uint32(l) >= uint32(len(valid)) || !valid[l] {
+			// The frames of the valid locations before it stay: other
+			// stacks may use them.
+			c.conv.stackStates[stack] = stackInvalid
+			return false
+		}
+		loc := &t.locations[l]
+		if loc.gen != t.gen {
+			c.frames(l)
+		}
+		if loc.n == 1 {
+			frames = append(frames, loc.first)
+			continue
+		}
+		for f := loc.first; f < loc.first+int64(loc.n); f++ {
+			frames = append(frames, f)
+		}
+	}
+	t.stacks[stack].id = int32(len(st.Offsets))
+	st.Offsets = append(st.Offsets, len(st.FrameIndices))
+	st.FrameIndices = frames
+	c.conv.stackStates[stack] = stackValid
+	return true
+}
+
+// frames adds the Sentry frames of a location and records them in the chunk
+// tables.
+func (c *chunkBuilder) frames(l int32) {
+	t := &c.conv.tables
+	loc := c.conv.dict.LocationTable().At(int(l))
+	base, filename := frameOfLocation(loc, &c.conv.dictionaryView, c.platform) // frame.go
+	m := c.frameMapping(loc, &base)
+
+	first := int64(len(c.p.Frames))
+	lines := loc.Lines()
+	functions := c.conv.dict.FunctionTable()
+	for i := range max(lines.Len(), 1) {
+		f := base
+		if i < lines.Len() {
+			line := lines.At(i)
+			fn := functions.At(int(line.FunctionIndex()))
+			putFrameLine(&f, c.conv.str(fn.NameStrindex()), c.conv.str(fn.SystemNameStrindex()), c.conv.str(fn.FilenameStrindex()),
+				line.Line(), line.Column(), filename) // frame.go
+		}
+		// A frame with nothing at all in it (a location with neither lines
+		// nor address) would be an empty object Sentry cannot show.
+		if f == (sentry.Frame{}) {
+			f.Function = unknownFunction
+		}
+		c.p.Frames = append(c.p.Frames, f)
+		c.frameMappings = append(c.frameMappings, m)
+	}
+	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+}
+
+// frameMapping is the dictionary mapping of a Location (0 for none),
+// recorded for the chunk's images; without sentry.images, its file names
+// the frame's binary.
+func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) int32 {
+	m := loc.MappingIndex()
+	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
+		return 0
+	}
+	if !c.seenMap[m] {
+		c.seenMap[m] = true
+		c.mappings = append(c.mappings, m)
+	}
+	if !c.group.attrs.hasImages {
+		// The binary a frame is in: Sentry's `package` of a native frame.
+		// A frame with an address only also gets it as its `module`,
+		// which Relay keeps in profiles (it drops `package`), so that the
+		// flame graph names the binary beside the address.
+		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+			base.Package = cmp.Or(base.Package, file)
+			if loc.Lines().Len() == 0 && base.Module == "" {
+				base.Module = path.Base(file)
+			}
+		}
+	}
+	return m
 }

@@ -113,7 +113,7 @@ func TestFromProfilesEBPFProfiler(t *testing.T) {
 			platforms := map[string]map[string]bool{}
 			chunksOf := map[string]int{}
 			for _, pd := range tt.batches {
-				in += SampleEvents(pd)
+				in += countSampleEvents(pd)
 				chunks, drops := FromProfiles(pd, o)
 				requireValidChunks(t, chunks)
 				out += sentOrDropped(chunks, drops)

@@ -60,7 +60,7 @@ func (g *grouping) add(meta resourceMeta, prof pprofile.Profile, where string, m
 	g.groups = append(g.groups, &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}})
 }
 
-func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
+func (e *exportRun) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 	g := &grouping{index: map[groupKey]*profileGroup{}}
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp, g)
@@ -74,7 +74,7 @@ func (e *chunkConverter) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 // resource sorts the profiles of a resource into profiler groups. Profiles
 // that came from Sentry keep their own chunk (and chunk_id); the others
 // merge with every profile of the same profiler in the request.
-func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
+func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
 	meta := readResourceMeta(ri, attrs, e.opts) // resource.go
 	var foreignID string                        // computed on first use
@@ -113,7 +113,7 @@ func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *group
 				continue
 			}
 			m := meta
-			if id := e.sentryProfilerID(attrs, prof); id != "" {
+			if id := sentryProfilerID(&e.dictionaryView, attrs, prof); id != "" { // resource.go
 				m.profilerID = id
 				g.add(m, prof, where, false)
 				continue
@@ -125,4 +125,89 @@ func (e *chunkConverter) resource(ri int, rp pprofile.ResourceProfiles, g *group
 			g.add(m, prof, where, true)
 		}
 	}
+}
+
+// sampleAttrs reads the thread of a sample (sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one),
+// its queue_address and its state.
+func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
+	// Samples of one thread carry the same few attribute indices: the
+	// answer for a list seen recently is remembered.
+	indices := s.AttributeIndices()
+	var key attrList
+	memo := indices.Len() <= len(key.indices)
+	if memo {
+		key.n = indices.Len()
+		for i := range key.n {
+			key.indices[i] = indices.At(i)
+		}
+		for i := range x.attrMemo {
+			if m := &x.attrMemo[i]; m.key == key {
+				return m.thread, m.queue, m.state
+			}
+		}
+	}
+	thread, queue, state = x.readSampleAttrs(indices, index)
+	if memo {
+		if len(x.attrMemo) == attrMemoSize {
+			x.attrMemo = x.attrMemo[:0]
+		}
+		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
+	}
+	return thread, queue, state
+}
+
+// attrList is a short list of attribute indices, comparable.
+type attrList struct {
+	indices [8]int32
+	n       int
+}
+
+type sampleAttrMemo struct {
+	key          attrList
+	thread       int32
+	queue, state string
+}
+
+const attrMemoSize = 32
+
+// readSampleAttrs reads a sample's attributes (sampleThreadAttrs) and
+// gives its thread an index in x.threads.
+func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
+	t, queue, state := sampleThreadAttrs(indices, &x.conv.dictionaryView) // thread.go
+	if i, ok := index[t.id]; ok {
+		return i, queue, state
+	}
+	i := int32(len(x.threads))
+	index[t.id] = i
+	x.threads = append(x.threads, t)
+	return i, queue, state
+}
+
+// platform is the chunk platform: sentry.platform, else the platform the
+// profiler settled on (see PlatformMemory) given the one its frames vote for.
+func (x *groupConverter) platform() string {
+	if x.meta.platform != "" {
+		return x.meta.platform
+	}
+	return x.conv.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
+}
+
+// votedPlatform counts the frame types of the group's sampled stacks, each
+// stack once, and votes (platform.go's votedPlatform).
+func (x *groupConverter) votedPlatform() string {
+	counts := map[string]int{}
+	seen := map[int32]bool{}
+	for _, s := range x.samples {
+		if seen[s.stack] || !x.conv.stackValid(s.stack) {
+			continue
+		}
+		seen[s.stack] = true
+		for _, l := range x.conv.dict.StackTable().At(int(s.stack)).LocationIndices().All() {
+			if p := platformOfFrameType(locationFrameType(&x.conv.dictionaryView, l)); p != "" {
+				counts[p]++
+			}
+		}
+	}
+	return votedPlatform(counts, x.meta.language, x.conv.opts.DefaultPlatform)
 }

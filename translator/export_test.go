@@ -202,16 +202,16 @@ func oneSample(pprofile.Profile, int64) int64 { return 1 }
 // backToPdata receives the chunks as a Sentry receiver would.
 func backToPdata(t *testing.T, chunks []Chunk) pprofile.Profiles {
 	t.Helper()
-	items := make([]Item, 0, len(chunks))
+	items := make([]DecodedProfile, 0, len(chunks))
 	for _, c := range chunks {
 		data := sentry.AppendChunkJSON(nil, c.Profile)
 		p, err := sentry.DecodeProfile(data)
 		require.NoError(t, err)
 		sentry.Normalize(p)
 		require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()))
-		items = append(items, Item{Profile: p, Payload: data})
+		items = append(items, DecodedProfile{Profile: p, Payload: data})
 	}
-	pd := ToProfiles(items, ReceiveOptions{})
+	pd := toProfiles(items, ReceiveOptions{})
 	requireValidPdata(t, pd)
 	return pd
 }
@@ -597,7 +597,7 @@ func TestFromProfilesDropsMalformedStacks(t *testing.T) {
 		pd := randomOTLP(rng)
 		chunks, drops := FromProfiles(pd, ExportOptions{})
 		requireValidChunks(t, chunks)
-		require.Equal(t, SampleEvents(pd), sentOrDropped(chunks, drops), "case %d: every event is either sent or counted as dropped", i)
+		require.Equal(t, countSampleEvents(pd), sentOrDropped(chunks, drops), "case %d: every event is either sent or counted as dropped", i)
 
 		malformed := 0
 		for _, d := range drops {
@@ -739,10 +739,10 @@ func TestSampleEvents(t *testing.T) {
 	withBoth.TimestampsUnixNano().FromRaw([]uint64{4})
 	withBoth.Values().FromRaw([]int64{9})
 	samples.AppendEmpty().Values().FromRaw([]int64{-2}) // a negative value counts nothing
-	if got := SampleEvents(pd); got != 3+5+1 {
+	if got := countSampleEvents(pd); got != 3+5+1 {
 		t.Fatalf("SampleEvents = %d, want 9", got)
 	}
-	if got := SampleEvents(pprofile.NewProfiles()); got != 0 {
+	if got := countSampleEvents(pprofile.NewProfiles()); got != 0 {
 		t.Fatalf("SampleEvents of nothing = %d", got)
 	}
 }

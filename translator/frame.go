@@ -1,98 +1,85 @@
 package translator
 
-// Frames and stacks: "frames"[] ⇄ Location, Function and Line; "stacks"[]
-// ⇄ Stack. The receive side is ProfilesBuilder.location and .stack, the
-// export side chunkBuilder.frames and .stack; each block is headed by the
-// Sentry frame field it maps.
+// Frames: "frames"[] ⇄ Location, Function and Line. Receive:
+// locationOfFrame, which ProfilesBuilder.location (receive_tables.go) puts in
+// the dictionary; export: frameOfLocation and putFrameLine, which
+// chunkBuilder.frames (export_chunk.go) calls per Location. Each block is
+// headed by the Sentry frame field it maps.
 
 import (
-	"cmp"
 	"math"
-	"path"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// locationKey is a frame as it lands in the Location table: its content, the
-// frame type it gets from the profile's platform and the mapping its address
-// falls in.
-type locationKey struct {
-	frame     sentry.Frame
-	frameType string
-	mapping   int32
-}
-
-// locationHint is what most frames differ in.
-type locationHint struct {
-	function, path string
-	addr           uint64
-	lineno         uint32
-}
-
-// locationEntry is one Location's key, chained to the previous Location with
-// the same hint (-1 at the end).
-type locationEntry struct {
-	key  locationKey
-	next int32
-}
-
-// frameAttrKeys caches the string indices of the location attribute keys
-// and the attributes every frame of a platform shares, for the current
-// dictionary; 0 is "not looked up yet" (index 0 is the empty string).
-type frameAttrKeys struct {
-	frameType, platform, filename, rawFunction, module, pkg int32
-	inApp, symbolAddr, imageAddr, addrMode, status, data    int32
-	// The frame type attribute of the last frame type seen, and the two
-	// in_app attributes.
-	lastFrameType     string
-	lastFrameTypeAttr int32
-	inAppAttr         [2]int32
-}
-
-func (b *ProfilesBuilder) frameKey(cached *int32, key string) int32 {
-	if *cached == 0 {
-		*cached = b.dict.str(key)
-	}
-	return *cached
-}
-
-// location returns the Location of a frame, creating it and its Function on
-// first sight. Identical frames (node sends one per call-tree node) share one.
-func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
-	platform := f.Platform
-	if platform == "" {
-		platform = profilePlatform
-	}
-	k := locationKey{frame: *f, frameType: frameTypeOf(platform), mapping: b.imageOf(f.InstructionAddr)}
-	// "abs_path", else "filename" → Function.filename.
-	filename := f.Filename
+// frameFunctionFile: "abs_path", else "filename" → Function.filename.
+func frameFunctionFile(f *sentry.Frame) string {
 	if f.AbsPath != "" {
-		filename = f.AbsPath
+		return f.AbsPath
 	}
-	hint := locationHint{function: f.Function, path: filename, addr: f.InstructionAddr, lineno: f.Lineno}
-	head, ok := b.locationHeads[hint]
-	if !ok {
-		head = -1
-	}
-	for i := head; i >= 0; i = b.locationKeys[i].next {
-		if b.locationKeys[i].key == k {
-			return i
-		}
-	}
-	d := b.dict
-	table := d.dict.LocationTable()
-	i := int32(table.Len())
-	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
-	b.locationHeads[hint] = i
-	loc := table.AppendEmpty()
-	// "instruction_addr" → Location.address; the image holding it →
-	// Location.mapping_index.
-	loc.SetAddress(f.InstructionAddr)
-	loc.SetMappingIndex(k.mapping)
+	return f.Filename
+}
 
+// locationAttr is one of the attributes of a frame's Location, in the order
+// they are written.
+type locationAttr uint8
+
+const (
+	locAttrFrameType locationAttr = iota
+	locAttrPlatform
+	locAttrFilename
+	locAttrRawFunction
+	locAttrModule
+	locAttrPackage
+	locAttrInApp
+	locAttrSymbolAddr
+	locAttrImageAddr
+	locAttrAddrMode
+	locAttrStatus
+	locAttrData
+	numLocationAttrs
+)
+
+// locationAttrKeys are the keys of the Location attributes.
+var locationAttrKeys = [numLocationAttrs]string{
+	locAttrFrameType:   string(semconv.ProfileFrameTypeKey),
+	locAttrPlatform:    attrFramePlatform,
+	locAttrFilename:    attrFrameFilename,
+	locAttrRawFunction: attrFrameRawFunction,
+	locAttrModule:      attrFrameModule,
+	locAttrPackage:     attrFramePackage,
+	locAttrInApp:       attrFrameInApp,
+	locAttrSymbolAddr:  attrFrameSymbolAddr,
+	locAttrImageAddr:   attrFrameImageAddr,
+	locAttrAddrMode:    attrFrameAddrMode,
+	locAttrStatus:      attrFrameStatus,
+	locAttrData:        attrFrameData,
+}
+
+// locationFields is what a frame maps to: its Location's Line and Function
+// and its attributes.
+type locationFields struct {
+	hasLine                    bool
+	function, symbol, filename string
+	lineno, colno              int64
+	// attrs are the string attributes by their locationAttr; "" for none,
+	// except sentry.frame.filename, present (even empty) when
+	// hasFilenameAttr. in_app is inApp instead.
+	attrs           [numLocationAttrs]string
+	hasFilenameAttr bool
+	inApp           sentry.OptionalBool
+}
+
+// locationOfFrame maps a frame whose Location has frame type frameType.
+// "instruction_addr" → Location.address and the image holding it →
+// Location.mapping_index are written by the walk, which knows the images.
+func locationOfFrame(f *sentry.Frame, frameType string) locationFields {
+	var l locationFields
+	filename := frameFunctionFile(f)
 	// "function" → Function.name, "symbol" → Function.system_name,
 	// "lineno" → Line.line, "colno" → Line.column.
 	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
@@ -104,153 +91,63 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 		if name == "" && f.Symbol == "" {
 			name = anonymousFunction
 		}
-		line := loc.Lines().AppendEmpty()
-		line.SetFunctionIndex(d.function(name, f.Symbol, filename, 0))
-		line.SetLine(int64(f.Lineno))
-		line.SetColumn(int64(f.Colno))
+		l.hasLine = true
+		l.function, l.symbol, l.filename = name, f.Symbol, filename
+		l.lineno, l.colno = int64(f.Lineno), int64(f.Colno)
 	}
-
-	keys := &b.frameKeys
-	str := func(cached *int32, key, value string) int32 {
-		return d.scalarAttr(attrKey{key: b.frameKey(cached, key), kind: pcommon.ValueTypeStr, str: value})
-	}
-	attrs := b.attrScratch[:0]
 	// "platform" (of the frame, else of the profile) → profile.frame.type.
-	if k.frameType != "" {
-		if k.frameType != keys.lastFrameType || keys.lastFrameTypeAttr == 0 {
-			keys.lastFrameType = k.frameType
-			keys.lastFrameTypeAttr = str(&keys.frameType, string(semconv.ProfileFrameTypeKey), k.frameType)
-		}
-		attrs = append(attrs, keys.lastFrameTypeAttr)
-	}
+	l.attrs[locAttrFrameType] = frameType
 	// "platform" → sentry.frame.platform.
-	if f.Platform != "" {
-		attrs = append(attrs, str(&keys.platform, attrFramePlatform, f.Platform))
-	}
+	l.attrs[locAttrPlatform] = f.Platform
 	// "filename", when "abs_path" took Function.filename →
 	// sentry.frame.filename.
 	if f.AbsPath != "" {
-		attrs = append(attrs, str(&keys.filename, attrFrameFilename, f.Filename))
+		l.attrs[locAttrFilename], l.hasFilenameAttr = f.Filename, true
 	}
 	// "raw_function" → sentry.frame.raw_function.
-	if f.RawFunction != "" {
-		attrs = append(attrs, str(&keys.rawFunction, attrFrameRawFunction, f.RawFunction))
-	}
+	l.attrs[locAttrRawFunction] = f.RawFunction
 	// "module" → sentry.frame.module.
-	if f.Module != "" {
-		attrs = append(attrs, str(&keys.module, attrFrameModule, f.Module))
-	}
+	l.attrs[locAttrModule] = f.Module
 	// "package" → sentry.frame.package.
-	if f.Package != "" {
-		attrs = append(attrs, str(&keys.pkg, attrFramePackage, f.Package))
-	}
+	l.attrs[locAttrPackage] = f.Package
 	// "in_app" → sentry.frame.in_app (bool).
-	if f.InApp.Set() {
-		v := 0
-		if f.InApp.True() {
-			v = 1
-		}
-		if keys.inAppAttr[v] == 0 {
-			keys.inAppAttr[v] = d.scalarAttr(attrKey{key: b.frameKey(&keys.inApp, attrFrameInApp), kind: pcommon.ValueTypeBool, num: uint64(v)})
-		}
-		attrs = append(attrs, keys.inAppAttr[v])
-	}
+	l.inApp = f.InApp
 	// "symbol_addr" (alias "sym_addr"), "image_addr" →
 	// sentry.frame.symbol_addr, sentry.frame.image_addr (hex).
 	if f.SymbolAddr != 0 {
-		attrs = append(attrs, str(&keys.symbolAddr, attrFrameSymbolAddr, hexAddr(f.SymbolAddr)))
+		l.attrs[locAttrSymbolAddr] = hexAddr(f.SymbolAddr)
 	}
 	if f.ImageAddr != 0 {
-		attrs = append(attrs, str(&keys.imageAddr, attrFrameImageAddr, hexAddr(f.ImageAddr)))
+		l.attrs[locAttrImageAddr] = hexAddr(f.ImageAddr)
 	}
 	// "addr_mode", "status", "data" → sentry.frame.addr_mode, .status,
 	// .data.
-	if f.AddrMode != "" {
-		attrs = append(attrs, str(&keys.addrMode, attrFrameAddrMode, f.AddrMode))
-	}
-	if f.Status != "" {
-		attrs = append(attrs, str(&keys.status, attrFrameStatus, f.Status))
-	}
-	if f.Data != "" {
-		attrs = append(attrs, str(&keys.data, attrFrameData, f.Data))
-	}
-	if len(attrs) > 0 {
-		loc.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	return i
+	l.attrs[locAttrAddrMode] = f.AddrMode
+	l.attrs[locAttrStatus] = f.Status
+	l.attrs[locAttrData] = f.Data
+	return l
 }
 
-// stack: "stacks"[i] (frame indices, leaf first) → a Stack of the frames'
-// Locations; -1 when a frame index is out of range.
-func (b *ProfilesBuilder) stack(frames []int64) int32 {
-	locs := b.stackScratch[:0]
-	for _, f := range frames {
-		if f < 0 || f >= int64(len(b.frameLocations)) {
-			return -1
-		}
-		locs = append(locs, b.frameLocations[f])
-	}
-	b.stackScratch = locs
-	return b.dict.stack(locs)
+// frameFilename is sentry.frame.filename of a Location, when it has one.
+type frameFilename struct {
+	name string
+	set  bool
 }
 
-// stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
-// formats, each location expanded into one frame per line (inlined
-// functions first, as OTLP orders them); it records the stack in the chunk
-// tables. The locations are checked on the way (see stackUsable): a stack
-// that reaches outside the dictionary is not added, and false says so.
-func (c *chunkBuilder) stack(stack int32) bool {
-	if c.conv.stackStates[stack] == stackInvalid {
-		return false
-	}
-	t := &c.conv.tables
-	valid := c.conv.validLocations()
-	st := &c.p.Stacks
-	frames := st.FrameIndices
-	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
-	for i := range locs.Len() {
-		l := locs.At(i)
-		if uint32(l) >= uint32(len(valid)) || !valid[l] {
-			// The frames of the valid locations before it stay: other
-			// stacks may use them.
-			c.conv.stackStates[stack] = stackInvalid
-			return false
-		}
-		loc := &t.locations[l]
-		if loc.gen != t.gen {
-			c.frames(l)
-		}
-		if loc.n == 1 {
-			frames = append(frames, loc.first)
-			continue
-		}
-		for f := loc.first; f < loc.first+int64(loc.n); f++ {
-			frames = append(frames, f)
-		}
-	}
-	t.stacks[stack].id = int32(len(st.Offsets))
-	st.Offsets = append(st.Offsets, len(st.FrameIndices))
-	st.FrameIndices = frames
-	c.conv.stackStates[stack] = stackValid
-	return true
-}
-
-// frames adds the Sentry frames of a location and records them in the chunk
-// tables.
-func (c *chunkBuilder) frames(l int32) {
-	t := &c.conv.tables
-	loc := c.conv.dict.LocationTable().At(int(l))
+// frameOfLocation is what the frames of a Location share: its address and
+// its attributes. chunkPlatform is the platform of the chunk the frames go
+// to.
+func frameOfLocation(loc pprofile.Location, dv *dictionaryView, chunkPlatform string) (sentry.Frame, frameFilename) {
+	roles, vals := dv.attrRoles, dv.attrVals
 	base := sentry.Frame{InstructionAddr: loc.Address()}
-	var filename string
-	hasFilenameAttr := false
+	var filename frameFilename
 	var frameType string
 	for _, idx := range loc.AttributeIndices().All() {
-		if idx <= 0 || int(idx) >= len(c.conv.attrRoles) {
+		if idx <= 0 || int(idx) >= len(roles) {
 			continue
 		}
-		v := c.conv.attrVals[idx]
-		switch c.conv.attrRoles[idx] {
+		v := vals[idx]
+		switch roles[idx] {
 		// Location attributes → the frame's fields: sentry.frame.platform
 		// → "platform", sentry.frame.filename → "filename" (with
 		// Function.filename as "abs_path"), sentry.frame.raw_function →
@@ -265,7 +162,7 @@ func (c *chunkBuilder) frames(l int32) {
 		case roleFramePlatform:
 			base.Platform = v.AsString()
 		case roleFrameFilename:
-			filename, hasFilenameAttr = v.AsString(), true
+			filename = frameFilename{name: v.AsString(), set: true}
 		case roleFrameRawFunction:
 			base.RawFunction = v.AsString()
 		case roleFrameModule:
@@ -290,67 +187,34 @@ func (c *chunkBuilder) frames(l int32) {
 	}
 	// profile.frame.type → "platform", for a frame of another kind than
 	// the chunk (native frames under Python).
-	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(c.platform) {
+	if base.Platform == "" && frameType != "" && frameType != frameTypeOf(chunkPlatform) {
 		base.Platform = platformOfFrameType(frameType)
 	}
-	m := loc.MappingIndex()
-	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
-		m = 0
-	}
-	if m != 0 && !c.seenMap[m] {
-		c.seenMap[m] = true
-		c.mappings = append(c.mappings, m)
-	}
-	if m != 0 && !c.group.attrs.hasImages {
-		// The binary a frame is in: Sentry's `package` of a native frame.
-		// A frame with an address only also gets it as its `module`,
-		// which Relay keeps in profiles (it drops `package`), so that the
-		// flame graph names the binary beside the address.
-		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
-			base.Package = cmp.Or(base.Package, file)
-			if loc.Lines().Len() == 0 && base.Module == "" {
-				base.Module = path.Base(file)
-			}
-		}
-	}
+	return base, filename
+}
 
-	first := int64(len(c.p.Frames))
-	lines := loc.Lines()
-	functions := c.conv.dict.FunctionTable()
-	for i := range max(lines.Len(), 1) {
-		f := base
-		if i < lines.Len() {
-			line := lines.At(i)
-			fn := functions.At(int(line.FunctionIndex()))
-			// Function.name → "function", Function.system_name → "symbol",
-			// Function.filename → "abs_path" or "filename", Line.line →
-			// "lineno", Line.column → "colno"; Location.address →
-			// "instruction_addr" (base).
-			if f.Function = c.conv.str(fn.NameStrindex()); f.Function == anonymousFunction {
-				f.Function = ""
-			}
-			f.Symbol = c.conv.str(fn.SystemNameStrindex())
-			if hasFilenameAttr {
-				f.AbsPath, f.Filename = c.conv.str(fn.FilenameStrindex()), filename
-			} else {
-				f.Filename = c.conv.str(fn.FilenameStrindex())
-			}
-			if line.Line() > 0 && line.Line() <= math.MaxUint32 {
-				f.Lineno = uint32(line.Line())
-			}
-			if line.Column() > 0 && line.Column() <= math.MaxUint32 {
-				f.Colno = uint32(line.Column())
-			}
-		}
-		// A frame with nothing at all in it (a location with neither lines
-		// nor address) would be an empty object Sentry cannot show.
-		if f == (sentry.Frame{}) {
-			f.Function = unknownFunction
-		}
-		c.p.Frames = append(c.p.Frames, f)
-		c.frameMappings = append(c.frameMappings, m)
+// putFrameLine writes one Line of a Location into its frame: its
+// Function's name, system name and file name, its line and column.
+func putFrameLine(f *sentry.Frame, name, systemName, file string, line, column int64, filename frameFilename) {
+	// Function.name → "function", Function.system_name → "symbol",
+	// Function.filename → "abs_path" or "filename", Line.line → "lineno",
+	// Line.column → "colno"; Location.address → "instruction_addr"
+	// (frameOfLocation).
+	if f.Function = name; f.Function == anonymousFunction {
+		f.Function = ""
 	}
-	t.locations[l] = locationSlot{first: first, n: uint32(int64(len(c.p.Frames)) - first), gen: t.gen}
+	f.Symbol = systemName
+	if filename.set {
+		f.AbsPath, f.Filename = file, filename.name
+	} else {
+		f.Filename = file
+	}
+	if line > 0 && line <= math.MaxUint32 {
+		f.Lineno = uint32(line)
+	}
+	if column > 0 && column <= math.MaxUint32 {
+		f.Colno = uint32(column)
+	}
 }
 
 // unknownFunction names a frame that has nothing Sentry could show.

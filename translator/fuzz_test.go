@@ -68,7 +68,7 @@ func FuzzToProfiles(f *testing.F) {
 		if err != nil {
 			return
 		}
-		pd := ToProfiles([]Item{{Profile: p, Payload: data}}, ReceiveOptions{KeepOriginalPayload: true})
+		pd := toProfiles([]DecodedProfile{{Profile: p, Payload: data}}, ReceiveOptions{KeepOriginalPayload: true})
 		if err := pd.MergeTo(pprofile.NewProfiles()); err != nil {
 			t.Fatalf("out-of-range index: %v", err)
 		}
@@ -89,7 +89,7 @@ func fuzzSeeds(tb testing.TB) []pprofile.Profiles {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		seeds = append(seeds, ToProfiles([]Item{{Profile: p}}, ReceiveOptions{}))
+		seeds = append(seeds, toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{}))
 	}
 
 	o := newOTLPBuilder()
@@ -117,7 +117,7 @@ func FuzzDecodeARTTrace(f *testing.F) {
 		if err != nil {
 			return
 		}
-		pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+		pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 		if err := pd.MergeTo(pprofile.NewProfiles()); err != nil {
 			t.Fatalf("out-of-range index: %v", err)
 		}

@@ -136,3 +136,43 @@ func sentOrDropped(chunks []Chunk, drops []Drop) int {
 	}
 	return n
 }
+
+// toProfiles converts items into one pprofile.Profiles, as a
+// ProfilesBuilder that adds them in order.
+func toProfiles(items []DecodedProfile, opts ReceiveOptions) pprofile.Profiles {
+	b := NewProfilesBuilder(opts)
+	for _, it := range items {
+		b.Add(it)
+	}
+	return b.Profiles()
+}
+
+// countSampleEvents counts the observations pd holds, the way Sentry counts
+// samples: one per timestamp, and for an aggregated sample (no timestamps)
+// the sum of its positive values.
+func countSampleEvents(pd pprofile.Profiles) int {
+	n := 0
+	for _, rp := range pd.ResourceProfiles().All() {
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, prof := range sp.Profiles().All() {
+				for _, s := range prof.Samples().All() {
+					n += sampleEvents(s)
+				}
+			}
+		}
+	}
+	return n
+}
+
+// sampleEvents counts the observations of one Sample, as countSampleEvents
+// does.
+func sampleEvents(s pprofile.Sample) int {
+	if ts := s.TimestampsUnixNano().Len(); ts > 0 {
+		return ts
+	}
+	n := 0
+	for _, v := range s.Values().All() {
+		n += int(max(v, 0))
+	}
+	return n
+}

@@ -2,9 +2,8 @@ package translator
 
 // Debug images: "debug_meta"."images"[] ⇄ Mapping (and the profile
 // attribute sentry.debug_meta.images, which keeps every field). Receive:
-// ProfilesBuilder.mapping, indexImages, appendDebugImagesAttr. Export:
-// imagesFromAttr for profiles that came from Sentry, imagesFromMappings and
-// placeImages for the others.
+// mappingOfImage, debugImagesAttr. Export: imagesFromAttr for profiles that
+// came from Sentry, imagesFromMappings and placeImages for the others.
 
 import (
 	"cmp"
@@ -18,99 +17,46 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-type imageRange struct {
-	start, end uint64
-	mapping    int32
+// mappingFields is what a debug_meta image maps to: its Mapping.
+type mappingFields struct {
+	memoryStart, memoryLimit uint64
+	hasLimit                 bool
+	filename                 string
+	attrs                    [7]stringAttr // "" values left out
 }
 
-// indexImages makes a Mapping of every debug_meta image and sorts their
-// address ranges for frame lookups.
-func (b *ProfilesBuilder) indexImages(p *sentry.Profile) {
-	b.images = b.images[:0]
-	for i := range p.DebugMeta.Images {
-		img := &p.DebugMeta.Images[i]
-		m := b.mapping(img)
-		if img.ImageSize > 0 && img.ImageAddr+img.ImageSize > img.ImageAddr {
-			b.images = append(b.images, imageRange{start: img.ImageAddr, end: img.ImageAddr + img.ImageSize, mapping: m})
-		}
-	}
-	slices.SortFunc(b.images, func(x, y imageRange) int { return cmp.Compare(x.start, y.start) })
-}
-
-// imageOf returns the mapping whose address range holds addr, or 0.
-func (b *ProfilesBuilder) imageOf(addr uint64) int32 {
-	if addr == 0 {
-		return 0
-	}
-	i, _ := slices.BinarySearchFunc(b.images, addr, func(r imageRange, a uint64) int {
-		return cmp.Compare(r.start, a+1)
-	})
-	// images[i-1] is the last range starting at or below addr.
-	if i > 0 && addr < b.images[i-1].end {
-		return b.images[i-1].mapping
-	}
-	return 0
-}
-
-// mapping returns the Mapping of a debug_meta image.
-func (b *ProfilesBuilder) mapping(img *sentry.Image) int32 {
-	if i, ok := b.mappings[*img]; ok {
-		return i
-	}
-	d := b.dict
-	table := d.dict.MappingTable()
-	i := int32(table.Len())
-	m := table.AppendEmpty()
+// mappingOfImage maps a debug_meta image.
+func mappingOfImage(img *sentry.Image) mappingFields {
+	var m mappingFields
 	// "image_addr", "image_size" → Mapping.memory_start, memory_limit.
-	m.SetMemoryStart(img.ImageAddr)
+	m.memoryStart = img.ImageAddr
 	if img.ImageAddr+img.ImageSize >= img.ImageAddr {
-		m.SetMemoryLimit(img.ImageAddr + img.ImageSize)
+		m.memoryLimit, m.hasLimit = img.ImageAddr+img.ImageSize, true
 	}
 	// "code_file" → Mapping.filename ("debug_file" when there is no code
 	// file).
-	if img.CodeFile != "" {
-		m.SetFilenameStrindex(d.str(img.CodeFile))
-	} else {
-		m.SetFilenameStrindex(d.str(img.DebugFile))
-	}
-	attrs := b.attrScratch[:0]
+	m.filename = cmp.Or(img.CodeFile, img.DebugFile)
 	// "type" → sentry.image.type.
-	if img.Type != "" {
-		attrs = append(attrs, d.attrStr(attrImageType, img.Type))
-	}
-	if img.CodeID != "" {
-		// "code_id" → process.executable.build_id.gnu for an ELF image
-		// (its GNU build id, which semconv names), else
-		// sentry.image.code_id.
-		if img.Type == "elf" {
-			attrs = append(attrs, d.attrStr(string(semconv.ProcessExecutableBuildIDGNUKey), img.CodeID))
-		} else {
-			attrs = append(attrs, d.attrStr(attrImageCodeID, img.CodeID))
-		}
+	m.attrs[0] = stringAttr{attrImageType, img.Type}
+	// "code_id" → process.executable.build_id.gnu for an ELF image (its GNU
+	// build id, which semconv names), else sentry.image.code_id.
+	if img.Type == "elf" {
+		m.attrs[1] = stringAttr{string(semconv.ProcessExecutableBuildIDGNUKey), img.CodeID}
+	} else {
+		m.attrs[1] = stringAttr{attrImageCodeID, img.CodeID}
 	}
 	// "debug_id", "debug_file", "uuid", "arch", "image_vmaddr" →
 	// sentry.image.debug_id, .debug_file, .uuid, .arch, .image_vmaddr.
-	if img.DebugID != "" {
-		attrs = append(attrs, d.attrStr(attrImageDebugID, img.DebugID))
+	m.attrs[2] = stringAttr{attrImageDebugID, img.DebugID}
+	if img.CodeFile != "" {
+		m.attrs[3] = stringAttr{attrImageDebugFile, img.DebugFile}
 	}
-	if img.DebugFile != "" && img.CodeFile != "" {
-		attrs = append(attrs, d.attrStr(attrImageDebugFile, img.DebugFile))
-	}
-	if img.UUID != "" {
-		attrs = append(attrs, d.attrStr(attrImageUUID, img.UUID))
-	}
-	if img.Arch != "" {
-		attrs = append(attrs, d.attrStr(attrImageArch, img.Arch))
-	}
+	m.attrs[4] = stringAttr{attrImageUUID, img.UUID}
+	m.attrs[5] = stringAttr{attrImageArch, img.Arch}
 	if img.ImageVMAddr != 0 {
-		attrs = append(attrs, d.attrStr(attrImageImageVMAddr, hexAddr(img.ImageVMAddr)))
+		m.attrs[6] = stringAttr{attrImageImageVMAddr, hexAddr(img.ImageVMAddr)}
 	}
-	if len(attrs) > 0 {
-		m.AttributeIndices().FromRaw(attrs)
-	}
-	b.attrScratch = attrs
-	b.mappings[*img] = i
-	return i
+	return m
 }
 
 func putImage(m pcommon.Map, img sentry.Image) {
@@ -132,12 +78,12 @@ func putImage(m pcommon.Map, img sentry.Image) {
 	}
 }
 
-// appendDebugImagesAttr: "debug_meta"."images" → profile attribute
+// debugImagesAttr: "debug_meta"."images" → profile attribute
 // sentry.debug_meta.images, every field of every image, beside the
 // Mappings: a Mapping has no place for most of them. Back: imagesFromAttr.
-func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile) []int32 {
+func debugImagesAttr(p *sentry.Profile) profileAttr {
 	if len(p.DebugMeta.Images) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v := pcommon.NewValueSlice()
 	s := v.Slice()
@@ -145,7 +91,7 @@ func (b *ProfilesBuilder) appendDebugImagesAttr(attrs []int32, p *sentry.Profile
 	for _, img := range p.DebugMeta.Images {
 		putImage(s.AppendEmpty().SetEmptyMap(), img)
 	}
-	return append(attrs, b.dict.attrValue(attrDebugImages, v))
+	return profileAttr{key: attrDebugImages, value: v}
 }
 
 // imagesFromAttr: profile attribute sentry.debug_meta.images →
@@ -183,7 +129,7 @@ func imagesFromAttr(s pcommon.Slice) []sentry.Image {
 // binary, loaded at memory_start - file_offset.
 //
 // It also returns the image of each mapping that has one.
-func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
+func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, map[int32]int) {
 	type imageKey struct {
 		file, buildID string
 		base          uint64
@@ -191,8 +137,8 @@ func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
 	var images []sentry.Image
 	index := map[imageKey]int{}
 	keyOf := map[int32]imageKey{}
-	for _, mi := range c.mappings {
-		m := c.conv.dict.MappingTable().At(int(mi))
+	for _, mi := range mappings {
+		m := dv.dict.MappingTable().At(int(mi))
 		if m.MemoryLimit() <= m.MemoryStart() {
 			continue
 		}
@@ -201,9 +147,9 @@ func (c *chunkBuilder) imagesFromMappings() ([]sentry.Image, map[int32]int) {
 		// from the build id), "debug_file", "uuid", "arch",
 		// "image_vmaddr"; Mapping.memory_start − file_offset →
 		// "image_addr", up to memory_limit → "image_size".
-		img := sentry.Image{CodeFile: c.conv.str(m.FilenameStrindex())}
+		img := sentry.Image{CodeFile: dv.str(m.FilenameStrindex())}
 		var gnuBuildID string
-		c.conv.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		dv.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
 			switch key {
 			case string(semconv.ProcessExecutableBuildIDGNUKey):
 				gnuBuildID = v.AsString()
@@ -321,11 +267,13 @@ const (
 // Images that do not overlap and claim no foreign frame (a pprof profile of
 // one process) keep their addresses. When no room is left in the 64-bit
 // space, nothing changes.
-func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int) []sentry.Image {
+//
+// frames are the chunk's frames, frameMappings the dictionary mapping of
+// each (0 for none); the frames' addresses are rewritten in place.
+func placeImages(frames []sentry.Frame, frameMappings []int32, images []sentry.Image, imageOf map[int32]int) []sentry.Image {
 	if len(images) == 0 {
 		return images
 	}
-	frames := c.p.Frames
 	// inImage: frames whose address lies in the image of their mapping;
 	// the others (kernel frames, frames without a mapping) keep their
 	// address, and must then lie in no image.
@@ -340,7 +288,7 @@ func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int)
 		if addr == 0 {
 			continue
 		}
-		if idx, ok := imageOf[c.frameMappings[i]]; ok {
+		if idx, ok := imageOf[frameMappings[i]]; ok {
 			img := images[idx]
 			if addr >= img.ImageAddr && addr-img.ImageAddr < img.ImageSize {
 				inImage[i] = true
@@ -393,7 +341,7 @@ func (c *chunkBuilder) placeImages(images []sentry.Image, imageOf map[int32]int)
 	}
 	for i := range frames {
 		if inImage[i] {
-			idx := imageOf[c.frameMappings[i]]
+			idx := imageOf[frameMappings[i]]
 			frames[i].InstructionAddr = out[idx].ImageAddr + (frames[i].InstructionAddr - oldAddr[idx])
 		}
 	}

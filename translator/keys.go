@@ -164,7 +164,7 @@ const (
 	roleFrameData        // sentry.frame.data
 )
 
-// roleOfKey is the key → role table the converter reads the attribute table
+// roleOfKey is the key → role table FromProfiles reads the attribute table
 // with, once per conversion: samples and locations then switch on a small
 // integer instead of comparing key strings.
 func roleOfKey(key string) attrRole {

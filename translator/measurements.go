@@ -8,14 +8,14 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// appendMeasurementsAttr: "measurements" → profile attribute
+// measurementsAttr: "measurements" → profile attribute
 // sentry.measurements (map name → {unit, values: [{timestamp_unix_nano,
 // value}]}). V1 "elapsed_since_start_ns" become absolute timestamps, like V2
 // "timestamp" values, so that both come back the same way. Back:
 // measurementsFromAttr.
-func (b *ProfilesBuilder) appendMeasurementsAttr(attrs []int32, p *sentry.Profile, start uint64) []int32 {
+func measurementsAttr(p *sentry.Profile, start uint64) profileAttr {
 	if len(p.Measurements) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v, m := newMapValue(len(p.Measurements))
 	for _, ms := range p.Measurements {
@@ -33,7 +33,7 @@ func (b *ProfilesBuilder) appendMeasurementsAttr(attrs []int32, p *sentry.Profil
 			pt.PutDouble(keyValue, mv.Value) // "value"
 		}
 	}
-	return append(attrs, b.dict.attrValue(attrMeasurements, v))
+	return profileAttr{key: attrMeasurements, value: v}
 }
 
 // measurementsFromAttr: profile attribute sentry.measurements →

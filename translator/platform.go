@@ -160,32 +160,11 @@ func (m *PlatformMemory) settle(profilerID, voted string) string {
 	return voted
 }
 
-// platform is the chunk platform: sentry.platform, else the platform the
-// profiler settled on (see PlatformMemory) given the one its frames vote for.
-func (x *groupConverter) platform() string {
-	if x.meta.platform != "" {
-		return x.meta.platform
-	}
-	return x.conv.opts.Platforms.settle(x.meta.profilerID, x.votedPlatform())
-}
-
-// votedPlatform is the most common frame type of the sampled stacks
-// (interpreted frames win over native ones, which every runtime has
-// underneath), else telemetry.sdk.language, else the default.
-func (x *groupConverter) votedPlatform() string {
-	counts := map[string]int{}
-	seen := map[int32]bool{}
-	for _, s := range x.samples {
-		if seen[s.stack] || !x.conv.stackValid(s.stack) {
-			continue
-		}
-		seen[s.stack] = true
-		for _, l := range x.conv.dict.StackTable().At(int(s.stack)).LocationIndices().All() {
-			if p := platformOfFrameType(x.locationFrameType(l)); p != "" {
-				counts[p]++
-			}
-		}
-	}
+// votedPlatform is the platform of the most common frame type among
+// counts (platform → frames of the sampled stacks; interpreted frames win
+// over native ones, which every runtime has underneath), else that of
+// telemetry.sdk.language, else the default.
+func votedPlatform(counts map[string]int, language, defaultPlatform string) string {
 	best, bestN := "", 0
 	for p, n := range counts {
 		if p == "native" {
@@ -201,15 +180,16 @@ func (x *groupConverter) votedPlatform() string {
 	if counts["native"] > 0 {
 		return "native"
 	}
-	if p := platformOfSDKLanguage(x.meta.language); p != "" {
+	if p := platformOfSDKLanguage(language); p != "" {
 		return p
 	}
-	return x.conv.opts.DefaultPlatform
+	return defaultPlatform
 }
 
-func (x *groupConverter) locationFrameType(l int32) string {
+// locationFrameType is profile.frame.type of Location l.
+func locationFrameType(dv *dictionaryView, l int32) string {
 	var ft string
-	x.conv.eachAttr(x.conv.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
+	dv.eachAttr(dv.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
 		if key == string(semconv.ProfileFrameTypeKey) {
 			ft = v.AsString()
 		}

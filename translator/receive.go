@@ -17,6 +17,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // ReceiveOptions tune Sentry → pdata.
@@ -42,10 +43,10 @@ type ReceiveOptions struct {
 	GroupSamples bool
 }
 
-// Item is one validated profile item with what the envelope gives it.
-type Item struct {
-	Profile     *sentry.Profile          // decoded, normalized and validated
-	Transaction *sentry.TransactionEvent // the envelope's `transaction` item (V1 links), or nil
+// DecodedProfile is one validated profile item with what the envelope gives it.
+type DecodedProfile struct {
+	Profile     *sentry.Profile      // decoded, normalized and validated
+	Transaction *sentrytrace.Segment // the envelope's `transaction` item (V1 links), or nil
 	// Spans are the spans of the chunk's profiler (V2 links), or nil.
 	Spans   SpanLookup
 	Payload []byte // the item's JSON, for original_payload
@@ -176,18 +177,9 @@ const (
 	builderKeepsSamples = 1 << 17
 )
 
-// ToProfiles converts items into one pprofile.Profiles.
-func ToProfiles(items []Item, opts ReceiveOptions) pprofile.Profiles {
-	b := NewProfilesBuilder(opts)
-	for _, it := range items {
-		b.Add(it)
-	}
-	return b.Profiles()
-}
-
 // itemResource is the resource of an item: its envelope's, filled with the
 // profile's own fields, under the options' service name and project.
-func (b *ProfilesBuilder) itemResource(item Item) Resource {
+func (b *ProfilesBuilder) itemResource(item DecodedProfile) Resource {
 	var r Resource
 	if item.Resource != nil {
 		r = *item.Resource
@@ -224,7 +216,7 @@ func (b *ProfilesBuilder) Profiles() pprofile.Profiles {
 // returns the number of Sentry samples it holds. A validated item converts
 // whole; on an unvalidated one, samples whose stack, frames or time are out
 // of range are skipped, never trusted.
-func (b *ProfilesBuilder) Add(item Item) int {
+func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	p := item.Profile
 	if p == nil {
 		return 0
@@ -249,8 +241,34 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
 	// (thread.go).
 	b.resolveThreads(p)
-
 	// "frames" → Location table; "stacks" → Stack table (frame.go).
+	b.addFramesAndStacks(p)
+
+	start := profileStart(p)
+	added := b.addSamples(prof, p, item, start)
+	b.putProfileHeader(prof, p, start, added)
+	b.putProfileAttributes(prof, p, start)
+	if cpuProf != (pprofile.Profile{}) {
+		b.putCPUView(cpuProf, prof)
+	}
+	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
+		// The item's JSON → original_payload, its format by version.
+		if isV2(p) {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
+		} else {
+			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
+		}
+		prof.OriginalPayload().FromRaw(item.Payload)
+	}
+	b.samples += added.count
+	return added.count
+}
+
+// addFramesAndStacks adds p's frames to the Location table
+// (b.frameLocations: the Location of each frame) and its stacks to the
+// Stack table (b.stackIndices: the Stack of each Sentry stack;
+// b.stackSlots: the slot its samples merge in).
+func (b *ProfilesBuilder) addFramesAndStacks(p *sentry.Profile) {
 	b.indexImages(p)
 	b.frameLocations = b.frameLocations[:0]
 	for i := range p.Frames {
@@ -275,15 +293,15 @@ func (b *ProfilesBuilder) Add(item Item) int {
 		}
 		b.stackSlots = append(b.stackSlots, slot)
 	}
+}
 
-	start := profileStart(p)
-	added := b.addSamples(prof, p, item, start)
-	n := added.count
-
+// putProfileHeader writes a profile's time range, sample and period types
+// and id.
+func (b *ProfilesBuilder) putProfileHeader(prof pprofile.Profile, p *sentry.Profile, start uint64, added addedSamples) {
 	// "timestamp" (V1) or the first sample (V2) → Profile.time; the samples'
 	// span → duration_nano, half-open so that the last sample is inside.
 	prof.SetTime(pcommon.Timestamp(start))
-	if n > 0 {
+	if added.count > 0 {
 		first, last := added.first, added.last
 		if !isV2(p) {
 			first = min(first, start)
@@ -314,33 +332,22 @@ func (b *ProfilesBuilder) Add(item Item) int {
 	} else {
 		prof.SetProfileID(pprofile.ProfileID(parseID16(p.EventID)))
 	}
+}
 
-	b.putProfileAttributes(prof, p, start)
-	if cpuProf != (pprofile.Profile{}) {
-		// The same profile seen through its CPU times: same id, time range
-		// and attributes (a backend or the exporter takes the two as views
-		// of one profile).
-		cpuProf.SetProfileID(prof.ProfileID())
-		cpuProf.SetTime(prof.Time())
-		cpuProf.SetDurationNano(prof.DurationNano())
-		cpuProf.SampleType().SetTypeStrindex(dict.str(sampleTypeCPU))
-		cpuProf.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
-		cpuProf.PeriodType().SetTypeStrindex(dict.str(sampleTypeCPU))
-		cpuProf.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
-		cpuProf.SetPeriod(methodTracePeriodNanos)
-		prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
-	}
-
-	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
-		if isV2(p) {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
-		} else {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
-		}
-		prof.OriginalPayload().FromRaw(item.Payload)
-	}
-	b.samples += n
-	return n
+// putCPUView makes cpuProf the same profile as prof seen through its CPU
+// times: same id, time range and attributes (a backend or the exporter
+// takes the two as views of one profile).
+func (b *ProfilesBuilder) putCPUView(cpuProf, prof pprofile.Profile) {
+	dict := b.dict
+	cpuProf.SetProfileID(prof.ProfileID())
+	cpuProf.SetTime(prof.Time())
+	cpuProf.SetDurationNano(prof.DurationNano())
+	cpuProf.SampleType().SetTypeStrindex(dict.str(sampleTypeCPU))
+	cpuProf.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
+	cpuProf.PeriodType().SetTypeStrindex(dict.str(sampleTypeCPU))
+	cpuProf.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
+	cpuProf.SetPeriod(methodTracePeriodNanos)
+	prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
 }
 
 // scopeName is the instrumentation scope of every produced profile.
@@ -419,100 +426,11 @@ type sampleGroup struct {
 
 // addSamples groups profile.samples by (stack, thread, queue, state, link)
 // into pprofile Samples with sorted timestamps.
-func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item Item, start uint64) addedSamples {
-	d := b.dict
-	lk := newLinker(d, p, item.Transaction, item.Spans, start)
-	v2 := isV2(p)
-
-	// A group is found through its (stack, thread) cell: a dense table when
-	// it is not much larger than the samples, else a map. Groups of one
-	// cell that differ in queue, state or link are chained through next.
-	nThreads := uint64(b.threads.Len())
-	cells := uint64(len(b.stackSlots)) * nThreads
-	dense := cells <= 2*uint64(len(p.Samples))+1024
-	var heads []int32
-	var headMap map[uint64]int32
-	if dense {
-		heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
-		for i := range heads {
-			heads[i] = -1
-		}
-		b.groupHeads = heads
-	} else {
-		headMap = make(map[uint64]int32, len(b.stackSlots))
-	}
-	groups := b.groups[:0]
-	events := b.events[:0]
+func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, item DecodedProfile, start uint64) addedSamples {
+	lk := newLinker(b.dict, sampleLinksOf(p, item.Transaction, item.Spans, start)) // transaction.go
 	// A method trace's samples carry their own wall time.
 	weighted := hasDurations(p)
-	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
-			continue
-		}
-		stack := b.stackIndices[s.StackID]
-		if stack < 0 {
-			continue
-		}
-		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
-		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
-		var ts uint64
-		if v2 {
-			if s.Timestamp < 0 {
-				continue
-			}
-			ts = uint64(s.Timestamp)
-		} else {
-			ts = start + s.ElapsedSinceStartNS
-			if ts < start {
-				continue
-			}
-		}
-		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
-		if k.link != 0 {
-			b.linked++
-		}
-		// "queue_address" → sentry.queue.address, "state" →
-		// sentry.thread.state (sample attributes).
-		if s.QueueAddress != "" {
-			k.queue = d.attrStr(attrQueueAddress, s.QueueAddress)
-		}
-		if s.State != "" {
-			k.state = d.attrStr(attrThreadState, s.State)
-		}
-		cell := uint64(b.stackSlots[s.StackID])*nThreads + uint64(k.thread)
-		head := int32(-1)
-		if dense {
-			head = heads[cell]
-		} else if h, ok := headMap[cell]; ok {
-			head = h
-		}
-		g := head
-		for g >= 0 && groups[g].key != k {
-			g = groups[g].next
-		}
-		if g < 0 {
-			g = int32(len(groups))
-			groups = append(groups, sampleGroup{key: k, next: head})
-			if dense {
-				heads[cell] = g
-			} else {
-				headMap[cell] = g
-			}
-		}
-		events = append(events, event{group: g, ts: ts})
-		if weighted {
-			weights = append(weights, int64(p.SampleWallNS[i]))
-			var cpu int64
-			if p.SampleCPUNS != nil {
-				cpu = int64(p.SampleCPUNS[i])
-			}
-			cpuWeights = append(cpuWeights, cpu)
-		}
-	}
-	b.groups, b.events = groups, events
-	b.cpuWeights = cpuWeights
+	groups, events, weights := b.groupSamples(p, &lk, start, weighted)
 	if len(events) == 0 {
 		return addedSamples{weighted: weighted, period: sentryPeriodNanos}
 	}
@@ -543,6 +461,122 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
+}
+
+// groupSamples reads p's samples into events (b.events) and their groups
+// (b.groups), one per stack, thread, link, queue and state; for a method
+// trace also each sample's wall and CPU time (b.weights, b.cpuWeights).
+// Samples of an unknown stack or before the profile's start are left out.
+func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint64, weighted bool) ([]sampleGroup, []event, []int64) {
+	index := b.newGroupIndex(len(p.Samples))
+	groups := b.groups[:0]
+	events := b.events[:0]
+	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
+	v2 := isV2(p)
+	for i := range p.Samples {
+		s := &p.Samples[i]
+		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+			continue
+		}
+		stack := b.stackIndices[s.StackID]
+		if stack < 0 {
+			continue
+		}
+		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
+		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
+		ts, ok := sampleTime(s, v2, start)
+		if !ok {
+			continue
+		}
+		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
+		if k.link != 0 {
+			b.linked++
+		}
+		// "queue_address" → sentry.queue.address, "state" →
+		// sentry.thread.state (sample attributes).
+		if s.QueueAddress != "" {
+			k.queue = b.dict.attrStr(attrQueueAddress, s.QueueAddress)
+		}
+		if s.State != "" {
+			k.state = b.dict.attrStr(attrThreadState, s.State)
+		}
+		cell := uint64(b.stackSlots[s.StackID])*index.threads + uint64(k.thread)
+		head := index.head(cell)
+		g := head
+		for g >= 0 && groups[g].key != k {
+			g = groups[g].next
+		}
+		if g < 0 {
+			g = int32(len(groups))
+			groups = append(groups, sampleGroup{key: k, next: head})
+			index.setHead(cell, g)
+		}
+		events = append(events, event{group: g, ts: ts})
+		if weighted {
+			weights = append(weights, int64(p.SampleWallNS[i]))
+			var cpu int64
+			if p.SampleCPUNS != nil {
+				cpu = int64(p.SampleCPUNS[i])
+			}
+			cpuWeights = append(cpuWeights, cpu)
+		}
+	}
+	b.groups, b.events, b.cpuWeights = groups, events, cpuWeights
+	return groups, events, weights
+}
+
+// sampleTime is when a sample was taken: V2 "timestamp", or V1 "timestamp"
+// + "elapsed_since_start_ns"; false when that is before the Unix epoch or
+// overflows.
+func sampleTime(s *sentry.Sample, v2 bool, start uint64) (uint64, bool) {
+	if v2 {
+		return uint64(s.Timestamp), s.Timestamp >= 0
+	}
+	ts := start + s.ElapsedSinceStartNS
+	return ts, ts >= start
+}
+
+// groupIndex finds a sample group through its (stack, thread) cell: a dense
+// table when it is not much larger than the samples, else a map. Groups of
+// one cell that differ in queue, state or link are chained through next.
+type groupIndex struct {
+	threads uint64
+	heads   []int32 // dense: by cell, -1 for none
+	headMap map[uint64]int32
+}
+
+func (b *ProfilesBuilder) newGroupIndex(samples int) groupIndex {
+	x := groupIndex{threads: uint64(b.threads.Len())}
+	cells := uint64(len(b.stackSlots)) * x.threads
+	if cells > 2*uint64(samples)+1024 {
+		x.headMap = make(map[uint64]int32, len(b.stackSlots))
+		return x
+	}
+	x.heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
+	for i := range x.heads {
+		x.heads[i] = -1
+	}
+	b.groupHeads = x.heads
+	return x
+}
+
+// head is the first group of a cell, -1 for none.
+func (x *groupIndex) head(cell uint64) int32 {
+	if x.headMap == nil {
+		return x.heads[cell]
+	}
+	if h, ok := x.headMap[cell]; ok {
+		return h
+	}
+	return -1
+}
+
+func (x *groupIndex) setHead(cell uint64, g int32) {
+	if x.headMap == nil {
+		x.heads[cell] = g
+		return
+	}
+	x.headMap[cell] = g
 }
 
 // sortByGroup is a counting sort of the events by group, their timestamps
@@ -598,7 +632,7 @@ func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, with
 func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile, groups []sampleGroup, weighted bool) {
 	d := b.dict
 	starts, ts, values, cpuValues := b.groupStarts, b.timestamps, b.weightsSorted, b.cpuWeightsSorted
-	service := b.serviceAttrs(&b.resource)
+	service := b.serviceSampleAttrs()
 	queueLabels := queueLabelIndex(d, p)
 	samples := prof.Samples()
 	if b.opts.GroupSamples {
@@ -820,18 +854,85 @@ type threadTime struct {
 
 // putProfileAttributes keeps the per-item fields and collections that have
 // no OTLP place as profile attributes, so that the exporter can give them
-// back. Each Sentry object's file writes its own.
+// back. Each Sentry object's file maps its own.
 func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.Profile, start uint64) {
+	d := b.dict
 	// At most 11 attributes: on the stack, not one allocation per item.
 	var buf [11]int32
 	attrs := buf[:0]
-	attrs = b.appendIDAttrs(attrs, p)                 // resource.go
-	attrs = b.appendTransactionAttrs(attrs, p)        // transaction.go
-	attrs = b.appendThreadMetadataAttr(attrs, p)      // thread.go
-	attrs = b.appendQueueMetadataAttr(attrs, p)       // thread.go
-	attrs = b.appendDebugImagesAttr(attrs, p)         // image.go
-	attrs = b.appendMeasurementsAttr(attrs, p, start) // measurements.go
+	for _, a := range idAttrs(p) { // resource.go
+		attrs = d.appendStr(attrs, a.key, a.value)
+	}
+	names, transactions := transactionAttrs(p) // transaction.go
+	for _, a := range names {
+		attrs = d.appendStr(attrs, a.key, a.value)
+	}
+	for _, a := range [...]profileAttr{
+		transactions,
+		threadMetadataAttr(p),      // thread.go
+		queueMetadataAttr(p),       // thread.go
+		debugImagesAttr(p),         // image.go
+		measurementsAttr(p, start), // measurements.go
+	} {
+		if a.key != "" {
+			attrs = append(attrs, d.attrValue(a.key, a.value))
+		}
+	}
 	if len(attrs) > 0 {
 		prof.AttributeIndices().FromRaw(attrs)
 	}
+}
+
+// stringAttr is a string attribute an object file maps; an empty value is
+// left out.
+type stringAttr struct{ key, value string }
+
+// profileAttr is a profile attribute an object file maps; key "" when the
+// profile has nothing for it.
+type profileAttr struct {
+	key   string
+	value pcommon.Value
+}
+
+// serviceSampleAttrs are the attributes of the item's service that every
+// Sample carries too (serviceAttrs).
+func (b *ProfilesBuilder) serviceSampleAttrs() []int32 {
+	out := b.serviceScratch[:0]
+	for _, a := range serviceAttrs(&b.resource) { // resource.go
+		out = b.dict.appendStr(out, a.key, a.value)
+	}
+	b.serviceScratch = out
+	return out
+}
+
+// linker finds the Link of a sample (sampleLinks) in the dictionary.
+type linker struct {
+	sampleLinks
+	dict *dictionaryBuilder
+}
+
+// newLinker adds a Link for each span of l.
+func newLinker(d *dictionaryBuilder, l sampleLinks) linker {
+	for i := range l.ranges {
+		l.ranges[i].link = d.link(l.ranges[i].trace, l.ranges[i].span)
+	}
+	return linker{sampleLinks: l, dict: d}
+}
+
+// linkFor is the Link of a sample on thread at ts, 0 for none.
+func (l *linker) linkFor(thread string, ts uint64) int32 {
+	if l.lookup != nil {
+		trace, span, ok := l.lookup.SpanAt(thread, ts)
+		if !ok {
+			return 0
+		}
+		return l.dict.link(trace, span)
+	}
+	if len(l.ranges) == 0 {
+		return 0
+	}
+	if r := l.rangeAt(thread, ts); r != nil {
+		return r.link
+	}
+	return 0
 }

@@ -21,7 +21,7 @@ func TestProfilesBuilderReset(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "*.json"))
 	require.NoError(t, err)
 	require.NotEmpty(t, paths)
-	var items []Item
+	var items []DecodedProfile
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
@@ -29,11 +29,11 @@ func TestProfilesBuilderReset(t *testing.T) {
 		require.NoError(t, err, path)
 		sentry.Normalize(p)
 		require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()), path)
-		items = append(items, Item{Profile: p, Payload: data})
+		items = append(items, DecodedProfile{Profile: p, Payload: data})
 	}
-	items = append(items, Item{Profile: nodeChunk()})
+	items = append(items, DecodedProfile{Profile: nodeChunk()})
 
-	envelopes := [][]Item{
+	envelopes := [][]DecodedProfile{
 		{items[0]},
 		items,
 		{items[len(items)-1], items[0]},

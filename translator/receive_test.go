@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 func stacksOf(frames ...[]int64) sentry.Stacks {
@@ -59,7 +60,7 @@ func sampleAttrs(t *testing.T, pd pprofile.Profiles, s pprofile.Sample) map[stri
 
 func TestReceiveDictionaryAndSamples(t *testing.T) {
 	b := NewProfilesBuilder(ReceiveOptions{})
-	require.Equal(t, 5, b.Add(Item{Profile: nodeChunk()}))
+	require.Equal(t, 5, b.Add(DecodedProfile{Profile: nodeChunk()}))
 	require.Equal(t, 5, b.SampleCount())
 	pd := b.Profiles()
 	requireValidPdata(t, pd)
@@ -179,7 +180,7 @@ func TestReceiveResource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pd := ToProfiles([]Item{{Profile: tt.p}}, tt.opts)
+			pd := toProfiles([]DecodedProfile{{Profile: tt.p}}, tt.opts)
 			assert.Equal(t, tt.want, pd.ResourceProfiles().At(0).Resource().Attributes().AsRaw())
 		})
 	}
@@ -220,7 +221,7 @@ func TestReceivePerProfileIDs(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		pd := ToProfiles([]Item{{Profile: tt.p}}, ReceiveOptions{})
+		pd := toProfiles([]DecodedProfile{{Profile: tt.p}}, ReceiveOptions{})
 		rp := pd.ResourceProfiles().At(0)
 		got := profileAttrMap(pd, rp.ScopeProfiles().At(0).Profiles().At(0))
 		for k, v := range tt.want {
@@ -261,18 +262,18 @@ func TestReceiveLinks(t *testing.T) {
 	tests := []struct {
 		name string
 		p    *sentry.Profile
-		tx   *sentry.TransactionEvent
+		tx   *sentrytrace.Segment
 		want []string // span id per input sample, "" for no link
 	}{
 		{
 			name: "innermost span on the sample's thread, else the root span",
 			p:    base(),
-			tx: &sentry.TransactionEvent{
-				TraceID: trace, SpanID: "aaaaaaaaaaaaaaaa",
-				Spans: []sentry.Span{
-					{SpanID: "bbbbbbbbbbbbbbbb", ThreadID: "1", StartTimestamp: start + 5, Timestamp: start + 30},
-					{SpanID: "cccccccccccccccc", ThreadID: "1", StartTimestamp: start + 15, Timestamp: start + 25},
-					{SpanID: "dddddddddddddddd", ThreadID: "3", StartTimestamp: start, Timestamp: start + 100},
+			tx: &sentrytrace.Segment{
+				Spans: []sentrytrace.Span{
+					{TraceID: trace, SpanID: "aaaaaaaaaaaaaaaa", IsSegment: true},
+					{TraceID: trace, SpanID: "bbbbbbbbbbbbbbbb", Start: start + 5, End: start + 30, Attributes: threadAttr("1")},
+					{TraceID: trace, SpanID: "cccccccccccccccc", Start: start + 15, End: start + 25, Attributes: threadAttr("1")},
+					{TraceID: trace, SpanID: "dddddddddddddddd", Start: start, End: start + 100, Attributes: threadAttr("3")},
 				},
 			},
 			want: []string{"bbbbbbbbbbbbbbbb", "cccccccccccccccc", "aaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaa"},
@@ -295,7 +296,7 @@ func TestReceiveLinks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pd := ToProfiles([]Item{{Profile: tt.p, Transaction: tt.tx}}, ReceiveOptions{})
+			pd := toProfiles([]DecodedProfile{{Profile: tt.p, Transaction: tt.tx}}, ReceiveOptions{})
 			requireValidPdata(t, pd)
 			prof := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0)
 			got := make([]string, len(tt.p.Samples))
@@ -347,7 +348,7 @@ func TestReceiveThreadIDs(t *testing.T) {
 			p := nodeChunk()
 			p.ThreadMetadata = nil
 			p.Samples = []sentry.Sample{{StackID: 0, ThreadID: tt.id, Timestamp: 1}, {StackID: 1, ThreadID: tt.id, Timestamp: 2}}
-			pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+			pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 			s := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0).Samples().At(0)
 			tt.want["service.name"], tt.want["service.version"] = "shop", "shop@1.2.3"
 			assert.Equal(t, tt.want, sampleAttrs(t, pd, s))
@@ -374,14 +375,14 @@ func TestReceiveUnvalidatedInput(t *testing.T) {
 	}
 	p.DebugMeta.Images = []sentry.Image{{ImageAddr: ^uint64(0) - 10, ImageSize: 100}} // wraps around
 	b := NewProfilesBuilder(ReceiveOptions{})
-	assert.Equal(t, 2, b.Add(Item{Profile: p}))
-	assert.Equal(t, 0, b.Add(Item{}), "no profile, nothing added")
+	assert.Equal(t, 2, b.Add(DecodedProfile{Profile: p}))
+	assert.Equal(t, 0, b.Add(DecodedProfile{}), "no profile, nothing added")
 	empty := nodeChunk()
 	empty.Samples = nil
-	assert.Equal(t, 0, b.Add(Item{Profile: empty}))
+	assert.Equal(t, 0, b.Add(DecodedProfile{Profile: empty}))
 	pd := b.Profiles()
 	requireValidPdata(t, pd)
-	assert.Equal(t, 2, SampleEvents(pd))
+	assert.Equal(t, 2, countSampleEvents(pd))
 }
 
 func TestReceiveOriginalPayloadAndSharedDictionary(t *testing.T) {
@@ -391,13 +392,13 @@ func TestReceiveOriginalPayloadAndSharedDictionary(t *testing.T) {
 		v1.Samples[i].ElapsedSinceStartNS = uint64(v1.Samples[i].Timestamp - 1_795_000_000_000_000_000)
 		v1.Samples[i].Timestamp = 0
 	}
-	items := []Item{
+	items := []DecodedProfile{
 		{Profile: nodeChunk(), Payload: []byte(`{"version":"2"}`)},
 		{Profile: v1, Payload: []byte(`{"version":"1"}`)},
 		{Profile: nodeChunk()},
 	}
 	for _, keep := range []bool{false, true} {
-		pd := ToProfiles(items, ReceiveOptions{KeepOriginalPayload: keep})
+		pd := toProfiles(items, ReceiveOptions{KeepOriginalPayload: keep})
 		requireValidPdata(t, pd)
 		require.Equal(t, 3, pd.ResourceProfiles().Len(), "one resource per item")
 		assert.Equal(t, 1+3, pd.Dictionary().LocationTable().Len(), "the items share one dictionary")
@@ -436,7 +437,7 @@ func TestReceiveSampleShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint("group=", tt.group), func(t *testing.T) {
-			pd := ToProfiles([]Item{{Profile: nodeChunk()}}, ReceiveOptions{GroupSamples: tt.group})
+			pd := toProfiles([]DecodedProfile{{Profile: nodeChunk()}}, ReceiveOptions{GroupSamples: tt.group})
 			requireValidPdata(t, pd)
 			dict := pd.Dictionary()
 			prof := pd.ResourceProfiles().At(0).ScopeProfiles().At(0).Profiles().At(0)
@@ -486,7 +487,7 @@ func TestReceiveAnonymousFunctions(t *testing.T) {
 		{StackID: 0, ThreadID: "0", Timestamp: 1_795_000_000_000_000_000},
 		{StackID: 1, ThreadID: "0", Timestamp: 1_795_000_000_010_000_000},
 	}
-	pd := ToProfiles([]Item{{Profile: p}}, ReceiveOptions{})
+	pd := toProfiles([]DecodedProfile{{Profile: p}}, ReceiveOptions{})
 	requireValidPdata(t, pd)
 	dict := pd.Dictionary()
 	var names []string
@@ -506,4 +507,9 @@ func TestReceiveAnonymousFunctions(t *testing.T) {
 	for _, f := range chunks[0].Profile.Frames {
 		assert.Empty(t, f.Function)
 	}
+}
+
+// threadAttr is a span's "data" with the thread it ran on.
+func threadAttr(id string) []sentrytrace.Attribute {
+	return []sentrytrace.Attribute{{Key: "thread.id", Value: id}}
 }

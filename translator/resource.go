@@ -4,7 +4,7 @@ package translator
 // "platform", "os", "device", "runtime", "client_sdk" ⇄ resource
 // attributes (Resource, shared by every signal of an envelope);
 // "profiler_id", "chunk_id", "event_id" ⇄ profile attributes and the
-// chunk's ids. Receive: Resource, serviceAttrs, appendIDAttrs.
+// chunk's ids. Receive: Resource, serviceAttrs, idAttrs.
 // Export: readResourceMeta, sentryProfilerID, foreignProfilerID,
 // chunkIDFor.
 
@@ -183,30 +183,22 @@ func serviceNameOf(override, release, platform string) string {
 // the OTLP profiles protocol before resource attributes became string-table
 // references (Grafana Pyroscope among them) read the resource's plain keys
 // only, and pdata writes references; a sample attribute they read.
-func (b *ProfilesBuilder) serviceAttrs(r *Resource) []int32 {
-	d := b.dict
-	out := b.serviceScratch[:0]
-	out = append(out, d.attrStr(string(semconv.ServiceNameKey), r.serviceName()))
-	if r.Release != "" {
-		out = append(out, d.attrStr(string(semconv.ServiceVersionKey), r.Release))
+func serviceAttrs(r *Resource) [3]stringAttr {
+	return [3]stringAttr{
+		{string(semconv.ServiceNameKey), r.serviceName()},
+		{string(semconv.ServiceVersionKey), r.Release},
+		{string(semconv.DeploymentEnvironmentNameKey), r.Environment},
 	}
-	if r.Environment != "" {
-		out = append(out, d.attrStr(string(semconv.DeploymentEnvironmentNameKey), r.Environment))
-	}
-	b.serviceScratch = out
-	return out
 }
 
-// appendIDAttrs: "profiler_id", "chunk_id", "event_id" (alias
+// idAttrs: "profiler_id", "chunk_id", "event_id" (alias
 // "profile_id") → profile attributes sentry.profiler_id, sentry.chunk_id,
 // sentry.event_id. They are per
 // profile (or per process run), not resource attributes, so that a backend
 // that makes series of resource attributes gets one per service, not one
 // per profile. Back: sentryProfilerID and chunkIDFor.
-func (b *ProfilesBuilder) appendIDAttrs(attrs []int32, p *sentry.Profile) []int32 {
-	attrs = b.dict.appendStr(attrs, attrProfilerID, p.ProfilerID)
-	attrs = b.dict.appendStr(attrs, attrChunkID, p.ChunkID)
-	return b.dict.appendStr(attrs, attrEventID, p.EventID)
+func idAttrs(p *sentry.Profile) [3]stringAttr {
+	return [3]stringAttr{{attrProfilerID, p.ProfilerID}, {attrChunkID, p.ChunkID}, {attrEventID, p.EventID}}
 }
 
 // resourceMeta is what every chunk of one profiler shares.
@@ -245,9 +237,9 @@ func readResourceMeta(index int, attrs pcommon.Map, opts ExportOptions) resource
 // receiver kept resources to the source's identity; still read). Every read
 // of the per-profile Sentry ids is here (and in sentryItemIDKeys), so that
 // where they live can change in one place.
-func (e *chunkConverter) sentryProfilerID(res pcommon.Map, prof pprofile.Profile) string {
+func sentryProfilerID(dv *dictionaryView, res pcommon.Map, prof pprofile.Profile) string {
 	var profilerID, eventID string
-	e.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
+	dv.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
 		case attrProfilerID:
 			profilerID = v.AsString()
@@ -306,26 +298,27 @@ func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
 	return uuidV4Hex(id)
 }
 
-// chunkIDFor is the chunk_id of window w, which starts at first: the
+// chunkIDFor is the chunk_id of window w, which starts at first, of the
+// group of profiles profs of one profiler (where names the group): the
 // profile id when a single profile makes a single window's first chunk (so
 // a Sentry chunk keeps its id), else a digest of the profiler, the first
 // profile and the window, so that the same input gives the same ids.
-func (x *groupConverter) chunkIDFor(w int, first uint64) string {
-	prof := x.profs[0]
+func chunkIDFor(profs []pprofile.Profile, profilerID, where string, w int, first uint64) string {
+	prof := profs[0]
 	id := prof.ProfileID()
-	if w == 0 && len(x.profs) == 1 && !id.IsEmpty() {
+	if w == 0 && len(profs) == 1 && !id.IsEmpty() {
 		return hex.EncodeToString(id[:])
 	}
 	h := sha256.New()
-	h.Write([]byte(x.meta.profilerID))
+	h.Write([]byte(profilerID))
 	h.Write(id[:])
 	var buf [8]byte
 	binary.LittleEndian.PutUint64(buf[:], uint64(prof.Time()))
 	h.Write(buf[:])
-	h.Write([]byte(x.where))
+	h.Write([]byte(where))
 	binary.LittleEndian.PutUint64(buf[:], uint64(w))
 	h.Write(buf[:])
-	if len(x.profs) > 1 {
+	if len(profs) > 1 {
 		binary.LittleEndian.PutUint64(buf[:], first)
 		h.Write(buf[:])
 	}

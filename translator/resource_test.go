@@ -33,7 +33,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 	}
 	require.NotEmpty(t, pythonTx.Payload)
 	nodeChunk := testdataItem(t, "v2_node_duplicate_frames.json", ItemTypeProfileChunk)
-	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), itemTypeSpan)
+	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), ItemTypeSpan)
 	nodeTx := testdataItem(t, filepath.Join("traces", "transaction_static.json"), ItemTypeTransaction)
 
 	tests := []struct {
@@ -74,9 +74,9 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var dec ItemDecoder
 			b := NewProfilesBuilder(ReceiveOptions{ProjectID: "42"})
-			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now()}) {
+			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: DecodeTraceItems(tt.items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
-				b.Add(o.Item)
+				b.Add(o.Decoded)
 			}
 			pd := b.Profiles()
 			require.Positive(t, pd.ResourceProfiles().Len())
@@ -88,7 +88,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 				switch it.Header.Type {
 				case ItemTypeTransaction:
 					seg, err = sentrytrace.DecodeTransaction(it.Payload)
-				case itemTypeSpan:
+				case ItemTypeSpan:
 					seg, err = sentrytrace.DecodeSpans(it.Payload)
 				default:
 					continue

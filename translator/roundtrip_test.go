@@ -14,12 +14,13 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // sentryCase is one profile item to send through the round trip.
 type sentryCase struct {
 	name string
-	item Item
+	item DecodedProfile
 }
 
 // fixtureCases collects the sample-format profiles of the shared fixtures
@@ -37,7 +38,7 @@ func fixtureCases(t *testing.T) []sentryCase {
 // those it rejects.
 func allFixtureCases(t *testing.T) (cases, rejected []sentryCase) {
 	t.Helper()
-	add := func(name string, payload []byte, tx *sentry.TransactionEvent) {
+	add := func(name string, payload []byte, tx *sentrytrace.Segment) {
 		p, err := sentry.DecodeProfile(payload)
 		if err != nil {
 			t.Logf("%s: not a sample-format profile: %v", name, err)
@@ -46,10 +47,10 @@ func allFixtureCases(t *testing.T) (cases, rejected []sentryCase) {
 		sentry.Normalize(p)
 		if err := sentry.Validate(p, sentry.DefaultLimits()); err != nil {
 			t.Logf("%s: Relay would reject it: %v", name, err)
-			rejected = append(rejected, sentryCase{name: name, item: Item{Profile: p, Transaction: tx, Payload: payload}})
+			rejected = append(rejected, sentryCase{name: name, item: DecodedProfile{Profile: p, Transaction: tx, Payload: payload}})
 			return
 		}
-		cases = append(cases, sentryCase{name: name, item: Item{Profile: p, Transaction: tx, Payload: payload}})
+		cases = append(cases, sentryCase{name: name, item: DecodedProfile{Profile: p, Transaction: tx, Payload: payload}})
 	}
 
 	files := fixtures.Files(t, ".json", ".envelope")
@@ -67,10 +68,10 @@ func allFixtureCases(t *testing.T) (cases, rejected []sentryCase) {
 		}
 		_, items, err := envelope.Parse(data, envelope.Limits{})
 		require.NoError(t, err, name)
-		var tx *sentry.TransactionEvent
+		var tx *sentrytrace.Segment
 		for _, it := range items {
 			if it.Header.Type == "transaction" {
-				tx, err = sentry.DecodeTransactionEvent(it.Payload)
+				tx, err = sentrytrace.DecodeTransaction(it.Payload)
 				require.NoError(t, err, name)
 			}
 		}
@@ -91,11 +92,11 @@ func TestRejectedFixturesStillConvert(t *testing.T) {
 	require.NotEmpty(t, rejected)
 	for _, tc := range rejected {
 		t.Run(tc.name, func(t *testing.T) {
-			pd := ToProfiles([]Item{tc.item}, ReceiveOptions{KeepOriginalPayload: true})
+			pd := toProfiles([]DecodedProfile{tc.item}, ReceiveOptions{KeepOriginalPayload: true})
 			requireValidPdata(t, pd)
 			chunks, drops := FromProfiles(pd, ExportOptions{})
 			requireValidChunks(t, chunks)
-			assert.Equal(t, SampleEvents(pd), sentOrDropped(chunks, drops), "every event is either sent or counted as dropped")
+			assert.Equal(t, countSampleEvents(pd), sentOrDropped(chunks, drops), "every event is either sent or counted as dropped")
 		})
 	}
 }
@@ -163,9 +164,9 @@ func TestRoundTripSentryToPdataToSentry(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := tc.item.Profile
-			pd := ToProfiles([]Item{tc.item}, ReceiveOptions{})
+			pd := toProfiles([]DecodedProfile{tc.item}, ReceiveOptions{})
 			requireValidPdata(t, pd)
-			require.Equal(t, len(in.Samples), SampleEvents(pd), "every sample event is kept")
+			require.Equal(t, len(in.Samples), countSampleEvents(pd), "every sample event is kept")
 
 			if tc.item.Transaction != nil {
 				linked := 0

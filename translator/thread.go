@@ -5,9 +5,9 @@ package translator
 // attributes thread.id, sentry.thread.id, thread.name,
 // sentry.thread.priority, sentry.thread.active, sentry.queue.address,
 // sentry.queue.label, sentry.thread.state (and the profile attributes
-// sentry.thread_metadata, sentry.queue_metadata). Receive:
-// ProfilesBuilder.resolveThreads, threadAttributes, append*Attr. Export:
-// groupConverter.readSampleAttrs, threadMetadataOf, queueMetadataFromAttr.
+// sentry.thread_metadata, sentry.queue_metadata). Receive: threadOfProfile,
+// threadMetadataAttr, queueMetadataAttr. Export: sampleThreadAttrs,
+// threadMetadataOf, queueMetadataFromAttr.
 
 import (
 	"cmp"
@@ -16,69 +16,44 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/pprofile"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// threadAttrs are the attribute indices every sample of one thread carries.
-type threadAttrs struct {
-	first, n int32 // range in ProfilesBuilder.threadAttrBuf
+// threadFields is what a thread of a profile maps to: its samples'
+// attributes.
+type threadFields struct {
+	// "samples"[]."thread_id" → thread.id (int) when it is a decimal or
+	// 0x-hex integer, and sentry.thread.id (verbatim) when it is not
+	// canonical decimal.
+	number    int64
+	hasNumber bool
+	verbatim  string
+	// "thread_metadata"[id]."name" → thread.name, ."priority" →
+	// sentry.thread.priority.
+	name        string
+	priority    int64
+	hasPriority bool
+	// "transaction"."active_thread_id" → sentry.thread.active.
+	active bool
 }
 
-// resolveThreads gives every sample its thread index in sampleThreads and
-// writes the threads' attributes. It runs before frames and stacks are
-// walked so that the thread attributes, which every pprofile Sample
-// references, get the smallest attribute indices: one-byte varints in the
-// protobuf encoding.
-func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
-	b.threads.Reset()
-	b.threadAttrsOf = b.threadAttrsOf[:0]
-	b.threadAttrBuf = b.threadAttrBuf[:0]
-	active := activeThreads(p)
-	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
-	for i := range p.Samples {
-		id := p.Samples[i].ThreadID
-		t, added := b.threads.Lookup(id)
-		if added {
-			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
-		}
-		threads = append(threads, t)
-	}
-	b.sampleThreads = threads
-}
-
-// threadAttributes appends the attributes of one thread to threadAttrBuf:
-// thread.id (and the Sentry id verbatim when it is not decimal), thread.name
-// and sentry.thread.priority from thread_metadata, sentry.thread.active for
-// the V1 transaction's active thread.
-func (b *ProfilesBuilder) threadAttributes(p *sentry.Profile, id string, active []string) threadAttrs {
-	d := b.dict
-	first := int32(len(b.threadAttrBuf))
-	if n, ok := threadIDNumber(id); ok {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(string(semconv.ThreadIDKey), n))
-	}
+// threadOfProfile maps thread id of p; active are the ids of the
+// transactions' active threads (activeThreads).
+func threadOfProfile(p *sentry.Profile, id string, active []string) threadFields {
+	var t threadFields
+	t.number, t.hasNumber = threadIDNumber(id)
 	if !isDecimalThreadID(id) {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(attrThreadID, id))
+		t.verbatim = id
 	}
 	for i := range p.ThreadMetadata {
-		tm := &p.ThreadMetadata[i]
-		if tm.ThreadID != id {
-			continue
+		if tm := &p.ThreadMetadata[i]; tm.ThreadID == id {
+			t.name, t.priority, t.hasPriority = tm.Name, tm.Priority, tm.HasPriority
+			break
 		}
-		if tm.Name != "" {
-			b.threadAttrBuf = append(b.threadAttrBuf, d.attrStr(string(semconv.ThreadNameKey), tm.Name))
-		}
-		if tm.HasPriority {
-			b.threadAttrBuf = append(b.threadAttrBuf, d.attrInt(attrThreadPriority, tm.Priority))
-		}
-		break
 	}
-	if slices.Contains(active, id) {
-		b.threadAttrBuf = append(b.threadAttrBuf, d.attrBool(attrThreadActive, true))
-	}
-	return threadAttrs{first: first, n: int32(len(b.threadAttrBuf)) - first}
+	t.active = slices.Contains(active, id)
+	return t
 }
 
 // activeThreads: "transaction"."active_thread_id" (of every transaction)
@@ -91,21 +66,6 @@ func activeThreads(p *sentry.Profile) []string {
 		}
 	}
 	return ids
-}
-
-// queueLabelIndex maps the attribute of each queue_metadata address to the
-// attribute of its label, so samples on a queue carry the label too.
-func queueLabelIndex(d *dictionaryBuilder, p *sentry.Profile) map[int32]int32 {
-	if len(p.QueueMetadata) == 0 {
-		return nil
-	}
-	m := make(map[int32]int32, len(p.QueueMetadata))
-	for _, q := range p.QueueMetadata {
-		if q.Label != "" {
-			m[d.attrStr(attrQueueAddress, q.Address)] = d.attrStr(attrQueueLabel, q.Label)
-		}
-	}
-	return m
 }
 
 // isDecimalThreadID reports whether id is exactly the decimal text of an
@@ -129,12 +89,12 @@ func threadIDNumber(id string) (int64, bool) {
 	return 0, false
 }
 
-// appendThreadMetadataAttr: "thread_metadata" → profile attribute
+// threadMetadataAttr: "thread_metadata" → profile attribute
 // sentry.thread_metadata (map thread id → {name, priority}), which also
 // keeps threads without samples. Back: threadMetadataOf.
-func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+func threadMetadataAttr(p *sentry.Profile) profileAttr {
 	if len(p.ThreadMetadata) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v, m := newMapValue(len(p.ThreadMetadata))
 	for _, tm := range p.ThreadMetadata {
@@ -144,20 +104,20 @@ func (b *ProfilesBuilder) appendThreadMetadataAttr(attrs []int32, p *sentry.Prof
 			e.PutInt(keyPriority, tm.Priority) // "priority"
 		}
 	}
-	return append(attrs, b.dict.attrValue(attrThreadMetadata, v))
+	return profileAttr{key: attrThreadMetadata, value: v}
 }
 
-// appendQueueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
+// queueMetadataAttr: "queue_metadata" (cocoa) → profile attribute
 // sentry.queue_metadata (map address → {label}). Back: queueMetadataFromAttr.
-func (b *ProfilesBuilder) appendQueueMetadataAttr(attrs []int32, p *sentry.Profile) []int32 {
+func queueMetadataAttr(p *sentry.Profile) profileAttr {
 	if len(p.QueueMetadata) == 0 {
-		return attrs
+		return profileAttr{}
 	}
 	v, m := newMapValue(len(p.QueueMetadata))
 	for _, q := range p.QueueMetadata {
 		putNonEmpty(m.PutEmptyMap(q.Address), keyLabel, q.Label) // "label"
 	}
-	return append(attrs, b.dict.attrValue(attrQueueMetadata, v))
+	return profileAttr{key: attrQueueMetadata, value: v}
 }
 
 // threadInfo is one thread of a profile, from the sample attributes.
@@ -168,61 +128,21 @@ type threadInfo struct {
 	hasPriority bool
 }
 
-// sampleAttrs reads the thread of a sample (sentry.thread.id, else
-// thread.id, else one synthetic thread "0" for every sample without one),
-// its queue_address and its state.
-func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) (thread int32, queue, state string) {
-	// Samples of one thread carry the same few attribute indices: the
-	// answer for a list seen recently is remembered.
-	indices := s.AttributeIndices()
-	var key attrList
-	memo := indices.Len() <= len(key.indices)
-	if memo {
-		key.n = indices.Len()
-		for i := range key.n {
-			key.indices[i] = indices.At(i)
-		}
-		for i := range x.attrMemo {
-			if m := &x.attrMemo[i]; m.key == key {
-				return m.thread, m.queue, m.state
-			}
-		}
-	}
-	thread, queue, state = x.readSampleAttrs(indices, index)
-	if memo {
-		if len(x.attrMemo) == attrMemoSize {
-			x.attrMemo = x.attrMemo[:0]
-		}
-		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
-	}
-	return thread, queue, state
-}
-
-// attrList is a short list of attribute indices, comparable.
-type attrList struct {
-	indices [8]int32
-	n       int
-}
-
-type sampleAttrMemo struct {
-	key          attrList
-	thread       int32
-	queue, state string
-}
-
-const attrMemoSize = 32
-
-func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[string]int32) (thread int32, queue, state string) {
-	var t threadInfo
+// sampleThreadAttrs reads a sample's attributes: its thread (sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one)
+// with thread.name and sentry.thread.priority, its sentry.queue.address →
+// "queue_address" and its sentry.thread.state → "state".
+func sampleThreadAttrs(indices pcommon.Int32Slice, dv *dictionaryView) (t threadInfo, queue, state string) {
+	roles, vals := dv.attrRoles, dv.attrVals
 	var numeric int64
 	hasNumeric := false
 	for i := range indices.Len() {
 		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(x.conv.attrRoles) {
+		if idx <= 0 || int(idx) >= len(roles) {
 			continue
 		}
-		v := x.conv.attrVals[idx]
-		switch x.conv.attrRoles[idx] {
+		v := vals[idx]
+		switch roles[idx] {
 		case roleSentryThreadID:
 			if v.Type() == pcommon.ValueTypeStr {
 				t.id = v.Str()
@@ -252,23 +172,17 @@ func (x *groupConverter) readSampleAttrs(indices pcommon.Int32Slice, index map[s
 	default:
 		t.id = "0"
 	}
-	if i, ok := index[t.id]; ok {
-		return i, queue, state
-	}
-	i := int32(len(x.threads))
-	index[t.id] = i
-	x.threads = append(x.threads, t)
-	return i, queue, state
+	return t, queue, state
 }
 
 // threadMetadataOf: profile attribute sentry.thread_metadata →
 // "thread_metadata" as received; for profiles from other sources, the
 // used threads' thread.name and sentry.thread.priority → "name",
 // "priority".
-func (x *groupConverter) threadMetadataOf(usedThreads []bool) []sentry.ThreadMetadata {
+func threadMetadataOf(attrs *profileAttrs, threads []threadInfo, usedThreads []bool) []sentry.ThreadMetadata {
 	var out []sentry.ThreadMetadata
-	if x.attrs.hasThreads {
-		for id, v := range x.attrs.threadMetadata.All() {
+	if attrs.hasThreads {
+		for id, v := range attrs.threadMetadata.All() {
 			tm := sentry.ThreadMetadata{ThreadID: id}
 			if v.Type() == pcommon.ValueTypeMap {
 				tm.Name = mapStr(v.Map(), keyName)
@@ -280,7 +194,7 @@ func (x *groupConverter) threadMetadataOf(usedThreads []bool) []sentry.ThreadMet
 		}
 		return out
 	}
-	for i, t := range x.threads {
+	for i, t := range threads {
 		if usedThreads[i] && (t.name != "" || t.hasPriority) {
 			out = append(out, sentry.ThreadMetadata{
 				ThreadID: t.id, Name: t.name, Priority: t.priority, HasPriority: t.hasPriority,

@@ -7,7 +7,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
@@ -79,33 +78,6 @@ func traceResource(seg *sentrytrace.Segment, opts TraceOptions) Resource {
 	r.ProjectID = cmp.Or(opts.ProjectID, r.ProjectID)
 	return r
 }
-
-// fillFromTraceItems fills r from the envelope's transaction and span items,
-// in envelope order; an item that is oversized or does not decode gives
-// nothing (the traces signal reports it).
-func (r *Resource) fillFromTraceItems(items []envelope.Item) {
-	for i := range items {
-		item := &items[i]
-		var decode func([]byte) (*sentrytrace.Segment, error)
-		switch item.Header.Type {
-		case ItemTypeTransaction:
-			decode = sentrytrace.DecodeTransaction
-		case itemTypeSpan:
-			decode = sentrytrace.DecodeSpans
-		default:
-			continue
-		}
-		if item.Oversized {
-			continue
-		}
-		if seg, err := decode(item.Payload); err == nil {
-			r.Fill(ResourceOfSegment(seg))
-		}
-	}
-}
-
-// itemTypeSpan is a span streaming container (span v2).
-const itemTypeSpan = "span"
 
 // ResourceOfSegment is what a transaction or span container says of its
 // program: "release", "environment", "dist", "platform", "sdk" and

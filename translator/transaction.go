@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // SpanLookup tells which span was the innermost one active on a thread at a
@@ -19,7 +20,7 @@ type SpanLookup interface {
 	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
 }
 
-// linker finds the Link of a sample.
+// sampleLinks finds the span a sample links to.
 //
 // V1: the innermost span of the envelope's transaction that ran on the
 // sample's thread at its time, else the transaction's root span. Without a
@@ -30,108 +31,133 @@ type SpanLookup interface {
 // V2: the innermost span of the chunk's profiler active on the sample's
 // thread at its time, as the receiver's span index knows them; none outside
 // every span.
-type linker struct {
-	dict    *dictionaryBuilder
-	lookup  SpanLookup
-	spans   []spanRange
-	root    int32
-	profile []spanRange
+type sampleLinks struct {
+	lookup SpanLookup // V2
+	// ranges are the transaction's spans (the first spans of them, searched
+	// for the innermost), then its root span; or the profile's own
+	// transactions.
+	ranges []spanRange
+	spans  int
 }
 
+// spanRange is a span a sample may link to: on a thread (any for ""), over
+// a time range (any when all).
 type spanRange struct {
 	thread     string
 	start, end uint64
-	all        bool // no time range: covers every sample
-	link       int32
+	all        bool
+	trace      pcommon.TraceID
+	span       pcommon.SpanID
+	// link is the span's Link in the dictionary, set by the walk.
+	link int32
 }
 
-func newLinker(d *dictionaryBuilder, p *sentry.Profile, tx *sentry.TransactionEvent, lookup SpanLookup, start uint64) linker {
-	var l linker
+// sampleLinksOf is the span links of p's samples: through lookup for a V2
+// chunk, else through tx (the envelope's transaction, or nil). start is
+// when a V1 profile starts.
+func sampleLinksOf(p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup, start uint64) sampleLinks {
 	if isV2(p) {
-		l.dict, l.lookup = d, lookup
-		return l
+		return sampleLinks{lookup: lookup}
 	}
 	if tx != nil {
-		trace := pcommon.TraceID(parseID16(tx.TraceID))
-		if trace.IsEmpty() {
-			return l
-		}
-		for _, s := range tx.Spans {
-			span := ParseSpanID(s.SpanID)
-			if span.IsEmpty() || s.ThreadID == "" || s.StartTimestamp < 0 || s.Timestamp < s.StartTimestamp {
-				continue
-			}
-			l.spans = append(l.spans, spanRange{
-				thread: s.ThreadID,
-				start:  uint64(s.StartTimestamp),
-				end:    uint64(s.Timestamp),
-				link:   d.link(trace, span),
-			})
-		}
-		if root := ParseSpanID(tx.SpanID); !root.IsEmpty() {
-			l.root = d.link(trace, root)
-		}
-		return l
+		return transactionLinks(tx)
 	}
+	var l sampleLinks
+	// "transactions"[]."trace_id", "segment_id", "relative_start_ns",
+	// "relative_end_ns" → the Link of the samples in that range.
 	for _, t := range p.Transactions {
 		trace := pcommon.TraceID(parseID16(t.TraceID))
 		span := ParseSpanID(t.SegmentID)
 		if trace.IsEmpty() || span.IsEmpty() {
 			continue
 		}
-		r := spanRange{link: d.link(trace, span), all: t.RelativeEndNS <= t.RelativeStartNS}
+		r := spanRange{trace: trace, span: span, all: t.RelativeEndNS <= t.RelativeStartNS}
 		if !r.all {
 			r.start, r.end = start+t.RelativeStartNS, start+t.RelativeEndNS
 		}
-		l.profile = append(l.profile, r)
+		l.ranges = append(l.ranges, r)
 	}
 	return l
 }
 
-func (l *linker) linkFor(thread string, ts uint64) int32 {
-	if l.lookup != nil {
-		trace, span, ok := l.lookup.SpanAt(thread, ts)
-		if !ok {
-			return 0
+// transactionLinks links to the spans of a V1 profile's transaction: the
+// spans ("spans") that say which thread they ran on ("data"."thread.id"),
+// then the segment ("contexts.trace"), all in the segment's trace.
+func transactionLinks(tx *sentrytrace.Segment) sampleLinks {
+	var l sampleLinks
+	var trace pcommon.TraceID
+	var root pcommon.SpanID
+	for i := range tx.Spans {
+		if s := &tx.Spans[i]; s.IsSegment {
+			trace, root = ParseTraceID(s.TraceID), ParseSpanID(s.SpanID)
 		}
-		return l.dict.link(trace, span)
 	}
+	if trace.IsEmpty() {
+		return l
+	}
+	for i := range tx.Spans {
+		s := &tx.Spans[i]
+		span, thread := ParseSpanID(s.SpanID), spanThreadID(s)
+		if s.IsSegment || span.IsEmpty() || thread == "" || s.Start < 0 || s.End < s.Start {
+			continue
+		}
+		l.ranges = append(l.ranges, spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), trace: trace, span: span})
+	}
+	l.spans = len(l.ranges)
+	if !root.IsEmpty() {
+		l.ranges = append(l.ranges, spanRange{all: true, trace: trace, span: root})
+	}
+	return l
+}
+
+// spanThreadID is the thread a span ran on ("thread.id"), as decimal text;
+// "" when it does not say.
+func spanThreadID(s *sentrytrace.Span) string {
+	for _, a := range s.Attributes {
+		if a.Key == spanKeyThreadID {
+			return threadIDText(a.Value)
+		}
+	}
+	return ""
+}
+
+// rangeAt is the range a sample on thread at ts links to: the innermost
+// span, else the first range that covers it; nil for none.
+func (l *sampleLinks) rangeAt(thread string, ts uint64) *spanRange {
 	best := -1
 	for i := range l.spans {
-		s := &l.spans[i]
-		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.spans[best].start) {
+		s := &l.ranges[i]
+		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.ranges[best].start) {
 			best = i
 		}
 	}
 	if best >= 0 {
-		return l.spans[best].link
+		return &l.ranges[best]
 	}
-	if l.root != 0 {
-		return l.root
-	}
-	for _, r := range l.profile {
-		if r.all || (r.start <= ts && ts <= r.end) {
-			return r.link
+	for i := l.spans; i < len(l.ranges); i++ {
+		if r := &l.ranges[i]; r.all || (r.start <= ts && ts <= r.end) {
+			return r
 		}
 	}
-	return 0
+	return nil
 }
 
-// appendTransactionAttrs: "transaction" / "transactions" (V1) → profile
+// transactionAttrs: "transaction" / "transactions" (V1) → profile
 // attribute sentry.transactions, every field of every transaction; the first
 // one's "name", "id" and "trace_id" also as sentry.transaction.name, .id and
 // .trace_id, what a pipeline routes or filters on. No way back: a V2 chunk
 // has no transaction (lossy V1 → V2); the links of the samples carry the
 // trace.
-func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profile) []int32 {
+func transactionAttrs(p *sentry.Profile) ([3]stringAttr, profileAttr) {
 	if len(p.Transactions) == 0 {
-		return attrs
+		return [3]stringAttr{}, profileAttr{}
 	}
-	d := b.dict
 	first := p.Transactions[0]
-	attrs = d.appendStr(attrs, attrTransactionName, first.Name)
-	attrs = d.appendStr(attrs, attrTransactionID, first.ID)
-	attrs = d.appendStr(attrs, attrTransactionTraceID, first.TraceID)
+	names := [3]stringAttr{
+		{attrTransactionName, first.Name},
+		{attrTransactionID, first.ID},
+		{attrTransactionTraceID, first.TraceID},
+	}
 	v := pcommon.NewValueSlice()
 	s := v.Slice()
 	s.EnsureCapacity(len(p.Transactions))
@@ -147,5 +173,5 @@ func (b *ProfilesBuilder) appendTransactionAttrs(attrs []int32, p *sentry.Profil
 			m.PutInt(keyRelativeEndNS, int64(t.RelativeEndNS))     // "relative_end_ns"
 		}
 	}
-	return append(attrs, d.attrValue(attrTransactions, v))
+	return names, profileAttr{key: attrTransactions, value: v}
 }

@@ -52,7 +52,7 @@ func TestReceiveLinksV2(t *testing.T) {
 	b := NewProfilesBuilder(ReceiveOptions{})
 	timeline := index.Timeline(time.Now(), profiler, uint64(start), uint64(start+150))
 	require.NotNil(t, timeline)
-	b.Add(Item{Profile: p, Spans: timeline})
+	b.Add(DecodedProfile{Profile: p, Spans: timeline})
 	assert.Equal(t, 5, b.LinkedSampleCount())
 	pd := b.Profiles()
 	requireValidPdata(t, pd)
@@ -82,7 +82,7 @@ func TestReceiveLinksV2(t *testing.T) {
 func TestReceiveLinksV2WithoutSpans(t *testing.T) {
 	p := nodeChunk()
 	b := NewProfilesBuilder(ReceiveOptions{})
-	b.Add(Item{Profile: p, Spans: spanindex.New(spanindex.Limits{}).Timeline(time.Now(), p.ProfilerID, 0, ^uint64(0))})
+	b.Add(DecodedProfile{Profile: p, Spans: spanindex.New(spanindex.Limits{}).Timeline(time.Now(), p.ProfilerID, 0, ^uint64(0))})
 	assert.Zero(t, b.LinkedSampleCount())
 	pd := b.Profiles()
 	assert.Equal(t, 1, pd.Dictionary().LinkTable().Len(), "only the zero link")

@@ -152,7 +152,7 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		}
 		printWarnings(warn, warnings)
 		prog.item(0, "ART method trace", len(p.Samples))
-		return 1, b.Add(translator.Item{Profile: p}), nil
+		return 1, b.Add(translator.DecodedProfile{Profile: p}), nil
 	}
 	if !isEnvelope(data) {
 		item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
@@ -162,7 +162,7 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		}
 		printWarnings(warn, warnings)
 		prog.item(0, "profile document", len(p.Samples))
-		return 1, b.Add(translator.Item{Profile: p, Payload: data}), nil
+		return 1, b.Add(translator.DecodedProfile{Profile: p, Payload: data}), nil
 	}
 
 	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: translator.MaxProfileItemBytes})
@@ -174,7 +174,8 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		added, samples int
 		problems       []error
 	)
-	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now()})
+	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
+		TraceItems: translator.DecodeTraceItems(items)})
 	for o := range outcomes {
 		switch o.Kind {
 		case translator.TransactionUnreadable:
@@ -183,10 +184,10 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 			problems = append(problems, o.Err)
 		case translator.ItemAccepted:
 			printWarnings(warn, o.Warnings)
-			prog.item(o.Index, items[o.Index].Header.Type, len(o.Item.Profile.Samples))
+			prog.item(o.Index, items[o.Index].Header.Type, len(o.Decoded.Profile.Samples))
 			// The profile lives in the decoder's memory until the next
 			// item is decoded: it goes into the builder now.
-			samples += b.Add(o.Item)
+			samples += b.Add(o.Decoded)
 			added++
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -240,7 +241,7 @@ func assertOTLP(t *testing.T, pd pprofile.Profiles, wantSamples int) {
 	scratch := pprofile.NewProfiles()
 	pd.CopyTo(scratch)
 	require.NoError(t, scratch.MergeTo(pprofile.NewProfiles()))
-	assert.Equal(t, wantSamples, translator.SampleEvents(pd), "sample events in OTLP")
+	assert.Equal(t, wantSamples, profilestest.SampleEvents(pd), "sample events in OTLP")
 }
 
 // assertChunks checks export output: one V2 chunk per line, each passing

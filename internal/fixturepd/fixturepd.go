@@ -68,7 +68,7 @@ func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) [
 			if _, err := sentry.Check(p, sentry.DefaultLimits(), sentry.ModeLenient); err != nil {
 				tb.Fatalf("%s item %d: %v", filepath.Base(name), i, err)
 			}
-			b.Add(translator.Item{Profile: p, Payload: payload})
+			b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
 		}
 		n := b.SampleCount()
 		out = append(out, Fixture{Name: name, Profiles: b.Profiles(), Samples: n})

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
@@ -63,7 +64,7 @@ func TestARTTraceRemap(t *testing.T) {
 	p, warnings, err := translator.DecodeAndroid(payload, time.Now(), art.DefaultLimits())
 	require.Empty(t, warnings, "every method the trace calls is declared")
 	require.NoError(t, err)
-	pd := translator.ToProfiles([]translator.Item{{Profile: p, Payload: payload}}, translator.ReceiveOptions{})
+	pd := profilestest.ToProfiles([]translator.DecodedProfile{{Profile: p, Payload: payload}}, translator.ReceiveOptions{})
 
 	got := remapStacks(t, pd, store)
 	want := [][]string{

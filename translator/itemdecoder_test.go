@@ -16,6 +16,55 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
+// TestItemDecoder: the one set of item rules of the receiver and the CLI.
+func TestItemDecoder(t *testing.T) {
+	v1NoTimestamp := `{"version":"1","platform":"python","event_id":"41fed0925670468bb0457f61a74688ec",` +
+		`"transaction":{"id":"30976f2ddbe04ac9b6bffe6e35d4710c","name":"t","trace_id":"4b25bc58f14243d8b208d1e22a054164","active_thread_id":"1"},` +
+		`"device":{"architecture":"x86_64"},"os":{"name":"Linux","version":"6"},"runtime":{"name":"CPython","version":"3.11"},` +
+		`"profile":{"samples":[{"stack_id":0,"thread_id":"1","elapsed_since_start_ns":"0"},{"stack_id":0,"thread_id":"1","elapsed_since_start_ns":"10"}],` +
+		`"stacks":[[0]],"frames":[{"function":"f"}]}}`
+	fallback := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name       string
+		item       envelope.Item
+		max        int64
+		mode       sentry.Mode
+		wantReason sentry.Reason
+		check      func(t *testing.T, p *sentry.Profile)
+	}{
+		{name: "over the size limit", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"}, Payload: []byte("{}"), Size: 100},
+			max: 10, wantReason: sentry.ReasonExceedSizeLimit},
+		{name: "oversized while read", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"}, Oversized: true, Size: 1 << 30},
+			wantReason: sentry.ReasonExceedSizeLimit},
+		{name: "not JSON", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"}, Payload: []byte("{"), Size: 1},
+			wantReason: sentry.ReasonInvalidJSON},
+		{name: "a Perfetto chunk without meta_length", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile_chunk",
+			ContentType: "application/x-perfetto-trace", Raw: []byte(`{"type":"profile_chunk"}`)}, Payload: []byte("{}"), Size: 2},
+			wantReason: sentry.ReasonInvalidSampledProfile},
+		{name: "an Android trace that is not base64", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"},
+			Payload: []byte(`{"platform":"android","sampled_profile":"*not base64*"}`), Size: 50},
+			wantReason: sentry.ReasonInvalidSampledProfile},
+		{name: "a V1 profile without timestamp starts when it was sent", item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"},
+			Payload: []byte(v1NoTimestamp), Size: int64(len(v1NoTimestamp))},
+			check: func(t *testing.T, p *sentry.Profile) { assert.Equal(t, fallback, p.Timestamp) }},
+		{name: "relay mode refuses what Relay refuses", mode: sentry.ModeRelay, item: envelope.Item{Header: envelope.ItemHeader{Type: "profile"},
+			Payload: []byte(v1NoTimestamp), Size: int64(len(v1NoTimestamp))}, wantReason: sentry.ReasonMissingProfileMetadata},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := ItemDecoder{Mode: tt.mode, MaxSize: tt.max}
+			p, _, serr := d.Decode(&tt.item, fallback)
+			if tt.wantReason != "" {
+				require.NotNil(t, serr)
+				assert.Equal(t, tt.wantReason, serr.Reason, serr.Error())
+				return
+			}
+			require.Nil(t, serr)
+			tt.check(t, p)
+		})
+	}
+}
+
 // Envelope parts written by hand, so that the expectations do not come from
 // the code under test.
 const (
@@ -44,7 +93,8 @@ func v1Item(timestamp string, ids ...string) string {
 
 // txItem is a transaction item with event_id id, told apart by name.
 func txItem(id, name string) string {
-	return `{"type":"transaction"}` + "\n" + `{"event_id":"` + id + `","transaction":"` + name + `","start_timestamp":1795000000.0,"timestamp":1795000001.0}`
+	return `{"type":"transaction"}` + "\n" + `{"event_id":"` + id + `","transaction":"` + name + `","start_timestamp":1795000000.0,"timestamp":1795000001.0,` +
+		`"contexts":{"trace":{"trace_id":"` + strings.Repeat("ab", 16) + `","span_id":"` + strings.Repeat("cd", 8) + `"}}}`
 }
 
 // chunkItem is a V2 chunk item of type itemType.
@@ -76,18 +126,18 @@ func readOutcomes(t *testing.T, env []byte, d *ItemDecoder, arrival time.Time, c
 	header, items, err := envelope.Parse(env, envelope.Limits{MaxItemBytes: MaxProfileItemBytes})
 	require.NoError(t, err)
 	var got []outcomeSummary
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival, TraceItems: DecodeTraceItems(items)}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
 		if o.Err != nil {
 			s.Reason = o.Err.Reason
 			assert.Equal(t, o.Index, o.Err.Item, "the error names its item")
 		}
-		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Transaction
+		if o.Decoded.Transaction != nil {
+			s.Transaction = o.Decoded.Transaction.Spans[0].Name
 		}
 		if o.Kind == ItemAccepted {
-			require.NotNil(t, o.Item.Profile)
-			assert.Equal(t, items[o.Index].Payload, o.Item.Payload)
+			require.NotNil(t, o.Decoded.Profile)
+			assert.Equal(t, items[o.Index].Payload, o.Decoded.Payload)
 			if check != nil {
 				check(o)
 			}
@@ -103,7 +153,7 @@ func TestProfileItems(t *testing.T) {
 	arrival := time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC)
 	sentAt := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	timestampOf := func(want time.Time) func(*testing.T, ItemOutcome) {
-		return func(t *testing.T, o ItemOutcome) { assert.Equal(t, want, o.Item.Profile.Timestamp) }
+		return func(t *testing.T, o ItemOutcome) { assert.Equal(t, want, o.Decoded.Profile.Timestamp) }
 	}
 	tests := []struct {
 		name  string
@@ -216,38 +266,35 @@ func TestProfileItemsOversizedTransaction(t *testing.T) {
 	items[1].Payload, items[1].Oversized = nil, true
 	var d ItemDecoder
 	var kinds []OutcomeKind
-	for o := range d.ProfileItems(EnvelopeItems{Items: items}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items)}) {
 		kinds = append(kinds, o.Kind)
 		if o.Kind == TransactionUnreadable {
 			assert.Equal(t, sentry.ReasonExceedSizeLimit, o.Err.Reason)
 		}
 		if o.Kind == ItemAccepted {
-			assert.Nil(t, o.Item.Transaction)
+			assert.Nil(t, o.Decoded.Transaction)
 		}
 	}
 	assert.Equal(t, []OutcomeKind{ItemAccepted, TransactionUnreadable}, kinds)
 }
 
-// TestProfileItemsSkip: a skipped item is neither decoded nor counted for the
-// one-V1-profile rule, and Skip is asked only about profile items, once each.
-func TestProfileItemsSkip(t *testing.T) {
+// TestProfileItemsHeld: a held item is neither decoded nor counted for the
+// one-V1-profile rule.
+func TestProfileItemsHeld(t *testing.T) {
 	_, items, err := envelope.Parse(testEnvelope(`{}`, chunkItem(ItemTypeProfileChunk), txItem(txA, "tx"),
 		`{"type":"profile"}`+"\n{", v1Item("2026-11-20T10:00:00Z", txA)), envelope.Limits{})
 	require.NoError(t, err)
-	var asked []int
 	var d ItemDecoder
 	var got []outcomeSummary
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, Skip: func(i int, _ *envelope.Item) bool {
-		asked = append(asked, i)
-		return i != 3 // only the last V1 profile is read
-	}}) {
+	// Only the last V1 profile is read.
+	held := []bool{true, false, true, false}
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items), Held: held}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
-		if o.Item.Transaction != nil {
-			s.Transaction = o.Item.Transaction.Transaction
+		if o.Decoded.Transaction != nil {
+			s.Transaction = o.Decoded.Transaction.Spans[0].Name
 		}
 		got = append(got, s)
 	}
-	assert.Equal(t, []int{0, 2, 3}, asked)
 	assert.Equal(t, []outcomeSummary{{Kind: ItemAccepted, Index: 3, Transaction: "tx"}}, got)
 }
 
@@ -304,17 +351,17 @@ func TestProfileItemsFixtures(t *testing.T) {
 			}
 			d := ItemDecoder{MaxSize: MaxProfileItemBytes}
 			accepted := 0
-			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now()}) {
+			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now(), TraceItems: DecodeTraceItems(items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				accepted++
-				p := o.Item.Profile
+				p := o.Decoded.Profile
 				if p.Version == sentry.VersionV2 {
-					assert.Nil(t, o.Item.Transaction, "a chunk has no transaction")
+					assert.Nil(t, o.Decoded.Transaction, "a chunk has no transaction")
 					continue
 				}
-				require.NotNil(t, o.Item.Transaction, "the envelope carries the V1 profile's transaction")
+				require.NotNil(t, o.Decoded.Transaction, "the envelope carries the V1 profile's transaction")
 				require.NotEmpty(t, p.Transactions)
-				assert.Equal(t, normalizeID(p.Transactions[0].ID), normalizeID(o.Item.Transaction.EventID))
+				assert.Equal(t, normalizeID(p.Transactions[0].ID), normalizeID(o.Decoded.Transaction.EventID))
 			}
 			assert.Equal(t, profiles, accepted)
 		})
