@@ -88,11 +88,11 @@ func TestDistributionPoint(t *testing.T) {
 		t.Error("distribution is not a delta")
 	}
 	dp := h.DataPoints().At(0)
-	if dp.Count() != 1 || dp.Sum() != 1.5 || dp.Min() != 1.5 || dp.Max() != 1.5 || dp.Scale() != 20 {
+	if dp.Count() != 1 || dp.Sum() != 1.5 || dp.Min() != 1.5 || dp.Max() != 1.5 || dp.Scale() != sentrysignal.HistogramScale {
 		t.Errorf("point count %d sum %v min %v max %v scale %d", dp.Count(), dp.Sum(), dp.Min(), dp.Max(), dp.Scale())
 	}
 	// the bucket (base^offset, base^(offset+1)] holds the value
-	base := math.Exp2(math.Exp2(-20))
+	base := math.Exp2(math.Exp2(-sentrysignal.HistogramScale))
 	lo, hi := math.Pow(base, float64(dp.Positive().Offset())), math.Pow(base, float64(dp.Positive().Offset()+1))
 	if !(lo < 1.5 && 1.5 <= hi) || dp.Positive().BucketCounts().Len() != 1 {
 		t.Errorf("1.5 not in bucket (%v, %v]", lo, hi)

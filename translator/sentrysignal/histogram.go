@@ -7,10 +7,13 @@ import (
 )
 
 // HistogramScale is the scale of the exponential histograms written for
-// single observations: 20, the finest, where a bucket is 2^(2^-20) wide
-// (about 0.00007 % of its value). Merging points rescales them without
-// losing what was kept.
-const HistogramScale = 20
+// single observations: 8, where a bucket is 2^(2^-8) wide (about 0.27 % of
+// its value). It is the finest scale Prometheus native histograms take
+// (schema 8), and finer buckets gain nothing in stores that print bucket
+// bounds to four digits (VictoriaMetrics answered no quantile at 20). The
+// value itself is kept exactly: a point holds one observation, so its sum,
+// min and max are the value.
+const HistogramScale = 8
 
 // PutObservation writes one observed value as an exponential histogram
 // point of count 1: sum, min and max hold it exactly, its bucket holds it

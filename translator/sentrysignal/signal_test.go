@@ -186,13 +186,13 @@ func TestPartialError(t *testing.T) {
 func TestBucketIndex(t *testing.T) {
 	for _, v := range []float64{1, 2, 1024, 0.5, 3, 187.5, 1e-300, 1e300, math.SmallestNonzeroFloat64, math.MaxFloat64} {
 		i := BucketIndex(v)
-		lo := math.Exp2(math.Ldexp(float64(i), -20))
-		hi := math.Exp2(math.Ldexp(float64(i+1), -20))
+		lo := math.Exp2(math.Ldexp(float64(i), -HistogramScale))
+		hi := math.Exp2(math.Ldexp(float64(i+1), -HistogramScale))
 		if !(lo <= v*(1+1e-12) && v <= hi*(1+1e-12)) {
 			t.Errorf("BucketIndex(%g) = %d: (%g, %g]", v, i, lo, hi)
 		}
 	}
-	if BucketIndex(2) != 1<<20-1 || BucketIndex(1) != -1 {
+	if BucketIndex(2) != 1<<HistogramScale-1 || BucketIndex(1) != -1 {
 		t.Errorf("powers of two: %d %d", BucketIndex(2), BucketIndex(1))
 	}
 }
@@ -224,7 +224,8 @@ func TestPutObservations(t *testing.T) {
 	}{
 		// log2(187.5/12) ≈ 3.97: 3.97·2^5 ≈ 127 buckets fit, 2^6 would not
 		{[]float64{187.5, 12}, 5, 2, 0, 0},
-		{[]float64{1, 1.0000001}, 20, 2, 0, 0},
+		// two values closer than a bucket: the finest scale, one bucket
+		{[]float64{1, 1.0000001}, HistogramScale, 2, 0, 0},
 		// log2(1e600) ≈ 1993: 1993·2^-4 ≈ 125 buckets
 		{[]float64{1e-300, 1e300, -3, 0}, -4, 2, 1, 1},
 	}
