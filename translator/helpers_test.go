@@ -3,6 +3,8 @@ package translator
 import (
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
+
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/pprofiletest"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -147,32 +149,8 @@ func toProfiles(items []DecodedProfile, opts ReceiveOptions) pprofile.Profiles {
 	return b.Profiles()
 }
 
-// countSampleEvents counts the observations pd holds, the way Sentry counts
-// samples: one per timestamp, and for an aggregated sample (no timestamps)
-// the sum of its positive values.
-func countSampleEvents(pd pprofile.Profiles) int {
-	n := 0
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, prof := range sp.Profiles().All() {
-				for _, s := range prof.Samples().All() {
-					n += sampleEvents(s)
-				}
-			}
-		}
-	}
-	return n
-}
+// countSampleEvents counts the Sentry samples pd holds.
+func countSampleEvents(pd pprofile.Profiles) int { return samplecount.Events(pd) }
 
-// sampleEvents counts the observations of one Sample, as countSampleEvents
-// does.
-func sampleEvents(s pprofile.Sample) int {
-	if ts := s.TimestampsUnixNano().Len(); ts > 0 {
-		return ts
-	}
-	n := 0
-	for _, v := range s.Values().All() {
-		n += int(max(v, 0))
-	}
-	return n
-}
+// sampleEvents counts the observations of one Sample.
+func sampleEvents(s pprofile.Sample) int { return samplecount.OfSample(s) }
