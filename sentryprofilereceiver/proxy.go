@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -22,24 +23,37 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 )
 
+// readForwarded takes an envelope slot and reads a forwarded request's body
+// as it came. The slot bounds the bodies being read and translated; the
+// caller gives it back with release (once is enough, more is harmless) as
+// soon as translation is done, since waiting for the upstream costs the
+// body's memory, not a slot. ok is false when the request is answered
+// already (its client gone, or its body too large).
+func (h *envelopeHandler) readForwarded(w http.ResponseWriter, r *http.Request) (target *url.URL, raw []byte, release func(), ok bool) {
+	target, _ = h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
+	if !h.slots.acquire(r.Context()) {
+		return nil, nil, nil, false
+	}
+	release = sync.OnceFunc(h.slots.release)
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
+	if err != nil {
+		release()
+		writeError(w, h.bodyError(err))
+		return nil, nil, nil, false
+	}
+	return target, raw, release, true
+}
+
 // proxyEnvelope serves an envelope when forwarding: the upstream gets it as
 // it came (without its profiles when forward_profiles is off) while the
 // router translates it, and the SDK gets the upstream's answer. A pipeline
 // refusal is counted (obsreport) and logged, not told.
 func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, projectID string) {
-	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
-	if !h.slots.acquire(r.Context()) {
+	target, raw, release, ok := h.readForwarded(w, r)
+	if !ok {
 		return
 	}
-	// The slot bounds the bodies being read and translated; waiting for
-	// the upstream costs the body's memory, not a slot.
-	release := sync.OnceFunc(h.slots.release)
 	defer release()
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
-	if err != nil {
-		writeError(w, h.bodyError(err))
-		return
-	}
 	body, err := h.bodies.open(raw, r.Header.Get("Content-Encoding"))
 	if err != nil {
 		h.decodeError(w, r, err.Error(), http.StatusBadRequest)

@@ -12,7 +12,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -73,17 +72,11 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 // decoded body; the SDK gets the upstream's answer. A body the receiver
 // cannot read still goes to the upstream, which may.
 func (h *envelopeHandler) proxyStore(w http.ResponseWriter, r *http.Request, projectID string) {
-	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
-	if !h.slots.acquire(r.Context()) {
+	target, raw, release, ok := h.readForwarded(w, r)
+	if !ok {
 		return
 	}
-	release := sync.OnceFunc(h.slots.release)
 	defer release()
-	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
-	if err != nil {
-		writeError(w, h.bodyError(err))
-		return
-	}
 	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return
