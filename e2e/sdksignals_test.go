@@ -9,73 +9,54 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/pmetric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 )
 
-// TestSDKSignals (E2E=1) runs @sentry/node 11.1.0 with E2E_EVENTS=1 against
-// a collector with all four pipelines: the events, logs, metrics, check-in,
-// feedback and session the SDK's own recorded requests carried (read here
-// with encoding/json) come out of the logs and metrics pipelines, each
-// record once.
+// signalClients are the clients TestSDKSignals runs with E2E_EVENTS=1 and
+// the kinds of items each must send: every kind its SDK release has an API
+// for (see each program's comment for what it lacks).
+var signalClients = []struct {
+	name  string
+	kinds []string
+}{
+	{"node11-static", []string{"exception", "message", "log", "trace_metric", "check_in", "feedback", "session"}},
+	{"node10-v1", []string{"exception", "message", "log", "trace_metric", "check_in", "feedback", "session"}},
+	{"browser11-v2", []string{"exception", "message", "log", "trace_metric", "feedback", "session"}},
+	{"go-v1", []string{"exception", "message", "check_in"}},
+	{"python1-wsgi", []string{"store", "exception", "message", "check_in", "user_report", "session", "sessions"}},
+}
+
+// TestSDKSignals (E2E=1) runs each client of signalClients with
+// E2E_EVENTS=1 against a collector with all four pipelines: every event,
+// log entry, check-in and feedback the SDK's own recorded requests carried
+// (read here with encoding/json) comes out of the logs pipeline once with
+// its fields, and every metric point and session out of the metrics
+// pipeline.
 func TestSDKSignals(t *testing.T) {
 	requireE2E(t)
-	client, ok := sdkClientByName("node11-static")
-	require.True(t, ok)
-	dir := t.TempDir()
-	logsOut, metricsOut := dir+"/logs.jsonl", dir+"/metrics.jsonl"
-	run := runSDK(t, client, sdkRunOptions{
-		Env:    []string{"E2E_EVENTS=1"},
-		Config: func(a collectorAddrs) string { return withSignalPipelines(sdkCollectorConfig(a), logsOut, metricsOut) },
-	})
-
-	sent := readSDKSignals(t, run.Posts())
-	require.Len(t, sent.eventIDs, 3, "an exception, a message and feedback: %v", sent.itemTypes)
-	require.Positive(t, sent.logEntries, "logs: %v", sent.itemTypes)
-	require.NotEmpty(t, sent.metricNames, "metrics: %v", sent.itemTypes)
-	require.Positive(t, sent.checkIns, "check-ins: %v", sent.itemTypes)
-	require.Positive(t, sent.sessions, "sessions: %v", sent.itemTypes)
-
-	wantRecords := len(sent.eventIDs) + sent.logEntries + sent.checkIns
-	var logs []plog.Logs
-	require.Eventually(t, func() bool {
-		var err error
-		logs, err = readLogLines(logsOut)
-		require.NoError(t, err)
-		return countRecords(logs) >= wantRecords
-	}, 30*time.Second, 200*time.Millisecond, "the logs file never held %d records", wantRecords)
-	assert.Equal(t, wantRecords, countRecords(logs), "every record once")
-
-	uids, bodies := map[string]int{}, map[string]int{}
-	for _, ld := range logs {
-		for _, rl := range ld.ResourceLogs().All() {
-			for _, sl := range rl.ScopeLogs().All() {
-				for _, lr := range sl.LogRecords().All() {
-					bodies[lr.Body().AsString()]++
-					if v, ok := lr.Attributes().Get("log.record.uid"); ok {
-						uids[v.Str()]++
-					}
-				}
+	for _, c := range signalClients {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			client, ok := sdkClientByName(c.name)
+			require.True(t, ok)
+			dir := t.TempDir()
+			logsOut, metricsOut := dir+"/logs.jsonl", dir+"/metrics.jsonl"
+			run := runSDK(t, client, sdkRunOptions{
+				Env:    []string{"E2E_EVENTS=1"},
+				Config: func(a collectorAddrs) string { return withSignalPipelines(sdkCollectorConfig(a), logsOut, metricsOut) },
+			})
+			sent := readSDKSignals(t, run.Posts())
+			t.Logf("%s sent %s", c.name, sent.summary())
+			for _, kind := range c.kinds {
+				require.Positive(t, sent.kinds()[kind], "%s sent no %s: items %v", c.name, kind, sent.itemTypes)
 			}
-		}
+			checkSignalLogs(t, sent, logsOut)
+			checkSignalMetrics(t, sent, metricsOut)
+		})
 	}
-	for _, id := range sent.eventIDs[:2] {
-		assert.Equal(t, 1, uids[id], "event %s once", id)
-	}
-	assert.Equal(t, 1, bodies["e2e: a message captured on purpose"])
-	assert.Equal(t, 1, bodies["e2e: a log written on purpose"])
-	assert.Equal(t, 1, bodies["e2e: feedback sent on purpose"])
-
-	require.Eventually(t, func() bool {
-		metrics, err := readMetricLines(metricsOut)
-		require.NoError(t, err)
-		points := metricPoints(metrics)
-		for _, name := range append(sent.metricNames, "sentry.sessions.started") {
-			if points[name] == 0 {
-				return false
-			}
-		}
-		return true
-	}, 30*time.Second, 200*time.Millisecond, "the metrics file never held %v and the session", sent.metricNames)
 }
 
 // withSignalPipelines adds logs and metrics pipelines with their file
@@ -88,53 +69,364 @@ func withSignalPipelines(config, logsOut, metricsOut string) string {
 		"    metrics:\n      receivers: [sentryprofile]\n      exporters: [file/metrics]\n"
 }
 
-// sdkSignals is what an SDK's envelopes carried besides profiles and spans.
+// sdkSignals is what an SDK's requests carried besides profiles and spans.
 type sdkSignals struct {
-	itemTypes   map[string]int
-	eventIDs    []string // event items first, then feedback
-	logEntries  int
-	metricNames []string
-	checkIns    int
-	sessions    int
+	itemTypes map[string]int
+	stored    int // events posted to /store/ (also in events)
+	events    []sentEvent
+	feedback  []sentFeedback // feedback and user_report items
+	logs      []string       // each log entry's body
+	metrics   map[string]int // points per metric name
+	checkIns  []sentCheckIn
+	// sessions and aggregates are the session and sessions items;
+	// started and ended are what sentrysession makes of them.
+	sessions, aggregates int
+	started, ended       int64
 }
 
+type sentEvent struct {
+	id, message string
+	chain       []sentException // oldest first, as sent
+}
+
+type sentException struct{ typ, value string }
+
+type sentFeedback struct {
+	userReport bool
+	id, text   string // the feedback's own event_id (the report's event's), its text
+}
+
+type sentCheckIn struct{ id, slug, status string }
+
+// kinds counts the sent records by what TestSDKSignals requires of a client.
+func (s sdkSignals) kinds() map[string]int {
+	k := map[string]int{
+		"store": s.stored, "log": len(s.logs), "trace_metric": len(s.metrics), "check_in": len(s.checkIns),
+		"session": s.sessions, "sessions": s.aggregates,
+	}
+	for _, e := range s.events {
+		if len(e.chain) > 1 {
+			k["exception"]++ // an exception with its cause
+		}
+		if e.message != "" {
+			k["message"]++
+		}
+	}
+	for _, f := range s.feedback {
+		if f.userReport {
+			k["user_report"]++
+		} else {
+			k["feedback"]++
+		}
+	}
+	return k
+}
+
+func (s sdkSignals) summary() string {
+	return fmt.Sprintf("%d events (%d to /store/), %d feedback, %d log entries, metrics %v, %d check-ins, %d session updates, %d aggregates (items %v)",
+		len(s.events), s.stored, len(s.feedback), len(s.logs), s.metrics, len(s.checkIns), s.sessions, s.aggregates, s.itemTypes)
+}
+
+// records is how many log records the logs pipeline must write.
+func (s sdkSignals) records() int {
+	return len(s.events) + len(s.feedback) + len(s.logs) + len(s.checkIns)
+}
+
+// readSDKSignals reads the envelopes, and the /store/ bodies of SDKs that
+// post errors there, with encoding/json.
 func readSDKSignals(t *testing.T, posts []recordedRequest) sdkSignals {
 	t.Helper()
-	s := sdkSignals{itemTypes: map[string]int{}}
-	var feedback []string
+	s := sdkSignals{itemTypes: map[string]int{}, metrics: map[string]int{}}
 	for _, p := range posts {
+		if strings.Contains(p.Path, "/store") {
+			s.stored++
+			s.itemTypes["store"]++
+			s.events = append(s.events, readSentEvent(t, p.Body))
+			continue
+		}
 		items, err := parseEnvelope(p.Body)
 		require.NoError(t, err)
 		for _, it := range items {
 			s.itemTypes[it.Type]++
-			var doc struct {
-				EventID string `json:"event_id"`
-				Items   []struct {
-					Name string `json:"name"`
-				} `json:"items"`
-			}
-			switch it.Type {
-			case "event", "feedback", "log", "trace_metric":
-				require.NoError(t, json.Unmarshal(it.Payload, &doc), it.Type)
-			}
-			switch it.Type {
-			case "event":
-				s.eventIDs = append(s.eventIDs, doc.EventID)
-			case "feedback":
-				feedback = append(feedback, doc.EventID)
-			case "log":
-				s.logEntries += len(doc.Items)
-			case "trace_metric":
-				for _, m := range doc.Items {
-					s.metricNames = append(s.metricNames, m.Name)
-				}
-			case "check_in":
-				s.checkIns++
-			case "session":
-				s.sessions++
+			s.addItem(t, it)
+		}
+	}
+	return s
+}
+
+func (s *sdkSignals) addItem(t *testing.T, it envelopeItem) {
+	t.Helper()
+	var doc struct {
+		EventID  string `json:"event_id"`
+		Comments string `json:"comments"`
+		Contexts struct {
+			Feedback struct {
+				Message string `json:"message"`
+			} `json:"feedback"`
+		} `json:"contexts"`
+		Items []struct {
+			Name string `json:"name"`
+			Body string `json:"body"`
+		} `json:"items"`
+		CheckInID  string `json:"check_in_id"`
+		MonitorSlg string `json:"monitor_slug"`
+		Status     string `json:"status"`
+		Init       bool   `json:"init"`
+		Aggregates []map[string]any
+	}
+	switch it.Type {
+	case "event", "feedback", "user_report", "log", "trace_metric", "check_in", "session", "sessions":
+		require.NoError(t, json.Unmarshal(it.Payload, &doc), it.Type)
+	}
+	switch it.Type {
+	case "event":
+		s.events = append(s.events, readSentEvent(t, it.Payload))
+	case "feedback":
+		s.feedback = append(s.feedback, sentFeedback{id: doc.EventID, text: doc.Contexts.Feedback.Message})
+	case "user_report":
+		s.feedback = append(s.feedback, sentFeedback{userReport: true, id: doc.EventID, text: doc.Comments})
+	case "log":
+		for _, e := range doc.Items {
+			s.logs = append(s.logs, e.Body)
+		}
+	case "trace_metric":
+		for _, m := range doc.Items {
+			s.metrics[m.Name]++
+		}
+	case "check_in":
+		s.checkIns = append(s.checkIns, sentCheckIn{id: doc.CheckInID, slug: doc.MonitorSlg, status: doc.Status})
+	case "session":
+		s.sessions++
+		if doc.Init {
+			s.started++
+		}
+		if doc.Status != "ok" && doc.Status != "" {
+			s.ended++
+		}
+	case "sessions":
+		s.aggregates++
+		for _, bucket := range doc.Aggregates {
+			for _, k := range []string{"exited", "errored", "unhandled", "crashed", "abnormal"} {
+				n, _ := bucket[k].(float64)
+				s.started += int64(n)
+				s.ended += int64(n)
 			}
 		}
 	}
-	s.eventIDs = append(s.eventIDs, feedback...)
-	return s
+}
+
+// readSentEvent reads an event's id, message and exception chain.
+func readSentEvent(t *testing.T, payload []byte) sentEvent {
+	t.Helper()
+	var doc struct {
+		EventID  string          `json:"event_id"`
+		Message  json.RawMessage `json:"message"`
+		LogEntry *struct {
+			Message   string `json:"message"`
+			Formatted string `json:"formatted"`
+		} `json:"logentry"`
+		Exception json.RawMessage `json:"exception"`
+	}
+	require.NoError(t, json.Unmarshal(payload, &doc), "event")
+	// {"values": [...]}, or the bare list sentry-go sends
+	type entry struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}
+	var values []entry
+	if len(doc.Exception) > 0 && doc.Exception[0] == '[' {
+		require.NoError(t, json.Unmarshal(doc.Exception, &values), "event exception")
+	} else if len(doc.Exception) > 0 {
+		var wrapped struct {
+			Values []entry `json:"values"`
+		}
+		require.NoError(t, json.Unmarshal(doc.Exception, &wrapped), "event exception")
+		values = wrapped.Values
+	}
+	ev := sentEvent{id: doc.EventID}
+	var text string
+	if json.Unmarshal(doc.Message, &text) == nil {
+		ev.message = text
+	}
+	if doc.LogEntry != nil && ev.message == "" {
+		ev.message = doc.LogEntry.Formatted
+		if ev.message == "" {
+			ev.message = doc.LogEntry.Message
+		}
+	}
+	if ev.message == "" {
+		for _, v := range values {
+			ev.chain = append(ev.chain, sentException{typ: v.Type, value: v.Value})
+		}
+	}
+	return ev
+}
+
+// checkSignalLogs waits for the logs file to hold every record sent and
+// checks each one's fields.
+func checkSignalLogs(t *testing.T, sent sdkSignals, path string) {
+	t.Helper()
+	want := sent.records()
+	var records []plog.LogRecord
+	require.Eventually(t, func() bool {
+		logs, err := readLogLines(path)
+		require.NoError(t, err)
+		records = allRecords(logs)
+		return len(records) >= want
+	}, 30*time.Second, 200*time.Millisecond, "the logs file never held the %d records sent", want)
+	time.Sleep(300 * time.Millisecond) // a duplicate would follow within a flush
+	logs, err := readLogLines(path)
+	require.NoError(t, err)
+	records = allRecords(logs)
+	assert.Equal(t, want, len(records), "every record once")
+
+	byAttr := func(key, value string) []plog.LogRecord {
+		var out []plog.LogRecord
+		for _, lr := range records {
+			if v, ok := lr.Attributes().Get(key); ok && v.AsString() == value {
+				out = append(out, lr)
+			}
+		}
+		return out
+	}
+	byBody := func(body string) int {
+		n := 0
+		for _, lr := range records {
+			if lr.Body().AsString() == body {
+				n++
+			}
+		}
+		return n
+	}
+	uid := string(semconv.LogRecordUIDKey)
+	for _, ev := range sent.events {
+		got := byAttr(uid, ev.id)
+		if !assert.Len(t, got, 1, "event %s (%q %v) once", ev.id, ev.message, ev.chain) {
+			continue
+		}
+		checkEventRecord(t, ev, got[0])
+	}
+	for _, f := range sent.feedback {
+		assert.Equal(t, 1, byBody(f.text), "feedback %q once", f.text)
+		if f.userReport {
+			assert.Len(t, byAttr("sentry.feedback.associated_event_id", f.id), 1, "user_report of %s", f.id)
+		} else {
+			assert.Len(t, byAttr(uid, f.id), 1, "feedback %s", f.id)
+		}
+	}
+	for _, body := range sent.logs {
+		assert.Equal(t, 1, byBody(body), "log entry %q once", body)
+	}
+	for _, c := range sent.checkIns {
+		got := byAttr("sentry.check_in.id", c.id)
+		if assert.Len(t, got, 1, "check-in %s once", c.id) {
+			assertAttr(t, got[0].Attributes(), "sentry.monitor.slug", c.slug)
+			assertAttr(t, got[0].Attributes(), "sentry.check_in.status", c.status)
+		}
+	}
+}
+
+// checkEventRecord: a message's text is the body; an exception's last
+// entry is exception.type and exception.message, and the stack trace
+// text names every entry of the chain.
+func checkEventRecord(t *testing.T, ev sentEvent, lr plog.LogRecord) {
+	t.Helper()
+	if ev.message != "" {
+		assert.Equal(t, ev.message, lr.Body().AsString(), "event %s body", ev.id)
+	}
+	if len(ev.chain) == 0 {
+		return
+	}
+	attrs := lr.Attributes()
+	raised := ev.chain[len(ev.chain)-1]
+	assertAttr(t, attrs, string(semconv.ExceptionTypeKey), raised.typ)
+	assertAttr(t, attrs, string(semconv.ExceptionMessageKey), raised.value)
+	trace, ok := attrs.Get(string(semconv.ExceptionStacktraceKey))
+	require.True(t, ok, "event %s: no %s", ev.id, semconv.ExceptionStacktraceKey)
+	for _, e := range ev.chain {
+		assert.Contains(t, trace.Str(), e.value, "event %s: the stack trace names each exception of the chain", ev.id)
+	}
+	// sentry.exception keeps the entries as sent: {"values": [...]}, or
+	// sentry-go's bare list
+	if exc, ok := attrs.Get("sentry.exception"); assert.True(t, ok, "event %s: sentry.exception", ev.id) {
+		entries := exc
+		if exc.Type() == pcommon.ValueTypeMap {
+			entries, _ = exc.Map().Get("values")
+		}
+		if assert.Equal(t, pcommon.ValueTypeSlice, entries.Type(), "event %s: sentry.exception entries", ev.id) {
+			assert.Equal(t, len(ev.chain), entries.Slice().Len(), "event %s: sentry.exception entries", ev.id)
+		}
+	}
+}
+
+func assertAttr(t *testing.T, attrs pcommon.Map, key, want string) {
+	t.Helper()
+	v, ok := attrs.Get(key)
+	if assert.True(t, ok, "attribute %s missing (want %q)", key, want) {
+		assert.Equal(t, want, v.AsString(), "attribute %s", key)
+	}
+}
+
+func allRecords(logs []plog.Logs) []plog.LogRecord {
+	var out []plog.LogRecord
+	for _, ld := range logs {
+		for _, rl := range ld.ResourceLogs().All() {
+			for _, sl := range rl.ScopeLogs().All() {
+				for _, lr := range sl.LogRecords().All() {
+					out = append(out, lr)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// checkSignalMetrics waits for the metrics file to hold a point per metric
+// entry sent and the sessions' counts.
+func checkSignalMetrics(t *testing.T, sent sdkSignals, path string) {
+	t.Helper()
+	if len(sent.metrics) == 0 && sent.sessions+sent.aggregates == 0 {
+		return
+	}
+	var points map[string]int
+	var sums map[string]int64
+	done := func() bool {
+		metrics, err := readMetricLines(path)
+		require.NoError(t, err)
+		points, sums = metricPoints(metrics), metricSums(metrics)
+		for name, n := range sent.metrics {
+			if points[name] < n {
+				return false
+			}
+		}
+		return sums["sentry.sessions.started"] >= sent.started && sums["sentry.sessions.ended"] >= sent.ended
+	}
+	assert.Eventually(t, done, 30*time.Second, 200*time.Millisecond, "the metrics file never held %v and the sessions", sent.metrics)
+	time.Sleep(300 * time.Millisecond)
+	done()
+	for name, n := range sent.metrics {
+		assert.Equal(t, n, points[name], "points of %s", name)
+	}
+	assert.Equal(t, sent.started, sums["sentry.sessions.started"], "sentry.sessions.started")
+	assert.Equal(t, sent.ended, sums["sentry.sessions.ended"], "sentry.sessions.ended")
+}
+
+// metricSums adds up the integer sum points of each metric name.
+func metricSums(metrics []pmetric.Metrics) map[string]int64 {
+	out := map[string]int64{}
+	for _, md := range metrics {
+		for _, rm := range md.ResourceMetrics().All() {
+			for _, sm := range rm.ScopeMetrics().All() {
+				for _, m := range sm.Metrics().All() {
+					if m.Type() != pmetric.MetricTypeSum {
+						continue
+					}
+					for _, dp := range m.Sum().DataPoints().All() {
+						out[m.Name()] += dp.IntValue()
+					}
+				}
+			}
+		}
+	}
+	return out
 }
