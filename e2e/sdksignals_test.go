@@ -53,8 +53,8 @@ func TestSDKSignals(t *testing.T) {
 			for _, kind := range c.kinds {
 				require.Positive(t, sent.kinds()[kind], "%s sent no %s: items %v", c.name, kind, sent.itemTypes)
 			}
-			checkSignalLogs(t, sent, logsOut)
-			checkSignalMetrics(t, sent, metricsOut)
+			checkSignalLogs(t, sent, logsOut, run.Env)
+			checkSignalMetrics(t, sent, metricsOut, run.Env)
 		})
 	}
 }
@@ -75,8 +75,9 @@ type sdkSignals struct {
 	stored    int // events posted to /store/ (also in events)
 	events    []sentEvent
 	feedback  []sentFeedback // feedback and user_report items
-	logs      []string       // each log entry's body
-	metrics   map[string]int // points per metric name
+	logs      []sentLog
+	metrics   map[string]int     // points per metric name
+	values    map[string]float64 // the sum of their values
 	checkIns  []sentCheckIn
 	// sessions and aggregates are the session and sessions items;
 	// started and ended are what sentrysession makes of them.
@@ -96,7 +97,12 @@ type sentFeedback struct {
 	id, text   string // the feedback's own event_id (the report's event's), its text
 }
 
-type sentCheckIn struct{ id, slug, status string }
+type sentLog struct{ body, level string }
+
+type sentCheckIn struct {
+	id, slug, status string
+	duration         float64 // seconds; 0 when not sent
+}
 
 // kinds counts the sent records by what TestSDKSignals requires of a client.
 func (s sdkSignals) kinds() map[string]int {
@@ -136,7 +142,7 @@ func (s sdkSignals) records() int {
 // post errors there, with encoding/json.
 func readSDKSignals(t *testing.T, posts []recordedRequest) sdkSignals {
 	t.Helper()
-	s := sdkSignals{itemTypes: map[string]int{}, metrics: map[string]int{}}
+	s := sdkSignals{itemTypes: map[string]int{}, metrics: map[string]int{}, values: map[string]float64{}}
 	for _, p := range posts {
 		if strings.Contains(p.Path, "/store") {
 			s.stored++
@@ -165,12 +171,15 @@ func (s *sdkSignals) addItem(t *testing.T, it envelopeItem) {
 			} `json:"feedback"`
 		} `json:"contexts"`
 		Items []struct {
-			Name string `json:"name"`
-			Body string `json:"body"`
+			Name  string  `json:"name"`
+			Value float64 `json:"value"`
+			Body  string  `json:"body"`
+			Level string  `json:"level"`
 		} `json:"items"`
-		CheckInID  string `json:"check_in_id"`
-		MonitorSlg string `json:"monitor_slug"`
-		Status     string `json:"status"`
+		CheckInID  string  `json:"check_in_id"`
+		MonitorSlg string  `json:"monitor_slug"`
+		Status     string  `json:"status"`
+		Duration   float64 `json:"duration"`
 		Init       bool   `json:"init"`
 		Aggregates []map[string]any
 	}
@@ -187,14 +196,15 @@ func (s *sdkSignals) addItem(t *testing.T, it envelopeItem) {
 		s.feedback = append(s.feedback, sentFeedback{userReport: true, id: doc.EventID, text: doc.Comments})
 	case "log":
 		for _, e := range doc.Items {
-			s.logs = append(s.logs, e.Body)
+			s.logs = append(s.logs, sentLog{body: e.Body, level: e.Level})
 		}
 	case "trace_metric":
 		for _, m := range doc.Items {
 			s.metrics[m.Name]++
+			s.values[m.Name] += m.Value
 		}
 	case "check_in":
-		s.checkIns = append(s.checkIns, sentCheckIn{id: doc.CheckInID, slug: doc.MonitorSlg, status: doc.Status})
+		s.checkIns = append(s.checkIns, sentCheckIn{id: doc.CheckInID, slug: doc.MonitorSlg, status: doc.Status, duration: doc.Duration})
 	case "session":
 		s.sessions++
 		if doc.Init {
@@ -264,7 +274,7 @@ func readSentEvent(t *testing.T, payload []byte) sentEvent {
 
 // checkSignalLogs waits for the logs file to hold every record sent and
 // checks each one's fields.
-func checkSignalLogs(t *testing.T, sent sdkSignals, path string) {
+func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
 	t.Helper()
 	want := sent.records()
 	var records []plog.LogRecord
@@ -279,6 +289,11 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string) {
 	require.NoError(t, err)
 	records = allRecords(logs)
 	assert.Equal(t, want, len(records), "every record once")
+	for _, ld := range logs {
+		for _, rl := range ld.ResourceLogs().All() {
+			assertRunResource(t, rl.Resource().Attributes(), env)
+		}
+	}
 
 	byAttr := func(key, value string) []plog.LogRecord {
 		var out []plog.LogRecord
@@ -289,14 +304,14 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string) {
 		}
 		return out
 	}
-	byBody := func(body string) int {
-		n := 0
+	byBody := func(body string) []plog.LogRecord {
+		var out []plog.LogRecord
 		for _, lr := range records {
 			if lr.Body().AsString() == body {
-				n++
+				out = append(out, lr)
 			}
 		}
-		return n
+		return out
 	}
 	uid := string(semconv.LogRecordUIDKey)
 	for _, ev := range sent.events {
@@ -307,21 +322,29 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string) {
 		checkEventRecord(t, ev, got[0])
 	}
 	for _, f := range sent.feedback {
-		assert.Equal(t, 1, byBody(f.text), "feedback %q once", f.text)
+		assert.Len(t, byBody(f.text), 1, "feedback %q once", f.text)
 		if f.userReport {
 			assert.Len(t, byAttr("sentry.feedback.associated_event_id", f.id), 1, "user_report of %s", f.id)
 		} else {
 			assert.Len(t, byAttr(uid, f.id), 1, "feedback %s", f.id)
 		}
 	}
-	for _, body := range sent.logs {
-		assert.Equal(t, 1, byBody(body), "log entry %q once", body)
+	for _, l := range sent.logs {
+		got := byBody(l.body)
+		if assert.Len(t, got, 1, "log entry %q once", l.body) {
+			assert.Equal(t, l.level, got[0].SeverityText(), "log entry %q severity", l.body)
+		}
 	}
 	for _, c := range sent.checkIns {
 		got := byAttr("sentry.check_in.id", c.id)
 		if assert.Len(t, got, 1, "check-in %s once", c.id) {
 			assertAttr(t, got[0].Attributes(), "sentry.monitor.slug", c.slug)
 			assertAttr(t, got[0].Attributes(), "sentry.check_in.status", c.status)
+			if c.duration != 0 {
+				d, ok := got[0].Attributes().Get("sentry.check_in.duration")
+				assert.True(t, ok, "check-in %s: sentry.check_in.duration", c.id)
+				assert.InDelta(t, c.duration, d.Double(), 1e-9, "check-in %s: sentry.check_in.duration", c.id)
+			}
 		}
 	}
 }
@@ -359,6 +382,14 @@ func checkEventRecord(t *testing.T, ev sentEvent, lr plog.LogRecord) {
 	}
 }
 
+// assertRunResource: the SDK's release and environment, which every item
+// of these clients names, are the resource's.
+func assertRunResource(t *testing.T, attrs pcommon.Map, env sdkEnv) {
+	t.Helper()
+	assertAttr(t, attrs, string(semconv.ServiceVersionKey), env.Release)
+	assertAttr(t, attrs, string(semconv.DeploymentEnvironmentNameKey), env.Environment)
+}
+
 func assertAttr(t *testing.T, attrs pcommon.Map, key, want string) {
 	t.Helper()
 	v, ok := attrs.Get(key)
@@ -383,17 +414,20 @@ func allRecords(logs []plog.Logs) []plog.LogRecord {
 
 // checkSignalMetrics waits for the metrics file to hold a point per metric
 // entry sent and the sessions' counts.
-func checkSignalMetrics(t *testing.T, sent sdkSignals, path string) {
+func checkSignalMetrics(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
 	t.Helper()
 	if len(sent.metrics) == 0 && sent.sessions+sent.aggregates == 0 {
 		return
 	}
 	var points map[string]int
 	var sums map[string]int64
+	var values map[string]float64
+	var metrics []pmetric.Metrics
 	done := func() bool {
-		metrics, err := readMetricLines(path)
+		var err error
+		metrics, err = readMetricLines(path)
 		require.NoError(t, err)
-		points, sums = metricPoints(metrics), metricSums(metrics)
+		points, sums, values = metricPoints(metrics), metricSums(metrics), metricValues(metrics)
 		for name, n := range sent.metrics {
 			if points[name] < n {
 				return false
@@ -404,8 +438,14 @@ func checkSignalMetrics(t *testing.T, sent sdkSignals, path string) {
 	assert.Eventually(t, done, 30*time.Second, 200*time.Millisecond, "the metrics file never held %v and the sessions", sent.metrics)
 	time.Sleep(300 * time.Millisecond)
 	done()
+	for _, md := range metrics {
+		for _, rm := range md.ResourceMetrics().All() {
+			assertRunResource(t, rm.Resource().Attributes(), env)
+		}
+	}
 	for name, n := range sent.metrics {
 		assert.Equal(t, n, points[name], "points of %s", name)
+		assert.InDelta(t, sent.values[name], values[name], 1e-9, "the values of %s", name)
 	}
 	assert.Equal(t, sent.started, sums["sentry.sessions.started"], "sentry.sessions.started")
 	assert.Equal(t, sent.ended, sums["sentry.sessions.ended"], "sentry.sessions.ended")
@@ -423,6 +463,41 @@ func metricSums(metrics []pmetric.Metrics) map[string]int64 {
 					}
 					for _, dp := range m.Sum().DataPoints().All() {
 						out[m.Name()] += dp.IntValue()
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// metricValues adds up the values of each metric name's points: a sum's
+// or gauge's value, a histogram's sum.
+func metricValues(metrics []pmetric.Metrics) map[string]float64 {
+	value := func(dp pmetric.NumberDataPoint) float64 {
+		if dp.ValueType() == pmetric.NumberDataPointValueTypeInt {
+			return float64(dp.IntValue())
+		}
+		return dp.DoubleValue()
+	}
+	out := map[string]float64{}
+	for _, md := range metrics {
+		for _, rm := range md.ResourceMetrics().All() {
+			for _, sm := range rm.ScopeMetrics().All() {
+				for _, m := range sm.Metrics().All() {
+					switch m.Type() {
+					case pmetric.MetricTypeSum:
+						for _, dp := range m.Sum().DataPoints().All() {
+							out[m.Name()] += value(dp)
+						}
+					case pmetric.MetricTypeGauge:
+						for _, dp := range m.Gauge().DataPoints().All() {
+							out[m.Name()] += value(dp)
+						}
+					case pmetric.MetricTypeExponentialHistogram:
+						for _, dp := range m.ExponentialHistogram().DataPoints().All() {
+							out[m.Name()] += dp.Sum()
+						}
 					}
 				}
 			}
