@@ -180,7 +180,7 @@ func (s *sdkSignals) addItem(t *testing.T, it envelopeItem) {
 		MonitorSlg string  `json:"monitor_slug"`
 		Status     string  `json:"status"`
 		Duration   float64 `json:"duration"`
-		Init       bool   `json:"init"`
+		Init       bool    `json:"init"`
 		Aggregates []map[string]any
 	}
 	switch it.Type {
