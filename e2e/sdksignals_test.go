@@ -53,8 +53,10 @@ func TestSDKSignals(t *testing.T) {
 			for _, kind := range c.kinds {
 				require.Positive(t, sent.kinds()[kind], "%s sent no %s: items %v", c.name, kind, sent.itemTypes)
 			}
-			checkSignalLogs(t, sent, logsOut, run.Env)
-			checkSignalMetrics(t, sent, metricsOut, run.Env)
+			tally := &signalTally{}
+			checkSignalLogs(t, sent, logsOut, run.Env, tally)
+			checkSignalMetrics(t, sent, metricsOut, run.Env, tally)
+			t.Logf("%s (%s), sent/arrived: %s", c.name, client.SDK, tally)
 		})
 	}
 }
@@ -91,6 +93,40 @@ type sentEvent struct {
 }
 
 type sentException struct{ typ, value string }
+
+// kind names the event in the tally.
+func (e sentEvent) kind() string {
+	if e.message != "" {
+		return "message"
+	}
+	return "exception"
+}
+
+// signalTally counts, per kind of record, how many were sent and how many
+// arrived, in the order the kinds were first counted.
+type signalTally struct {
+	order  []string
+	counts map[string][2]int
+}
+
+func (s *signalTally) add(kind string, sent, arrived int) {
+	if s.counts == nil {
+		s.counts = map[string][2]int{}
+	}
+	if _, ok := s.counts[kind]; !ok {
+		s.order = append(s.order, kind)
+	}
+	c := s.counts[kind]
+	s.counts[kind] = [2]int{c[0] + sent, c[1] + arrived}
+}
+
+func (s *signalTally) String() string {
+	parts := make([]string, 0, len(s.order))
+	for _, k := range s.order {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, s.counts[k][0], s.counts[k][1]))
+	}
+	return strings.Join(parts, ", ")
+}
 
 type sentFeedback struct {
 	userReport bool
@@ -274,7 +310,7 @@ func readSentEvent(t *testing.T, payload []byte) sentEvent {
 
 // checkSignalLogs waits for the logs file to hold every record sent and
 // checks each one's fields.
-func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
+func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv, tally *signalTally) {
 	t.Helper()
 	want := sent.records()
 	var records []plog.LogRecord
@@ -316,12 +352,18 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
 	uid := string(semconv.LogRecordUIDKey)
 	for _, ev := range sent.events {
 		got := byAttr(uid, ev.id)
+		tally.add(ev.kind(), 1, len(got))
 		if !assert.Len(t, got, 1, "event %s (%q %v) once", ev.id, ev.message, ev.chain) {
 			continue
 		}
 		checkEventRecord(t, ev, got[0])
 	}
 	for _, f := range sent.feedback {
+		kind := "feedback"
+		if f.userReport {
+			kind = "user_report"
+		}
+		tally.add(kind, 1, len(byBody(f.text)))
 		assert.Len(t, byBody(f.text), 1, "feedback %q once", f.text)
 		if f.userReport {
 			assert.Len(t, byAttr("sentry.feedback.associated_event_id", f.id), 1, "user_report of %s", f.id)
@@ -331,12 +373,14 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
 	}
 	for _, l := range sent.logs {
 		got := byBody(l.body)
+		tally.add("log", 1, len(got))
 		if assert.Len(t, got, 1, "log entry %q once", l.body) {
 			assert.Equal(t, l.level, got[0].SeverityText(), "log entry %q severity", l.body)
 		}
 	}
 	for _, c := range sent.checkIns {
 		got := byAttr("sentry.check_in.id", c.id)
+		tally.add("check_in", 1, len(got))
 		if assert.Len(t, got, 1, "check-in %s once", c.id) {
 			assertAttr(t, got[0].Attributes(), "sentry.monitor.slug", c.slug)
 			assertAttr(t, got[0].Attributes(), "sentry.check_in.status", c.status)
@@ -414,7 +458,7 @@ func allRecords(logs []plog.Logs) []plog.LogRecord {
 
 // checkSignalMetrics waits for the metrics file to hold a point per metric
 // entry sent and the sessions' counts.
-func checkSignalMetrics(t *testing.T, sent sdkSignals, path string, env sdkEnv) {
+func checkSignalMetrics(t *testing.T, sent sdkSignals, path string, env sdkEnv, tally *signalTally) {
 	t.Helper()
 	if len(sent.metrics) == 0 && sent.sessions+sent.aggregates == 0 {
 		return
@@ -444,8 +488,13 @@ func checkSignalMetrics(t *testing.T, sent sdkSignals, path string, env sdkEnv) 
 		}
 	}
 	for name, n := range sent.metrics {
+		tally.add("metric "+name, n, points[name])
 		assert.Equal(t, n, points[name], "points of %s", name)
 		assert.InDelta(t, sent.values[name], values[name], 1e-9, "the values of %s", name)
+	}
+	if sent.sessions+sent.aggregates > 0 {
+		tally.add("sessions started", int(sent.started), int(sums["sentry.sessions.started"]))
+		tally.add("sessions ended", int(sent.ended), int(sums["sentry.sessions.ended"]))
 	}
 	assert.Equal(t, sent.started, sums["sentry.sessions.started"], "sentry.sessions.started")
 	assert.Equal(t, sent.ended, sums["sentry.sessions.ended"], "sentry.sessions.ended")
