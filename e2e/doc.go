@@ -64,12 +64,29 @@
 // sentrygo/ is a Go module of its own with its go.sum, built by the test, so
 // the project's go.mod never depends on the SDK.
 //
-// node/app.js with E2E_EVENTS=1 also captures an exception and a message,
-// writes a log, counts a metric, sends a check-in and feedback and ends a
-// release-health session, for tests of what else an SDK sends:
-// TestSDKSignals checks that each of them comes out of the logs and metrics
-// pipelines once, and TestCollectorAllSignals does the same for captured
-// payloads and a /store/ event through the built collector alone.
+// With E2E_EVENTS=1 (browser/page11.js: E2E_EVENTS=1 in its query string,
+// where the runner puts every extra variable) five clients also send every
+// other item their release has an API for:
+//
+//	node11-static  an exception with a cause, a message, a log, a metric, a check-in, feedback, a session
+//	node10-v1      the same (10.75.3 has logs and metrics on by default)
+//	browser11-v2   the same but the check-in (a server-side API); the session is browserSessionIntegration's
+//	go-v1          a wrapped error (a chained exception), a message, a check-in; v0.30.0 has no logs,
+//	               no sessions, and statsd metrics only through a hand-built event
+//	python1-wsgi   an exception raised from another and a message (to /store/), a session and the
+//	               middleware's session aggregates, and a check_in and a user_report item in an
+//	               Envelope sent with the client's transport (1.9.10 has no API for either)
+//
+// TestSDKSignals runs them against a collector with logs and metrics
+// pipelines, counts from the SDK's recorded requests what each sent, and
+// checks that each event, feedback, log entry and check-in comes out of the
+// logs pipeline once with its fields (event id, message or the chain's type,
+// value and stack trace, severity, check-in id, slug, status and duration),
+// each metric with as many points and the same values, and the sessions as
+// sentry.sessions.started and .ended, all under the run's release and
+// environment; it logs each client's sent/arrived counts.
+// TestCollectorAllSignals does the same for captured payloads and a /store/
+// event through the built collector alone.
 //
 // # The harness
 //

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -241,12 +242,19 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		page := httptest.NewServer(mux)
 		defer page.Close()
 
-		u := page.URL + "/?" + url.Values{
+		query := url.Values{
 			"dsn":         {env.DSN},
 			"release":     {env.Release},
 			"environment": {env.Environment},
 			"busy":        {strconv.Itoa(env.BusyMillis)},
-		}.Encode()
+		}
+		// A page has no environment: the extra NAME=value pairs (such as
+		// E2E_EVENTS=1) go in its query string under the same names.
+		for _, kv := range env.Extra {
+			name, value, _ := strings.Cut(kv, "=")
+			query.Set(name, value)
+		}
+		u := page.URL + "/?" + query.Encode()
 		// The flags keep Chromium off the network (this machine has none)
 		// and out of any earlier profile.
 		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",

@@ -43,6 +43,7 @@ export function settings() {
     release: q.get('release') || 'e2e-page@1.0.0',
     environment: q.get('environment') || 'e2e',
     busyMillis: Number(q.get('busy') || 3000),
+    events: q.get('E2E_EVENTS') === '1',
   };
 }
 

@@ -97,13 +97,15 @@ function runJob() {
   });
 }
 
-// What else an SDK sends, one of each: an error and a message (event
-// items), a log (log), a metric (trace_metric), a cron check-in
+// What else an SDK sends, one of each: an error with a cause and a message
+// (event items; linkedErrorsIntegration turns the cause into a chained
+// exception), a log (log), a metric (trace_metric), a cron check-in
 // (check_in), user feedback (feedback) and the release-health session
 // (session). Logs and metrics are on by default in @sentry/node 11.
 function sendEvents() {
   Sentry.startSession();
-  Sentry.captureException(new Error('e2e: an exception captured on purpose'));
+  const cause = new TypeError('e2e: the cause of the exception');
+  Sentry.captureException(new Error('e2e: an exception captured on purpose', { cause }));
   Sentry.captureMessage('e2e: a message captured on purpose', 'warning');
   Sentry.logger.info('e2e: a log written on purpose', { 'e2e.kind': 'log' });
   Sentry.metrics.count('e2e.events', 1, { attributes: { 'e2e.kind': 'metric' } });

@@ -19,6 +19,11 @@
 //
 // The work runs under one root span with a child span per round; each round
 // spends its time in two named functions.
+//
+// With E2E_EVENTS=1 (10.x only: it uses logger, metrics and captureFeedback,
+// which 8.x and 9.x lack) it also captures an exception with a cause and a
+// message, writes a log, counts a metric, sends a check-in and feedback and
+// ends a release-health session, for tests of what else the SDK sends.
 
 const path = require('path');
 
@@ -99,11 +104,32 @@ function runJob() {
   });
 }
 
+// What else the SDK sends, one of each: an error with a cause and a message
+// (event items; linkedErrorsIntegration turns the cause into a chained
+// exception), a log (log), a metric (trace_metric), a cron check-in
+// (check_in), user feedback (feedback) and the release-health session
+// (session). Logs and metrics are on by default in 10.x.
+function sendEvents() {
+  Sentry.startSession();
+  const cause = new TypeError('e2e: the cause of the exception');
+  Sentry.captureException(new Error('e2e: an exception captured on purpose', { cause }));
+  Sentry.captureMessage('e2e: a message captured on purpose', 'warning');
+  Sentry.logger.info('e2e: a log written on purpose', { 'e2e.kind': 'log' });
+  Sentry.metrics.count('e2e.events', 1, { attributes: { 'e2e.kind': 'metric' } });
+  Sentry.metrics.distribution('e2e.latency', 12.5, { unit: 'millisecond' });
+  Sentry.captureCheckIn({ monitorSlug: 'e2e-job', status: 'ok', duration: 1.5 });
+  Sentry.captureFeedback({ message: 'e2e: feedback sent on purpose', name: 'e2e' });
+  Sentry.endSession();
+}
+
 async function main() {
   if (mode === 'manual') {
     Sentry.profiler.startProfiler();
   }
   const result = runJob();
+  if (process.env.E2E_EVENTS === '1') {
+    sendEvents();
+  }
   let flushed = await Sentry.flush(10000);
   if (mode === 'manual') {
     // Stopped only once the transaction is out: 8.x names the profiler in

@@ -6,11 +6,19 @@
 //
 // The work runs under a root transaction with a child span per round; each
 // round spends its time in two named functions.
+//
+// With E2E_EVENTS=1 it also sends what else v0.30.0 can send: an error that
+// wraps another (the SDK unwraps it into a chained exception), a message
+// and a cron check-in. v0.30.0 has no Sentry logs (they came in v0.33.0),
+// no release-health sessions, and its statsd metrics have no public API
+// (only a hand-built event of its unexported "statsd" type sends them), so
+// it sends none of those.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -53,6 +61,9 @@ func run() error {
 	}
 
 	result := runJob(context.Background(), busy)
+	if os.Getenv("E2E_EVENTS") == "1" {
+		sendEvents()
+	}
 	flushed := sentry.Flush(10 * time.Second)
 	out, err := json.Marshal(map[string]any{"rounds": result.rounds, "checksum": result.checksum, "flushed": flushed})
 	if err != nil {
@@ -63,6 +74,19 @@ func run() error {
 		return fmt.Errorf("sentry.Flush timed out")
 	}
 	return nil
+}
+
+// sendEvents sends one of each other item v0.30.0 sends: two events and a
+// check_in.
+func sendEvents() {
+	cause := errors.New("e2e: the cause of the exception")
+	sentry.CaptureException(fmt.Errorf("e2e: an exception captured on purpose: %w", cause))
+	sentry.CaptureMessage("e2e: a message captured on purpose")
+	sentry.CaptureCheckIn(&sentry.CheckIn{
+		MonitorSlug: "e2e-job",
+		Status:      sentry.CheckInStatusOK,
+		Duration:    1500 * time.Millisecond,
+	}, nil)
 }
 
 type jobResult struct {

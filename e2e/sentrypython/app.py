@@ -18,17 +18,26 @@ POST /quit (outside the middleware, so it is neither traced nor profiled)
 stops the server; the program then flushes the SDK and prints a summary.
 
 Environment: SENTRY_DSN (required), E2E_RELEASE, E2E_ENVIRONMENT,
-E2E_SENTRY_DEBUG=1 for the SDK's own debug log.
+E2E_SENTRY_DEBUG=1 for the SDK's own debug log, and E2E_EVENTS=1 to send,
+once the server stopped, what else the SDK sends: an exception raised from
+another (1.9.10 posts events to /api/<project>/store/), a message, a
+release-health session (a `session` item; the middleware's requests also
+make `sessions` aggregates), and a cron check-in and user feedback, which
+1.9.10 has no API for: they go as a `check_in` and a `user_report` item of
+an Envelope sent with the client's transport, as the SDK's own
+session and profile items are.
 """
 
 import json
 import os
 import sys
 import time
+import uuid
 from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIRequestHandler, make_server
 
 import sentry_sdk
+from sentry_sdk.envelope import Envelope, Item, PayloadRef
 from sentry_sdk.integrations.wsgi import SentryWsgiMiddleware
 
 ROUNDS = 5
@@ -102,6 +111,39 @@ class Service:
         return self.traced(environ, start_response)
 
 
+def send_events():
+    """Sends one of each other item; see the module's docstring."""
+    hub = sentry_sdk.Hub.current
+    hub.start_session()
+    try:
+        try:
+            raise RuntimeError("e2e: the cause of the exception")
+        except RuntimeError as cause:
+            raise ValueError("e2e: an exception captured on purpose") from cause
+    except ValueError:
+        error_id = sentry_sdk.capture_exception()
+    sentry_sdk.capture_message("e2e: a message captured on purpose", level="warning")
+    hub.end_session()
+
+    client = hub.client
+    envelope = Envelope(headers={"event_id": error_id})
+    envelope.add_item(Item(type="check_in", payload=PayloadRef(json={
+        "check_in_id": uuid.uuid4().hex,
+        "monitor_slug": "e2e-job",
+        "status": "ok",
+        "duration": 1.5,
+        "release": client.options["release"],
+        "environment": client.options["environment"],
+    })))
+    envelope.add_item(Item(type="user_report", payload=PayloadRef(json={
+        "event_id": error_id,
+        "name": "e2e",
+        "email": "e2e@example.invalid",
+        "comments": "e2e: feedback sent on purpose",
+    })))
+    client.transport.capture_envelope(envelope)
+
+
 class QuietHandler(WSGIRequestHandler):
     def log_message(self, format, *args):
         pass
@@ -129,6 +171,8 @@ def main():
         print(json.dumps({"listening": "%s:%d" % (host, port)}), flush=True)
         while not service.stopping:
             server.handle_request()
+    if os.environ.get("E2E_EVENTS") == "1":
+        send_events()
     sentry_sdk.flush(timeout=10)
     print(json.dumps({"sdk": sentry_sdk.VERSION, "jobs": service.jobs}), flush=True)
     return 0
