@@ -102,6 +102,9 @@ func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts
 			continue
 		}
 		x, depth := doc[k], opts.MaxDepth
+		if listInterfaces[k] {
+			x = valuesForm(x)
+		}
 		switch k {
 		case "exception", "threads":
 			depth += interfaceDepth
@@ -113,6 +116,20 @@ func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts
 		}
 		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), x, depth)
 	}
+}
+
+// listInterfaces are the event interfaces Sentry takes either as a list or
+// as {"values": list} (sentry-go sends a bare exception list); the
+// attribute always has the second form, so one query finds every SDK's.
+var listInterfaces = map[string]bool{"exception": true, "threads": true, "breadcrumbs": true}
+
+// valuesForm returns a bare list as {"values": list}, anything else as it
+// is.
+func valuesForm(x any) any {
+	if list, ok := x.([]any); ok {
+		return map[string]any{"values": list}
+	}
+	return x
 }
 
 // interfaceDepth is the nesting of exception.values[].stacktrace.frames[]

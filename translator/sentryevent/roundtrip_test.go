@@ -96,9 +96,14 @@ func canonical(t *testing.T, payload []byte, opts sentrysignal.Options) map[stri
 	doc := ev.Doc
 	out := map[string]any{}
 	for k, v := range doc {
-		if v != nil {
-			out[k] = v
+		if v == nil {
+			continue
 		}
+		// Sentry reads a bare interface list as {"values": list}.
+		if list, ok := v.([]any); ok && listInterfaces[k] {
+			v = map[string]any{"values": list}
+		}
+		out[k] = v
 	}
 	msg := readMessage(doc)
 	delete(out, msg.member)
