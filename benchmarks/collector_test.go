@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
@@ -83,7 +84,7 @@ func startBuiltCollector(b *testing.B) string {
 // at least 4× faster than encoding/json's decode alone).
 func BenchmarkBuiltCollector(b *testing.B) {
 	chunk := benchdata.ChunkV2(benchdata.LargeChunkConfig())
-	body := gzipped(b, benchdata.Envelope("profile_chunk", "python", chunk))
+	body := compresstest.Bytes(b, "gzip", benchdata.Envelope("profile_chunk", "python", chunk))
 
 	b.Run("LargeChunk/EncodingJSON", func(b *testing.B) {
 		benchmarkEncodingJSONDecode(b, chunk)

@@ -2,7 +2,6 @@ package benchmarks
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"io"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
@@ -63,19 +63,6 @@ func startReceiver(tb testing.TB, sink *eventSink) string {
 	return "http://" + addr + "/api/42/envelope/?sentry_key=0123456789abcdef0123456789abcdef&sentry_version=7"
 }
 
-func gzipped(tb testing.TB, data []byte) []byte {
-	tb.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write(data); err != nil {
-		tb.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		tb.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 // BenchmarkHandler posts SDK-sized chunks, gzip'd in an envelope, to the
 // receiver over loopback HTTP with keep-alive connections, and reports
 // envelopes per second across all cores (target: ≥ 2,000 on 2 cores).
@@ -98,7 +85,7 @@ func BenchmarkHandler(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		body := gzipped(b, in.envelope("profile_chunk", in.platform, in.chunk))
+		body := compresstest.Bytes(b, "gzip", in.envelope("profile_chunk", in.platform, in.chunk))
 		b.Run(in.name, func(b *testing.B) {
 			benchmarkHandler(b, body, int64(len(in.chunk)), perEnvelope)
 		})

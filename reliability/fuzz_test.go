@@ -11,6 +11,7 @@ import (
 
 	"go.opentelemetry.io/collector/consumer/consumertest"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 )
 
@@ -50,9 +51,9 @@ func FuzzReceiverHTTP(f *testing.F) {
 		envelopeOf(`{}`, sizedItem("profile_chunk", chunk(chunkParts{stacks: `[[0,1],[-1,9]]`}))),
 		[]byte("{}\n{\"type\":\"profile_chunk\",\"length\":4294967296}\n{}"),
 		[]byte("{}\n{\"type\":\"attachment\"}\n\n{\"type\":\"profile\"}\n{\"version\":\"1\"}"),
-		gzipped(f, oneChunk),
-		brotlied(f, oneChunk),
-		zstded(f, oneChunk),
+		compresstest.Bytes(f, "gzip", oneChunk),
+		compresstest.Bytes(f, "br", oneChunk),
+		compresstest.Bytes(f, "zstd", oneChunk),
 		{},
 	}
 	for _, s := range seeds {

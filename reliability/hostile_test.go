@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -277,7 +278,7 @@ func hostileCases() []hostileCase {
 		{
 			name: "body_ends_mid_gzip", headers: withHeaders("Content-Encoding", "gzip"),
 			body: bodyOfFunc(func(tb testing.TB) []byte {
-				z := gzipped(tb, oneChunk)
+				z := compresstest.Bytes(tb, "gzip", oneChunk)
 				return z[:len(z)/2]
 			}),
 			status: http.StatusBadRequest, detail: "unexpected EOF",
@@ -289,22 +290,22 @@ func hostileCases() []hostileCase {
 		},
 		{
 			name: "x_gzip_accepted", headers: withHeaders("Content-Encoding", "x-gzip"),
-			body:   bodyOfFunc(func(tb testing.TB) []byte { return gzipped(tb, oneChunk) }),
+			body:   bodyOfFunc(func(tb testing.TB) []byte { return compresstest.Bytes(tb, "gzip", oneChunk) }),
 			status: http.StatusOK, samples: samplesPerProfile,
 		},
 		{
 			name: "deflate_accepted", headers: withHeaders("Content-Encoding", "deflate"),
-			body:   bodyOfFunc(func(tb testing.TB) []byte { return zlibbed(tb, oneChunk) }),
+			body:   bodyOfFunc(func(tb testing.TB) []byte { return compresstest.Bytes(tb, "deflate", oneChunk) }),
 			status: http.StatusOK, samples: samplesPerProfile,
 		},
 		{
 			name: "zstd_accepted", headers: withHeaders("Content-Encoding", "zstd"),
-			body:   bodyOfFunc(func(tb testing.TB) []byte { return zstded(tb, oneChunk) }),
+			body:   bodyOfFunc(func(tb testing.TB) []byte { return compresstest.Bytes(tb, "zstd", oneChunk) }),
 			status: http.StatusOK, samples: samplesPerProfile,
 		},
 		{
 			name: "br_accepted", headers: withHeaders("Content-Encoding", "br"),
-			body:   bodyOfFunc(func(tb testing.TB) []byte { return brotlied(tb, oneChunk) }),
+			body:   bodyOfFunc(func(tb testing.TB) []byte { return compresstest.Bytes(tb, "br", oneChunk) }),
 			status: http.StatusOK, samples: samplesPerProfile,
 		},
 

@@ -2,16 +2,15 @@ package reliability
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"io"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 )
 
 // The payloads are written by hand so that an expectation never comes from
@@ -135,44 +134,6 @@ func streamedEnvelope(prefix string, fill byte, n int64, suffix string) io.Reade
 
 // Compression of well-formed bodies.
 
-func gzipped(tb testing.TB, data []byte) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	w := gzip.NewWriter(&b)
-	_, err := w.Write(data)
-	require.NoError(tb, err)
-	require.NoError(tb, w.Close())
-	return b.Bytes()
-}
-
-func zlibbed(tb testing.TB, data []byte) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	w := zlib.NewWriter(&b)
-	_, err := w.Write(data)
-	require.NoError(tb, err)
-	require.NoError(tb, w.Close())
-	return b.Bytes()
-}
-
-func zstded(tb testing.TB, data []byte) []byte {
-	tb.Helper()
-	enc, err := zstd.NewWriter(nil)
-	require.NoError(tb, err)
-	defer enc.Close()
-	return enc.EncodeAll(data, nil)
-}
-
-func brotlied(tb testing.TB, data []byte) []byte {
-	tb.Helper()
-	var b bytes.Buffer
-	w := brotli.NewWriter(&b)
-	_, err := w.Write(data)
-	require.NoError(tb, err)
-	require.NoError(tb, w.Close())
-	return b.Bytes()
-}
-
 // Decompression bombs: a well-formed envelope whose one item claims and holds
 // bombSize bytes, so that the receiver must decompress past its body limit
 // to learn anything. The fill is 'a', never a newline, so the envelope
@@ -189,8 +150,8 @@ const (
 // follows them): the prefix, then 1024 members of 1 MiB of fill each.
 func gzipBomb(tb testing.TB, prefix string) []byte {
 	tb.Helper()
-	out := gzipped(tb, []byte(prefix))
-	block := gzipped(tb, bytes.Repeat([]byte{'a'}, bombBlock))
+	out := compresstest.Bytes(tb, "gzip", []byte(prefix))
+	block := compresstest.Bytes(tb, "gzip", bytes.Repeat([]byte{'a'}, bombBlock))
 	for range bombSize / bombBlock {
 		out = append(out, block...)
 	}
@@ -200,8 +161,8 @@ func gzipBomb(tb testing.TB, prefix string) []byte {
 // zstdBomb concatenates zstd frames the same way.
 func zstdBomb(tb testing.TB) []byte {
 	tb.Helper()
-	out := zstded(tb, []byte(bombPrefix))
-	block := zstded(tb, bytes.Repeat([]byte{'a'}, bombBlock))
+	out := compresstest.Bytes(tb, "zstd", []byte(bombPrefix))
+	block := compresstest.Bytes(tb, "zstd", bytes.Repeat([]byte{'a'}, bombBlock))
 	for range bombSize / bombBlock {
 		out = append(out, block...)
 	}

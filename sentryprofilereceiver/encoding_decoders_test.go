@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 )
 
 func gzipOf(t *testing.T, s string) io.ReadCloser {
@@ -82,9 +84,9 @@ func TestRawBodyDecoders(t *testing.T) {
 			switch enc {
 			case "", "identity":
 			case "zlib":
-				raw = compress(t, "deflate", want) // HTTP's deflate is the zlib format
+				raw = compresstest.Bytes(t, "deflate", want) // HTTP's deflate is the zlib format
 			default:
-				raw = compress(t, enc, want)
+				raw = compresstest.Bytes(t, enc, want)
 			}
 			body, err := d.open(raw, enc)
 			if err != nil {
@@ -118,7 +120,7 @@ func FuzzRawBodyDecoders(f *testing.F) {
 		if enc == "zlib" {
 			name = "deflate"
 		}
-		f.Add(uint8(i), compress(f, name, []byte("{}\n{\"type\":\"profile_chunk\"}\n{}\n")))
+		f.Add(uint8(i), compresstest.Bytes(f, name, []byte("{}\n{\"type\":\"profile_chunk\"}\n{}\n")))
 	}
 	d := rawBodyDecoders{gzip: new(gzipDecoder)}
 	f.Fuzz(func(t *testing.T, which uint8, raw []byte) {

@@ -2,8 +2,6 @@ package sentryprofilereceiver
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"io"
 	"net/http"
 	"runtime"
@@ -12,40 +10,14 @@ import (
 	"testing"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 )
 
 // encoder returns a compressing writer for a Content-Encoding name.
-func encoder(t testing.TB, encoding string, w io.Writer) io.WriteCloser {
-	t.Helper()
-	switch encoding {
-	case "gzip", "x-gzip":
-		return gzip.NewWriter(w)
-	case "deflate":
-		return zlib.NewWriter(w) // HTTP's "deflate" is the zlib format
-	case "br":
-		return brotli.NewWriter(w)
-	case "zstd":
-		enc, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
-		require.NoError(t, err)
-		return enc
-	}
-	t.Fatalf("no encoder for %q", encoding)
-	return nil
-}
-
-func compress(t testing.TB, encoding string, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	w := encoder(t, encoding, &b)
-	_, err := w.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, w.Close())
-	return b.Bytes()
-}
 
 // chunkedBody hides the length of a body so the client sends it with
 // Transfer-Encoding: chunked, as @sentry/node does.
@@ -61,13 +33,13 @@ func TestContentEncodings(t *testing.T) {
 	}{
 		{name: "none", body: envelope},
 		{name: "identity", encoding: "identity", body: envelope},
-		{name: "gzip", encoding: "gzip", body: compress(t, "gzip", envelope)},
-		{name: "x-gzip", encoding: "x-gzip", body: compress(t, "x-gzip", envelope)},
-		{name: "deflate", encoding: "deflate", body: compress(t, "deflate", envelope)},
-		{name: "br", encoding: "br", body: compress(t, "br", envelope)},
-		{name: "zstd", encoding: "zstd", body: compress(t, "zstd", envelope)},
+		{name: "gzip", encoding: "gzip", body: compresstest.Bytes(t, "gzip", envelope)},
+		{name: "x-gzip", encoding: "x-gzip", body: compresstest.Bytes(t, "x-gzip", envelope)},
+		{name: "deflate", encoding: "deflate", body: compresstest.Bytes(t, "deflate", envelope)},
+		{name: "br", encoding: "br", body: compresstest.Bytes(t, "br", envelope)},
+		{name: "zstd", encoding: "zstd", body: compresstest.Bytes(t, "zstd", envelope)},
 		{name: "chunked", body: envelope, chunked: true},
-		{name: "chunked gzip", encoding: "gzip", body: compress(t, "gzip", envelope), chunked: true},
+		{name: "chunked gzip", encoding: "gzip", body: compresstest.Bytes(t, "gzip", envelope), chunked: true},
 	}
 	sink := new(consumertest.ProfilesSink)
 	tr := startReceiver(t, sink, nil)
@@ -97,7 +69,7 @@ func TestBadContentEncodings(t *testing.T) {
 	for range 200 {
 		big.WriteString("\n" + `{"type":"profile_chunk","platform":"python"}` + "\n" + chunkPayload)
 	}
-	gz := compress(t, "gzip", big.Bytes())
+	gz := compresstest.Bytes(t, "gzip", big.Bytes())
 
 	tests := []struct {
 		name       string
@@ -162,8 +134,8 @@ func buildBomb(t *testing.T, encoding, prefix string, size int) []byte {
 		require.NoError(t, w.Close())
 		return b.Bytes()
 	}
-	bomb := compress(t, encoding, append([]byte(prefix), zeros...))
-	member := compress(t, encoding, zeros)
+	bomb := compresstest.Bytes(t, encoding, append([]byte(prefix), zeros...))
+	member := compresstest.Bytes(t, encoding, zeros)
 	for range size/block - 1 {
 		bomb = append(bomb, member...)
 	}

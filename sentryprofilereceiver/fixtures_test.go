@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 

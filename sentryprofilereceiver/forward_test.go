@@ -15,6 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 )
 
 // fakeSentry records every request it gets and answers as told.
@@ -92,13 +94,13 @@ func TestForwardEnvelopesByteForByte(t *testing.T) {
 		prefix    string // the upstream's base path (a self-hosted Sentry under a prefix)
 	}{
 		{name: "plain", body: env, userAgent: nodeUA},
-		{name: "gzip", body: gzipBytes(t, env), encoding: "gzip", userAgent: nodeUA},
+		{name: "gzip", body: compresstest.Bytes(t, "gzip", env), encoding: "gzip", userAgent: nodeUA},
 		// Every encoding the receiver reads goes upstream as it came and
 		// is decoded for the pipeline by the receiver itself.
-		{name: "x-gzip", body: compress(t, "x-gzip", env), encoding: "x-gzip", userAgent: nodeUA},
-		{name: "deflate", body: compress(t, "deflate", env), encoding: "deflate", userAgent: nodeUA},
-		{name: "br", body: compress(t, "br", env), encoding: "br", userAgent: nodeUA},
-		{name: "zstd", body: compress(t, "zstd", env), encoding: "zstd", userAgent: nodeUA},
+		{name: "x-gzip", body: compresstest.Bytes(t, "x-gzip", env), encoding: "x-gzip", userAgent: nodeUA},
+		{name: "deflate", body: compresstest.Bytes(t, "deflate", env), encoding: "deflate", userAgent: nodeUA},
+		{name: "br", body: compresstest.Bytes(t, "br", env), encoding: "br", userAgent: nodeUA},
+		{name: "zstd", body: compresstest.Bytes(t, "zstd", env), encoding: "zstd", userAgent: nodeUA},
 		{name: "identity", body: env, encoding: "identity", userAgent: nodeUA},
 		{name: "no User-Agent stays without one", body: env},
 		{name: "upstream under a path prefix", body: env, userAgent: nodeUA, prefix: "/sentry"},
@@ -191,7 +193,7 @@ func TestForwardWithoutProfiles(t *testing.T) {
 		c.ForwardProfiles = false
 	})
 	env := mixedEnvelope()
-	resp := post(t, tr, gzipBytes(t, env), map[string]string{"Content-Encoding": "gzip"})
+	resp := post(t, tr, compresstest.Bytes(t, "gzip", env), map[string]string{"Content-Encoding": "gzip"})
 	require.Equal(t, http.StatusOK, resp.status, resp.body)
 	assert.Equal(t, chunkSamples, sampleEvents(sink), "profiles still reach the pipeline")
 
@@ -209,11 +211,11 @@ func TestForwardWithoutProfiles(t *testing.T) {
 
 	// An envelope without profiles goes as it came.
 	plain := envelopeOf(eventHeader, item{header: `{"type":"event"}`, payload: `{}`})
-	resp = post(t, tr, gzipBytes(t, plain), map[string]string{"Content-Encoding": "gzip"})
+	resp = post(t, tr, compresstest.Bytes(t, "gzip", plain), map[string]string{"Content-Encoding": "gzip"})
 	require.Equal(t, http.StatusOK, resp.status, resp.body)
 	got = upstream.got()
 	require.Len(t, got, 2)
-	assert.Equal(t, gzipBytes(t, plain), got[1].body)
+	assert.Equal(t, compresstest.Bytes(t, "gzip", plain), got[1].body)
 	assert.Equal(t, "gzip", got[1].header.Get("Content-Encoding"))
 }
 
@@ -356,7 +358,7 @@ func TestForwardBodyLimit(t *testing.T) {
 // may read what the receiver cannot, as every unreadable envelope does.
 func TestForwardBadContentEncodings(t *testing.T) {
 	env := mixedEnvelope()
-	gz := gzipBytes(t, env)
+	gz := compresstest.Bytes(t, "gzip", env)
 	tests := []struct {
 		name       string
 		encoding   string
@@ -368,7 +370,7 @@ func TestForwardBadContentEncodings(t *testing.T) {
 	}{
 		{name: "unknown encoding", encoding: "compress", body: env, wantStatus: http.StatusUnsupportedMediaType,
 			wantDetail: "unsupported Content-Encoding compress"},
-		{name: "encoding not configured", encoding: "zstd", body: compress(t, "zstd", env), algorithms: []string{"", "gzip"},
+		{name: "encoding not configured", encoding: "zstd", body: compresstest.Bytes(t, "zstd", env), algorithms: []string{"", "gzip"},
 			wantStatus: http.StatusUnsupportedMediaType, wantDetail: "unsupported Content-Encoding zstd"},
 		{name: "not gzip", encoding: "gzip", body: env, wantStatus: http.StatusBadRequest, wantDetail: "gzip: invalid header"},
 		{name: "not zlib", encoding: "deflate", body: env, wantStatus: http.StatusBadRequest, wantDetail: "zlib: invalid header"},

@@ -1,8 +1,6 @@
 package sentryprofilereceiver
 
 import (
-	"bytes"
-	"compress/gzip"
 	"net/http"
 	"sync"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -55,7 +54,7 @@ func TestPooledTranslationsKeepNoAliases(t *testing.T) {
 					body := envelopeOf(eventHeader, chunkItem(string(p)))
 					headers := map[string]string{}
 					if (i+round+client)%2 == 0 {
-						body = gzipBytes(t, body)
+						body = compresstest.Bytes(t, "gzip", body)
 						headers["Content-Encoding"] = "gzip"
 					}
 					resp := post(t, tr, body, headers)
@@ -80,14 +79,4 @@ func TestPooledTranslationsKeepNoAliases(t *testing.T) {
 	for _, p := range payloads {
 		assert.Equal(t, 12, seen[string(p)], "each payload arrives once per client and round")
 	}
-}
-
-func gzipBytes(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	_, err := zw.Write(b)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
 }

@@ -1,8 +1,6 @@
 package sentryprofilereceiver
 
 import (
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/consumer/consumertest"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 )
 
 // capturedStoreBody is a /store/ body sentry-python 1.9.10 sent on this machine
@@ -29,16 +29,6 @@ func capturedStoreBody(t *testing.T) (body []byte, eventID, release string) {
 	require.NoError(t, json.Unmarshal(body, &doc))
 	require.NotEmpty(t, doc.EventID)
 	return body, doc.EventID, doc.Release
-}
-
-func gzipped(t *testing.T, b []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	_, err := zw.Write(b)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
 }
 
 // xSentryAuth is the header sentry-python 1.x authenticates with.
@@ -60,11 +50,11 @@ func TestStoreEndpoint(t *testing.T) {
 		wantStatus  int
 		wantRecords int
 	}{
-		{name: "gzip, X-Sentry-Auth", path: "/api/42/store/", key: testKey, body: gzipped(t, body), wantStatus: http.StatusOK, wantRecords: 1},
-		{name: "no trailing slash", path: "/api/42/store", key: testKey, body: gzipped(t, body), wantStatus: http.StatusOK, wantRecords: 1},
-		{name: "unknown key", path: "/api/42/store/", key: "ffffffffffffffffffffffffffffffff", body: gzipped(t, body), wantStatus: http.StatusForbidden},
-		{name: "not an event", path: "/api/42/store/", key: testKey, body: gzipped(t, []byte(`[1,2]`)), wantStatus: http.StatusBadRequest},
-		{name: "project slug", path: "/api/shop/store/", key: testKey, body: gzipped(t, body), wantStatus: http.StatusNotFound},
+		{name: "gzip, X-Sentry-Auth", path: "/api/42/store/", key: testKey, body: compresstest.Bytes(t, "gzip", body), wantStatus: http.StatusOK, wantRecords: 1},
+		{name: "no trailing slash", path: "/api/42/store", key: testKey, body: compresstest.Bytes(t, "gzip", body), wantStatus: http.StatusOK, wantRecords: 1},
+		{name: "unknown key", path: "/api/42/store/", key: "ffffffffffffffffffffffffffffffff", body: compresstest.Bytes(t, "gzip", body), wantStatus: http.StatusForbidden},
+		{name: "not an event", path: "/api/42/store/", key: testKey, body: compresstest.Bytes(t, "gzip", []byte(`[1,2]`)), wantStatus: http.StatusBadRequest},
+		{name: "project slug", path: "/api/shop/store/", key: testKey, body: compresstest.Bytes(t, "gzip", body), wantStatus: http.StatusNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +82,7 @@ func TestStoreEndpoint(t *testing.T) {
 func TestStoreWithoutLogsPipeline(t *testing.T) {
 	body, eventID, _ := capturedStoreBody(t)
 	tr := startSignals(t, signalSinks{profiles: new(consumertest.ProfilesSink)}, nil)
-	resp := do(t, newRequest(t, http.MethodPost, tr.url+"/api/42/store/", gzipped(t, body), xSentryAuth(testKey)))
+	resp := do(t, newRequest(t, http.MethodPost, tr.url+"/api/42/store/", compresstest.Bytes(t, "gzip", body), xSentryAuth(testKey)))
 	require.Equal(t, http.StatusOK, resp.status, resp.body)
 	assert.JSONEq(t, `{"id":"`+eventID+`"}`, resp.body)
 	_, err := tr.telemetry.GetMetric("otelcol_receiver_sentryprofile_ignored_items")
@@ -107,7 +97,7 @@ func TestStoreForwarded(t *testing.T) {
 	upstream := newFakeSentry(t)
 	logs := new(consumertest.LogsSink)
 	tr := startSignals(t, signalSinks{logs: logs}, forwardTo(upstream.URL))
-	sent := gzipped(t, body)
+	sent := compresstest.Bytes(t, "gzip", body)
 	resp := do(t, newRequest(t, http.MethodPost, tr.url+"/api/42/store/", sent, xSentryAuth(testKey)))
 	require.Equal(t, http.StatusOK, resp.status, resp.body)
 	assert.JSONEq(t, `{"id":"from-upstream"}`, resp.body)

@@ -3,51 +3,21 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"compress/zlib"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/andybalholm/brotli"
 	"github.com/google/pprof/profile"
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
 )
-
-func zlibBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := zlib.NewWriter(&buf)
-	_, err := zw.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
-func zstdBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	zw, err := zstd.NewWriter(nil)
-	require.NoError(t, err)
-	defer zw.Close()
-	return zw.EncodeAll(data, nil)
-}
-
-func brotliBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	bw := brotli.NewWriterLevel(&buf, brotli.DefaultCompression)
-	_, err := bw.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, bw.Close())
-	return buf.Bytes()
-}
 
 // TestConvertEncodings: an envelope converts to the same OTLP output in
 // every Content-Encoding the receiver reads, each told from its bytes
@@ -62,11 +32,11 @@ func TestConvertEncodings(t *testing.T) {
 		body []byte
 	}{
 		{"identity", env},
-		{"gzip", gzipBytes(t, env)},
-		{"zlib (HTTP deflate)", zlibBytes(t, env)},
-		{"zstd", zstdBytes(t, env)},
-		{"brotli (sentry-python with brotli installed)", brotliBytes(t, env)},
-		{"brotli of a bare profile document", brotliBytes(t, benchdata.ChunkV2(benchdata.SmallChunkConfig()))},
+		{"gzip", compresstest.Bytes(t, "gzip", env)},
+		{"zlib (HTTP deflate)", compresstest.Bytes(t, "deflate", env)},
+		{"zstd", compresstest.Bytes(t, "zstd", env)},
+		{"brotli (sentry-python with brotli installed)", compresstest.Bytes(t, "br", env)},
+		{"brotli of a bare profile document", compresstest.Bytes(t, "br", benchdata.ChunkV2(benchdata.SmallChunkConfig()))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,11 +59,11 @@ func TestConvertUndecodableInput(t *testing.T) {
 		want  string
 	}{
 		{"text", []byte("this is not a profile"), "does not decompress as gzip, zstd, zlib (deflate) or brotli"},
-		{"brotli of text", brotliBytes(t, []byte("hello, this is plain text and not an envelope")), "does not decompress"},
+		{"brotli of text", compresstest.Bytes(t, "br", []byte("hello, this is plain text and not an envelope")), "does not decompress"},
 		{"random bytes", []byte{0x8b, 0x00, 0x91, 0x7f, 0x13, 0x55, 0xaa, 0x01}, "does not decompress"},
-		{"truncated zstd", func() []byte { z := zstdBytes(t, env); return z[:len(z)/2] }(), "zstd"},
-		{"truncated zlib", func() []byte { z := zlibBytes(t, env); return z[:len(z)/2] }(), "zlib stream is truncated"},
-		{"truncated brotli", func() []byte { b := brotliBytes(t, env); return b[:len(b)/2] }(), "brotli"},
+		{"truncated zstd", func() []byte { z := compresstest.Bytes(t, "zstd", env); return z[:len(z)/2] }(), "zstd"},
+		{"truncated zlib", func() []byte { z := compresstest.Bytes(t, "deflate", env); return z[:len(z)/2] }(), "zlib stream is truncated"},
+		{"truncated brotli", func() []byte { b := compresstest.Bytes(t, "br", env); return b[:len(b)/2] }(), "brotli"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,8 +104,8 @@ func TestConvertARTTraceFile(t *testing.T) {
 	}{
 		{"regular", regular},
 		{"streaming", streaming},
-		{"regular, gzip'd", gzipBytes(t, regular)},
-		{"streaming, zstd", zstdBytes(t, streaming)},
+		{"regular, gzip'd", compresstest.Bytes(t, "gzip", regular)},
+		{"streaming, zstd", compresstest.Bytes(t, "zstd", streaming)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -173,10 +143,10 @@ func TestConvertARTTraceFile(t *testing.T) {
 func FuzzDecompress(f *testing.F) {
 	body := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
 	f.Add(body)
-	f.Add(gzipBytes(f, body))
-	f.Add(zlibBytes(f, body))
-	f.Add(zstdBytes(f, body))
-	f.Add(brotliBytes(f, body))
+	f.Add(compresstest.Bytes(f, "gzip", body))
+	f.Add(compresstest.Bytes(f, "deflate", body))
+	f.Add(compresstest.Bytes(f, "zstd", body))
+	f.Add(compresstest.Bytes(f, "br", body))
 	f.Add([]byte("SLOW\xf3\x00 \x00"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, encoding, err := decompress(bufio.NewReader(bytes.NewReader(data)))

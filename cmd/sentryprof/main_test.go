@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
@@ -397,21 +398,11 @@ func TestConvertBenchdataCocoa(t *testing.T) {
 	assert.NotEmpty(t, p.Mapping)
 }
 
-func gzipBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	_, err := zw.Write(data)
-	require.NoError(t, err)
-	require.NoError(t, zw.Close())
-	return buf.Bytes()
-}
-
 func TestConvertBadInput(t *testing.T) {
 	chunk := benchdata.ChunkV2(benchdata.ChunkConfig{Seed: 1, Seconds: 0.2, Hz: 101, Threads: 1, Stacks: 3, MinDepth: 2, MaxDepth: 4, Frames: 5})
 	badStack := bytes.Replace(chunk, []byte(`"stacks":[[`), []byte(`"stacks":[[99,`), 1)
 	require.NotEqual(t, chunk, badStack)
-	gz := gzipBytes(t, benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk))
+	gz := compresstest.Bytes(t, "gzip", benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk))
 	v1 := benchdata.ProfileV1Cocoa(1)
 
 	tests := []struct {
