@@ -202,12 +202,6 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 	const dir = "browser"
 	return func(t *testing.T, env sdkEnv, rec *sdkRecorder) {
 		t.Helper()
-		chromium := os.Getenv(envChromium)
-		if chromium == "" {
-			path, err := exec.LookPath("chromium")
-			require.NoError(t, err, "the browser clients need Chromium (Debian's chromium package, or set %s)", envChromium)
-			chromium = path
-		}
 		requireNodeModules(t, dir)
 		work := t.TempDir()
 		bundle := filepath.Join(work, "bundle.js")
@@ -216,31 +210,6 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 		esbuild.Dir = dir
 		out, err := esbuild.CombinedOutput()
 		require.NoError(t, err, "esbuild %s:\n%s", entry, out)
-
-		done := make(chan pageResult, 1)
-		mux := http.NewServeMux()
-		mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("Document-Policy", "js-profiling")
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			_, _ = io.WriteString(w, `<!doctype html><html><head><title>e2e</title></head><body><script src="/bundle.js"></script></body></html>`)
-		})
-		mux.HandleFunc("GET /bundle.js", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/javascript")
-			http.ServeFile(w, r, bundle)
-		})
-		mux.HandleFunc("POST /done", func(w http.ResponseWriter, r *http.Request) {
-			var res pageResult
-			if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&res); err != nil {
-				res.Error = "the page's report: " + err.Error()
-			}
-			select {
-			case done <- res:
-			default:
-			}
-		})
-		mux.HandleFunc("GET /favicon.ico", http.NotFound)
-		page := httptest.NewServer(mux)
-		defer page.Close()
 
 		query := url.Values{
 			"dsn":         {env.DSN},
@@ -254,41 +223,84 @@ func browserPage(entry string) func(*testing.T, sdkEnv, *sdkRecorder) {
 			name, value, _ := strings.Cut(kv, "=")
 			query.Set(name, value)
 		}
-		u := page.URL + "/?" + query.Encode()
-		// The flags keep Chromium off the network (this machine has none)
-		// and out of any earlier profile.
-		cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-			"--no-first-run", "--disable-background-networking", "--disable-component-update",
-			"--disable-sync", "--disable-breakpad", "--disable-dev-shm-usage",
-			"--user-data-dir="+filepath.Join(work, "profile"), u)
-		// Its own process group: Chromium's renderer and utility processes
-		// are stopped with it.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		logs := &lockedBuffer{}
-		cmd.Stdout, cmd.Stderr = logs, logs
 		started := time.Now()
-		require.NoError(t, cmd.Start())
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		defer func() {
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-		}()
-
-		select {
-		case res := <-done:
-			require.Empty(t, res.Error, "the page failed")
-			require.True(t, res.Flushed, "the page's Sentry.flush timed out")
+		openPage(t, bundle, "/bundle.js", query, filepath.Join(work, "profile"), func(res pageResult, chromiumLogs func() string) {
 			t.Logf("%s in chromium (%s): %+v", entry, time.Since(started).Round(time.Millisecond), res)
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("chromium exited before the page finished: %v\n%s", err, logs.String())
-		case <-time.After(2 * time.Minute):
-			t.Fatalf("the page did not finish within 2 minutes\n%s", logs.String())
+			// The profile of a span is collected asynchronously after the
+			// span ends; the flush normally covers it, the wait absorbs the
+			// rest.
+			require.NoError(t, waitForProfileItems(rec, 1, 20*time.Second), "chromium:\n%s", chromiumLogs())
+		})
+	}
+}
+
+// openPage serves bundle at bundleURL under a page that loads it, with
+// `Document-Policy: js-profiling`, opens the page with query in headless
+// Chromium (a profile directory of its own), waits until the page reports
+// to /done that its SDK has flushed, and calls whileOpen with the report
+// before it stops Chromium.
+func openPage(t *testing.T, bundle, bundleURL string, query url.Values, profileDir string, whileOpen func(pageResult, func() string)) {
+	t.Helper()
+	chromium := os.Getenv(envChromium)
+	if chromium == "" {
+		path, err := exec.LookPath("chromium")
+		require.NoError(t, err, "browser pages need Chromium (Debian's chromium package, or set %s)", envChromium)
+		chromium = path
+	}
+	done := make(chan pageResult, 1)
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Document-Policy", "js-profiling")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = io.WriteString(w, `<!doctype html><html><head><title>e2e</title></head><body><script src="`+bundleURL+`"></script></body></html>`)
+	})
+	mux.HandleFunc("GET "+bundleURL, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript")
+		http.ServeFile(w, r, bundle)
+	})
+	mux.HandleFunc("POST /done", func(w http.ResponseWriter, r *http.Request) {
+		var res pageResult
+		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&res); err != nil {
+			res.Error = "the page's report: " + err.Error()
 		}
-		// The profile of a span is collected asynchronously after the span
-		// ends; the flush normally covers it, the wait absorbs the rest.
-		require.NoError(t, waitForProfileItems(rec, 1, 20*time.Second), "chromium:\n%s", logs.String())
+		select {
+		case done <- res:
+		default:
+		}
+	})
+	mux.HandleFunc("GET /", http.NotFound)
+	page := httptest.NewServer(mux)
+	defer page.Close()
+
+	// The flags keep Chromium off the network (this machine has none) and
+	// out of any earlier profile.
+	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+		"--no-first-run", "--disable-background-networking", "--disable-component-update",
+		"--disable-sync", "--disable-breakpad", "--disable-dev-shm-usage",
+		"--user-data-dir="+profileDir, page.URL+"/?"+query.Encode())
+	// Its own process group: Chromium's renderer and utility processes are
+	// stopped with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	logs := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-exited
+	}()
+
+	select {
+	case res := <-done:
+		require.Empty(t, res.Error, "the page failed")
+		require.True(t, res.Flushed, "the page's Sentry.flush timed out")
+		whileOpen(res, logs.String)
+	case err := <-exited:
+		exited <- err
+		t.Fatalf("chromium exited before the page finished: %v\n%s", err, logs.String())
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("the page did not finish within 2 minutes\n%s", logs.String())
 	}
 }
 

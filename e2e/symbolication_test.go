@@ -2,11 +2,7 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -15,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -241,61 +236,8 @@ const symbolicationBundleURL = "/static/js/main.3f9a2c.js"
 // runSymbolicationPage serves the browser build and opens it in headless
 // Chromium, as browserPage does for the SDK tests.
 func runSymbolicationPage(t *testing.T, b symbolicationBuild) {
-	chromium := os.Getenv(envChromium)
-	if chromium == "" {
-		path, err := exec.LookPath("chromium")
-		require.NoError(t, err, "the browser build needs Chromium (Debian's chromium package, or set %s)", envChromium)
-		chromium = path
-	}
-	done := make(chan pageResult, 1)
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Document-Policy", "js-profiling")
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = io.WriteString(w, `<!doctype html><html><head><title>e2e</title></head><body><script src="`+symbolicationBundleURL+`"></script></body></html>`)
-	})
-	mux.HandleFunc("GET "+symbolicationBundleURL, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/javascript")
-		http.ServeFile(w, r, b.bundle)
-	})
-	mux.HandleFunc("POST /done", func(w http.ResponseWriter, r *http.Request) {
-		var res pageResult
-		if err := json.NewDecoder(io.LimitReader(r.Body, 1<<20)).Decode(&res); err != nil {
-			res.Error = "the page's report: " + err.Error()
-		}
-		select {
-		case done <- res:
-		default:
-		}
-	})
-	mux.HandleFunc("GET /", http.NotFound)
-	page := httptest.NewServer(mux)
-	defer page.Close()
-
-	u := page.URL + "/?" + url.Values{"dsn": {symbolicationDSN(b)}, "busy": {strconv.Itoa(3000)}}.Encode()
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update",
-		"--disable-sync", "--disable-breakpad", "--disable-dev-shm-usage",
-		"--user-data-dir="+filepath.Join(b.work, "chromium"), u)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	logs := &lockedBuffer{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	require.NoError(t, cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-exited
-	}()
-	select {
-	case res := <-done:
-		require.Empty(t, res.Error, "the page failed")
-		require.True(t, res.Flushed, "the page's Sentry.flush timed out")
-	case err := <-exited:
-		t.Fatalf("chromium exited before the page finished: %v\n%s", err, logs.String())
-	case <-time.After(2 * time.Minute):
-		t.Fatalf("the page did not finish within 2 minutes\n%s", logs.String())
-	}
+	query := url.Values{"dsn": {symbolicationDSN(b)}, "busy": {strconv.Itoa(3000)}}
+	openPage(t, b.bundle, symbolicationBundleURL, query, filepath.Join(b.work, "chromium"), func(pageResult, func() string) {})
 }
 
 // waitForProfiles waits until the file exporter has written samples and
