@@ -10,7 +10,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
 GO          ?= go
-OCB_VERSION := v0.164.0
+OCB_VERSION := v0.165.0
 BIN_DIR     := $(CURDIR)/bin
 OCB         := $(BIN_DIR)/builder
 DIST_DIR    := $(CURDIR)/_build
@@ -60,7 +60,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
 DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
 	$(wildcard replacements/*/go.mod replacements/*/go.sum)
 
-.PHONY: build run test unit smoke image image-test scale e2e e2e-deps load bench fuzz lint generate clean
+.PHONY: bump-collector build run test unit smoke image image-test scale e2e e2e-deps load bench fuzz lint generate clean
 
 ## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
 build: $(COLLECTOR) $(SENTRYPROF)
@@ -102,7 +102,6 @@ test:
 # reuses this build.
 unit:
 	env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
-	cd replacements/statusutil && $(GO) test $(GOTEST_FLAGS) ./...
 	cd compat/pyroscope/v04 && env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd deploy && env -u IMAGE_ARCHIVE -u SCALE -u OTELCOL_BIN $(GO) test ./...
 
@@ -186,9 +185,14 @@ lint:
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './_build/*' -not -path '*/node_modules/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	cd replacements/statusutil && $(GO) vet ./...
 	cd compat/pyroscope/v04 && $(GO) vet ./...
 	cd deploy && $(GO) vet ./...
+
+## bump-collector: move every collector and contrib module (go.mod files, builder-config.yaml, OCB_VERSION) to one release: make bump-collector COLLECTOR_VERSION=v0.166.0
+bump-collector:
+	@test -n "$(COLLECTOR_VERSION)" || { echo "make bump-collector: set COLLECTOR_VERSION, e.g. COLLECTOR_VERSION=v0.166.0"; exit 1; }
+	$(GO) run ./internal/collectorversion/bump -version $(COLLECTOR_VERSION)
+	$(GO) test -count=1 ./internal/collectorversion
 
 ## generate: regenerate the components' metadata code with mdatagen (a go tool of this module)
 generate:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/config/confighttp"
@@ -16,8 +17,8 @@ const defaultSpoolMaxBytes = 500 << 20
 // ForwardConfig is the `forward:` section: the upstream client, and the
 // optional durable spool in front of it.
 type ForwardConfig struct {
-	// ClientConfig is named rather than embedded: its Unmarshal method
-	// would otherwise be promoted and refuse the spool keys.
+	// ClientConfig is named rather than embedded so that the client's keys
+	// and the spool's are decoded apart (see Unmarshal).
 	ClientConfig confighttp.ClientConfig `mapstructure:",squash"`
 
 	// Storage names a storage extension (e.g. file_storage). With it, a
@@ -39,19 +40,37 @@ var _ confmap.Unmarshaler = (*ForwardConfig)(nil)
 // spoolKeys are the ForwardConfig keys that are not the HTTP client's.
 var spoolKeys = []string{"storage", "spool_max_bytes"}
 
-// Unmarshal hands the client keys to confighttp (which handles its own
-// deprecated keys) and decodes the spool keys here. It refuses unknown
-// keys, which confighttp's client ignores: a misspelt `storage` would
-// otherwise silently answer SDKs with no spool behind.
+// movedKeepaliveKeys are the client keys collector v0.165.0 moved under
+// `keepalive:` (confighttp v1.71.0); naming the new place in the error saves
+// an upgrading operator a trip to the changelog.
+var movedKeepaliveKeys = map[string]string{
+	"idle_conn_timeout":       "keepalive::idle_conn_timeout",
+	"max_idle_conns":          "keepalive::max_idle_conns",
+	"max_idle_conns_per_host": "keepalive::max_idle_conns_per_host",
+	"disable_keep_alives":     "keepalive::enabled: false",
+}
+
+// Unmarshal decodes the client keys into ClientConfig and the spool keys
+// here. It refuses unknown keys with their names: a misspelt `storage`
+// would otherwise silently answer SDKs with no spool behind, and a
+// keepalive key in its pre-v0.165.0 place is told where it moved.
 func (f *ForwardConfig) Unmarshal(conf *confmap.Conf) error {
 	raw := conf.ToStringMap()
 	known := make(map[string]bool)
 	collectKeys(reflect.TypeFor[confighttp.ClientConfig](), known)
-	var unknown []string
+	var unknown, moved []string
 	for k := range raw {
-		if !known[k] && !slices.Contains(spoolKeys, k) {
+		switch {
+		case known[k] || slices.Contains(spoolKeys, k):
+		case movedKeepaliveKeys[k] != "":
+			moved = append(moved, fmt.Sprintf("%s is now %s", k, movedKeepaliveKeys[k]))
+		default:
 			unknown = append(unknown, k)
 		}
+	}
+	if len(moved) > 0 {
+		slices.Sort(moved)
+		return fmt.Errorf("forward: keepalive settings moved in collector v0.165.0: %s", strings.Join(moved, "; "))
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
@@ -64,7 +83,7 @@ func (f *ForwardConfig) Unmarshal(conf *confmap.Conf) error {
 			delete(raw, k)
 		}
 	}
-	if err := f.ClientConfig.Unmarshal(confmap.NewFromStringMap(raw)); err != nil {
+	if err := confmap.NewFromStringMap(raw).Unmarshal(&f.ClientConfig); err != nil {
 		return err
 	}
 	s := struct {

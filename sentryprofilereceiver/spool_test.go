@@ -405,6 +405,43 @@ func TestForwardConfigUnmarshal(t *testing.T) {
 	assert.Equal(t, 30*time.Second, cfg.Forward.Get().ClientConfig.Timeout, "the client defaults stay")
 }
 
+// TestForwardKeepalive: collector v0.165.0 moved the client's keepalive
+// settings under `keepalive:`. The new place is read; the old flat keys
+// are refused with the key's new name.
+func TestForwardKeepalive(t *testing.T) {
+	conf := confmap.NewFromStringMap(map[string]any{"forward": map[string]any{
+		"endpoint":  "https://x",
+		"keepalive": map[string]any{"idle_conn_timeout": "7s", "max_idle_conns": 3, "max_idle_conns_per_host": 2},
+	}})
+	cfg := createDefaultConfig().(*Config)
+	require.NoError(t, conf.Unmarshal(cfg))
+	ka := cfg.Forward.Get().ClientConfig.Keepalive.Get()
+	require.NotNil(t, ka, "keepalive stays on when configured")
+	assert.Equal(t, 7*time.Second, ka.IdleConnTimeout)
+	assert.Equal(t, 3, ka.MaxIdleConns)
+	assert.Equal(t, 2, ka.MaxIdleConnsPerHost)
+
+	def := createDefaultConfig().(*Config)
+	require.NoError(t, confmap.NewFromStringMap(map[string]any{"forward": map[string]any{"endpoint": "https://x"}}).Unmarshal(def))
+	assert.True(t, def.Forward.Get().ClientConfig.Keepalive.HasValue(), "keepalive is on by default")
+
+	for old, moved := range movedKeepaliveKeys {
+		t.Run(old, func(t *testing.T) {
+			var value any = 5
+			switch old {
+			case "idle_conn_timeout":
+				value = "5s"
+			case "disable_keep_alives":
+				value = true
+			}
+			flat := confmap.NewFromStringMap(map[string]any{"forward": map[string]any{"endpoint": "https://x", old: value}})
+			err := flat.Unmarshal(createDefaultConfig().(*Config))
+			require.Error(t, err)
+			assert.ErrorContains(t, err, old+" is now "+moved)
+		})
+	}
+}
+
 func TestLoadForwardConfig(t *testing.T) {
 	cm, err := confmaptest.LoadConf(filepath.Join("testdata", "config.yaml"))
 	require.NoError(t, err)
