@@ -17,7 +17,7 @@ import (
 
 // pipelineConfig is a collector configuration: the sentryprofile receiver on
 // receiverAddr → memory_limiter → otlp_http to the sink. The batch processor
-// does not support profiles in collector v0.164.0, so batching happens in
+// does not support profiles in collector v0.165.0, so batching happens in
 // the exporter's sending_queue, as in the project's examples.
 func pipelineConfig(receiverAddr, sinkURL string, limitMiB, spikeMiB int) string {
 	return fmt.Sprintf(`receivers:
