@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -72,8 +73,14 @@ func translateDurationFixture(t *testing.T, name string) pprofile.Profiles {
 	if !strings.HasPrefix(name, "testdata/") {
 		return fixturepd.Translate(t, translator.ReceiveOptions{}, name)[0].Profiles
 	}
+	return translatePayloads(t, profilePayloads(t, name, readDurationFixture(t, name)))
+}
+
+// translatePayloads translates profile items as the receiver does.
+func translatePayloads(t *testing.T, payloads [][]byte) pprofile.Profiles {
+	t.Helper()
 	b := translator.NewProfilesBuilder(translator.ReceiveOptions{})
-	for _, payload := range profilePayloads(t, name, readDurationFixture(t, name)) {
+	for _, payload := range payloads {
 		p, err := sentry.DecodeProfile(payload)
 		require.NoError(t, err)
 		sentry.Normalize(p)
@@ -126,19 +133,113 @@ func TestWallTimeMatchesSentry(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got, period, medianRule := otlpFunctionTimes(t, translateDurationFixture(t, name))
 			want := sentryFunctionTimes(t, name, readDurationFixture(t, name), period)
-			require.NotEmpty(t, want)
-			for k, w := range want {
-				g := got[k]
-				require.NotNil(t, g, "function %v is missing", k)
-				for i, what := range []string{"self", "total"} {
-					assert.InDelta(t, w[i], g[i], 0.01*w[i]+1, "%s time of %v", what, k)
-				}
-			}
-			assert.Len(t, got, len(want), "no function that Sentry does not show")
+			requireSameTimes(t, want, got)
 			t.Logf("%s: OTLP wall time in functions / Sentry's: %.4f (median rule: %.4f); %d functions",
 				name, got.sum()/want.sum(), medianRule/want.sum(), len(want))
 		})
 	}
+}
+
+// requireSameTimes: every function Sentry shows has its self and total
+// time in OTLP, to 1%, and OTLP shows no other.
+func requireSameTimes(t *testing.T, want, got functionTimes) {
+	t.Helper()
+	require.NotEmpty(t, want)
+	for k, w := range want {
+		g := got[k]
+		require.NotNil(t, g, "function %v is missing", k)
+		for i, what := range []string{"self", "total"} {
+			assert.InDelta(t, w[i], g[i], 0.01*w[i]+1, "%s time of %v", what, k)
+		}
+	}
+	assert.Len(t, got, len(want), "no function that Sentry does not show")
+}
+
+// TestWallTimeMatchesSentryIdleRandom: transaction profiles made up of
+// random stacks, runs of idle samples on two threads, frames that vroom
+// takes as one (another column) or as two (another line), and a
+// transaction window or none: OTLP shows each function's time as Sentry
+// does.
+func TestWallTimeMatchesSentryIdleRandom(t *testing.T) {
+	for seed := range uint64(300) {
+		payload := randomIdleProfile(seed)
+		got, period, _ := otlpFunctionTimes(t, translatePayloads(t, [][]byte{payload}))
+		want := sentryFunctionTimes(t, "random.json", payload, period)
+		if !t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) { requireSameTimes(t, want, got) }) {
+			t.Logf("payload: %s", payload)
+			return
+		}
+	}
+}
+
+// randomIdleProfile is a V1 javascript profile: two threads, a third of
+// the samples idle, about 10 ms apart.
+func randomIdleProfile(seed uint64) []byte {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	frames := []map[string]any{
+		{"function": "main", "abs_path": "app.js", "lineno": 1, "colno": 1},
+		{"function": "handle", "abs_path": "app.js", "lineno": 5, "colno": 3},
+		{"function": "handle", "abs_path": "app.js", "lineno": 5, "colno": 9}, // one frame for vroom
+		{"function": "handle", "abs_path": "app.js", "lineno": 7, "colno": 3}, // another frame
+		{"function": "load", "abs_path": "lib.js", "lineno": 2},
+		{"function": "parse", "abs_path": "lib.js", "lineno": 9},
+		{"function": "render", "abs_path": "app.js", "lineno": 20},
+		{"function": "", "abs_path": "app.js", "lineno": 30},
+	}
+	stacks := [][]int{{}}
+	for range 10 {
+		stack := []int{0} // built root first
+		for range rng.IntN(5) {
+			stack = append(stack, 1+rng.IntN(len(frames)-1))
+		}
+		slices.Reverse(stack)
+		stacks = append(stacks, stack)
+	}
+	type sample struct {
+		StackID  int    `json:"stack_id"`
+		ThreadID string `json:"thread_id"`
+		Elapsed  string `json:"elapsed_since_start_ns"`
+	}
+	var samples []sample
+	var end uint64
+	for _, thread := range []string{"0", "7"} {
+		at := uint64(rng.IntN(5_000_000))
+		for range 20 + rng.IntN(40) {
+			stack := 0
+			if rng.IntN(3) > 0 {
+				stack = 1 + rng.IntN(len(stacks)-1)
+			}
+			samples = append(samples, sample{StackID: stack, ThreadID: thread, Elapsed: strconv.FormatUint(at, 10)})
+			at += 8_000_000 + uint64(rng.IntN(4_000_000))
+		}
+		end = max(end, at)
+	}
+	// Payload order: by time, as SDKs send them.
+	slices.SortStableFunc(samples, func(a, b sample) int {
+		x, _ := strconv.ParseUint(a.Elapsed, 10, 64)
+		y, _ := strconv.ParseUint(b.Elapsed, 10, 64)
+		return cmp.Compare(x, y)
+	})
+	var window [2]uint64
+	if rng.IntN(2) == 0 {
+		window = [2]uint64{uint64(rng.IntN(int(end / 4))), end/2 + uint64(rng.IntN(int(end/2)))}
+	}
+	doc := map[string]any{
+		"version": "1", "platform": "javascript", "event_id": "0123456789abcdef0123456789abcdef",
+		"timestamp": "2026-11-28T05:00:00Z", "release": "random@1",
+		"device": map[string]any{"architecture": "x86_64"}, "os": map[string]any{"name": "Linux", "version": "6"},
+		"transactions": []any{map[string]any{
+			"id": "fedcba9876543210fedcba9876543210", "name": "t", "trace_id": "00112233445566778899aabbccddeeff",
+			"active_thread_id":  "0",
+			"relative_start_ns": strconv.FormatUint(window[0], 10), "relative_end_ns": strconv.FormatUint(window[1], 10),
+		}},
+		"profile": map[string]any{"samples": samples, "stacks": stacks, "frames": frames},
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		panic(err)
+	}
+	return out
 }
 
 // otlpFunctionTimes reads the translator's output: per function, the sum of

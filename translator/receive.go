@@ -462,7 +462,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		// translation: let the scratch space that is no longer needed go
 		// rather than keep it for the next item.
 		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
-		b.weights, b.cpuWeights = nil, nil
+		b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
