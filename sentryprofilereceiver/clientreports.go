@@ -2,7 +2,10 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 // Client reports: what SDKs say they discarded before sending, counted in
 // the receiver's own telemetry (receiver_sentryprofile_sdk_discarded), an
-// operator's view of the loss before the collector.
+// operator's view of the loss before the collector. Reasons and categories
+// are chosen by the client: those outside the lists of Sentry's SDKs and
+// Relay (sentryclientreport.BoundedReason, BoundedCategory) are counted as
+// "other", so that a client cannot grow the metric's cardinality.
 
 import (
 	"context"
@@ -13,41 +16,6 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryclientreport"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
-
-// knownDiscardReasons are the reasons Sentry's SDKs and Relay publish for
-// a client report's counts. Reasons and categories are chosen by the
-// client: others are reported as "other" so that a client cannot grow the
-// metric's cardinality.
-var knownDiscardReasons = stringSet(
-	"queue_overflow", "cache_overflow", "buffer_overflow", "ratelimit_backoff", "network_error",
-	"sample_rate", "before_send", "event_processor", "send_error", "internal_sdk_error",
-	"insufficient_data", "backpressure", "deadline_exceeded", "invalid", "too_large", "ignored",
-)
-
-// knownDiscardCategories are Sentry's data categories (rate-limit
-// categories).
-var knownDiscardCategories = stringSet(
-	"default", "error", "transaction", "security", "attachment", "attachment_item", "session",
-	"profile", "profile_chunk", "profile_chunk_ui", "profile_duration", "profile_duration_ui",
-	"replay", "span", "span_indexed", "transaction_indexed", "log_item", "log_byte",
-	"trace_metric", "metric_bucket", "monitor", "monitor_seat", "feedback", "user_report_v2",
-	"internal", "unknown",
-)
-
-func stringSet(values ...string) map[string]struct{} {
-	m := make(map[string]struct{}, len(values))
-	for _, v := range values {
-		m[v] = struct{}{}
-	}
-	return m
-}
-
-func boundedValue(known map[string]struct{}, v string) string {
-	if _, ok := known[v]; ok {
-		return v
-	}
-	return "other"
-}
 
 // countClientReport adds a client_report item's counts to
 // receiver_sentryprofile_sdk_discarded; an unreadable report is dropped
@@ -68,7 +36,7 @@ func (rt *router) countClientReport(ctx context.Context, t *translation, project
 			continue
 		}
 		rt.telemetry.ReceiverSentryprofileSdkDiscarded.Add(ctx, d.Quantity, metric.WithAttributeSet(attribute.NewSet(
-			attribute.String("discard_reason", boundedValue(knownDiscardReasons, d.Reason)),
-			attribute.String("discard_category", boundedValue(knownDiscardCategories, d.Category)))))
+			attribute.String("discard_reason", sentryclientreport.BoundedReason(d.Reason)),
+			attribute.String("discard_category", sentryclientreport.BoundedCategory(d.Category)))))
 	}
 }

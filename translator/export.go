@@ -395,6 +395,9 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 		i := base + j
 		info := &x.samples[i]
 		info.stack = s.StackIndex()
+		if idleOfSample(s.AttributeIndices(), &x.conv.dictionaryView) { // thread.go
+			info.stack = 0 // the SDK sent it idle: the empty (zero) stack
+		}
 		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
 		ok := x.conv.stackUsable(info.stack)
 		if s.TimestampsUnixNano().Len() > 0 {

@@ -47,6 +47,11 @@ const (
 	attrThreadState    = "sentry.thread.state"
 	attrQueueAddress   = "sentry.queue.address"
 	attrQueueLabel     = "sentry.queue.label"
+	// attrSampleIdle marks a transaction profile's sample whose stack the
+	// SDK sent empty (the thread was idle); its stack is the one Sentry
+	// shows it with (receive_idle.go), and the exporter writes it back
+	// empty.
+	attrSampleIdle = "sentry.sample.idle"
 )
 
 // Location attributes: frame fields without a home in Function, Line or
@@ -149,6 +154,7 @@ const (
 	roleThreadPriority          // sentry.thread.priority
 	roleQueueAddress            // sentry.queue.address
 	roleThreadState             // sentry.thread.state
+	roleSampleIdle              // sentry.sample.idle
 	// Location attributes.
 	roleFrameType        // profile.frame.type
 	roleFramePlatform    // sentry.frame.platform
@@ -181,6 +187,8 @@ func roleOfKey(key string) attrRole {
 		return roleQueueAddress
 	case attrThreadState:
 		return roleThreadState
+	case attrSampleIdle:
+		return roleSampleIdle
 	case string(semconv.ProfileFrameTypeKey):
 		return roleFrameType
 	case attrFramePlatform:

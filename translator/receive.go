@@ -114,6 +114,10 @@ type ProfilesBuilder struct {
 	groupStarts    []int32
 	groupFill      []int32
 	timestamps     []uint64
+	// idleOf and idleStacks: the idle samples of the item and the stacks
+	// Sentry gives them (receive_idle.go).
+	idleOf     []int32
+	idleStacks []int32
 }
 
 // addedSamples is what addSamples found out about an item's samples.
@@ -134,6 +138,7 @@ type event struct {
 // sampleKey groups the events that become one pprofile Sample.
 type sampleKey struct {
 	stack, thread, queue, state, link int32
+	idle                              int32 // sentry.sample.idle, 0 when active
 }
 
 // NewProfilesBuilder returns an empty builder.
@@ -457,7 +462,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 		// translation: let the scratch space that is no longer needed go
 		// rather than keep it for the next item.
 		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
-		b.weights, b.cpuWeights = nil, nil
+		b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
@@ -468,7 +473,15 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 // trace also each sample's wall and CPU time (b.weights, b.cpuWeights).
 // Samples of an unknown stack or before the profile's start are left out.
 func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint64, weighted bool) ([]sampleGroup, []event, []int64) {
-	index := b.newGroupIndex(len(p.Samples))
+	// Idle samples of a transaction profile: the stack Sentry shows them
+	// with, grouped apart from the empty stack (their slots follow the
+	// Sentry stacks' slots), and sentry.sample.idle (receive_idle.go).
+	hasIdle := b.findIdleSamples(p, start)
+	var idleAttr int32
+	if hasIdle {
+		idleAttr = b.dict.attrBool(attrSampleIdle, true)
+	}
+	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks))
 	groups := b.groups[:0]
 	events := b.events[:0]
 	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
@@ -488,7 +501,14 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 		if !ok {
 			continue
 		}
+		slot := b.stackSlots[s.StackID]
 		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
+		if hasIdle && b.idleOf[i] != sampleActive {
+			k.idle = idleAttr
+			if r := b.idleOf[i]; r >= 0 {
+				k.stack, slot = b.idleStacks[r], int32(len(b.stackSlots))+r
+			}
+		}
 		if k.link != 0 {
 			b.linked++
 		}
@@ -500,7 +520,7 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 		if s.State != "" {
 			k.state = b.dict.attrStr(attrThreadState, s.State)
 		}
-		cell := uint64(b.stackSlots[s.StackID])*index.threads + uint64(k.thread)
+		cell := uint64(slot)*index.threads + uint64(k.thread)
 		head := index.head(cell)
 		g := head
 		for g >= 0 && groups[g].key != k {
@@ -545,11 +565,11 @@ type groupIndex struct {
 	headMap map[uint64]int32
 }
 
-func (b *ProfilesBuilder) newGroupIndex(samples int) groupIndex {
+func (b *ProfilesBuilder) newGroupIndex(samples, slots int) groupIndex {
 	x := groupIndex{threads: uint64(b.threads.Len())}
-	cells := uint64(len(b.stackSlots)) * x.threads
+	cells := uint64(slots) * x.threads
 	if cells > 2*uint64(samples)+1024 {
-		x.headMap = make(map[uint64]int32, len(b.stackSlots))
+		x.headMap = make(map[uint64]int32, slots)
 		return x
 	}
 	x.heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
@@ -698,6 +718,9 @@ func (b *ProfilesBuilder) groupAttrs(attrs []int32, k *sampleKey, service []int3
 	}
 	if k.state != 0 {
 		attrs = append(attrs, k.state)
+	}
+	if k.idle != 0 {
+		attrs = append(attrs, k.idle)
 	}
 	return attrs
 }

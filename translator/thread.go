@@ -217,3 +217,19 @@ func queueMetadataFromAttr(m pcommon.Map) []sentry.QueueMetadata {
 	}
 	return out
 }
+
+// idleOfSample reports whether a sample's attributes mark it idle
+// (sentry.sample.idle = true): the SDK sent it with an empty stack, and
+// its stack is the one Sentry shows it with (receive_idle.go). The
+// exporter writes such a sample back with an empty stack.
+func idleOfSample(indices pcommon.Int32Slice, dv *dictionaryView) bool {
+	roles, vals := dv.attrRoles, dv.attrVals
+	for i := range indices.Len() {
+		idx := indices.At(i)
+		if idx > 0 && int(idx) < len(roles) && roles[idx] == roleSampleIdle {
+			v := vals[idx]
+			return v.Type() == pcommon.ValueTypeBool && v.Bool()
+		}
+	}
+	return false
+}
