@@ -37,6 +37,10 @@ type envelopeHandler struct {
 	// confighttp has applied its defaults.
 	encodings map[string]bool
 
+	// pace is what a request's body must keep to while the receiver
+	// waits for it (pace.go).
+	pace pacing
+
 	// retryAfter and rateLimits are the 429 headers, rendered once.
 	retryAfter string
 	rateLimits string
@@ -70,13 +74,21 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		h.proxyEnvelope(w, r, projectID)
 		return
 	}
+	// Authenticated first: a request that is not takes no slot and no
+	// pooled buffer.
+	body, rerr := h.admitEnvelope(r, projectID)
+	if rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
 	if !h.slots.acquire(r.Context()) {
 		return // the client is gone; nobody reads an answer
 	}
 	defer h.slots.release()
+	pacedBodyOf(r).start()
 	t := h.pool.get()
 	defer h.pool.put(t)
-	eventID, rerr := h.readEnvelope(t, r, r.Body, projectID)
+	eventID, rerr := h.readEnvelope(t, r, body, projectID)
 	if rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return

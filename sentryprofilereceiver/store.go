@@ -42,18 +42,21 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 		h.proxyStore(w, r, projectID)
 		return
 	}
-	if !h.slots.acquire(r.Context()) {
-		return
-	}
-	defer h.slots.release()
+	// The key is in the headers or the query: an unauthenticated request
+	// takes no slot.
 	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return
 	}
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	defer h.slots.release()
+	pacedBodyOf(r).start()
 	// confighttp decoded the body and bounds it by max_request_body_size.
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		writeError(w, h.bodyError(err))
+		h.refuse(w, projectID, h.bodyError(err))
 		return
 	}
 	eventID, rerr := storeEventID(body)
@@ -72,15 +75,15 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 // decoded body; the SDK gets the upstream's answer. A body the receiver
 // cannot read still goes to the upstream, which may.
 func (h *envelopeHandler) proxyStore(w http.ResponseWriter, r *http.Request, projectID string) {
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
 	target, raw, release, ok := h.readForwarded(w, r)
 	if !ok {
 		return
 	}
 	defer release()
-	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
-		h.refuse(w, projectID, rerr)
-		return
-	}
 	upstream := h.forward.SendAsync(r, target, raw, "")
 	if body, err := h.decodedBody(raw, r.Header.Get("Content-Encoding")); err == nil {
 		if _, rerr := storeEventID(body); rerr == nil {
