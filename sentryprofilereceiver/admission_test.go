@@ -2,6 +2,7 @@ package sentryprofilereceiver
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"net"
 	"net/http"
@@ -218,4 +219,72 @@ func TestPacedBodyKeepsPace(t *testing.T) {
 			assert.Equal(t, tt.wantStatus, resp.StatusCode)
 		})
 	}
+}
+
+// TestEnvelopeHeaderAuthBound: with the key only in the envelope's dsn, the
+// header line must fit in maxAuthHeaderBytes; a key outside the body lifts
+// that bound to the envelope reader's.
+func TestEnvelopeHeaderAuthBound(t *testing.T) {
+	dsnHeader := func(size int) string {
+		h := `{"dsn":"http://` + testKey + `@localhost/42","pad":"`
+		return h + strings.Repeat("x", size-len(h)-2) + `"}`
+	}
+	tests := []struct {
+		name       string
+		header     string
+		query      string
+		wantStatus int
+	}{
+		{name: "dsn only, header at the bound", header: dsnHeader(maxAuthHeaderBytes - 1), wantStatus: http.StatusOK},
+		{name: "dsn only, header over the bound", header: dsnHeader(maxAuthHeaderBytes + 1), wantStatus: http.StatusRequestEntityTooLarge},
+		{name: "key in the query, long header", header: dsnHeader(maxAuthHeaderBytes + 1),
+			query: "?sentry_key=" + testKey, wantStatus: http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := startReceiver(t, nil, nil)
+			body := envelopeOf(tt.header, chunkItem(chunkPayload))
+			resp := do(t, newRequest(t, http.MethodPost, tr.url+"/api/42/envelope/"+tt.query, body, nil))
+			assert.Equal(t, tt.wantStatus, resp.status, resp.body)
+		})
+	}
+}
+
+func TestReadEnvelopeHead(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		limit   int
+		want    string
+		wantErr error
+	}{
+		{name: "line and more", body: "{}\n{\"type\":\"event\"}\n{}", limit: 64, want: "{}\n"},
+		{name: "blank lines first", body: "\n \n{}\nrest", limit: 64, want: "\n \n{}\n"},
+		{name: "no newline", body: "{}", limit: 64, want: "{}"},
+		{name: "empty", body: "", limit: 64, want: ""},
+		{name: "too long", body: strings.Repeat("x", 65), limit: 64, wantErr: errAuthHeaderTooLarge},
+		{name: "newline at the bound", body: strings.Repeat("x", 63) + "\n" + strings.Repeat("y", 100), limit: 64,
+			want: strings.Repeat("x", 63) + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// One byte a read: the head is found however the body arrives.
+			got, err := readEnvelopeHead(&oneByteReader{r: bytes.NewReader([]byte(tt.body))}, tt.limit)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+type oneByteReader struct{ r *bytes.Reader }
+
+func (o *oneByteReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return o.r.Read(p[:1])
 }
