@@ -114,13 +114,11 @@ func notFound(w http.ResponseWriter, _ *http.Request) {
 }
 
 // readEnvelope reads the envelope header from body, authorizes the request
-// (the header may carry the dsn), then reads every item. Items stay raw:
+// (the header may carry the dsn), then reads every item, refusing the
+// envelope (413) at the first item over its type's limit. Items stay raw:
 // the router decodes them.
 func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
-	limits := envelope.Limits{
-		MaxItemBytes: h.cfg.MaxProfileItemSize,
-		MaxItems:     h.cfg.MaxItemsPerEnvelope,
-	}
+	limits := h.readerLimits()
 	if t.reader == nil {
 		t.reader = envelope.NewReader(body, limits)
 	} else {
@@ -150,5 +148,8 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.
 			return "", h.bodyError(err)
 		}
 		t.items = append(t.items, item)
+		if rerr := h.checkItemSize(t, len(t.items)-1, projectID); rerr != nil {
+			return "", rerr
+		}
 	}
 }

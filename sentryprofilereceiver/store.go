@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -53,10 +54,9 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.slots.release()
 	pacedBodyOf(r).start()
-	// confighttp decoded the body and bounds it by max_request_body_size.
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		h.refuse(w, projectID, h.bodyError(err))
+	body, rerr := h.readStoreBody(r.Body, projectID)
+	if rerr != nil {
+		h.refuse(w, projectID, rerr)
 		return
 	}
 	eventID, rerr := storeEventID(body)
@@ -69,6 +69,23 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAccepted(w, eventID)
+}
+
+// readStoreBody reads a store body (confighttp decoded it and bounds it by
+// max_request_body_size): one event, refused with 413 over the event
+// limit, as Relay refuses it over max_event_size, before it is answered.
+// Only the limit and one byte more are ever held.
+func (h *envelopeHandler) readStoreBody(r io.Reader, projectID string) ([]byte, *requestError) {
+	body, err := io.ReadAll(io.LimitReader(r, maxEventItemBytes+1))
+	if err != nil {
+		return nil, h.bodyError(err)
+	}
+	if len(body) > maxEventItemBytes {
+		h.router.drops.dropped(droppedItem{itemType: sentryevent.ItemType, reason: reasonTooLarge, projectID: projectID})
+		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+			detail: fmt.Sprintf("event exceeds %d bytes", maxEventItemBytes)}
+	}
+	return body, nil
 }
 
 // proxyStore forwards a store request as it came and translates its
