@@ -2,6 +2,7 @@ package sentryprofilereceiver
 
 import (
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,5 +168,22 @@ func TestStoreEventSizeLimit(t *testing.T) {
 			}
 			assert.Equal(t, tt.wantKept, sinks.logs.LogRecordCount() == 1)
 		})
+	}
+}
+
+// TestLimitsTableNamesEveryItemType keeps README.md's Limits table true:
+// every item type the receiver reads has its row there.
+func TestLimitsTableNamesEveryItemType(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(readme), "\n## Limits\n")
+	require.True(t, ok, "README.md has a Limits section")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for _, r := range itemRoutes {
+		assert.Contains(t, section, "`"+r.itemType+"`", "the Limits table names %s", r.itemType)
+	}
+	for _, limit := range []string{"max_request_body_size", "max_items_per_envelope", "max_profile_item_size",
+		"max_concurrent_envelopes", "read_timeout", "8 KiB", "16 KiB", "`sentryevent` message limit", "`sentrysignal` attribute limit"} {
+		assert.Contains(t, section, limit)
 	}
 }
