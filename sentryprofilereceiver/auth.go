@@ -81,6 +81,14 @@ func (a *authenticator) authenticate(r *http.Request, envelopeDSN, projectID str
 	return nil
 }
 
+// needsEnvelopeDSN reports whether only an envelope header's dsn can
+// authenticate r: its headers and query carry no Sentry credentials, nor
+// any unreadable ones (which authenticate refuses without a body).
+func needsEnvelopeDSN(r *http.Request) bool {
+	creds, err := sentryhttp.CredentialsFromRequest(r)
+	return err == nil && len(creds) == 0
+}
+
 func (a *authenticator) acceptsKey(key string) bool {
 	if len(a.keyDigests) == 0 {
 		return true

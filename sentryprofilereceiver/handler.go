@@ -37,6 +37,10 @@ type envelopeHandler struct {
 	// confighttp has applied its defaults.
 	encodings map[string]bool
 
+	// pace is what a request's body must keep to while the receiver
+	// waits for it (pace.go).
+	pace pacing
+
 	// retryAfter and rateLimits are the 429 headers, rendered once.
 	retryAfter string
 	rateLimits string
@@ -70,13 +74,21 @@ func (h *envelopeHandler) serveEnvelope(w http.ResponseWriter, r *http.Request) 
 		h.proxyEnvelope(w, r, projectID)
 		return
 	}
+	// Authenticated first: a request that is not takes no slot and no
+	// pooled buffer.
+	body, rerr := h.admitEnvelope(r, projectID)
+	if rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
 	if !h.slots.acquire(r.Context()) {
 		return // the client is gone; nobody reads an answer
 	}
 	defer h.slots.release()
+	pacedBodyOf(r).start()
 	t := h.pool.get()
 	defer h.pool.put(t)
-	eventID, rerr := h.readEnvelope(t, r, r.Body, projectID)
+	eventID, rerr := h.readEnvelope(t, r, body, projectID)
 	if rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return
@@ -102,13 +114,11 @@ func notFound(w http.ResponseWriter, _ *http.Request) {
 }
 
 // readEnvelope reads the envelope header from body, authorizes the request
-// (the header may carry the dsn), then reads every item. Items stay raw:
+// (the header may carry the dsn), then reads every item, refusing the
+// envelope (413) at the first item over its type's limit. Items stay raw:
 // the router decodes them.
 func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
-	limits := envelope.Limits{
-		MaxItemBytes: h.cfg.MaxProfileItemSize,
-		MaxItems:     h.cfg.MaxItemsPerEnvelope,
-	}
+	limits := h.readerLimits()
 	if t.reader == nil {
 		t.reader = envelope.NewReader(body, limits)
 	} else {
@@ -138,5 +148,8 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.
 			return "", h.bodyError(err)
 		}
 		t.items = append(t.items, item)
+		if rerr := h.checkItemSize(t, len(t.items)-1, projectID); rerr != nil {
+			return "", rerr
+		}
 	}
 }

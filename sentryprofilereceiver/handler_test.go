@@ -271,7 +271,6 @@ func TestBadItemAmongGood(t *testing.T) {
 		`"transaction":"checkout","start_timestamp":1795000000.0,"timestamp":1795000001.0,` +
 		`"contexts":{"trace":{"trace_id":"dd2619a66dba46f7939c718fdab394b6","span_id":"8a284e3cea10a0ea"}}}`
 	badStack := strings.Replace(chunkPayload, `"stack_id":1,`, `"stack_id":9,`, 1)
-	oversized := strings.Replace(chunkPayload, `"release":"shop@1.2.3"`, `"release":"`+strings.Repeat("x", 8<<10)+`"`, 1)
 	body := envelopeOf(eventHeader,
 		item{`{"type":"profile"}`, v1Payload},                                 // good V1
 		chunkItem(chunkPayload),                                               // good V2
@@ -281,13 +280,14 @@ func TestBadItemAmongGood(t *testing.T) {
 		item{`{"type":"profile"}`, v1Payload},                                 // second V1 profile
 		chunkItem(`{"version":"2",`),                                          // not JSON
 		chunkItem(badStack),                                                   // sample pointing at no stack
-		chunkItem(oversized),                                                  // over max_profile_item_size
 		item{`{"type":"transaction"}`, transaction},
 		item{`{"type":"client_report"}`, `{"discarded_events":[]}`},
 		item{`{"type":"x-made-up"}`, `{}`},
 	)
 	sink := new(consumertest.ProfilesSink)
-	tr := startReceiver(t, sink, func(c *Config) { c.MaxProfileItemSize = 4 << 10 })
+	// An item over its size limit refuses the whole envelope, as in Relay
+	// (limits_test.go): it has no place among the good items.
+	tr := startReceiver(t, sink, nil)
 	resp := post(t, tr, body, nil)
 	require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
 
@@ -302,7 +302,6 @@ func TestBadItemAmongGood(t *testing.T) {
 		reason(sentry.ReasonTooManyProfiles, 1),
 		reason(sentry.ReasonInvalidJSON, 1),
 		reason(sentry.ReasonMalformedSamples, 1),
-		reason(sentry.ReasonExceedSizeLimit, 1),
 	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 
 	itemType := func(typ string) metricdata.DataPoint[int64] {

@@ -24,7 +24,8 @@ import (
 )
 
 // readForwarded takes an envelope slot and reads a forwarded request's body
-// as it came. The slot bounds the bodies being read and translated; the
+// as it came, at the body's pace. The caller has authenticated the request
+// as far as its headers and query allow. The slot bounds the bodies being read and translated; the
 // caller gives it back with release (once is enough, more is harmless) as
 // soon as translation is done, since waiting for the upstream costs the
 // body's memory, not a slot. ok is false when the request is answered
@@ -35,6 +36,7 @@ func (h *envelopeHandler) readForwarded(w http.ResponseWriter, r *http.Request) 
 		return nil, nil, nil, false
 	}
 	release = sync.OnceFunc(h.slots.release)
+	pacedBodyOf(r).start()
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
 	if err != nil {
 		release()
@@ -49,6 +51,16 @@ func (h *envelopeHandler) readForwarded(w http.ResponseWriter, r *http.Request) 
 // router translates it, and the SDK gets the upstream's answer. A pipeline
 // refusal is counted (obsreport) and logged, not told.
 func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, projectID string) {
+	// A key outside the body is checked before the request takes a slot.
+	// A key only in the envelope's dsn is checked once the body is read:
+	// the raw body is compressed, and its header is not read before
+	// decompressing it (README, Limits).
+	if !needsEnvelopeDSN(r) {
+		if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+			h.refuse(w, projectID, rerr)
+			return
+		}
+	}
 	target, raw, release, ok := h.readForwarded(w, r)
 	if !ok {
 		return
@@ -118,22 +130,25 @@ func (h *envelopeHandler) proxyRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
+	var projectID string
+	if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) > 1 {
+		projectID, _ = sentryhttp.CanonicalProjectID(parts[1])
+	}
+	// These requests carry their key outside the body: an unauthenticated
+	// one takes no slot.
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
 	if !h.slots.acquire(r.Context()) {
 		return
 	}
 	release := sync.OnceFunc(h.slots.release)
 	defer release()
+	pacedBodyOf(r).start()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.ServerConfig.MaxRequestBodySize))
 	if err != nil {
 		writeError(w, h.bodyError(err))
-		return
-	}
-	var projectID string
-	if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) > 1 {
-		projectID, _ = sentryhttp.CanonicalProjectID(parts[1])
-	}
-	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
-		h.refuse(w, projectID, rerr)
 		return
 	}
 	release()

@@ -75,6 +75,7 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 	r.handler = &envelopeHandler{
 		cfg: cfg, logger: set.Logger, auth: newAuthenticator(cfg), router: rt, slots: slots, pool: pool,
 		bodies:     rawBodyDecoders{gzip: &r.gzip},
+		pace:       pacing{grace: bodyGrace, minRate: bodyMinRate, limit: cfg.ServerConfig.ReadTimeout},
 		retryAfter: seconds,
 		// No category list means every category: while the pipeline pushes
 		// back, any envelope still costs a read, so the SDK is asked to hold
@@ -108,6 +109,8 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	if r.handler.forward != nil {
 		server.Handler = cleanAPIPaths(r.handler.forward, server.Handler)
 	}
+	// Outermost: the pacer counts the body as it comes off the connection.
+	server.Handler = r.handler.pace.wrap(server.Handler)
 	listener, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return errors.Join(fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err),

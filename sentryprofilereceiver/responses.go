@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.uber.org/zap"
@@ -41,6 +42,11 @@ func (h *envelopeHandler) bodyError(err error) *requestError {
 			detail: fmt.Sprintf("envelope has more than %d items", h.cfg.MaxItemsPerEnvelope)}
 	case errors.Is(err, envelope.ErrHeaderTooLarge):
 		return &requestError{status: http.StatusRequestEntityTooLarge, detail: "envelope header line too large"}
+	case errors.Is(err, errAuthHeaderTooLarge):
+		return &requestError{status: http.StatusRequestEntityTooLarge, detail: err.Error()}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The pacer's deadline (pace.go) or read_timeout.
+		return &requestError{status: http.StatusRequestTimeout, detail: "request body too slow"}
 	case errors.As(err, &syntax):
 		return &requestError{status: http.StatusBadRequest, detail: "invalid envelope: " + syntax.Msg}
 	default:
@@ -62,9 +68,16 @@ func consumerError(err error) *requestError {
 func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *requestError) {
 	h.logger.Debug("Envelope refused",
 		zap.String("project_id", projectID), zap.Int("status", e.status), zap.String("detail", e.detail))
-	if e.status == http.StatusTooManyRequests {
+	switch e.status {
+	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", h.retryAfter)
 		w.Header().Set(sentryhttp.HeaderRateLimits, h.rateLimits)
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
+		// The rest of the body is not wanted: without this the server
+		// would read it (up to 256 KiB, at the client's pace) before it
+		// sends the answer, so that a client sending headers and then
+		// nothing would wait for read_timeout to learn its key is wrong.
+		w.Header().Set("Connection", "close")
 	}
 	writeError(w, e)
 }

@@ -56,6 +56,10 @@ type itemRoute struct {
 	// from what the payload says of its program (signals.go).
 	logs    appendLogs
 	metrics appendMetrics
+	// maxBytes is the largest payload of this type the receiver keeps
+	// (limits.go); 0 on the profile rows, whose bound is
+	// max_profile_item_size.
+	maxBytes int64
 }
 
 // itemRoutes is every item type the receiver reads. An item of another
@@ -70,20 +74,31 @@ var itemRoutes = []itemRoute{
 	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
 	{itemType: translator.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "translator.ItemDecoder"},
 	{itemType: translator.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
-		segment: sentrytrace.DecodeTransaction},
+		segment: sentrytrace.DecodeTransaction, maxBytes: maxEventItemBytes},
 	{itemType: itemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
-		segment: sentrytrace.DecodeSpans},
-	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Decode", logs: eventLogs},
-	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.AppendLogs", logs: containerLogs(sentrylog.AppendLogs)},
-	{itemType: sentrylog.OTelItemType, signal: signalLogs, translator: "sentrylog.AppendOTelLog", logs: containerLogs(sentrylog.AppendOTelLog)},
-	{itemType: sentrycheckin.ItemType, signal: signalLogs, translator: "sentrycheckin.Decode", logs: checkInLogs},
-	{itemType: sentryfeedback.ItemFeedback, signal: signalLogs, translator: "sentryfeedback.DecodeFeedback", logs: feedbackLogs},
-	{itemType: sentryfeedback.ItemUserReport, signal: signalLogs, translator: "sentryfeedback.AppendUserReport", logs: containerLogs(sentryfeedback.AppendUserReport)},
-	{itemType: sentrymetric.ItemType, signal: signalMetrics, translator: "sentrymetric.AppendMetrics", metrics: containerMetrics(sentrymetric.AppendMetrics)},
-	{itemType: sentrymetric.StatsdItemType, signal: signalMetrics, translator: "sentrymetric.AppendStatsd", metrics: containerMetrics(sentrymetric.AppendStatsd)},
-	{itemType: sentrysession.ItemSession, signal: signalMetrics, translator: "sentrysession.DecodeUpdate", metrics: sessionMetrics},
-	{itemType: sentrysession.ItemSessions, signal: signalMetrics, translator: "sentrysession.AppendSessions", metrics: containerMetrics(sentrysession.AppendSessions)},
-	{itemType: sentryclientreport.ItemType, signal: signalTelemetry, translator: "sentryclientreport.Decode"},
+		segment: sentrytrace.DecodeSpans, maxBytes: maxContainerItemBytes},
+	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Decode", logs: eventLogs,
+		maxBytes: maxEventItemBytes},
+	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.AppendLogs", logs: containerLogs(sentrylog.AppendLogs),
+		maxBytes: maxContainerItemBytes},
+	{itemType: sentrylog.OTelItemType, signal: signalLogs, translator: "sentrylog.AppendOTelLog", logs: containerLogs(sentrylog.AppendOTelLog),
+		maxBytes: maxSignalItemBytes},
+	{itemType: sentrycheckin.ItemType, signal: signalLogs, translator: "sentrycheckin.Decode", logs: checkInLogs,
+		maxBytes: maxSignalItemBytes},
+	{itemType: sentryfeedback.ItemFeedback, signal: signalLogs, translator: "sentryfeedback.DecodeFeedback", logs: feedbackLogs,
+		maxBytes: maxEventItemBytes},
+	{itemType: sentryfeedback.ItemUserReport, signal: signalLogs, translator: "sentryfeedback.AppendUserReport", logs: containerLogs(sentryfeedback.AppendUserReport),
+		maxBytes: maxSignalItemBytes},
+	{itemType: sentrymetric.ItemType, signal: signalMetrics, translator: "sentrymetric.AppendMetrics", metrics: containerMetrics(sentrymetric.AppendMetrics),
+		maxBytes: maxContainerItemBytes},
+	{itemType: sentrymetric.StatsdItemType, signal: signalMetrics, translator: "sentrymetric.AppendStatsd", metrics: containerMetrics(sentrymetric.AppendStatsd),
+		maxBytes: maxSignalItemBytes},
+	{itemType: sentrysession.ItemSession, signal: signalMetrics, translator: "sentrysession.DecodeUpdate", metrics: sessionMetrics,
+		maxBytes: maxSessionItemBytes},
+	{itemType: sentrysession.ItemSessions, signal: signalMetrics, translator: "sentrysession.AppendSessions", metrics: containerMetrics(sentrysession.AppendSessions),
+		maxBytes: maxSessionItemBytes},
+	{itemType: sentryclientreport.ItemType, signal: signalTelemetry, translator: "sentryclientreport.Decode",
+		maxBytes: maxSignalItemBytes},
 }
 
 // itemTypeSpan is span streaming's item: a span v2 container.
@@ -97,6 +112,21 @@ var routeByType = func() map[string]*itemRoute {
 	}
 	return m
 }()
+
+// itemLimit is the largest payload of an item type the receiver keeps: a
+// larger item refuses its envelope (limits.go). 0 for the types it does not
+// read, which only max_request_body_size bounds, as Relay bounds unknown
+// types only by the envelope.
+func (rt *router) itemLimit(itemType string) int64 {
+	r := routeByType[itemType]
+	switch {
+	case r == nil:
+		return 0
+	case r.signal == signalProfiles:
+		return rt.cfg.MaxProfileItemSize
+	}
+	return r.maxBytes
+}
 
 // knownItemTypes are Sentry's published envelope item types. The ignored-items
 // metric reports any other type as "unknown": item types are chosen by the

@@ -235,8 +235,9 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 	b.records = b.logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	b.series = b.metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	b.resource = rt.envelopeResource(t, projectID)
-	// The translators' own bounds (4 MiB a payload, 10 000 entries a
-	// container) apply: Relay refuses events over 1 MiB.
+	// Each payload is bounded by its route's limit, the one the handler
+	// refused larger items by (limits.go); the translators' bound of
+	// 10 000 entries a container applies.
 	opts := sentrysignal.Options{IncludeUserData: rt.cfg.IncludeUserData}
 	for i := range t.items {
 		item := &t.items[i]
@@ -252,6 +253,7 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 			rt.discardSignalItem(ctx, t, projectID, i, errOversizedSignalItem)
 			continue
 		}
+		opts.MaxPayloadBytes = int(r.maxBytes)
 		var n int
 		var err error
 		if r.logs != nil {

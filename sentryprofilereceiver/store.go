@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -42,18 +43,20 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 		h.proxyStore(w, r, projectID)
 		return
 	}
-	if !h.slots.acquire(r.Context()) {
-		return
-	}
-	defer h.slots.release()
+	// The key is in the headers or the query: an unauthenticated request
+	// takes no slot.
 	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
 		h.refuse(w, projectID, rerr)
 		return
 	}
-	// confighttp decoded the body and bounds it by max_request_body_size.
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		writeError(w, h.bodyError(err))
+	if !h.slots.acquire(r.Context()) {
+		return
+	}
+	defer h.slots.release()
+	pacedBodyOf(r).start()
+	body, rerr := h.readStoreBody(r.Body, projectID)
+	if rerr != nil {
+		h.refuse(w, projectID, rerr)
 		return
 	}
 	eventID, rerr := storeEventID(body)
@@ -68,19 +71,36 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 	writeAccepted(w, eventID)
 }
 
+// readStoreBody reads a store body (confighttp decoded it and bounds it by
+// max_request_body_size): one event, refused with 413 over the event
+// limit, as Relay refuses it over max_event_size, before it is answered.
+// Only the limit and one byte more are ever held.
+func (h *envelopeHandler) readStoreBody(r io.Reader, projectID string) ([]byte, *requestError) {
+	body, err := io.ReadAll(io.LimitReader(r, maxEventItemBytes+1))
+	if err != nil {
+		return nil, h.bodyError(err)
+	}
+	if len(body) > maxEventItemBytes {
+		h.router.drops.dropped(droppedItem{itemType: sentryevent.ItemType, reason: reasonTooLarge, projectID: projectID})
+		return nil, &requestError{status: http.StatusRequestEntityTooLarge,
+			detail: fmt.Sprintf("event exceeds %d bytes", maxEventItemBytes)}
+	}
+	return body, nil
+}
+
 // proxyStore forwards a store request as it came and translates its
 // decoded body; the SDK gets the upstream's answer. A body the receiver
 // cannot read still goes to the upstream, which may.
 func (h *envelopeHandler) proxyStore(w http.ResponseWriter, r *http.Request, projectID string) {
+	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
+	}
 	target, raw, release, ok := h.readForwarded(w, r)
 	if !ok {
 		return
 	}
 	defer release()
-	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
-		h.refuse(w, projectID, rerr)
-		return
-	}
 	upstream := h.forward.SendAsync(r, target, raw, "")
 	if body, err := h.decodedBody(raw, r.Header.Get("Content-Encoding")); err == nil {
 		if _, rerr := storeEventID(body); rerr == nil {
