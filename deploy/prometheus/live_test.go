@@ -71,6 +71,9 @@ type probe struct {
 // expression of every alert expected to fire must return data through
 // /api/v1/query, the expected alerts must fire (/api/v1/alerts, with
 // `for:` shortened to 1 s in a copy of the rules) and the others never.
+// It logs what it measured as a table (ALERTS_LIVE_TABLE=<file> writes it
+// there too); ALERTS_LIVE_SCRAPE=1 also logs the receiver's metrics as the
+// collector served them at the end.
 func TestLive(t *testing.T) {
 	promBin := tool(t, "prometheus", "a real Prometheus evaluates the rules")
 	bin := collectorBin(t)

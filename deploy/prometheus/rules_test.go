@@ -49,6 +49,23 @@ func TestRulesShape(t *testing.T) {
 	}
 }
 
+// TestOperationsGuideNamesEveryAlert keeps the guide's table in step with
+// the rules: each alert is named in docs/operations.md, and no name there
+// is missing from the rules.
+func TestOperationsGuideNamesEveryAlert(t *testing.T) {
+	data, err := os.ReadFile("../../docs/operations.md")
+	require.NoError(t, err)
+	guide := string(data)
+	alerts := map[string]bool{}
+	for _, a := range loadRules(t).alerts() {
+		alerts[a.Alert] = true
+		assert.Contains(t, guide, "`"+a.Alert+"`", "docs/operations.md does not name %s", a.Alert)
+	}
+	for _, name := range regexp.MustCompile("`(Sentryprofile[A-Za-z]+)`").FindAllStringSubmatch(guide, -1) {
+		assert.True(t, alerts[name[1]], "docs/operations.md names %s, which rules.yaml does not have", name[1])
+	}
+}
+
 var recordedToken = regexp.MustCompile(`[a-z_]+:[a-z0-9_]+:[a-z0-9_]+`)
 
 func recordedIn(expr string) []string { return recordedToken.FindAllString(expr, -1) }
