@@ -112,56 +112,82 @@ func TestLive(t *testing.T) {
 	defer r.finish()
 
 	loopStart := time.Now()
-	firing := map[string]time.Duration{}
-	var recoveredAt time.Duration
-	resolved := map[string]time.Duration{}
-	deadline := loopStart.Add(4 * time.Minute)
-	for {
-		elapsed := time.Since(loopStart)
-		for _, p := range probes {
-			n, err := seriesCount(api, p.query)
-			require.NoError(t, err, "%s: %s", p.what, p.query)
-			if n > p.max {
-				p.max = n
-			}
-			if n > 0 && p.first == 0 {
-				p.first = elapsed
-			}
-		}
-		active, err := firingAlerts(api)
-		require.NoError(t, err)
-		for name := range active {
-			if _, seen := firing[name]; !seen {
-				firing[name] = elapsed
-				t.Logf("%6.1fs %s fires", elapsed.Seconds(), name)
-			}
-			if why, silent := liveSilent[name]; silent {
-				t.Fatalf("%s fired, but %s", name, why)
-			}
-		}
-		// The upstream comes back once the outage has shown: 5xx counted,
-		// the spool full and not draining.
-		if recoveredAt == 0 && has(firing, "SentryprofileUpstreamFailing", "SentryprofileSpoolNotDraining", "SentryprofileSpoolDroppedFull") {
-			up.recover()
-			recoveredAt = elapsed
-			t.Logf("%6.1fs the upstream recovers", elapsed.Seconds())
-		}
-		if recoveredAt > 0 {
-			for _, name := range liveResolves {
-				if _, ok := resolved[name]; !ok && !active[name] && elapsed > recoveredAt+2*time.Second {
-					resolved[name] = elapsed
-					t.Logf("%6.1fs %s resolved", elapsed.Seconds(), name)
-				}
-			}
-		}
-		if liveDone(probes, firing, resolved) || time.Now().After(deadline) {
-			break
-		}
+	run := &liveRun{t: t, api: api, up: up, probes: probes, firing: map[string]time.Duration{}, resolved: map[string]time.Duration{}}
+	for deadline := loopStart.Add(4 * time.Minute); !run.poll(time.Since(loopStart)) && time.Now().Before(deadline); {
 		time.Sleep(time.Second)
 	}
 	answers := r.finish()
+	run.check()
+	checkScrape(t, f, col.metrics)
 
-	for _, p := range probes {
+	t.Logf("upstream requests %d; envelopes sent %d, answers by status %v", up.requests.Load(), r.sent.Load(), answers)
+	t.Logf("live run: %s after the processes were ready, %s in all", time.Since(loopStart).Round(time.Second), time.Since(started).Round(time.Second))
+	report := liveReport(probes, run.firing)
+	t.Log("\n" + report)
+	if out := os.Getenv("ALERTS_LIVE_TABLE"); out != "" {
+		require.NoError(t, os.WriteFile(out, []byte(report), 0o644))
+	}
+}
+
+// liveRun is the state of the live test's polling: what each probe and
+// the alerts API answered so far.
+type liveRun struct {
+	t                *testing.T
+	api              string
+	up               *upstream
+	probes           []*probe
+	firing, resolved map[string]time.Duration // when each alert first fired, resolved
+	recoveredAt      time.Duration            // when the upstream came back; 0 before
+}
+
+// poll asks every probe and the alerts once; it brings the upstream back
+// once the outage has shown (5xx counted, the spool full and not
+// draining) and reports whether everything expected has been seen.
+func (l *liveRun) poll(elapsed time.Duration) bool {
+	t := l.t
+	for _, p := range l.probes {
+		n, err := seriesCount(l.api, p.query)
+		require.NoError(t, err, "%s: %s", p.what, p.query)
+		if n > p.max {
+			p.max = n
+		}
+		if n > 0 && p.first == 0 {
+			p.first = elapsed
+		}
+	}
+	active, err := firingAlerts(l.api)
+	require.NoError(t, err)
+	for name := range active {
+		if _, seen := l.firing[name]; !seen {
+			l.firing[name] = elapsed
+			t.Logf("%6.1fs %s fires", elapsed.Seconds(), name)
+		}
+		if why, silent := liveSilent[name]; silent {
+			t.Fatalf("%s fired, but %s", name, why)
+		}
+	}
+	if l.recoveredAt == 0 && has(l.firing, "SentryprofileUpstreamFailing", "SentryprofileSpoolNotDraining", "SentryprofileSpoolDroppedFull") {
+		l.up.recover()
+		l.recoveredAt = elapsed
+		t.Logf("%6.1fs the upstream recovers", elapsed.Seconds())
+	}
+	if l.recoveredAt > 0 {
+		for _, name := range liveResolves {
+			if _, ok := l.resolved[name]; !ok && !active[name] && elapsed > l.recoveredAt+2*time.Second {
+				l.resolved[name] = elapsed
+				t.Logf("%6.1fs %s resolved", elapsed.Seconds(), name)
+			}
+		}
+	}
+	return liveDone(l.probes, l.firing, l.resolved)
+}
+
+// check asserts what the run saw: data from every probe that should have
+// it and none from the others, every expected alert fired, the resolving
+// ones resolved.
+func (l *liveRun) check() {
+	t := l.t
+	for _, p := range l.probes {
 		if p.wantData {
 			assert.Positive(t, p.max, "%s returned no data: %s", p.what, p.query)
 		} else {
@@ -169,19 +195,10 @@ func TestLive(t *testing.T) {
 		}
 	}
 	for name, why := range liveFiring {
-		assert.Contains(t, firing, name, "%s did not fire (%s)", name, why)
+		assert.Contains(t, l.firing, name, "%s did not fire (%s)", name, why)
 	}
 	for _, name := range liveResolves {
-		assert.Contains(t, resolved, name, "%s did not resolve after the upstream recovered", name)
-	}
-	checkScrape(t, f, col.metrics)
-
-	t.Logf("upstream requests %d; envelopes sent %d, answers by status %v", up.requests.Load(), r.sent.Load(), answers)
-	t.Logf("live run: %s after the processes were ready, %s in all", time.Since(loopStart).Round(time.Second), time.Since(started).Round(time.Second))
-	report := liveReport(probes, firing)
-	t.Log("\n" + report)
-	if out := os.Getenv("ALERTS_LIVE_TABLE"); out != "" {
-		require.NoError(t, os.WriteFile(out, []byte(report), 0o644))
+		assert.Contains(t, l.resolved, name, "%s did not resolve after the upstream recovered", name)
 	}
 }
 

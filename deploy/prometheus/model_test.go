@@ -91,11 +91,13 @@ func testCopy(t *testing.T, f *ruleFile, dir string, edit func(*rule)) string {
 // expression or of a panel query, with its optional label matchers.
 var recordedName = regexp.MustCompile(`^([a-z_]+:[a-z0-9_]+:[a-z0-9_]+)(\{[^}]*\})?`)
 
+var thresholdAlert = regexp.MustCompile(`^([a-z_]+:[a-z0-9_]+:[a-z0-9_]+)(\{[^}]*\})? > ([0-9.e+]+)$`)
+
 // alertThreshold splits an alert of the form `<recorded>{…} > <number>`
 // into the recorded series it judges and its threshold; ok is false for
 // other shapes (an `unless`, an aggregation first).
 func alertThreshold(expr string) (record string, threshold float64, ok bool) {
-	m := regexp.MustCompile(`^([a-z_]+:[a-z0-9_]+:[a-z0-9_]+)(\{[^}]*\})? > ([0-9.e+]+)$`).FindStringSubmatch(strings.TrimSpace(expr))
+	m := thresholdAlert.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
 		return "", 0, false
 	}
