@@ -87,6 +87,7 @@ test:
 	@start=$$(date +%s); \
 	$(MAKE) --no-print-directory unit; \
 	$(MAKE) --no-print-directory smoke; \
+	$(MAKE) --no-print-directory alerts-test; \
 	$(MAKE) --no-print-directory image-test; \
 	if [ "$(E2E)" = "1" ] || { command -v node && command -v npm && command -v chromium; } >/dev/null 2>&1; then \
 		$(MAKE) --no-print-directory e2e; \
@@ -108,6 +109,11 @@ unit:
 ## smoke: run the built collector with config.yaml and check what it writes, validate every example config, read sentryprof's pprof with go tool pprof
 smoke: build
 	OTELCOL_BIN=$(COLLECTOR) SENTRYPROF_BIN=$(SENTRYPROF) $(GO) test -count=1 -run '^(TestCollector|TestSentryprof)' -v ./e2e
+
+## alerts-test: a real Prometheus (Debian's prometheus package) scrapes the built collector while envelopes are replayed: every rule of deploy/prometheus/rules.yaml and every panel of deploy/grafana/sentryprofile.json returns data, the alerts that should fire do (skips without prometheus unless REQUIRE_TOOLS=1)
+.PHONY: alerts-test
+alerts-test: $(COLLECTOR)
+	cd deploy && OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -v -run '^TestLive$$' ./prometheus
 
 ## image: build the container image (static collector FROM scratch, non-root, default config on 0.0.0.0:8000) to bin/otelcol-sentryprofile-oci.tar without a container daemon; prints its digest
 # The binary is linked again from ocb's sources in _build, with no VCS
