@@ -318,9 +318,18 @@ func TestBadItemAmongGood(t *testing.T) {
 		platform("missing"), platform("different"),
 	}, metricdatatest.IgnoreTimestamp(), metricdatatest.IgnoreExemplars())
 
+	// Accepted samples are counted per sample type (xreceiverhelper), each
+	// a Sentry sample as the SDK sent it.
 	accepted, err := tr.telemetry.GetMetric("otelcol_receiver_accepted_profile_samples")
 	require.NoError(t, err)
-	assert.Equal(t, int64(v1Samples+4*chunkSamples), accepted.Data.(metricdata.Sum[int64]).DataPoints[0].Value)
+	var total int64
+	for _, dp := range accepted.Data.(metricdata.Sum[int64]).DataPoints {
+		sampleType, ok := dp.Attributes.Value("sample_type")
+		require.True(t, ok, "every point names its sample type")
+		assert.Equal(t, "wall:nanoseconds", sampleType.AsString())
+		total += dp.Value
+	}
+	assert.Equal(t, int64(v1Samples+4*chunkSamples), total)
 }
 
 // TestV1TransactionLinks checks that a V1 profile is linked to the root span

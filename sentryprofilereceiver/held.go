@@ -49,10 +49,7 @@ func (rt *router) releaseHeld(ctx context.Context, c linkhold.Chunk) {
 	if samples == 0 {
 		return
 	}
-	octx := rt.obsrep.StartProfilesOp(ctx)
-	err := rt.profiles.ConsumeProfiles(octx, pd)
-	rt.obsrep.EndProfilesOp(octx, obsreportFormat, samples, err)
-	if err != nil {
+	if err := rt.sendProfiles(ctx, pd); err != nil {
 		// Counted by obsreport as refused samples; the log line is the drop
 		// log's, rate-limited, since a pipeline that refuses one held chunk
 		// refuses many.

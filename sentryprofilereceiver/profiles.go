@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -25,10 +26,46 @@ func (rt *router) consumeProfiles(ctx context.Context, t *translation, projectID
 	if samples == 0 {
 		return nil
 	}
-	ctx = rt.obsrep.StartProfilesOp(ctx)
+	return rt.sendProfiles(ctx, pd)
+}
+
+// sendProfiles hands pd to the profiles pipeline and records the Sentry
+// samples it carries, per sample type, as accepted or refused.
+func (rt *router) sendProfiles(ctx context.Context, pd pprofile.Profiles) error {
+	// Counted before the pipeline, which may change pd.
+	byType := samplesByType(pd)
+	ctx = rt.profilesObsrep.StartProfilesOp(ctx)
 	err := rt.profiles.ConsumeProfiles(ctx, pd)
-	rt.obsrep.EndProfilesOp(ctx, obsreportFormat, samples, err)
+	rt.profilesObsrep.EndProfilesOpBySampleType(ctx, obsreportFormat, byType, err)
 	return err
+}
+
+// samplesByType counts pd's Sentry samples (one per timestamp, as
+// samplecount does) by the profile's sample type, "type:unit" as
+// xreceiverhelper names it. The receiver writes a handful of sample types
+// (wall and CPU time, counts), so the map stays small.
+func samplesByType(pd pprofile.Profiles) map[string]int {
+	strs := pd.Dictionary().StringTable()
+	str := func(i int32) string {
+		if i <= 0 || int(i) >= strs.Len() {
+			return "<unset>"
+		}
+		return strs.At(int(i))
+	}
+	counts := make(map[string]int, 1)
+	for _, rp := range pd.ResourceProfiles().All() {
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, p := range sp.Profiles().All() {
+				n := 0
+				for _, s := range p.Samples().All() {
+					n += samplecount.OfSample(s)
+				}
+				st := p.SampleType()
+				counts[str(st.TypeStrindex())+":"+str(st.UnitStrindex())] += n
+			}
+		}
+	}
+	return counts
 }
 
 // translateProfiles turns the envelope's profile items into one Profiles. A

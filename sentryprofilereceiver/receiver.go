@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/collector/extension/xextension/storage"
 	"go.opentelemetry.io/collector/receiver"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/collector/receiver/receiverhelper/xreceiverhelper"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
@@ -53,6 +54,16 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sentryprofile: obsreport: %w", err)
 	}
+	// The profiles signal's counts go through xreceiverhelper, which
+	// records accepted and refused samples per sample type.
+	profilesObsrep, err := xreceiverhelper.NewObsReport(receiverhelper.ObsReportSettings{
+		ReceiverID:             set.ID,
+		Transport:              "http",
+		ReceiverCreateSettings: set,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sentryprofile: profiles obsreport: %w", err)
+	}
 	tb, err := metadata.NewTelemetryBuilder(set.TelemetrySettings)
 	if err != nil {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
@@ -64,7 +75,7 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 	slots := make(envelopeSlots, cfg.MaxConcurrentEnvelopes)
 	pool := newTranslationPool(min(runtime.GOMAXPROCS(0), cfg.MaxConcurrentEnvelopes))
 	rt := &router{
-		cfg: cfg, logger: set.Logger, telemetry: tb, obsrep: obsrep, drops: newDropLog(set.Logger), mode: mode,
+		cfg: cfg, logger: set.Logger, telemetry: tb, obsrep: obsrep, profilesObsrep: profilesObsrep, drops: newDropLog(set.Logger), mode: mode,
 		index: newSpanIndex(cfg.Links), hold: newChunkHold(cfg.Links), slots: slots, pool: pool,
 	}
 	if err := registerSpanIndexMetrics(tb, rt.index); err != nil {

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
+	"go.opentelemetry.io/collector/receiver/receiverhelper/xreceiverhelper"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -148,6 +149,8 @@ type router struct {
 	logger    *zap.Logger
 	telemetry *metadata.TelemetryBuilder
 	obsrep    *receiverhelper.ObsReport
+	// profilesObsrep counts the profiles signal per sample type.
+	profilesObsrep *xreceiverhelper.ObsReport
 	drops     *dropLog
 	// mode is which of Relay's rules drop an item (config `validation`).
 	mode sentry.Mode
