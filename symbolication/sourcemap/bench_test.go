@@ -89,3 +89,48 @@ func BenchmarkFunctionAt(b *testing.B) {
 		col = (col + 4099) % 1_000_000
 	}
 }
+
+// BenchmarkFunctionAtColumn is one caller-line frame in a 300,000-line
+// map: the column index (made once, before the timer) beside asking every
+// line as before it.
+func BenchmarkFunctionAtColumn(b *testing.B) {
+	m, err := Parse(staircaseMap(300_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.functionAtColumn(1)
+	for _, bc := range []struct {
+		name   string
+		lookup func(column int) (Token, bool)
+	}{
+		{"index", m.functionAtColumn},
+		{"scan", func(c int) (Token, bool) { return functionAtColumnScan(m, c) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			c := 1
+			for b.Loop() {
+				if _, ok := bc.lookup(c); !ok {
+					b.Fatalf("column %d unresolved", c)
+				}
+				c = (c+7919)%299_999 + 1
+			}
+		})
+	}
+}
+
+// BenchmarkIndexColumns is the one-time cost of the column index of that
+// map.
+func BenchmarkIndexColumns(b *testing.B) {
+	data := staircaseMap(300_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		m.functionAtColumn(1)
+	}
+}
