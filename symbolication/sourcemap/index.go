@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -59,23 +58,17 @@ type fileStamp struct {
 	mtime time.Time
 }
 
-// scanner keeps the current index of the directories and makes new ones,
-// one scan at a time, in the background: a caller waits for a scan only as
-// long as its context allows, and Close stops a scan under way.
+// scanner makes the indexes of the directories (through
+// symbolication.Scans, in the background, one at a time) and keeps what
+// the last scan read of each file for the next.
 type scanner struct {
 	dirs     []string
 	roots    symbolication.Roots
 	maxBytes int64
-	rescan   time.Duration
-
-	ctx    context.Context // ends with Close
-	cancel context.CancelFunc
-
-	mu      sync.Mutex
-	current *dirIndex // nil until the first scan ends
-	started time.Time // start of the scan that made current
-	running chan struct{}
-	infos   map[fileStamp]fileInfo // what the last scan read
+	scans    *symbolication.Scans[*dirIndex]
+	// infos is what the last scan read; only a scan (one at a time)
+	// reads and writes it.
+	infos map[fileStamp]fileInfo
 }
 
 func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, error) {
@@ -83,80 +76,14 @@ func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, 
 	if err != nil {
 		return nil, fmt.Errorf("source map directories: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	return &scanner{dirs: dirs, roots: roots, maxBytes: maxBytes, rescan: rescan, ctx: ctx, cancel: cancel, infos: map[fileStamp]fileInfo{}}, nil
+	s := &scanner{dirs: dirs, roots: roots, maxBytes: maxBytes, infos: map[fileStamp]fileInfo{}}
+	s.scans = symbolication.NewScans("source map directories", rescan, s.build)
+	return s, nil
 }
 
-// close stops a scan under way and any later one.
-func (s *scanner) close() { s.cancel() }
-
-// index returns the current index. Before the first scan has ended, and
-// when fresh is asked and the current index is older than the rescan
-// interval, it starts a scan (unless one runs) and waits for it while ctx
-// allows; then it returns the index it has, or an error wrapping
-// symbolication.ErrPending when it has none yet.
-func (s *scanner) index(ctx context.Context, fresh bool) (*dirIndex, error) {
-	s.mu.Lock()
-	cur := s.current
-	if cur != nil && (!fresh || time.Since(s.started) < s.rescan) {
-		s.mu.Unlock()
-		return cur, nil
-	}
-	running := s.startLocked()
-	s.mu.Unlock()
-	select {
-	case <-running:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.current == nil {
-			return nil, fmt.Errorf("source map directories: scan stopped: %w", symbolication.ErrPending)
-		}
-		return s.current, nil
-	case <-ctx.Done():
-		if cur != nil {
-			return cur, nil
-		}
-		return nil, fmt.Errorf("source map directories: first scan not done: %w (%w)", symbolication.ErrPending, ctx.Err())
-	}
-}
-
-// start starts a scan unless one runs.
-func (s *scanner) start() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.startLocked()
-}
-
-// startLocked starts a scan unless one runs, and returns the channel
-// closed when the running scan ends; s.mu is held.
-func (s *scanner) startLocked() chan struct{} {
-	if s.running == nil {
-		s.running = make(chan struct{})
-		go s.scan(s.running)
-	}
-	return s.running
-}
-
-// scan makes a new index and closes done.
-func (s *scanner) scan(done chan struct{}) {
-	start := time.Now()
-	s.mu.Lock()
-	prev := s.infos
-	s.mu.Unlock()
-	idx, infos := s.build(prev)
-	s.mu.Lock()
-	if s.ctx.Err() == nil {
-		s.current, s.started, s.infos = idx, start, infos
-	}
-	s.running = nil
-	s.mu.Unlock()
-	close(done)
-}
-
-// build walks the directories. prev is what an earlier scan read; the
-// result's infos hold what this one saw, for the next.
-func (s *scanner) build(prev map[fileStamp]fileInfo) (*dirIndex, map[fileStamp]fileInfo) {
-	w := &walk{s: s, prev: prev, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
+// build walks the directories, stopping when ctx ends.
+func (s *scanner) build(ctx context.Context) *dirIndex {
+	w := &walk{s: s, ctx: ctx, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
 	for i, dir := range s.dirs {
 		real, err := s.roots.Resolve(dir)
 		if err != nil {
@@ -166,16 +93,18 @@ func (s *scanner) build(prev map[fileStamp]fileInfo) (*dirIndex, map[fileStamp]f
 		w.dir(real, "", map[string]bool{real: true})
 	}
 	w.resolveBundles()
-	return w.idx, w.infos
+	s.infos = w.infos
+	return w.idx
 }
 
 // walk is one scan under way.
 type walk struct {
-	s           *scanner
-	root        int
-	prev, infos map[fileStamp]fileInfo
-	idx         *dirIndex
-	n           int
+	s     *scanner
+	ctx   context.Context
+	root  int
+	infos map[fileStamp]fileInfo // what this scan read
+	idx   *dirIndex
+	n     int
 	// bundles are what was read of the bundles: their maps are known
 	// once every file is.
 	bundles []bundleFile
@@ -195,7 +124,7 @@ func (w *walk) dir(dir, rel string, chain map[string]bool) {
 		return // an unreadable directory is skipped
 	}
 	for _, e := range entries {
-		if w.s.ctx.Err() != nil || w.idx.truncated {
+		if w.ctx.Err() != nil || w.idx.truncated {
 			return
 		}
 		p, name := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
@@ -263,7 +192,7 @@ func (w *walk) info(real string) (fileInfo, bool) {
 		return fileInfo{}, false
 	}
 	stamp := fileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
-	info, ok := w.prev[stamp]
+	info, ok := w.s.infos[stamp]
 	if !ok {
 		b, err := symbolication.ReadRegular(real, w.s.maxBytes)
 		if err != nil {

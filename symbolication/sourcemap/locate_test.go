@@ -21,7 +21,7 @@ func scanned(t testing.TB, dirs ...string) *dirIndex {
 	r, err := NewResolver(Options{Dirs: dirs, MaxCacheBytes: 1 << 20})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
-	idx, err := r.scans.index(context.Background(), false)
+	idx, err := r.scanner.scans.Get(context.Background(), false)
 	require.NoError(t, err)
 	return idx
 }
@@ -213,39 +213,6 @@ func TestFIFODoesNotBlock(t *testing.T) {
 			assert.Equal(t, "isPrime", got[0].Function)
 		})
 	}
-}
-
-// TestResolveWaitsForAScanOnlyWhileItsContextAllows: a scan under way
-// answers ErrPending to a caller whose context ends first; the scan goes
-// on and a later caller gets its index.
-func TestResolveWaitsForAScanOnlyWhileItsContextAllows(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "dist/app.min.js.map"), readString(t, bundlePath+".map"))
-	r, err := NewResolver(Options{Dirs: []string{dir}, MaxCacheBytes: 1 << 20})
-	require.NoError(t, err)
-	defer r.Close()
-	_, err = r.scans.index(context.Background(), false)
-	require.NoError(t, err)
-	// A scan that has not ended: a channel nobody closes yet.
-	r.scans.mu.Lock()
-	r.scans.current, r.scans.running = nil, make(chan struct{})
-	stalled := r.scans.running
-	r.scans.mu.Unlock()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	in := symbolication.Lookup{Frame: symbolication.Frame{File: "https://x/dist/app.min.js", Line: 1, Column: 5}}
-	_, err = r.Resolve(ctx, in)
-	require.ErrorIs(t, err, symbolication.ErrPending)
-	assert.True(t, symbolication.Transient(err))
-
-	r.scans.mu.Lock()
-	r.scans.running = nil
-	r.scans.mu.Unlock()
-	close(stalled)
-	_, err = r.Resolve(context.Background(), in)
-	assert.NotErrorIs(t, err, symbolication.ErrPending)
-	assert.NotErrorIs(t, err, symbolication.ErrNoArtifact)
 }
 
 // TestMapLargerThanTheBoundIsNotRead: a 10 GB (sparse) map is refused by

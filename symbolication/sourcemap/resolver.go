@@ -32,9 +32,9 @@ type Options struct {
 // its directories. It reads local regular files only, and only those whose
 // real path (symbolic links followed) is within its directories.
 type Resolver struct {
-	opts  Options
-	maps  *symbolication.Cache[mapSource, *loadedMap]
-	scans *scanner
+	opts    Options
+	maps    *symbolication.Cache[mapSource, *loadedMap]
+	scanner *scanner
 }
 
 // loadedMap is a parsed map and the directory its relative sources are
@@ -63,19 +63,19 @@ func NewResolver(opts Options) (*Resolver, error) {
 		return nil, err
 	}
 	r := &Resolver{
-		opts:  opts,
-		maps:  symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
-		scans: scans,
+		opts:    opts,
+		maps:    symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
+		scanner: scans,
 	}
 	// The first scan starts now, so that the first frames find it done;
 	// they do not wait for it here.
-	scans.start()
+	scans.scans.Start()
 	return r, nil
 }
 
 // Close stops a directory scan under way; the Resolver answers from what
 // it has, and scans no more.
-func (r *Resolver) Close() { r.scans.close() }
+func (r *Resolver) Close() { r.scanner.scans.Close() }
 
 // CacheStats reports the parsed-map cache.
 func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats() }
@@ -125,13 +125,13 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 // frame that neither finds makes the directories be scanned again when the
 // last scan is older than RescanInterval (a release deployed later).
 func (r *Resolver) locate(ctx context.Context, in symbolication.Lookup) (mapSource, error) {
-	idx, err := r.scans.index(ctx, false)
+	idx, err := r.scanner.scans.Get(ctx, false)
 	if err != nil {
 		return mapSource{}, err
 	}
 	src, err := find(idx, in)
 	if errors.Is(err, errNotFound) {
-		if fresh, ferr := r.scans.index(ctx, true); ferr == nil && fresh != idx {
+		if fresh, ferr := r.scanner.scans.Get(ctx, true); ferr == nil && fresh != idx {
 			src, err = find(fresh, in)
 		}
 	}
