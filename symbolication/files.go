@@ -2,10 +2,12 @@ package symbolication
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -128,4 +130,64 @@ func (r Roots) Contains(p string) bool {
 func Within(root, p string) bool {
 	rel, err := filepath.Rel(root, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Walk calls fn with the real path and the slash path relative to dir of
+// every regular file under dir, a configured directory. Symbolic links,
+// to files or directories, are followed when their real path is within
+// the roots, and a directory is not entered again below itself (a link
+// loop). FIFOs, sockets and devices are skipped, never opened. The walk
+// stops when ctx ends or after maxFiles files, and then returns false.
+func (r Roots) Walk(ctx context.Context, dir string, maxFiles int, fn func(real, rel string)) bool {
+	real, err := r.Resolve(dir)
+	if err != nil {
+		return true // gone since the start: nothing in it
+	}
+	w := rootsWalk{roots: r, ctx: ctx, left: maxFiles, fn: fn}
+	w.dir(real, "", map[string]bool{real: true})
+	return w.left >= 0 && ctx.Err() == nil
+}
+
+type rootsWalk struct {
+	roots Roots
+	ctx   context.Context
+	left  int
+	fn    func(real, rel string)
+}
+
+// dir walks the directory at real path dir, whose files are rel/… to the
+// caller. chain holds the real directories from the root down to dir.
+func (w *rootsWalk) dir(dir, rel string, chain map[string]bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return // an unreadable directory is skipped
+	}
+	for _, e := range entries {
+		if w.ctx.Err() != nil || w.left < 0 {
+			return
+		}
+		p, name := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
+		typ := e.Type()
+		if typ&os.ModeSymlink != 0 {
+			real, err := w.roots.Resolve(p)
+			if err != nil {
+				continue // dangling, or leading out of the roots
+			}
+			st, err := os.Stat(real)
+			if err != nil {
+				continue
+			}
+			p, typ = real, st.Mode().Type()
+		}
+		switch {
+		case typ.IsDir() && !chain[p]:
+			chain[p] = true
+			w.dir(p, name, chain)
+			delete(chain, p)
+		case typ.IsRegular():
+			if w.left--; w.left >= 0 {
+				w.fn(p, name)
+			}
+		}
+	}
 }

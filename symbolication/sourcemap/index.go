@@ -83,14 +83,16 @@ func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, 
 
 // build walks the directories, stopping when ctx ends.
 func (s *scanner) build(ctx context.Context) *dirIndex {
-	w := &walk{s: s, ctx: ctx, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
+	w := &walk{s: s, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
+	left := maxIndexedFiles
 	for i, dir := range s.dirs {
-		real, err := s.roots.Resolve(dir)
-		if err != nil {
-			continue // the directory went away since the start
-		}
 		w.root = i
-		w.dir(real, "", map[string]bool{real: true})
+		n := 0
+		if !s.roots.Walk(ctx, dir, left, func(real, rel string) { n++; w.file(real, rel) }) {
+			w.idx.truncated = ctx.Err() == nil
+			break
+		}
+		left -= n
 	}
 	w.resolveBundles()
 	s.infos = w.infos
@@ -100,11 +102,9 @@ func (s *scanner) build(ctx context.Context) *dirIndex {
 // walk is one scan under way.
 type walk struct {
 	s     *scanner
-	ctx   context.Context
 	root  int
 	infos map[fileStamp]fileInfo // what this scan read
 	idx   *dirIndex
-	n     int
 	// bundles are what was read of the bundles: their maps are known
 	// once every file is.
 	bundles []bundleFile
@@ -115,49 +115,8 @@ type bundleFile struct {
 	info fileInfo
 }
 
-// dir indexes the directory at real path dir, whose files are named rel/…
-// in the index. chain holds the real directories from the root down to
-// dir: a link back to one of them would loop.
-func (w *walk) dir(dir, rel string, chain map[string]bool) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return // an unreadable directory is skipped
-	}
-	for _, e := range entries {
-		if w.ctx.Err() != nil || w.idx.truncated {
-			return
-		}
-		p, name := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
-		typ := e.Type()
-		if typ&os.ModeSymlink != 0 {
-			real, err := w.s.roots.Resolve(p)
-			if err != nil {
-				continue // dangling, or leading out of the directories
-			}
-			st, err := os.Stat(real)
-			if err != nil {
-				continue
-			}
-			p, typ = real, st.Mode().Type()
-		}
-		switch {
-		case typ.IsDir() && !chain[p]:
-			chain[p] = true
-			w.dir(p, name, chain)
-			delete(chain, p)
-		case typ.IsRegular():
-			w.file(p, name)
-		}
-		// Anything else (a FIFO, a socket, a device) is never opened.
-	}
-}
-
 // file indexes one regular file.
 func (w *walk) file(real, rel string) {
-	if w.n++; w.n > maxIndexedFiles {
-		w.idx.truncated = true
-		return
-	}
 	_, shadowed := w.idx.files[rel]
 	if !shadowed {
 		w.idx.files[rel] = indexedFile{root: w.root, real: real}
