@@ -173,6 +173,9 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 // prefetch starts loading the artifacts of the batch's frames whose
 // resolvers can load in the background, before any frame waits for one.
 func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
+	if _, ok := s.resolvers[symbolication.KindNative].(prefetcher); !ok {
+		return // only native artifacts load in the background
+	}
 	var targets []target
 	for i := 1; i < locs.Len(); i++ {
 		var kind symbolication.Kind
