@@ -22,8 +22,10 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadatatest"
 )
 
 // spinBinary is a small C program compiled with a build id and DWARF.
@@ -155,7 +157,9 @@ func TestInventedBuildIDsDoNotHoldThePipeline(t *testing.T) {
 	cfg.Native.MaxConcurrentFetches, cfg.Native.MaxFetchesPerBatch = inFlight, perBatch
 	cfg.MaxBatchWait = wait
 	require.NoError(t, cfg.Validate())
-	p, err := NewFactory().CreateProfiles(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, new(consumertest.ProfilesSink))
+	tel := componenttest.NewTelemetry()
+	defer func() { require.NoError(t, tel.Shutdown(context.Background())) }()
+	p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(tel), cfg, new(consumertest.ProfilesSink))
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
 	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
@@ -175,6 +179,7 @@ func TestInventedBuildIDsDoNotHoldThePipeline(t *testing.T) {
 	_, elapsed := batch()
 	t.Logf("first batch: %v", elapsed)
 	assert.Less(t, elapsed, wait+500*time.Millisecond, "the batch waits at most max_batch_wait")
+	assert.GreaterOrEqual(t, unresolved(t, tel, "pending"), int64(invented-perBatch), "frames not ready are counted pending")
 	time.Sleep(time.Second) // the first batch's fetches end: 16 at 4 at a time, 0.2 s each
 	requests, most := server.counts()
 	assert.Equal(t, perBatch, requests, "the first batch started max_fetches_per_batch fetches")
@@ -195,6 +200,21 @@ func TestInventedBuildIDsDoNotHoldThePipeline(t *testing.T) {
 	requests, most = server.counts()
 	assert.Equal(t, invented, requests, "later batches fetch the rest once each: a 404 is remembered")
 	assert.LessOrEqual(t, most, inFlight)
+}
+
+// unresolved is the processor's count of unresolved native frames with
+// reason.
+func unresolved(t *testing.T, tel *componenttest.Telemetry, reason string) int64 {
+	t.Helper()
+	m, err := tel.GetMetric("otelcol_processor_symbolication_frames_unresolved")
+	require.NoError(t, err)
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		if r, _ := dp.Attributes.Value("reason"); r.AsString() == reason {
+			n += dp.Value
+		}
+	}
+	return n
 }
 
 // TestShutdownEndsAWaitingBatch: a batch waiting for a fetch from a
