@@ -11,7 +11,9 @@ import (
 // bytes: adding past the bound evicts the least recently used entries. Each
 // key is loaded once even when many goroutines ask for it at the same time,
 // and a failed load is remembered too (as an entry of errorEntryBytes), so
-// that a missing or broken artifact is not read again for every frame.
+// that a missing or broken artifact is not read again for every frame;
+// a Transient error (an artifact not ready yet, a caller that gave up) is
+// returned to the callers of that load and not kept.
 //
 // An entry larger than the whole bound is returned to its caller but not
 // kept. The zero value is not usable; call NewCache.
@@ -102,7 +104,9 @@ func (c *Cache[K, V]) Get(key K, loadFn func() (V, int64, error)) (V, error) {
 	l.value, l.err = value, err
 	c.mu.Lock()
 	delete(c.inflight, key)
-	c.insert(e)
+	if err == nil || !Transient(err) {
+		c.insert(e)
+	}
 	c.mu.Unlock()
 	close(l.done)
 	return value, err

@@ -1,6 +1,7 @@
 package symbolication
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -125,6 +126,32 @@ func TestCacheErrorTTL(t *testing.T) {
 			require.Error(t, err)
 			assert.Equal(t, tt.wantLoads, loads)
 			assert.Equal(t, int64(errorEntryBytes), c.Stats().Bytes, "the expired entry is replaced, not added")
+		})
+	}
+}
+
+// TestCacheForgetsTransientErrors: an artifact not ready yet (or a caller
+// that gave up) is asked again on the next Get; a lasting error is kept.
+func TestCacheForgetsTransientErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		wantLoads int
+	}{
+		{name: "pending", err: fmt.Errorf("fetching: %w", ErrPending), wantLoads: 2},
+		{name: "deadline", err: fmt.Errorf("fetching: %w", context.DeadlineExceeded), wantLoads: 2},
+		{name: "canceled", err: context.Canceled, wantLoads: 2},
+		{name: "not found", err: fmt.Errorf("map: %w", ErrNoArtifact), wantLoads: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCache[string, string](1 << 10)
+			loads := 0
+			for range 2 {
+				_, err := c.Get("k", func() (string, int64, error) { loads++; return "", 0, tt.err })
+				require.ErrorIs(t, err, tt.err)
+			}
+			assert.Equal(t, tt.wantLoads, loads)
 		})
 	}
 }

@@ -65,7 +65,10 @@ type Resolver interface {
 	// first, outermost last. It returns an error wrapping ErrNoArtifact
 	// when no artifact for the frame is known, ErrNoMatch when the
 	// artifact has nothing at the frame's position, and any other error
-	// when an artifact could not be loaded. It is safe for concurrent use.
+	// when an artifact could not be loaded. An error wrapping ErrPending
+	// says the artifact is still being looked for (a directory scan, a
+	// download) and ctx ended first: the frame is to be asked again later.
+	// It is safe for concurrent use.
 	Resolve(ctx context.Context, in Lookup) ([]Frame, error)
 }
 
@@ -73,4 +76,14 @@ type Resolver interface {
 var (
 	ErrNoArtifact = errors.New("no artifact for the frame")
 	ErrNoMatch    = errors.New("artifact has no entry at the frame's position")
+	// ErrPending: the artifact is being scanned for or fetched and was not
+	// ready when the caller's context ended. Unlike the others it says
+	// nothing about the artifact, so it is never remembered.
+	ErrPending = errors.New("artifact not ready yet")
 )
+
+// Transient reports whether err says nothing lasting about an artifact: it
+// wraps ErrPending or a context's end. Caches do not remember such errors.
+func Transient(err error) bool {
+	return errors.Is(err, ErrPending) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}

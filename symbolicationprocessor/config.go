@@ -23,8 +23,15 @@ type Config struct {
 	// FrameCacheBytes bounds the cache of resolved frames, which answers a
 	// frame seen before without looking at its artifact.
 	FrameCacheBytes int64 `mapstructure:"frame_cache_bytes"`
-	// MaxArtifactBytes bounds one artifact file read from disk.
+	// MaxArtifactBytes bounds one artifact file read from disk (a source
+	// map, a bundle, a mapping, a debug file) or fetched from debuginfod:
+	// a larger one is refused by its size before it is read.
 	MaxArtifactBytes int64 `mapstructure:"max_artifact_bytes"`
+	// MaxBatchWait bounds how long a batch waits for artifacts that are
+	// being scanned for, loaded or fetched in the background. Frames whose
+	// artifact is not ready by then pass as they came (counted with reason
+	// `pending`) and are resolved in a later batch.
+	MaxBatchWait time.Duration `mapstructure:"max_batch_wait"`
 
 	// prevent unkeyed literal initialization
 	_ struct{}
@@ -71,6 +78,11 @@ type NativeConfig struct {
 	CacheDirectoryBytes int64 `mapstructure:"cache_directory_bytes"`
 	// Timeout bounds one debuginfod request.
 	Timeout time.Duration `mapstructure:"timeout"`
+	// MaxConcurrentFetches bounds the debuginfod requests in flight.
+	MaxConcurrentFetches int `mapstructure:"max_concurrent_fetches"`
+	// MaxFetchesPerBatch bounds the build ids one batch may start
+	// fetching from debuginfod; the others are fetched for later batches.
+	MaxFetchesPerBatch int `mapstructure:"max_fetches_per_batch"`
 }
 
 func (c *ProGuardConfig) enabled() bool { return len(c.Directories) > 0 }
@@ -84,6 +96,9 @@ const (
 	defaultRescanInterval     = time.Minute
 	defaultDebuginfodTimeout  = 2 * time.Minute
 	defaultCacheDirBytes      = 1 << 30
+	defaultMaxBatchWait       = time.Second
+	defaultConcurrentFetches  = 4
+	defaultFetchesPerBatch    = 16
 )
 
 func (c *SourceMapsConfig) enabled() bool { return len(c.Directories) > 0 }
@@ -107,6 +122,17 @@ func (c *Config) Validate() error {
 	} {
 		if d < 0 {
 			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", name, d))
+		}
+	}
+	if c.MaxBatchWait <= 0 {
+		errs = append(errs, fmt.Errorf("max_batch_wait must be positive, got %s", c.MaxBatchWait))
+	}
+	for name, v := range map[string]int{
+		"native.max_concurrent_fetches": c.Native.MaxConcurrentFetches,
+		"native.max_fetches_per_batch":  c.Native.MaxFetchesPerBatch,
+	} {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %d", name, v))
 		}
 	}
 	for name, v := range map[string]int64{

@@ -30,10 +30,14 @@ func TestLoadConfig(t *testing.T) {
 		{name: "tuned", want: defaults(func(c *Config) {
 			c.SourceMaps = SourceMapsConfig{Directories: []string{"/srv/sourcemaps", "/srv/more-sourcemaps"}, RescanInterval: 5 * time.Minute}
 			c.ArtifactCacheBytes, c.FrameCacheBytes, c.MaxArtifactBytes = 1<<30, 16<<20, 64<<20
+			c.MaxBatchWait = 250 * time.Millisecond
+			c.Native.DebuginfodURLs, c.Native.CacheDirectory = []string{"https://debuginfod.example.org"}, "/var/cache/otelcol/debuginfod"
+			c.Native.MaxConcurrentFetches, c.Native.MaxFetchesPerBatch = 8, 32
 		})},
 		{name: "nothing", wantErr: []string{"nothing to resolve with"}},
 		{name: "empty_dir", wantErr: []string{"source_maps.directories[0] is empty"}},
 		{name: "negative", wantErr: []string{"rescan_interval must not be negative", "frame_cache_bytes must be positive"}},
+		{name: "unbounded_fetches", wantErr: []string{"max_batch_wait must be positive", "native.max_concurrent_fetches must be positive", "native.max_fetches_per_batch must be positive"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,6 +56,9 @@ func TestProcessorResolvesEBPFProfilerOutput(t *testing.T) {
 	}
 	cfg := createDefaultConfig().(*Config)
 	cfg.Native.Directories = []string{dir}
+	// Every frame is checked: each batch waits for node's 99 MB to load
+	// (past the default wait, the first batches would pass it pending).
+	cfg.MaxBatchWait = 2 * time.Minute
 	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))

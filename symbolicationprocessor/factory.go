@@ -24,12 +24,14 @@ func NewFactory() xprocessor.Factory {
 
 func createDefaultConfig() component.Config {
 	return &Config{
-		SourceMaps:         SourceMapsConfig{RescanInterval: defaultRescanInterval},
-		ProGuard:           ProGuardConfig{RescanInterval: defaultRescanInterval},
-		Native:             NativeConfig{Timeout: defaultDebuginfodTimeout, CacheDirectoryBytes: defaultCacheDirBytes},
+		SourceMaps: SourceMapsConfig{RescanInterval: defaultRescanInterval},
+		ProGuard:   ProGuardConfig{RescanInterval: defaultRescanInterval},
+		Native: NativeConfig{Timeout: defaultDebuginfodTimeout, CacheDirectoryBytes: defaultCacheDirBytes,
+			MaxConcurrentFetches: defaultConcurrentFetches, MaxFetchesPerBatch: defaultFetchesPerBatch},
 		ArtifactCacheBytes: defaultArtifactCacheBytes,
 		FrameCacheBytes:    defaultFrameCacheBytes,
 		MaxArtifactBytes:   defaultMaxArtifactBytes,
+		MaxBatchWait:       defaultMaxBatchWait,
 	}
 }
 

@@ -4,10 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -113,38 +110,11 @@ func TestProcessorResolvesProGuard(t *testing.T) {
 // writes one: the image's code_id as the mapping's GNU build id, the
 // absolute instruction_addr as the location's address.
 func TestProcessorResolvesNative(t *testing.T) {
-	for _, tool := range []string{"gcc", "nm", "readelf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed: %v", tool, err)
-		}
-	}
-	dir := t.TempDir()
-	src := filepath.Join(dir, "spin.c")
-	require.NoError(t, os.WriteFile(src, []byte("int spin_work(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++) s += i * i;\n  return s;\n}\nint main(void) { return spin_work(3) == 5; }\n"), 0o644))
-	bin := filepath.Join(dir, "debug", "spin")
-	require.NoError(t, os.MkdirAll(filepath.Dir(bin), 0o755))
-	out, err := exec.Command("gcc", "-g", "-O0", "-fPIE", "-pie", "-Wl,--build-id", "-o", bin, src).CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	syms, err := exec.Command("nm", bin).Output()
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?m)^([0-9a-f]+) T spin_work$`).FindSubmatch(syms)
-	require.NotNil(t, m)
-	fnAddr, err := strconv.ParseUint(string(m[1]), 16, 64)
-	require.NoError(t, err)
-	notes, err := exec.Command("readelf", "-n", bin).Output()
-	require.NoError(t, err)
-	id := regexp.MustCompile(`Build ID: ([0-9a-f]+)`).FindSubmatch(notes)
-	require.NotNil(t, id)
-
+	spin := compileSpin(t, t.TempDir())
 	const imageAddr = 0x5555_0000_0000
-	chunk := fmt.Appendf(nil, `{"version":"2","chunk_id":"0432a0a4c25f4697bf9f0a2fcbe6a814","profiler_id":"4d229f1d3807421ba62a5f8bc295d836",
-"platform":"native","release":"spin@1.0.0","client_sdk":{"name":"sentry.native","version":"0.7.0"},
-"profile":{"samples":[{"stack_id":0,"thread_id":"1","timestamp":1764000000.5}],"stacks":[[0]],
- "frames":[{"instruction_addr":"%#x"}],"thread_metadata":{"1":{"name":"main"}}},
-"debug_meta":{"images":[{"type":"elf","code_file":"/usr/bin/spin","code_id":%q,"image_addr":"%#x","image_size":1048576}]}}`,
-		imageAddr+fnAddr+4, string(id[1]), imageAddr)
+	chunk := nativeChunk([]nativeImage{{buildID: spin.buildID, imageAddr: imageAddr, addr: imageAddr + spin.fnAddr + 4}})
 	cfg := createDefaultConfig().(*Config)
-	cfg.Native.Directories = []string{filepath.Dir(bin)}
+	cfg.Native.Directories = []string{filepath.Dir(spin.path)}
 	require.NoError(t, cfg.Validate())
 	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)

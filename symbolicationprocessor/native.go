@@ -15,14 +15,16 @@ type nativeResolver struct {
 	r *native.Resolver
 }
 
-func newNativeResolver(cfg *NativeConfig, memoryBytes int64) (*nativeResolver, error) {
+func newNativeResolver(cfg *NativeConfig, memoryBytes, maxFileBytes int64) (*nativeResolver, error) {
 	r, err := native.NewResolver(native.Options{
-		DebugDirs:      cfg.Directories,
-		DebuginfodURLs: cfg.DebuginfodURLs,
-		CacheDir:       cfg.CacheDirectory,
-		MaxCacheBytes:  cfg.CacheDirectoryBytes,
-		MaxMemoryBytes: memoryBytes,
-		HTTPClient:     &http.Client{Timeout: cfg.Timeout},
+		DebugDirs:            cfg.Directories,
+		DebuginfodURLs:       cfg.DebuginfodURLs,
+		CacheDir:             cfg.CacheDirectory,
+		MaxCacheBytes:        cfg.CacheDirectoryBytes,
+		MaxMemoryBytes:       memoryBytes,
+		MaxFileBytes:         maxFileBytes,
+		MaxConcurrentFetches: cfg.MaxConcurrentFetches,
+		HTTPClient:           &http.Client{Timeout: cfg.Timeout},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("native symbolication: %w", err)
@@ -35,6 +37,8 @@ func newNativeResolver(cfg *NativeConfig, memoryBytes int64) (*nativeResolver, e
 func (n *nativeResolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
 	frames, err := n.r.ResolveAbsolute(ctx, in.BuildID, in.Frame.Address, in.ImageAddr)
 	switch {
+	case errors.Is(err, native.ErrPending):
+		return nil, fmt.Errorf("%w: %w", symbolication.ErrPending, err)
 	case errors.Is(err, native.ErrNotFound):
 		return nil, fmt.Errorf("%w: %w", symbolication.ErrNoArtifact, err)
 	case err != nil:
@@ -47,6 +51,12 @@ func (n *nativeResolver) Resolve(ctx context.Context, in symbolication.Lookup) (
 		out[i] = symbolication.Frame{Function: f.Function, File: f.File, Line: f.Line, Inlined: f.Inlined}
 	}
 	return out, nil
+}
+
+// Prefetch starts loading the debug file of the frame's binary, so that
+// the binaries of a batch load concurrently.
+func (n *nativeResolver) Prefetch(ctx context.Context, in symbolication.Lookup) {
+	n.r.Prefetch(ctx, in.BuildID)
 }
 
 func (n *nativeResolver) close() { _ = n.r.Close() }

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/native"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
 )
@@ -24,6 +25,17 @@ type symbolicator struct {
 	telemetry *metadata.TelemetryBuilder
 	logger    *zap.Logger
 	closers   []func()
+	// stopping ends with shutdown: a batch under way stops waiting for
+	// artifacts then.
+	stopping context.Context
+	stop     context.CancelFunc
+}
+
+// prefetcher is a resolver that can start loading a frame's artifact
+// without waiting for it, so that the artifacts of a batch load
+// concurrently while its frames are resolved one by one.
+type prefetcher interface {
+	Prefetch(ctx context.Context, in symbolication.Lookup)
 }
 
 // unresolvedRetry is how long an unresolved frame is answered from the
@@ -49,17 +61,21 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 	if err != nil {
 		return nil, fmt.Errorf("symbolication telemetry: %w", err)
 	}
+	stopping, stop := context.WithCancel(context.Background())
 	return &symbolicator{
 		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
 		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes).WithErrorTTL(unresolvedRetry),
 		telemetry: tb,
 		logger:    set.Logger,
+		stopping:  stopping,
+		stop:      stop,
 	}, nil
 }
 
 // start makes the resolver of each configured kind: their directories
-// must exist, and the native one indexes its directories by build id.
+// must exist; the source map and ProGuard ones start scanning them in the
+// background, the native one indexes its directories by build id.
 func (s *symbolicator) start(context.Context, component.Host) error {
 	cfg := s.cfg
 	if cfg.SourceMaps.enabled() {
@@ -73,6 +89,7 @@ func (s *symbolicator) start(context.Context, component.Host) error {
 			return err
 		}
 		s.resolvers[symbolication.KindSourceMap] = r
+		s.closers = append(s.closers, r.Close)
 	}
 	if cfg.ProGuard.enabled() {
 		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
@@ -80,9 +97,10 @@ func (s *symbolicator) start(context.Context, component.Host) error {
 			return err
 		}
 		s.resolvers[symbolication.KindProGuard] = r
+		s.closers = append(s.closers, r.close)
 	}
 	if cfg.Native.enabled() {
-		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes)
+		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes)
 		if err != nil {
 			return err
 		}
@@ -92,7 +110,10 @@ func (s *symbolicator) start(context.Context, component.Host) error {
 	return nil
 }
 
+// shutdown stops the scans, loads and fetches under way, and ends the wait
+// of a batch under way: nothing the processor reads holds a shutdown.
 func (s *symbolicator) shutdown(context.Context) error {
+	s.stop()
 	for _, c := range s.closers {
 		c()
 	}
@@ -103,10 +124,22 @@ func (s *symbolicator) shutdown(context.Context) error {
 // processProfiles resolves every location of the batch's dictionary that a
 // configured kind recognises, in place: the dictionary is shared by all the
 // batch's profiles, and a location is one frame wherever a stack uses it.
+//
+// The batch waits for artifacts being scanned for, loaded or fetched at
+// most MaxBatchWait (and not past shutdown); it starts at most
+// native::max_fetches_per_batch debuginfod fetches. Frames whose artifact
+// is not ready by then pass as they came and are resolved in a later
+// batch.
 func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.MaxBatchWait)
+	defer cancel()
+	defer context.AfterFunc(s.stopping, cancel)()
+	ctx = native.WithFetchLimit(ctx, s.cfg.Native.MaxFetchesPerBatch)
+
 	d := newDictionary(pd.Dictionary())
 	images := readImages(d, pd)
 	locs := d.d.LocationTable()
+	s.prefetch(ctx, d, images, locs)
 	var counts outcomeCounts
 	// Scratch space reused from location to location.
 	var targets []target
@@ -135,6 +168,26 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 	}
 	counts.record(ctx, s.telemetry)
 	return pd, nil
+}
+
+// prefetch starts loading the artifacts of the batch's frames whose
+// resolvers can load in the background, before any frame waits for one.
+func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
+	if _, ok := s.resolvers[symbolication.KindNative].(prefetcher); !ok {
+		return // only native artifacts load in the background
+	}
+	var targets []target
+	for i := 1; i < locs.Len(); i++ {
+		var kind symbolication.Kind
+		kind, targets = s.targetsOf(targets[:0], d, images, int32(i), locs.At(i))
+		p, ok := s.resolvers[kind].(prefetcher)
+		if !ok {
+			continue
+		}
+		for _, t := range targets {
+			p.Prefetch(ctx, t.in)
+		}
+	}
 }
 
 // resolve asks the kind's resolver, through the cache of resolved frames;
@@ -170,6 +223,8 @@ func (s *symbolicator) logUnresolved(kind symbolication.Kind, in symbolication.L
 // reasonOf classifies a resolver's error for the unresolved-frames metric.
 func reasonOf(err error) string {
 	switch {
+	case symbolication.Transient(err):
+		return reasonPending
 	case errors.Is(err, symbolication.ErrNoArtifact):
 		return reasonNoArtifact
 	case errors.Is(err, symbolication.ErrNoMatch):

@@ -5,12 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -23,16 +21,32 @@ import (
 // under it). A mapping is found as <dir>/<uuid>.txt, <dir>/<uuid>/
 // mapping.txt, or any .txt file whose content UUID (sentry-cli's UUID of an
 // upload without --uuid) is the one asked for.
+//
+// The directories are indexed by background scans (symbolication.Scans):
+// regular files only, links followed only within the directories, each
+// file read at most maxBytes, and a file's content UUID read again only
+// when its size or modification time changed.
 type proguardResolver struct {
-	dirs           []string
-	maxBytes       int64
-	rescanInterval time.Duration
-	mappings       *symbolication.Cache[string, *proguard.Mapping]
-
-	mu      sync.Mutex
-	index   map[string]string // UUID → file
-	scanned time.Time
+	roots    symbolication.Roots
+	dirs     []string
+	maxBytes int64
+	mappings *symbolication.Cache[string, *proguard.Mapping]
+	scans    *symbolication.Scans[map[string]string] // UUID → real path
+	// contentUUIDs is what the last scan read; only a scan (one at a
+	// time) uses it.
+	contentUUIDs map[fileStamp]string
 }
+
+// fileStamp identifies one version of a file.
+type fileStamp struct {
+	path  string
+	size  int64
+	mtime time.Time
+}
+
+// maxScannedMappings bounds the files of one scan of the proguard
+// directories.
+const maxScannedMappings = 200_000
 
 var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
@@ -42,37 +56,32 @@ func newProguardResolver(dirs []string, cacheBytes, maxBytes int64, rescan time.
 			return nil, fmt.Errorf("proguard directory %q is not a directory", d)
 		}
 	}
-	return &proguardResolver{dirs: dirs, maxBytes: maxBytes, rescanInterval: rescan,
-		mappings: symbolication.NewCache[string, *proguard.Mapping](cacheBytes).WithErrorTTL(max(rescan, time.Nanosecond))}, nil
+	roots, err := symbolication.NewRoots(dirs)
+	if err != nil {
+		return nil, fmt.Errorf("proguard directories: %w", err)
+	}
+	r := &proguardResolver{roots: roots, dirs: dirs, maxBytes: maxBytes, contentUUIDs: map[fileStamp]string{},
+		mappings: symbolication.NewCache[string, *proguard.Mapping](cacheBytes).WithErrorTTL(max(rescan, time.Nanosecond))}
+	r.scans = symbolication.NewScans("proguard directories", rescan, r.scan)
+	r.scans.Start()
+	return r, nil
 }
+
+func (r *proguardResolver) close() { r.scans.Close() }
 
 // Resolve de-obfuscates one JVM frame: Frame.Module the obfuscated class,
 // Frame.Function the method, Frame.Line the line; in.DebugID the mapping's
 // UUID. The answer is innermost first when code was inlined.
-func (r *proguardResolver) Resolve(_ context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
+func (r *proguardResolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
 	uuid := strings.ToLower(in.DebugID)
 	if uuid == "" {
 		return nil, fmt.Errorf("JVM frame %s.%s without a proguard uuid: %w", in.Frame.Module, in.Frame.Function, symbolication.ErrNoArtifact)
 	}
-	file, ok := r.lookup(uuid)
-	if !ok {
-		return nil, fmt.Errorf("proguard mapping %s: %w", uuid, symbolication.ErrNoArtifact)
+	file, err := r.lookup(ctx, uuid)
+	if err != nil {
+		return nil, err
 	}
-	m, err := r.mappings.Get(file, func() (*proguard.Mapping, int64, error) {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, 0, err
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err != nil || st.Size() > r.maxBytes {
-			return nil, 0, fmt.Errorf("%s: larger than the %d bytes allowed for an artifact, or unreadable (%v)", file, r.maxBytes, err)
-		}
-		m, err := proguard.Parse(f)
-		if err != nil {
-			return nil, 0, fmt.Errorf("parse %s: %w", file, err)
-		}
-		return m, m.Size(), nil
-	})
+	m, err := r.mappings.Get(file, func() (*proguard.Mapping, int64, error) { return r.load(file) })
 	if err != nil {
 		return nil, err
 	}
@@ -87,58 +96,90 @@ func (r *proguardResolver) Resolve(_ context.Context, in symbolication.Lookup) (
 	return out, nil
 }
 
-// lookup finds the file of a UUID, scanning the directories again when it
-// is unknown and the last scan is older than the rescan interval.
-func (r *proguardResolver) lookup(uuid string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if f, ok := r.index[uuid]; ok {
-		return f, true
+// load parses a mapping file, a regular file of at most maxBytes (checked
+// before reading, and the read stops there should it grow).
+func (r *proguardResolver) load(file string) (*proguard.Mapping, int64, error) {
+	f, _, err := symbolication.OpenRegular(file, r.maxBytes)
+	if err != nil {
+		return nil, 0, err
 	}
-	if r.index != nil && time.Since(r.scanned) < r.rescanInterval {
-		return "", false
+	defer f.Close()
+	m, err := proguard.Parse(io.LimitReader(f, r.maxBytes))
+	if err != nil {
+		return nil, 0, fmt.Errorf("parse %s: %w", file, err)
 	}
-	r.index, r.scanned = r.scan(), time.Now()
-	f, ok := r.index[uuid]
-	return f, ok
+	return m, m.Size(), nil
 }
 
-func (r *proguardResolver) scan() map[string]string {
-	index := map[string]string{}
-	for _, dir := range r.dirs {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return nil
-			}
-			stem := strings.TrimSuffix(d.Name(), filepath.Ext(d.Name()))
-			switch {
-			case uuidPattern.MatchString(stem):
-				index[strings.ToLower(stem)] = p
-			case uuidPattern.MatchString(filepath.Base(filepath.Dir(p))):
-				index[strings.ToLower(filepath.Base(filepath.Dir(p)))] = p
-			}
-			if strings.EqualFold(filepath.Ext(p), ".txt") {
-				if b, err := readLimited(p, r.maxBytes); err == nil && bytes.Contains(b, []byte(" -> ")) {
-					if _, taken := index[proguard.UUIDOf(b)]; !taken {
-						index[proguard.UUIDOf(b)] = p
-					}
-				}
-			}
-			return nil
-		})
+// lookup finds the file of a UUID, scanning the directories again when it
+// is unknown and the last scan is older than the rescan interval.
+func (r *proguardResolver) lookup(ctx context.Context, uuid string) (string, error) {
+	index, err := r.scans.Get(ctx, false)
+	if err != nil {
+		return "", err
 	}
+	if f, ok := index[uuid]; ok {
+		return f, nil
+	}
+	if index, err = r.scans.Get(ctx, true); err == nil {
+		if f, ok := index[uuid]; ok {
+			return f, nil
+		}
+	}
+	return "", fmt.Errorf("proguard mapping %s: %w", uuid, symbolication.ErrNoArtifact)
+}
+
+// scan indexes the directories: files named by a UUID (or in a directory
+// named by one) and .txt mappings by their content UUID.
+func (r *proguardResolver) scan(ctx context.Context) map[string]string {
+	index := map[string]string{}
+	seen := map[fileStamp]string{}
+	left := maxScannedMappings
+	for _, dir := range r.dirs {
+		n := 0
+		complete := r.roots.Walk(ctx, dir, left, func(real, rel string) {
+			n++
+			r.indexFile(index, seen, real, rel)
+		})
+		if !complete {
+			break
+		}
+		left -= n
+	}
+	r.contentUUIDs = seen
 	return index
 }
 
-func readLimited(p string, maxBytes int64) ([]byte, error) {
-	f, err := os.Open(p)
+// indexFile adds one regular file to the index.
+func (r *proguardResolver) indexFile(index map[string]string, seen map[fileStamp]string, real, rel string) {
+	name := path.Base(rel)
+	stem := strings.TrimSuffix(name, path.Ext(name))
+	switch parent := path.Base(path.Dir(rel)); {
+	case uuidPattern.MatchString(stem):
+		index[strings.ToLower(stem)] = real
+	case uuidPattern.MatchString(parent):
+		index[strings.ToLower(parent)] = real
+	}
+	if !strings.EqualFold(path.Ext(name), ".txt") {
+		return
+	}
+	st, err := os.Stat(real)
 	if err != nil {
-		return nil, err
+		return
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err == nil && int64(len(b)) > maxBytes {
-		return nil, fmt.Errorf("%s is larger than %d bytes", p, maxBytes)
+	stamp := fileStamp{path: real, size: st.Size(), mtime: st.ModTime()}
+	id, ok := r.contentUUIDs[stamp]
+	if !ok {
+		b, err := symbolication.ReadRegular(real, r.maxBytes)
+		if err != nil {
+			return
+		}
+		if bytes.Contains(b, []byte(" -> ")) {
+			id = proguard.UUIDOf(b)
+		}
 	}
-	return b, err
+	seen[stamp] = id
+	if _, taken := index[id]; id != "" && !taken {
+		index[id] = real
+	}
 }

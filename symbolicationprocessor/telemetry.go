@@ -15,6 +15,9 @@ const (
 	reasonNoArtifact = "no_artifact"
 	reasonNoMatch    = "no_match"
 	reasonLoadError  = "load_error"
+	// reasonPending: the artifact was being scanned for, loaded or
+	// fetched when the batch's wait ended; a later batch resolves it.
+	reasonPending = "pending"
 )
 
 func kindAttrs(kind symbolication.Kind) attribute.Set {

@@ -26,6 +26,10 @@ type debuginfod struct {
 	client  *http.Client
 	dir     string
 	max     int64
+	// maxFile bounds one download (the cache bound, or less).
+	maxFile int64
+	// slots holds a token per request in flight: at most cap(slots).
+	slots chan struct{}
 
 	mu    sync.Mutex
 	files map[string]cachedFile // by build id
@@ -43,11 +47,16 @@ var errTooLarge = errors.New("larger than the cache")
 // newDebuginfod takes over dir: the files it left there before count
 // against the bound (and are evicted first when over it), stray temporary
 // files are removed.
-func newDebuginfod(servers []string, client *http.Client, dir string, maxBytes int64) (*debuginfod, error) {
+func newDebuginfod(servers []string, client *http.Client, dir string, maxBytes, maxFileBytes int64, inFlight int) (*debuginfod, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("debuginfod cache: %w", err)
 	}
-	c := &debuginfod{servers: servers, client: client, dir: dir, max: maxBytes, files: map[string]cachedFile{}}
+	maxFile := maxBytes
+	if maxFileBytes > 0 {
+		maxFile = min(maxFile, maxFileBytes)
+	}
+	c := &debuginfod{servers: servers, client: client, dir: dir, max: maxBytes, maxFile: maxFile,
+		slots: make(chan struct{}, max(inFlight, 1)), files: map[string]cachedFile{}}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("debuginfod cache: %w", err)
@@ -73,6 +82,14 @@ func newDebuginfod(servers []string, client *http.Client, dir string, maxBytes i
 }
 
 func (c *debuginfod) path(id string) string { return filepath.Join(c.dir, id+cacheSuffix) }
+
+// has reports whether the cache holds the file of id.
+func (c *debuginfod) has(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.files[id]
+	return ok
+}
 
 // fetch returns the path of the debug file for id, from the cache or the
 // first server that has it. ErrNotFound when no server has it.
@@ -108,7 +125,15 @@ func (c *debuginfod) fetch(ctx context.Context, id string) (string, error) {
 
 // download fetches one server's file into a temporary file, checks that
 // it is an ELF file with the asked build id, and moves it into the cache.
+// It waits for a free slot first: at most cap(slots) requests are in
+// flight.
 func (c *debuginfod) download(ctx context.Context, server, id string) (string, error) {
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 	u := strings.TrimRight(server, "/") + "/buildid/" + url.PathEscape(id) + "/debuginfo"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
@@ -124,25 +149,25 @@ func (c *debuginfod) download(ctx context.Context, server, id string) (string, e
 		return "", ErrNotFound
 	case resp.StatusCode != http.StatusOK:
 		return "", fmt.Errorf("%s: %s", u, resp.Status)
-	case resp.ContentLength > c.max:
-		return "", fmt.Errorf("%s: %d bytes: %w of %d bytes", u, resp.ContentLength, errTooLarge, c.max)
+	case resp.ContentLength > c.maxFile:
+		return "", fmt.Errorf("%s: %d bytes: %w of %d bytes", u, resp.ContentLength, errTooLarge, c.maxFile)
 	}
 	tmp, err := os.CreateTemp(c.dir, ".fetch-")
 	if err != nil {
 		return "", fmt.Errorf("debuginfod cache: %w", err)
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	n, err := io.Copy(tmp, io.LimitReader(resp.Body, c.max+1))
+	n, err := io.Copy(tmp, io.LimitReader(resp.Body, c.maxFile+1))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	switch {
 	case err != nil:
 		return "", fmt.Errorf("%s: %w", u, err)
-	case n > c.max:
-		return "", fmt.Errorf("%s: %w of %d bytes", u, errTooLarge, c.max)
+	case n > c.maxFile:
+		return "", fmt.Errorf("%s: %w of %d bytes", u, errTooLarge, c.maxFile)
 	}
-	if err := checkBuildID(tmp.Name(), id); err != nil {
+	if err := checkBuildID(tmp.Name(), id, 0); err != nil {
 		return "", fmt.Errorf("%s: %w", u, err)
 	}
 	return c.store(tmp.Name(), id, n)

@@ -3,6 +3,7 @@ package native
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,11 +11,14 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 const (
@@ -31,12 +35,21 @@ type fakeDebuginfod struct {
 	status   int           // answer every request with this status when set
 	mu       sync.Mutex
 	requests map[string]int
+	// inFlight and maxInFlight count the requests being answered.
+	inFlight, maxInFlight int
 }
 
 func (f *fakeDebuginfod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	f.requests[r.URL.Path]++
+	f.inFlight++
+	f.maxInFlight = max(f.maxInFlight, f.inFlight)
 	f.mu.Unlock()
+	defer func() {
+		f.mu.Lock()
+		f.inFlight--
+		f.mu.Unlock()
+	}()
 	if f.delay > 0 {
 		select {
 		case <-time.After(f.delay):
@@ -59,6 +72,16 @@ func (f *fakeDebuginfod) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.(http.Flusher).Flush() // headers out without a length
 	}
 	_, _ = w.Write(data)
+}
+
+// total is the number of requests, and the most answered at once.
+func (f *fakeDebuginfod) total() (requests, maxInFlight int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, n := range f.requests {
+		requests += n
+	}
+	return requests, f.maxInFlight
 }
 
 func (f *fakeDebuginfod) count(id string) int {
@@ -191,7 +214,8 @@ func TestDebuginfodEviction(t *testing.T) {
 }
 
 // TestDebuginfodConcurrentAndCanceled: concurrent callers share one
-// download; a canceled request is not remembered as a miss.
+// download; a caller that gives up gets ErrPending and leaves the download
+// going, and it is not remembered as a miss.
 func TestDebuginfodConcurrentAndCanceled(t *testing.T) {
 	fake, srv := newFake(t, map[string][]byte{idA: elfWithFunc(t, idA, 0)})
 	fake.delay = 300 * time.Millisecond
@@ -202,6 +226,7 @@ func TestDebuginfodConcurrentAndCanceled(t *testing.T) {
 	_, err = r.Resolve(ctx, idA, 0x1000)
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorIs(t, err, ErrPending)
 
 	var wg sync.WaitGroup
 	var ok atomic.Int32
@@ -215,7 +240,7 @@ func TestDebuginfodConcurrentAndCanceled(t *testing.T) {
 	}
 	wg.Wait()
 	assert.Equal(t, int32(8), ok.Load())
-	assert.Equal(t, 2, fake.count(idA), "the canceled attempt and one shared download")
+	assert.Equal(t, 1, fake.count(idA), "one download, outliving the caller that gave up, shared by the others")
 }
 
 // TestMemoryBound: parsed files stay within MaxMemoryBytes; a file that
@@ -267,9 +292,9 @@ func layoutBytes(t *testing.T, dir, id string, data []byte) {
 	require.NoError(t, os.WriteFile(p, data, 0o644))
 }
 
-// TestWaiterOutlivesCanceledLoader: a caller waiting on a load whose own
-// caller gives up loads the file itself instead of inheriting the
-// cancellation.
+// TestWaiterOutlivesCanceledLoader: a caller waiting on a load whose first
+// caller gives up gets the file of that same load: the load does not
+// inherit any caller's cancellation.
 func TestWaiterOutlivesCanceledLoader(t *testing.T) {
 	fake, srv := newFake(t, map[string][]byte{idA: elfWithFunc(t, idA, 0)})
 	fake.delay = 300 * time.Millisecond
@@ -288,5 +313,143 @@ func TestWaiterOutlivesCanceledLoader(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []Frame{{Function: "handler_aaaa"}}, frames)
 	assert.ErrorIs(t, <-loaderErr, context.DeadlineExceeded)
-	assert.Equal(t, 2, fake.count(idA))
+	assert.Equal(t, 1, fake.count(idA))
+}
+
+// TestInventedBuildIDsDoNotHoldTheCaller: 40 made-up build ids in one
+// batch made 40 sequential requests, one at a time (8.1 s against a
+// server answering in 0.2 s; each may take the client's timeout). Now the
+// batch prefetches them within its fetch limit, at most
+// MaxConcurrentFetches in flight, waits no longer than its context, and
+// what was not fetched by then is pending, not remembered as missing: a
+// later batch resolves it.
+func TestInventedBuildIDsDoNotHoldTheCaller(t *testing.T) {
+	const (
+		ids      = 40
+		perBatch = 16
+		inFlight = 4
+		budget   = 500 * time.Millisecond
+	)
+	real := fmt.Sprintf("%040x", ids) // the last one exists
+	fake, srv := newFake(t, map[string][]byte{real: elfWithFunc(t, real, 0)})
+	fake.delay = 200 * time.Millisecond
+	r, err := NewResolver(Options{DebuginfodURLs: []string{srv.URL}, CacheDir: t.TempDir(), MaxConcurrentFetches: inFlight})
+	require.NoError(t, err)
+	defer r.Close()
+
+	batch := func() (pending, notFound, resolved int, elapsed time.Duration) {
+		start := time.Now()
+		ctx, cancel := context.WithTimeout(WithFetchLimit(context.Background(), perBatch), budget)
+		defer cancel()
+		var list []string
+		for i := range ids {
+			list = append(list, fmt.Sprintf("%040x", i+1))
+		}
+		// The real one last: it is past the first batch's fetch limit.
+		for _, id := range list {
+			r.Prefetch(ctx, id)
+		}
+		for _, id := range list {
+			frames, err := r.Resolve(ctx, id, 0x1000)
+			switch {
+			case errors.Is(err, ErrPending):
+				pending++
+			case errors.Is(err, ErrNotFound):
+				notFound++
+			case err == nil && len(frames) == 1:
+				resolved++
+			default:
+				t.Errorf("build id %s: %v %v", id, frames, err)
+			}
+		}
+		return pending, notFound, resolved, time.Since(start)
+	}
+
+	pending, notFound, resolved, elapsed := batch()
+	t.Logf("first batch: %v, %d pending, %d not found, %d resolved", elapsed, pending, notFound, resolved)
+	assert.Less(t, elapsed, budget+300*time.Millisecond, "the batch waits no longer than its budget")
+	assert.Zero(t, resolved)
+	assert.GreaterOrEqual(t, pending, ids-perBatch, "ids past the fetch limit are pending, not missing")
+	require.Eventually(t, func() bool { n, _ := fake.total(); return n == perBatch }, 5*time.Second, 10*time.Millisecond)
+	time.Sleep(100 * time.Millisecond) // the fetches already started end
+	requests, most := fake.total()
+	assert.Equal(t, perBatch, requests, "the batch started its fetch limit and no more")
+	assert.LessOrEqual(t, most, inFlight, "requests in flight")
+	assert.Greater(t, most, 1, "fetches run concurrently")
+
+	// Later batches fetch the rest, 16 at a time, and resolve the real one.
+	deadline := time.Now().Add(20 * time.Second)
+	for resolved == 0 && time.Now().Before(deadline) {
+		_, _, resolved, _ = batch()
+		time.Sleep(50 * time.Millisecond)
+	}
+	assert.Equal(t, 1, resolved, "a later batch resolves what was fetched in the background")
+	requests, most = fake.total()
+	assert.LessOrEqual(t, requests, ids, "each invented id asked once: a 404 is remembered")
+	assert.LessOrEqual(t, most, inFlight)
+}
+
+// TestBuildIDLayoutLinks: a .build-id link is followed where it leads (the
+// layout links to binaries elsewhere by design) to a regular file that
+// carries the build id asked for, never to another file; a FIFO there is
+// skipped without blocking; a file above MaxFileBytes is refused by its
+// size.
+func TestBuildIDLayoutLinks(t *testing.T) {
+	elf := elfWithFunc(t, idA, 0)
+	tests := []struct {
+		name     string
+		layout   func(t *testing.T, dir, outside string)
+		maxBytes int64
+		wantErr  error
+	}{
+		{name: "link within", layout: func(t *testing.T, dir, _ string) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "app.debug"), elf, 0o644))
+			linkBuildID(t, dir, idA, "../../app.debug")
+		}},
+		{name: "link to the binary elsewhere", layout: func(t *testing.T, dir, outside string) {
+			require.NoError(t, os.WriteFile(filepath.Join(outside, "app"), elf, 0o644))
+			linkBuildID(t, dir, idA, filepath.Join(outside, "app"))
+		}},
+		{name: "link to a file of another build id", wantErr: errBuildIDMismatch, layout: func(t *testing.T, dir, outside string) {
+			require.NoError(t, os.WriteFile(filepath.Join(outside, "other"), elfWithFunc(t, idB, 0), 0o644))
+			linkBuildID(t, dir, idA, filepath.Join(outside, "other"))
+		}},
+		{name: "link to /dev/zero", wantErr: ErrNotFound, layout: func(t *testing.T, dir, _ string) {
+			linkBuildID(t, dir, idA, "/dev/zero")
+		}},
+		{name: "FIFO", wantErr: ErrNotFound, layout: func(t *testing.T, dir, _ string) {
+			p := filepath.Join(dir, ".build-id", idA[:2], idA[2:]+".debug")
+			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+			require.NoError(t, syscall.Mkfifo(p, 0o644))
+		}},
+		{name: "over MaxFileBytes", maxBytes: int64(len(elf)) - 1, wantErr: symbolication.ErrTooLarge, layout: func(t *testing.T, dir, _ string) {
+			layoutBytes(t, dir, idA, elf)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			tt.layout(t, dir, outside)
+			r, err := NewResolver(Options{DebugDirs: []string{dir}, MaxFileBytes: tt.maxBytes})
+			require.NoError(t, err)
+			defer r.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			frames, err := r.Resolve(ctx, idA, 0x1000)
+			require.NoError(t, ctx.Err(), "Resolve returned in time")
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []Frame{{Function: "handler_aaaa"}}, frames)
+		})
+	}
+}
+
+func linkBuildID(t *testing.T, dir, id, target string) {
+	t.Helper()
+	p := filepath.Join(dir, ".build-id", id[:2], id[2:]+".debug")
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(t, os.Symlink(target, p))
 }

@@ -78,7 +78,7 @@ func TestEBPFProfilerFixture(t *testing.T) {
 		// The reference reads the file the resolver chose: the debug file
 		// when there is one, else the binary.
 		ref := local[id]
-		if dbg := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug"); isFile(dbg) {
+		if dbg := filepath.Join("/usr/lib/debug/.build-id", id[:2], id[2:]+".debug"); regularFile(dbg) {
 			ref = dbg
 		}
 		want := euAddr2line(t, ref, list)
@@ -193,4 +193,9 @@ func euAddr2line(t *testing.T, file string, addrs []uint64) map[uint64][]Frame {
 		result[cur] = append(result[cur], f)
 	}
 	return result
+}
+
+func regularFile(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -8,8 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 // image is a loaded debug file: what Resolve needs of it, parsed once.
@@ -25,12 +26,12 @@ var errNotELF = errors.New("not an ELF file")
 
 // loadImageFile loads the debug file at path (for a universal Mach-O
 // file, its first architecture).
-func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "") }
+func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "", 0) }
 
 // loadImageFileID loads the image with id from the ELF or Mach-O file at
-// path.
-func loadImageFileID(path, id string) (*image, error) {
-	f, err := os.Open(path)
+// path, a regular file of at most maxBytes (0: no bound).
+func loadImageFileID(path, id string, maxBytes int64) (*image, error) {
+	f, _, err := symbolication.OpenRegular(path, maxBytes)
 	if err != nil {
 		return nil, err
 	}

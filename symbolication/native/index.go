@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 // maxScannedFiles bounds the scan of the debug directories: a directory
@@ -34,13 +36,17 @@ type indexedFile struct {
 // indexed by build id once at start.
 type debugIndex struct {
 	dirs []string
-	byID map[string]indexedFile
+	// maxFileBytes bounds a file opened (0: no bound).
+	maxFileBytes int64
+	byID         map[string]indexedFile
 }
 
 // newDebugIndex scans dirs. Unreadable entries are skipped; a directory
-// that does not exist is an error (a configuration mistake).
-func newDebugIndex(dirs []string) (*debugIndex, error) {
-	idx := &debugIndex{dirs: dirs, byID: map[string]indexedFile{}}
+// that does not exist is an error (a configuration mistake). Only regular
+// files are opened: the scan follows no link, and a FIFO or device is
+// never read.
+func newDebugIndex(dirs []string, maxFileBytes int64) (*debugIndex, error) {
+	idx := &debugIndex{dirs: dirs, maxFileBytes: maxFileBytes, byID: map[string]indexedFile{}}
 	scanned := 0
 	for _, dir := range dirs {
 		if st, err := os.Stat(dir); err != nil {
@@ -73,7 +79,7 @@ func newDebugIndex(dirs []string) (*debugIndex, error) {
 // add indexes path if it is an ELF or Mach-O file with a build id or
 // UUID, keeping the best file per id.
 func (idx *debugIndex) add(path string) {
-	found, err := inspectFile(path)
+	found, err := inspectFile(path, idx.maxFileBytes)
 	if err != nil {
 		return
 	}
@@ -92,8 +98,8 @@ type imageInfo struct {
 
 // inspectFile reads the ids of a file's images (one for ELF, one per
 // architecture for a universal Mach-O file) and their debug data.
-func inspectFile(path string) ([]imageInfo, error) {
-	f, err := os.Open(path)
+func inspectFile(path string, maxBytes int64) ([]imageInfo, error) {
+	f, _, err := symbolication.OpenRegular(path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -170,10 +176,17 @@ func inspectMachO(f *os.File) (out []imageInfo, err error) {
 // candidates lists local files for id, best first, and whether the best
 // has more than exported symbols (when it has not, a debuginfod server is
 // worth asking before settling for it).
+//
+// A `.build-id` entry is usually a link, and the layout's links lead out
+// of the directory by design (Fedora's /usr/lib/debug/.build-id/xx/rest
+// is a link to the binary in /usr/bin): they are followed wherever they
+// lead, to a regular file only. That reaches no file an operator did not
+// link: a frame names a build id, hex, never a path, and a file is used
+// only when it carries the build id asked for (checkBuildID).
 func (idx *debugIndex) candidates(id string) (paths []string, good bool) {
 	for _, dir := range idx.dirs {
 		p := filepath.Join(dir, ".build-id", id[:2], id[2:]+".debug")
-		if isFile(p) {
+		if idx.isFile(p) {
 			paths = append(paths, p)
 		}
 	}
@@ -183,7 +196,7 @@ func (idx *debugIndex) candidates(id string) (paths []string, good bool) {
 	good = len(paths) > 0
 	for _, dir := range idx.dirs {
 		p := filepath.Join(dir, ".build-id", id[:2], id[2:]) // the binary itself
-		if isFile(p) {
+		if idx.isFile(p) {
 			paths = append(paths, p)
 		}
 	}
@@ -193,7 +206,15 @@ func (idx *debugIndex) candidates(id string) (paths []string, good bool) {
 	return paths, good
 }
 
-func isFile(path string) bool {
+// hasGood reports whether a local file with more than exported symbols
+// has id: no server needs asking.
+func (idx *debugIndex) hasGood(id string) bool {
+	_, good := idx.candidates(id)
+	return good
+}
+
+// isFile reports whether path is, or links to, a regular file.
+func (idx *debugIndex) isFile(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular()
 }
@@ -202,8 +223,8 @@ func isFile(path string) bool {
 var errBuildIDMismatch = errors.New("build id mismatch")
 
 // checkBuildID verifies that the file at path has an image with id.
-func checkBuildID(path, id string) error {
-	found, err := inspectFile(path)
+func checkBuildID(path, id string, maxBytes int64) error {
+	found, err := inspectFile(path, maxBytes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,12 +37,25 @@ type Options struct {
 	// 256 MiB), least recently used first out. A file that alone exceeds it
 	// is refused with an error rather than parsed on every call.
 	MaxMemoryBytes int64
+	// MaxFileBytes bounds one debug file, local or fetched: a larger one
+	// is refused by its size before it is read (0: no bound but
+	// MaxCacheBytes for fetched files).
+	MaxFileBytes int64
+	// MaxConcurrentFetches bounds the debuginfod requests in flight
+	// (default 4); the other fetches wait for a slot.
+	MaxConcurrentFetches int
+	// MaxPendingLoads bounds the build ids being loaded (read, parsed or
+	// fetched) or waiting to be (default 64). Past it, Resolve answers
+	// ErrPending at once for a new build id, which is tried again later.
+	MaxPendingLoads int
 }
 
 const (
 	defaultMaxCacheBytes  = 1 << 30
 	defaultMaxMemoryBytes = 256 << 20
 	defaultHTTPTimeout    = 2 * time.Minute
+	defaultFetches        = 4
+	defaultPendingLoads   = 64
 	// missTTL is how long a build id without a usable file is remembered:
 	// a profile names the same missing library in every sample.
 	missTTL = time.Minute
@@ -52,11 +66,24 @@ const (
 // ErrNotFound is returned (wrapped) when no debug file has the build id.
 var ErrNotFound = errors.New("no debug file for build id")
 
+// ErrPending is returned (wrapped) when the debug file of a build id is
+// being loaded or fetched and the caller's context ended first, or when
+// no load could be started now (MaxPendingLoads, or the fetch limit of
+// the caller's batch, see WithFetchLimit). The load goes on in the
+// background; a later call finds its result.
+var ErrPending = errors.New("debug file not loaded yet")
+
 // Resolver turns addresses in ELF images, named by build id, into
 // source-level frames. It is safe for concurrent use.
 type Resolver struct {
-	index   *debugIndex
-	fetcher *debuginfod // nil without servers
+	index      *debugIndex
+	fetcher    *debuginfod // nil without servers
+	maxPending int
+
+	// ctx is the loads' context: a load goes on when its callers give up,
+	// and ends with Close.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu      sync.Mutex
 	cache   *lru
@@ -84,11 +111,19 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if opts.MaxCacheBytes <= 0 {
 		opts.MaxCacheBytes = defaultMaxCacheBytes
 	}
-	idx, err := newDebugIndex(opts.DebugDirs)
+	if opts.MaxConcurrentFetches <= 0 {
+		opts.MaxConcurrentFetches = defaultFetches
+	}
+	if opts.MaxPendingLoads <= 0 {
+		opts.MaxPendingLoads = defaultPendingLoads
+	}
+	idx, err := newDebugIndex(opts.DebugDirs, opts.MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("native: %w", err)
 	}
-	r := &Resolver{index: idx, cache: newLRU(opts.MaxMemoryBytes), loading: map[string]*loadCall{}, misses: map[string]miss{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &Resolver{index: idx, maxPending: opts.MaxPendingLoads, ctx: ctx, cancel: cancel,
+		cache: newLRU(opts.MaxMemoryBytes), loading: map[string]*loadCall{}, misses: map[string]miss{}}
 	if len(opts.DebuginfodURLs) > 0 {
 		for _, s := range opts.DebuginfodURLs {
 			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -102,7 +137,8 @@ func NewResolver(opts Options) (*Resolver, error) {
 		if client == nil {
 			client = &http.Client{Timeout: defaultHTTPTimeout}
 		}
-		if r.fetcher, err = newDebuginfod(opts.DebuginfodURLs, client, opts.CacheDir, opts.MaxCacheBytes); err != nil {
+		if r.fetcher, err = newDebuginfod(opts.DebuginfodURLs, client, opts.CacheDir, opts.MaxCacheBytes, opts.MaxFileBytes, opts.MaxConcurrentFetches); err != nil {
+			cancel()
 			return nil, fmt.Errorf("native: %w", err)
 		}
 	}
@@ -151,9 +187,11 @@ func (r *Resolver) ResolveAbsolute(ctx context.Context, buildID string, instruct
 	return img.resolve(instructionAddr - imageAddr + img.imageVMA), nil
 }
 
-// Close drops what the Resolver holds in memory. The debuginfod cache
-// directory keeps its files for the next Resolver.
+// Close stops the loads and fetches under way and drops what the Resolver
+// holds in memory. The debuginfod cache directory keeps its files for the
+// next Resolver.
 func (r *Resolver) Close() error {
+	r.cancel()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.cache = newLRU(r.cache.max)
@@ -161,40 +199,108 @@ func (r *Resolver) Close() error {
 	return nil
 }
 
-// image returns the loaded image for a build id, loading it once however
-// many callers ask at the same time.
+// fetchLimitKey is the context key of WithFetchLimit.
+type fetchLimitKey struct{}
+
+// WithFetchLimit returns a context under which Resolve starts at most n
+// loads that need a debuginfod server (a build id no local file serves
+// well); past them it answers ErrPending. A batch of frames shares one
+// such context, so that a batch naming many unknown build ids fetches a
+// bounded number of them and the next batches the rest.
+func WithFetchLimit(ctx context.Context, n int) context.Context {
+	left := &atomic.Int64{}
+	left.Store(int64(n))
+	return context.WithValue(ctx, fetchLimitKey{}, left)
+}
+
+// takeFetch spends one fetch of ctx's limit; true when it has none.
+func takeFetch(ctx context.Context) bool {
+	left, ok := ctx.Value(fetchLimitKey{}).(*atomic.Int64)
+	return !ok || left.Add(-1) >= 0
+}
+
+// image returns the loaded image for a build id. A load runs in the
+// background, once however many callers ask at the same time, and outlives
+// them: a caller waits for it while its context allows, then gets
+// ErrPending.
 func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
 	if !validBuildID(id) {
 		return nil, fmt.Errorf("native: build id %q: want 2 to 64 hex bytes", buildID)
 	}
+	img, call, err := r.known(id)
+	if img != nil || err != nil {
+		return img, err
+	}
+	if call == nil {
+		if call, err = r.startLoad(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	select {
+	case <-call.done:
+		return call.img, call.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("native: build id %s: %w (%w)", id, ErrPending, ctx.Err())
+	}
+}
+
+// Prefetch starts loading the debug file of buildID in the background,
+// when it is neither loaded, nor remembered missing, nor loading, within
+// the limits Resolve has (MaxPendingLoads, ctx's fetch limit). It does not
+// wait: a caller with many frames prefetches the build ids of all of them
+// first, so that their files load concurrently while it resolves the
+// frames one by one.
+func (r *Resolver) Prefetch(ctx context.Context, buildID string) {
+	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
+	if !validBuildID(id) {
+		return
+	}
+	if img, call, err := r.known(id); img == nil && call == nil && err == nil {
+		_, _ = r.startLoad(ctx, id)
+	}
+}
+
+// known answers from memory: the loaded image, the remembered failure, or
+// the load under way (all nil: none of them).
+func (r *Resolver) known(id string) (*image, *loadCall, error) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if img, ok := r.cache.get(id); ok {
-		r.mu.Unlock()
-		return img, nil
+		return img, nil, nil
 	}
 	if m, ok := r.misses[id]; ok && time.Now().Before(m.until) {
-		r.mu.Unlock()
-		return nil, m.err
+		return nil, nil, m.err
 	}
+	return nil, r.loading[id], nil
+}
+
+// startLoad starts loading id in the background, unless MaxPendingLoads
+// loads are under way or id needs a fetch beyond ctx's fetch limit.
+func (r *Resolver) startLoad(ctx context.Context, id string) (*loadCall, error) {
+	// Looked up before taking mu: it reads the file system.
+	needsFetch := r.fetcher != nil && !r.index.hasGood(id) && !r.fetcher.has(id)
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if call, ok := r.loading[id]; ok {
-		r.mu.Unlock()
-		select {
-		case <-call.done:
-			if call.err != nil && isContextErr(call.err) && ctx.Err() == nil {
-				return r.image(ctx, buildID) // the loader gave up; this caller has not
-			}
-			return call.img, call.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+		return call, nil
+	}
+	if len(r.loading) >= r.maxPending {
+		return nil, fmt.Errorf("native: build id %s: %d loads under way: %w", id, len(r.loading), ErrPending)
+	}
+	if needsFetch && !takeFetch(ctx) {
+		return nil, fmt.Errorf("native: build id %s: the batch's debuginfod fetches are spent: %w", id, ErrPending)
 	}
 	call := &loadCall{done: make(chan struct{})}
 	r.loading[id] = call
-	r.mu.Unlock()
+	go r.runLoad(id, call)
+	return call, nil
+}
 
-	call.img, call.err = r.load(ctx, id)
-
+// runLoad loads id and publishes the result: the image in the cache, a
+// failure remembered for missTTL unless it was Close stopping it.
+func (r *Resolver) runLoad(id string, call *loadCall) {
+	call.img, call.err = r.load(r.ctx, id)
 	r.mu.Lock()
 	delete(r.loading, id)
 	switch {
@@ -202,12 +308,11 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		call.err = fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes", id, call.img.size, errTooLarge, r.cache.max)
 		call.img = nil
 		r.remember(id, call.err)
-	case call.err != nil && ctx.Err() == nil && !isContextErr(call.err):
+	case call.err != nil && r.ctx.Err() == nil && !isContextErr(call.err):
 		r.remember(id, call.err)
 	}
 	r.mu.Unlock()
 	close(call.done)
-	return call.img, call.err
 }
 
 func isContextErr(err error) bool {
@@ -236,11 +341,11 @@ func (r *Resolver) load(ctx context.Context, id string) (*image, error) {
 	paths, good := r.index.candidates(id)
 	var errs []error
 	try := func(path string) *image {
-		if err := checkBuildID(path, id); err != nil {
+		if err := checkBuildID(path, id, r.index.maxFileBytes); err != nil {
 			errs = append(errs, err)
 			return nil
 		}
-		img, err := loadImageFileID(path, id)
+		img, err := loadImageFileID(path, id, r.index.maxFileBytes)
 		if err != nil {
 			errs = append(errs, err)
 		}

@@ -2,6 +2,8 @@ package sourcemap
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -87,5 +89,105 @@ func BenchmarkFunctionAt(b *testing.B) {
 	for b.Loop() {
 		m.FunctionAt(1, col)
 		col = (col + 4099) % 1_000_000
+	}
+}
+
+// BenchmarkFunctionAtColumn is one caller-line frame in a 300,000-line
+// map: the column index (made once, before the timer) beside asking every
+// line as before it.
+func BenchmarkFunctionAtColumn(b *testing.B) {
+	m, err := Parse(staircaseMap(300_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.functionAtColumn(1)
+	for _, bc := range []struct {
+		name   string
+		lookup func(column int) (Token, bool)
+	}{
+		{"index", m.functionAtColumn},
+		{"scan", func(c int) (Token, bool) { return functionAtColumnScan(m, c) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			c := 1
+			for b.Loop() {
+				if _, ok := bc.lookup(c); !ok {
+					b.Fatalf("column %d unresolved", c)
+				}
+				c = (c+7919)%299_999 + 1
+			}
+		})
+	}
+}
+
+// BenchmarkIndexColumns is the one-time cost of the column index of that
+// map.
+func BenchmarkIndexColumns(b *testing.B) {
+	data := staircaseMap(300_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		m, err := Parse(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		m.functionAtColumn(1)
+	}
+}
+
+// findMapByStat is the path lookup as it was before the index: every tail
+// of the path joined to every directory and stat'ed. It is the baseline
+// of BenchmarkLocate.
+func findMapByStat(dirs []string, file string) bool {
+	p := urlPath(file)
+	for p != "" {
+		for _, dir := range dirs {
+			bundle := filepath.Join(dir, filepath.FromSlash(p))
+			if st, err := os.Stat(bundle + ".map"); err == nil && st.Mode().IsRegular() {
+				return true
+			}
+			if st, err := os.Stat(bundle); err == nil && st.Mode().IsRegular() {
+				return true
+			}
+		}
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			break
+		}
+		p = p[i+1:]
+	}
+	return false
+}
+
+// BenchmarkLocate is one frame's path lookup: in the scan's index beside
+// stat'ing every tail in every directory as before it, for a URL that
+// names a map and for a 2 KiB path of 1,000 components that names none.
+func BenchmarkLocate(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "static/js"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "static/js/main.js.map"), []byte("{}"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	idx := scanned(b, dir)
+	for _, file := range []struct{ name, url string }{
+		{"hit", "https://example.com/static/js/main.js"},
+		{"miss-1000-components", "https://example.com/" + strings.Repeat("a/", 1000) + "x.js"},
+	} {
+		b.Run(file.name+"/index", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_, _ = idx.byPath(file.url)
+			}
+		})
+		b.Run(file.name+"/stat", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				findMapByStat([]string{dir}, file.url)
+			}
+		})
 	}
 }

@@ -5,20 +5,14 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"net/url"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
-)
 
-// tailBytes is how much of a bundle's end is read for its
-// `//# sourceMappingURL=` and `//# debugId=` comments, which bundlers write
-// last.
-const tailBytes = 64 << 10
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+)
 
 var (
 	sourceMappingURLComment = regexp.MustCompile(`//[#@]\s*sourceMappingURL=(\S+)\s*$`)
@@ -53,111 +47,94 @@ func urlPath(file string) string {
 	return p
 }
 
-// suffixes returns p and its shorter tails by whole components, longest
-// first: a/b/c.js, b/c.js, c.js.
-func suffixes(p string) []string {
-	out := []string{p}
-	for {
-		i := strings.IndexByte(p, '/')
-		if i < 0 {
-			return out
+// Bounds of a frame's file name, which comes from the network: the path
+// lookup costs at most maxPathTails map lookups of at most maxPathBytes
+// each, whatever the frame sends.
+const (
+	// maxPathBytes is PATH_MAX on Linux: no file of the directories has a
+	// longer relative path, so a longer frame path cannot name one. The
+	// bound is on the frame's whole file (URL), read before any parsing.
+	maxPathBytes = 4096
+	// maxPathTails is how many tails of the path are tried, the shortest
+	// ones: a frame's path matches a file whose path, relative to its
+	// directory, is at most this many components deep.
+	maxPathTails = 32
+)
+
+// tails returns the tails of p by whole components, longest first, at
+// most maxPathTails of them and so at most maxPathTails components deep:
+// for a/b/c.js, a/b/c.js, b/c.js, c.js.
+func tails(p string) []string {
+	starts := []int{len(p)}
+	for i := len(p) - 1; i >= 0 && len(starts) <= maxPathTails; i-- {
+		if p[i] == '/' {
+			starts = append(starts, i+1)
 		}
-		p = p[i+1:]
-		out = append(out, p)
 	}
+	if len(starts) <= maxPathTails {
+		starts = append(starts, 0)
+	}
+	out := make([]string, 0, len(starts)-1)
+	for k := len(starts) - 1; k >= 1; k-- {
+		out = append(out, p[starts[k]:])
+	}
+	return out
 }
 
 // mapSource says where a map is: a file, or inline in a bundle.
 type mapSource struct {
-	path string // the .map file, or the bundle holding an inline map
+	path string // the real path of the .map file, or of the bundle holding an inline map
+	// rel is the file's slash path in its directory: its sources are
+	// named relative to it.
+	rel string
 	// inline is set when the map is a data: URL in the bundle.
 	inline bool
 }
 
-// findMapByPath finds the source map of a bundle under one of the dirs,
-// laid out like the bundle's URLs: <dir>/<path>.map first, then the
-// sourceMappingURL comment of a local copy <dir>/<path>. Shorter tails of
-// the path are tried after the whole one, so that a directory holding
-// dist/app.js serves /srv/www/dist/app.js.
-func findMapByPath(dirs []string, file string) (mapSource, error) {
+// byPath finds the source map of a bundle by its URL or path, laid out
+// like the bundles' URLs: <dir>/<path>.map first, then the map a local copy
+// <dir>/<path> names (its sourceMappingURL, read by the scan). Shorter
+// tails of the path are tried after the whole one, so that a directory
+// holding dist/app.js serves /srv/www/dist/app.js; within one tail an
+// earlier directory wins. The cost is independent of the directories'
+// size and bounded by maxPathBytes and maxPathTails.
+func (idx *dirIndex) byPath(file string) (mapSource, error) {
+	if len(file) > maxPathBytes {
+		return mapSource{}, fmt.Errorf("frame file of %d bytes, over %d: %w", len(file), maxPathBytes, errNotFound)
+	}
 	p := urlPath(file)
 	if p == "" {
 		return mapSource{}, errNotFound
 	}
-	for _, s := range suffixes(p) {
-		for _, dir := range dirs {
-			bundle := filepath.Join(dir, filepath.FromSlash(s))
-			if isFile(bundle + ".map") {
-				return mapSource{path: bundle + ".map"}, nil
-			}
-			if isFile(bundle) {
-				return mapOfBundle(dir, bundle)
-			}
+	for _, tail := range tails(p) {
+		m, hasMap := idx.files[tail+".map"]
+		b, hasBundle := idx.files[tail]
+		switch {
+		case hasMap && (!hasBundle || m.root <= b.root):
+			return mapSource{path: m.real, rel: tail + ".map"}, nil
+		case hasBundle && b.bundle != nil:
+			return *b.bundle, nil
+		case hasBundle:
+			return mapSource{}, fmt.Errorf("%s: no usable sourceMappingURL: %w", tail, errNotFound)
 		}
 	}
 	return mapSource{}, errNotFound
 }
 
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
-// mapOfBundle follows a local bundle's sourceMappingURL comment to its map:
-// a file beside it (relative URLs only: no network, and never outside the
-// configured directory root) or an inline data: URL.
-func mapOfBundle(root, bundle string) (mapSource, error) {
-	tail, err := readTail(bundle)
-	if err != nil {
-		return mapSource{}, err
-	}
-	ref := lastSourceMappingURL(tail)
-	switch {
-	case ref == "":
-		return mapSource{}, fmt.Errorf("%s: no sourceMappingURL comment: %w", bundle, errNotFound)
-	case strings.HasPrefix(ref, "data:"):
-		return mapSource{path: bundle, inline: true}, nil
-	case strings.Contains(ref, "://") || strings.HasPrefix(ref, "/"):
-		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", bundle, ref, errNotFound)
-	}
-	rel, err := url.PathUnescape(strings.SplitN(ref, "?", 2)[0])
-	if err != nil {
-		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q: %w", bundle, ref, err)
-	}
-	p := filepath.Join(filepath.Dir(bundle), filepath.FromSlash(path.Clean(rel)))
-	if !within(root, p) {
-		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q leads outside %s: %w", bundle, ref, root, errNotFound)
-	}
-	return mapSource{path: p}, nil
-}
-
-// within reports whether p is root or below it.
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-func readTail(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	off := max(st.Size()-tailBytes, 0)
-	return io.ReadAll(io.NewSectionReader(f, off, st.Size()-off))
-}
-
-// lastSourceMappingURL is the URL of the last sourceMappingURL comment line.
-func lastSourceMappingURL(tail []byte) string {
-	lines := bytes.Split(bytes.TrimRight(tail, "\r\n\t "), []byte("\n"))
-	for i := len(lines) - 1; i >= 0 && i >= len(lines)-4; i-- {
-		if m := sourceMappingURLComment.FindSubmatch(bytes.TrimSpace(lines[i])); m != nil {
+// lastSourceMappingURL is the URL of the last sourceMappingURL comment
+// among the last four lines of a bundle. It reads those lines only, from
+// the end, so a bundle of many lines costs no more than one of a few.
+func lastSourceMappingURL(b []byte) string {
+	b = bytes.TrimRight(b, "\r\n\t ")
+	for range 4 {
+		if len(b) == 0 {
+			return ""
+		}
+		start := bytes.LastIndexByte(b, '\n') + 1
+		if m := sourceMappingURLComment.FindSubmatch(bytes.TrimSpace(b[start:])); m != nil {
 			return string(m[1])
 		}
+		b = b[:max(start-1, 0)]
 	}
 	return ""
 }
@@ -166,21 +143,13 @@ func lastSourceMappingURL(tail []byte) string {
 // URL (base64 or percent-encoded), at most maxBytes.
 func readMap(src mapSource, maxBytes int64) ([]byte, error) {
 	if !src.inline {
-		return readFileLimited(src.path, maxBytes)
+		return symbolication.ReadRegular(src.path, maxBytes)
 	}
-	tail, err := readTail(src.path)
+	whole, err := symbolication.ReadRegular(src.path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	ref := lastSourceMappingURL(tail)
-	if len(tail) == tailBytes {
-		// An inline map can be longer than the tail: read the whole bundle.
-		whole, err := readFileLimited(src.path, maxBytes)
-		if err != nil {
-			return nil, err
-		}
-		ref = lastSourceMappingURL(whole)
-	}
+	ref := lastSourceMappingURL(whole)
 	comma := strings.IndexByte(ref, ',')
 	if !strings.HasPrefix(ref, "data:") || comma < 0 {
 		return nil, fmt.Errorf("%s: inline source map is not a data: URL", src.path)
@@ -191,73 +160,4 @@ func readMap(src mapSource, maxBytes int64) ([]byte, error) {
 	}
 	s, err := url.PathUnescape(data)
 	return []byte(s), err
-}
-
-func readFileLimited(file string, maxBytes int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > maxBytes {
-		return nil, fmt.Errorf("%s: larger than the %d bytes allowed for an artifact", file, maxBytes)
-	}
-	return b, nil
-}
-
-// scanDebugIDs indexes the debug ids found under dirs: the "debugId" of a
-// .map file, and the debug id a bundle (.js, .mjs, .cjs) carries, whose map
-// is found through its sourceMappingURL. Unreadable files are skipped; the
-// first error is returned beside the index.
-func scanDebugIDs(dirs []string, maxBytes int64) (map[string]mapSource, error) {
-	index := map[string]mapSource{}
-	var firstErr error
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			id, src := debugIDOfFile(dir, p, maxBytes)
-			if id != "" {
-				if _, dup := index[id]; !dup || !src.inline {
-					index[id] = src
-				}
-			}
-			return nil
-		})
-		if err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("scan %s: %w", dir, err)
-		}
-	}
-	return index, firstErr
-}
-
-// debugIDOfFile returns the debug id of a map or bundle file and where its
-// map is; "" for other files and files without one.
-func debugIDOfFile(root, p string, maxBytes int64) (string, mapSource) {
-	switch strings.ToLower(filepath.Ext(p)) {
-	case ".map":
-		b, err := readFileLimited(p, maxBytes)
-		if err != nil {
-			return "", mapSource{}
-		}
-		if m := mapDebugID.FindSubmatch(b); m != nil {
-			return strings.ToLower(string(m[1])), mapSource{path: p}
-		}
-	case ".js", ".mjs", ".cjs":
-		b, err := readFileLimited(p, maxBytes)
-		if err != nil {
-			return "", mapSource{}
-		}
-		if m := bundleDebugID.FindSubmatch(b); m != nil {
-			if src, err := mapOfBundle(root, p); err == nil {
-				return strings.ToLower(string(m[1])), src
-			}
-		}
-	}
-	return "", mapSource{}
 }

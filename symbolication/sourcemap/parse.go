@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Map is a parsed source map. Its segments are kept in one slice sorted by
@@ -31,6 +32,10 @@ type Map struct {
 	// the last entry is len(segments).
 	lineStart []int32
 	size      int64
+
+	// columns is the index of functionAtColumn, made on its first call.
+	columnsOnce sync.Once
+	columns     []columnSpan
 }
 
 // segment is one decoded mapping; src and name are -1 when absent.
@@ -74,7 +79,14 @@ func Parse(data []byte) (*Map, error) {
 		return nil, fmt.Errorf("source map: %w", err)
 	}
 	m.onlyLine = m.findOnlyLine()
+	// A segment takes 20 bytes, and the column index at most two spans
+	// of 8 bytes per named segment, charged up front as it is made later.
 	m.size = int64(len(m.segments))*20 + int64(len(m.lineStart))*4
+	for _, s := range m.segments {
+		if s.name >= 0 {
+			m.size += 16
+		}
+	}
 	for _, s := range m.Sources {
 		m.size += int64(len(s)) + 16
 	}

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -31,15 +29,12 @@ type Options struct {
 }
 
 // Resolver resolves minified JavaScript frames with the source maps under
-// its directories. It reads local files only.
+// its directories. It reads local regular files only, and only those whose
+// real path (symbolic links followed) is within its directories.
 type Resolver struct {
-	opts  Options
-	maps  *symbolication.Cache[mapSource, *loadedMap]
-	paths *symbolication.Cache[string, mapSource]
-
-	mu       sync.Mutex
-	debugIDs map[string]mapSource
-	scanned  time.Time
+	opts    Options
+	maps    *symbolication.Cache[mapSource, *loadedMap]
+	scanner *scanner
 }
 
 // loadedMap is a parsed map and the directory its relative sources are
@@ -49,10 +44,8 @@ type loadedMap struct {
 	sourceDir string
 }
 
-// pathCacheBytes bounds the cache of frame file → map location answers.
-const pathCacheBytes = 4 << 20
-
-// NewResolver returns a resolver over opts.Dirs, which must exist.
+// NewResolver returns a resolver over opts.Dirs, which must exist, and
+// starts scanning them in the background. Close stops the scans.
 func NewResolver(opts Options) (*Resolver, error) {
 	for _, d := range opts.Dirs {
 		if !isDir(d) {
@@ -65,12 +58,24 @@ func NewResolver(opts Options) (*Resolver, error) {
 	// A map that was missing or broken is looked for again after a
 	// rescan interval: a release deployed later is found.
 	retry := max(opts.RescanInterval, time.Nanosecond)
-	return &Resolver{
-		opts:  opts,
-		maps:  symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
-		paths: symbolication.NewCache[string, mapSource](pathCacheBytes).WithErrorTTL(retry),
-	}, nil
+	scans, err := newScanner(opts.Dirs, opts.MaxArtifactBytes, opts.RescanInterval)
+	if err != nil {
+		return nil, err
+	}
+	r := &Resolver{
+		opts:    opts,
+		maps:    symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
+		scanner: scans,
+	}
+	// The first scan starts now, so that the first frames find it done;
+	// they do not wait for it here.
+	scans.scans.Start()
+	return r, nil
 }
+
+// Close stops a directory scan under way; the Resolver answers from what
+// it has, and scans no more.
+func (r *Resolver) Close() { r.scanner.scans.Close() }
 
 // CacheStats reports the parsed-map cache.
 func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats() }
@@ -81,12 +86,15 @@ func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats()
 // one of in.DebugID when that is known, else the one found by the frame's
 // file. Function keeps the frame's own name when the map names nothing
 // there.
-func (r *Resolver) Resolve(_ context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
+//
+// A directory scan under way is waited for while ctx allows; when ctx ends
+// first the error wraps symbolication.ErrPending.
+func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
 	f := in.Frame
 	if f.Line <= 0 || f.Column <= 0 {
 		return nil, fmt.Errorf("%s has no line and column: %w", f.File, symbolication.ErrNoMatch)
 	}
-	src, err := r.locate(in)
+	src, err := r.locate(ctx, in)
 	if err != nil {
 		return nil, err
 	}
@@ -113,39 +121,34 @@ func (r *Resolver) Resolve(_ context.Context, in symbolication.Lookup) ([]symbol
 	}}, nil
 }
 
-// locate finds the map of a frame: by debug id first, then by path.
-func (r *Resolver) locate(in symbolication.Lookup) (mapSource, error) {
-	if id := strings.ToLower(in.DebugID); id != "" {
-		if src, ok := r.byDebugID(id); ok {
-			return src, nil
+// locate finds the map of a frame: by debug id first, then by path. A
+// frame that neither finds makes the directories be scanned again when the
+// last scan is older than RescanInterval (a release deployed later).
+func (r *Resolver) locate(ctx context.Context, in symbolication.Lookup) (mapSource, error) {
+	idx, err := r.scanner.scans.Get(ctx, false)
+	if err != nil {
+		return mapSource{}, err
+	}
+	src, err := find(idx, in)
+	if errors.Is(err, errNotFound) {
+		if fresh, ferr := r.scanner.scans.Get(ctx, true); ferr == nil && fresh != idx {
+			src, err = find(fresh, in)
 		}
 	}
-	src, err := r.paths.Get(in.Frame.File, func() (mapSource, int64, error) {
-		src, err := findMapByPath(r.opts.Dirs, in.Frame.File)
-		return src, int64(len(in.Frame.File) + len(src.path) + 64), err
-	})
 	if errors.Is(err, errNotFound) {
 		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact)
 	}
 	return src, err
 }
 
-// byDebugID looks a debug id up, scanning the directories again when it is
-// unknown and the last scan is older than RescanInterval.
-func (r *Resolver) byDebugID(id string) (mapSource, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if src, ok := r.debugIDs[id]; ok {
-		return src, true
+// find looks a frame up in one index.
+func find(idx *dirIndex, in symbolication.Lookup) (mapSource, error) {
+	if id := strings.ToLower(in.DebugID); id != "" {
+		if src, ok := idx.debugIDs[id]; ok {
+			return src, nil
+		}
 	}
-	if r.debugIDs != nil && time.Since(r.scanned) < r.opts.RescanInterval {
-		return mapSource{}, false
-	}
-	// A partial index is still worth using: errors only skip files.
-	r.debugIDs, _ = scanDebugIDs(r.opts.Dirs, r.opts.MaxArtifactBytes)
-	r.scanned = time.Now()
-	src, ok := r.debugIDs[id]
-	return src, ok
+	return idx.byPath(in.Frame.File)
 }
 
 func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
@@ -157,19 +160,11 @@ func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	lm := &loadedMap{m: m, sourceDir: r.relativeDir(filepath.Dir(src.path))}
-	return lm, m.Size() + int64(len(lm.sourceDir)), nil
-}
-
-// relativeDir is dir relative to the configured directory holding it, in
-// slash form.
-func (r *Resolver) relativeDir(dir string) string {
-	for _, root := range r.opts.Dirs {
-		if rel, err := filepath.Rel(root, dir); err == nil && !strings.HasPrefix(rel, "..") {
-			return filepath.ToSlash(rel)
-		}
+	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel)}
+	if lm.sourceDir == "." {
+		lm.sourceDir = ""
 	}
-	return ""
+	return lm, m.Size() + int64(len(lm.sourceDir)), nil
 }
 
 // sourcePath names an original source: as the map names it when that is a

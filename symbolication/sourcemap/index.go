@@ -1,0 +1,243 @@
+package sourcemap
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+)
+
+// maxIndexedFiles bounds one scan of the directories: a directory
+// configured by mistake (a whole file system) must not grow the index
+// without bound. The files past it are left out and the scan says so.
+const maxIndexedFiles = 200_000
+
+// dirIndex is what one scan of the directories found: every regular file
+// (symbolic links followed while they stay within the directories), by
+// its slash path relative to its directory, and the debug ids of the maps
+// and bundles among them.
+type dirIndex struct {
+	files    map[string]indexedFile
+	debugIDs map[string]mapSource
+	// truncated: the scan stopped at maxIndexedFiles.
+	truncated bool
+}
+
+// indexedFile is one file of a scan.
+type indexedFile struct {
+	// root is the index of the configured directory holding the file; an
+	// earlier directory wins over a later one.
+	root int
+	// real is the file's real path, the one read; it is within the
+	// configured directories.
+	real string
+	// bundle is set for a bundle (.js, .mjs, .cjs) whose map is known:
+	// beside it through its sourceMappingURL, or inline.
+	bundle *mapSource
+}
+
+// fileInfo is what a scan reads of a map or bundle: its debug id and, for
+// a bundle, its sourceMappingURL. It is kept between scans for files whose
+// size and modification time did not change, so that a rescan reads only
+// new or changed files.
+type fileInfo struct {
+	debugID          string
+	sourceMappingURL string
+}
+
+// fileStamp identifies one version of a file.
+type fileStamp struct {
+	real  string
+	size  int64
+	mtime time.Time
+}
+
+// scanner makes the indexes of the directories (through
+// symbolication.Scans, in the background, one at a time) and keeps what
+// the last scan read of each file for the next.
+type scanner struct {
+	dirs     []string
+	roots    symbolication.Roots
+	maxBytes int64
+	scans    *symbolication.Scans[*dirIndex]
+	// infos is what the last scan read; only a scan (one at a time)
+	// reads and writes it.
+	infos map[fileStamp]fileInfo
+}
+
+func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, error) {
+	roots, err := symbolication.NewRoots(dirs)
+	if err != nil {
+		return nil, fmt.Errorf("source map directories: %w", err)
+	}
+	s := &scanner{dirs: dirs, roots: roots, maxBytes: maxBytes, infos: map[fileStamp]fileInfo{}}
+	s.scans = symbolication.NewScans("source map directories", rescan, s.build)
+	return s, nil
+}
+
+// build walks the directories, stopping when ctx ends.
+func (s *scanner) build(ctx context.Context) *dirIndex {
+	w := &walk{s: s, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
+	left := maxIndexedFiles
+	for i, dir := range s.dirs {
+		w.root = i
+		n := 0
+		if !s.roots.Walk(ctx, dir, left, func(real, rel string) { n++; w.file(real, rel) }) {
+			w.idx.truncated = ctx.Err() == nil
+			break
+		}
+		left -= n
+	}
+	w.resolveBundles()
+	s.infos = w.infos
+	return w.idx
+}
+
+// walk is one scan under way.
+type walk struct {
+	s     *scanner
+	root  int
+	infos map[fileStamp]fileInfo // what this scan read
+	idx   *dirIndex
+	// bundles are what was read of the bundles: their maps are known
+	// once every file is.
+	bundles []bundleFile
+}
+
+type bundleFile struct {
+	rel  string
+	info fileInfo
+}
+
+// file indexes one regular file.
+func (w *walk) file(real, rel string) {
+	_, shadowed := w.idx.files[rel]
+	if !shadowed {
+		w.idx.files[rel] = indexedFile{root: w.root, real: real}
+	}
+	ext := strings.ToLower(path.Ext(rel))
+	if ext != ".map" && !isBundleExt(ext) {
+		return
+	}
+	info, ok := w.info(real)
+	if !ok {
+		return
+	}
+	switch {
+	case ext == ".map" && info.debugID != "":
+		if _, dup := w.idx.debugIDs[info.debugID]; !dup {
+			w.idx.debugIDs[info.debugID] = mapSource{path: real, rel: rel}
+		}
+	case isBundleExt(ext) && !shadowed:
+		// A bundle under the same path in an earlier directory hides
+		// this one: its sourceMappingURL is relative to its own.
+		w.bundles = append(w.bundles, bundleFile{rel: rel, info: info})
+	}
+}
+
+func isBundleExt(ext string) bool { return ext == ".js" || ext == ".mjs" || ext == ".cjs" }
+
+// info reads a map's or bundle's debug id and sourceMappingURL, or takes
+// them from the previous scan when the file did not change.
+func (w *walk) info(real string) (fileInfo, bool) {
+	st, err := os.Stat(real)
+	if err != nil || !st.Mode().IsRegular() {
+		return fileInfo{}, false
+	}
+	stamp := fileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
+	info, ok := w.s.infos[stamp]
+	if !ok {
+		b, err := symbolication.ReadRegular(real, w.s.maxBytes)
+		if err != nil {
+			return fileInfo{}, false
+		}
+		info = infoOf(filepath.Ext(real), b)
+	}
+	w.infos[stamp] = info
+	return info, true
+}
+
+// infoOf reads the debug id of a map, or the debug id and last
+// sourceMappingURL of a bundle.
+func infoOf(ext string, b []byte) fileInfo {
+	var info fileInfo
+	if strings.EqualFold(ext, ".map") {
+		if m := mapDebugID.FindSubmatch(b); m != nil {
+			info.debugID = strings.ToLower(string(m[1]))
+		}
+		return info
+	}
+	if m := bundleDebugID.FindSubmatch(b); m != nil {
+		info.debugID = strings.ToLower(string(m[1]))
+	}
+	info.sourceMappingURL = lastSourceMappingURL(b)
+	if strings.HasPrefix(info.sourceMappingURL, "data:") {
+		// The whole URL is read again when the map is loaded.
+		info.sourceMappingURL = "data:"
+	}
+	return info
+}
+
+// resolveBundles follows each bundle's sourceMappingURL to its map, now
+// that every file is known, and adds the debug ids of bundles; a map's
+// own debug id wins over an inline map's.
+func (w *walk) resolveBundles() {
+	for _, b := range w.bundles {
+		f := w.idx.files[b.rel]
+		src, err := w.idx.mapOfBundle(b.rel, f, b.info.sourceMappingURL)
+		if err != nil {
+			continue
+		}
+		f.bundle = &src
+		w.idx.files[b.rel] = f
+		if b.info.debugID == "" {
+			continue
+		}
+		if cur, dup := w.idx.debugIDs[b.info.debugID]; !dup || cur.inline && !src.inline {
+			w.idx.debugIDs[b.info.debugID] = src
+		}
+	}
+}
+
+// mapOfBundle follows a bundle's sourceMappingURL (ref) to its map: a file
+// of the index (relative URLs only: no network, never outside the
+// bundle's directory root) or an inline data: URL.
+func (idx *dirIndex) mapOfBundle(rel string, f indexedFile, ref string) (mapSource, error) {
+	switch {
+	case ref == "":
+		return mapSource{}, fmt.Errorf("%s: no sourceMappingURL comment: %w", rel, errNotFound)
+	case ref == "data:":
+		return mapSource{path: f.real, rel: rel, inline: true}, nil
+	case strings.Contains(ref, "://") || strings.HasPrefix(ref, "/"):
+		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", rel, ref, errNotFound)
+	}
+	target, err := relativeTarget(rel, ref)
+	if err != nil {
+		return mapSource{}, err
+	}
+	m, ok := idx.files[target]
+	if !ok || m.root != f.root {
+		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q: no such file in its directory: %w", rel, ref, errNotFound)
+	}
+	return mapSource{path: m.real, rel: target}, nil
+}
+
+// relativeTarget is the index path a bundle's relative sourceMappingURL
+// names; an error when it climbs out of the bundle's directory root.
+func relativeTarget(rel, ref string) (string, error) {
+	unescaped, err := url.PathUnescape(strings.SplitN(ref, "?", 2)[0])
+	if err != nil {
+		return "", fmt.Errorf("%s: sourceMappingURL %q: %w", rel, ref, err)
+	}
+	target := path.Join(path.Dir(rel), unescaped)
+	if target == ".." || strings.HasPrefix(target, "../") || path.IsAbs(target) {
+		return "", fmt.Errorf("%s: sourceMappingURL %q leads outside its directory: %w", rel, ref, errNotFound)
+	}
+	return target, nil
+}
