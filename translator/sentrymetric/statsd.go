@@ -46,6 +46,7 @@ func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricS
 	}
 	partial := sentrysignal.PartialError{Item: StatsdItemType}
 	groups := map[groupKey]pmetric.Metric{}
+	lim := sentrysignal.NewLimiter(opts)
 	n := 0
 	for i, raw := range lines {
 		if len(bytes.TrimSpace(raw)) == 0 {
@@ -62,7 +63,7 @@ func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricS
 			m = newStatsdMetric(dst.AppendEmpty(), &l)
 			groups[key] = m
 		}
-		putStatsdPoint(m, &l)
+		putStatsdPoint(m, &l, lim)
 		n++
 	}
 	return n, partial.Err()
@@ -87,7 +88,7 @@ func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
 	return m
 }
 
-func putStatsdPoint(m pmetric.Metric, l *statsdLine) {
+func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter) {
 	var attrs pcommon.Map
 	switch l.typ {
 	case "c":
@@ -118,7 +119,7 @@ func putStatsdPoint(m pmetric.Metric, l *statsdLine) {
 	}
 	// #tags
 	for _, t := range l.tags {
-		attrs.PutStr(t[0], t[1])
+		lim.PutStr(attrs, t[0], t[1])
 	}
 }
 

@@ -25,7 +25,7 @@ const (
 // Double even when written 3, a "string" Str even when written 3 (its
 // text), a "boolean" Bool also from "true". Attributes whose value is null
 // are dropped.
-func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error {
+func (l *Limiter) PutTypedAttributes(m pcommon.Map, raw json.RawMessage) error {
 	if IsNull(raw) {
 		return nil
 	}
@@ -37,25 +37,26 @@ func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error 
 	if !ok {
 		return fmt.Errorf("attributes are a %T, not an object", x)
 	}
-	return PutTyped(m, obj, opts)
+	return l.PutTyped(m, obj)
 }
 
 // PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
 // Without Options.IncludeUserData it leaves out the attributes that
 // identify a person (see PersonalAttribute), which SDKs add to logs and
-// metrics when their sendDefaultPii is on.
-func PutTyped(m pcommon.Map, attrs map[string]any, opts Options) error {
-	maxDepth := opts.WithDefaults().MaxDepth
+// metrics when their sendDefaultPii is on. Past MaxMapEntries attributes
+// in m the rest (in key order) are dropped and counted, but still checked:
+// an attribute that is not of its type fails wherever it is.
+func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
-		if opts.IncludeUserData || !PersonalAttribute(k) {
+		if l.opts.IncludeUserData || !PersonalAttribute(k) {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
-	m.EnsureCapacity(m.Len() + len(keys))
+	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
 	for _, k := range keys {
-		if err := putTyped(m, k, attrs[k], maxDepth); err != nil {
+		if err := l.putTyped(m, k, attrs[k]); err != nil {
 			return fmt.Errorf("%s: %w", k, err)
 		}
 	}
@@ -67,7 +68,8 @@ var legacyTypes = [...]struct{ member, typ string }{
 	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
 }
 
-func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
+// putTyped checks one typed attribute and, when it is valid, puts it.
+func (l *Limiter) putTyped(m pcommon.Map, key string, attr any) error {
 	tv, ok := attr.(map[string]any)
 	if !ok {
 		if attr == nil {
@@ -76,43 +78,42 @@ func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
 		return fmt.Errorf("a typed attribute cannot be a %T", attr)
 	}
 	typ, x := Str(tv, "type"), tv["value"]
-	for _, l := range legacyTypes {
-		if v, ok := tv[l.member]; ok && v != nil {
-			typ, x = l.typ, v
+	for _, lt := range legacyTypes {
+		if v, ok := tv[lt.member]; ok && v != nil {
+			typ, x = lt.typ, v
 		}
 	}
 	if x == nil {
 		return nil
 	}
+	set, err := l.typedValue(typ, x)
+	if err != nil {
+		return err
+	}
+	if v, ok := l.Put(m, key); ok {
+		set(v)
+	}
+	return nil
+}
+
+// typedValue reads x as Sentry's type typ and returns what writes it.
+func (l *Limiter) typedValue(typ string, x any) (func(pcommon.Value), error) {
 	switch typ {
 	case TypeInteger:
 		i, err := asInt(x)
-		if err != nil {
-			return err
-		}
-		m.PutInt(key, i)
+		return func(v pcommon.Value) { v.SetInt(i) }, err
 	case TypeDouble:
 		f, err := asFloat(x)
-		if err != nil {
-			return err
-		}
-		m.PutDouble(key, f)
+		return func(v pcommon.Value) { v.SetDouble(f) }, err
 	case TypeString:
 		str, err := asString(x)
-		if err != nil {
-			return err
-		}
-		m.PutStr(key, str)
+		return func(v pcommon.Value) { v.SetStr(str) }, err
 	case TypeBoolean:
 		b, err := asBool(x)
-		if err != nil {
-			return err
-		}
-		m.PutBool(key, b)
-	default: // arrays and types this version does not know
-		SetAny(m.PutEmpty(key), x, maxDepth)
+		return func(v pcommon.Value) { v.SetBool(b) }, err
 	}
-	return nil
+	// arrays and types this version does not know
+	return func(v pcommon.Value) { l.SetAny(v, x, l.opts.MaxDepth) }, nil
 }
 
 func asInt(x any) (int64, error) {
