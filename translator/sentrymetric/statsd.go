@@ -2,6 +2,7 @@ package sentrymetric
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -177,17 +178,27 @@ func parseStatsdLine(line string) (statsdLine, error) {
 		case strings.HasPrefix(s, "#"):
 			l.tags = parseTags(s[1:])
 		case strings.HasPrefix(s, "T"):
-			secs, err := strconv.ParseInt(s[1:], 10, 64)
-			if err != nil || secs < 0 || secs > 253402300799 {
+			// whole seconds, in the range every Sentry timestamp is read
+			// in (1970–2262: nanoseconds that fit an int64)
+			ts, err := statsdTimestamp(s[1:])
+			if err != nil {
 				return l, errors.New("timestamp is not seconds: " + s)
 			}
-			l.ts, hasTS = pcommon.Timestamp(secs*1e9), true
+			l.ts, hasTS = ts, true
 		}
 	}
 	if !hasTS {
 		return l, errors.New("no T<seconds> section")
 	}
 	return l, nil
+}
+
+// statsdTimestamp reads the digits of a T section as seconds.
+func statsdTimestamp(digits string) (pcommon.Timestamp, error) {
+	if _, err := strconv.ParseUint(digits, 10, 64); err != nil {
+		return 0, err
+	}
+	return sentrysignal.TimestampOf(json.Number(digits))
 }
 
 // parseTags reads k:v,k:v; values are unescaped as Sentry escapes them.
