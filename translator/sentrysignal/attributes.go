@@ -86,34 +86,51 @@ func (l *Limiter) putTyped(m pcommon.Map, key string, attr any) error {
 	if x == nil {
 		return nil
 	}
-	set, err := l.typedValue(typ, x)
+	val, err := readTyped(typ, x)
 	if err != nil {
 		return err
 	}
 	if v, ok := l.Put(m, key); ok {
-		set(v)
+		switch val.typ {
+		case TypeInteger:
+			v.SetInt(val.i)
+		case TypeDouble:
+			v.SetDouble(val.f)
+		case TypeString:
+			v.SetStr(val.s)
+		case TypeBoolean:
+			v.SetBool(val.b)
+		default: // arrays and types this version does not know
+			l.SetAny(v, x, l.opts.MaxDepth)
+		}
 	}
 	return nil
 }
 
-// typedValue reads x as Sentry's type typ and returns what writes it.
-func (l *Limiter) typedValue(typ string, x any) (func(pcommon.Value), error) {
+// typedValue is one typed attribute's value, read and checked.
+type typedValue struct {
+	typ string
+	i   int64
+	f   float64
+	s   string
+	b   bool
+}
+
+// readTyped reads x as Sentry's type typ; other types are free-form JSON.
+func readTyped(typ string, x any) (typedValue, error) {
+	tv := typedValue{typ: typ}
+	var err error
 	switch typ {
 	case TypeInteger:
-		i, err := asInt(x)
-		return func(v pcommon.Value) { v.SetInt(i) }, err
+		tv.i, err = asInt(x)
 	case TypeDouble:
-		f, err := asFloat(x)
-		return func(v pcommon.Value) { v.SetDouble(f) }, err
+		tv.f, err = asFloat(x)
 	case TypeString:
-		str, err := asString(x)
-		return func(v pcommon.Value) { v.SetStr(str) }, err
+		tv.s, err = asString(x)
 	case TypeBoolean:
-		b, err := asBool(x)
-		return func(v pcommon.Value) { v.SetBool(b) }, err
+		tv.b, err = asBool(x)
 	}
-	// arrays and types this version does not know
-	return func(v pcommon.Value) { l.SetAny(v, x, l.opts.MaxDepth) }, nil
+	return tv, err
 }
 
 func asInt(x any) (int64, error) {
