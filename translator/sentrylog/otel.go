@@ -110,9 +110,10 @@ func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options) *sentr
 	}
 	// attributes: beyond the map limit each is still read, to refuse the
 	// payload on a bad one wherever it is
+	values, kept := lim.Entries(lr.Attributes(), keysOf(l.Attributes))
 	for i, kv := range l.Attributes {
-		v, kept := lim.Put(lr.Attributes(), kv.Key)
-		if !kept {
+		v := values[i]
+		if !kept[i] {
 			v = pcommon.NewValueEmpty()
 		}
 		if err := putAnyValue(v, lim, kv.Value, opts.MaxDepth); err != nil {
@@ -122,6 +123,15 @@ func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options) *sentr
 	// what the sender dropped, and what the map limits cut
 	lr.SetDroppedAttributesCount(saturatingAdd(l.DroppedAttributes+l.DroppedAttributesC, lim.DroppedCount()))
 	return nil
+}
+
+// keysOf lists the keys of key/value pairs in order.
+func keysOf(kvs []keyValue) []string {
+	keys := make([]string, len(kvs))
+	for i, kv := range kvs {
+		keys[i] = kv.Key
+	}
+	return keys
 }
 
 // saturatingAdd adds two counts without wrapping past the largest uint32.
@@ -235,10 +245,10 @@ func putKVList(v pcommon.Value, lim *sentrysignal.Limiter, a anyValue, depth int
 	if kv == nil {
 		kv = a.KVListValueC
 	}
-	m := v.SetEmptyMap()
-	for _, e := range kv.Values {
-		ev, kept := lim.Put(m, e.Key)
-		if !kept {
+	values, kept := lim.Entries(v.SetEmptyMap(), keysOf(kv.Values))
+	for i, e := range kv.Values {
+		ev := values[i]
+		if !kept[i] {
 			ev = pcommon.NewValueEmpty()
 		}
 		if err := putAnyValue(ev, lim, e.Value, depth-1); err != nil {

@@ -119,8 +119,15 @@ func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter) 
 		attrs = dp.Attributes()
 	}
 	// #tags
-	for _, t := range l.tags {
-		lim.PutStr(attrs, t[0], t[1])
+	keys := make([]string, len(l.tags))
+	for i, t := range l.tags {
+		keys[i] = t[0]
+	}
+	values, kept := lim.Entries(attrs, keys)
+	for i, t := range l.tags {
+		if kept[i] {
+			values[i].SetStr(t[1])
+		}
 	}
 }
 

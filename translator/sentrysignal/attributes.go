@@ -54,10 +54,44 @@ func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 		}
 	}
 	sort.Strings(keys)
+	if m.Len() == 0 && len(keys) >= minBulkKeys {
+		return l.putTypedBulk(m, keys, attrs)
+	}
 	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
 	for _, k := range keys {
-		if err := l.putTyped(m, k, attrs[k]); err != nil {
+		val, ok, err := readTypedAttribute(attrs[k])
+		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)
+		}
+		if !ok {
+			continue
+		}
+		if v, kept := l.Put(m, k); kept {
+			l.setTyped(v, val)
+		}
+	}
+	return nil
+}
+
+// putTypedBulk is PutTyped of many attributes into an empty map, in time
+// linear in their number (see Entries). Every attribute is checked before
+// any is put.
+func (l *Limiter) putTypedBulk(m pcommon.Map, keys []string, attrs map[string]any) error {
+	vals := make([]typedValue, 0, len(keys))
+	present := keys[:0]
+	for _, k := range keys {
+		val, ok, err := readTypedAttribute(attrs[k])
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if ok {
+			vals, present = append(vals, val), append(present, k)
+		}
+	}
+	values, kept := l.Entries(m, present)
+	for i, val := range vals {
+		if kept[i] {
+			l.setTyped(values[i], val)
 		}
 	}
 	return nil
@@ -68,14 +102,15 @@ var legacyTypes = [...]struct{ member, typ string }{
 	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
 }
 
-// putTyped checks one typed attribute and, when it is valid, puts it.
-func (l *Limiter) putTyped(m pcommon.Map, key string, attr any) error {
-	tv, ok := attr.(map[string]any)
-	if !ok {
+// readTypedAttribute reads one typed attribute; ok is false for one
+// whose value is null, which is left out.
+func readTypedAttribute(attr any) (val typedValue, ok bool, err error) {
+	tv, isObj := attr.(map[string]any)
+	if !isObj {
 		if attr == nil {
-			return nil
+			return typedValue{}, false, nil
 		}
-		return fmt.Errorf("a typed attribute cannot be a %T", attr)
+		return typedValue{}, false, fmt.Errorf("a typed attribute cannot be a %T", attr)
 	}
 	typ, x := Str(tv, "type"), tv["value"]
 	for _, lt := range legacyTypes {
@@ -84,32 +119,32 @@ func (l *Limiter) putTyped(m pcommon.Map, key string, attr any) error {
 		}
 	}
 	if x == nil {
-		return nil
+		return typedValue{}, false, nil
 	}
-	val, err := readTyped(typ, x)
-	if err != nil {
-		return err
+	val, err = readTyped(typ, x)
+	return val, err == nil, err
+}
+
+// setTyped writes a typed attribute's value.
+func (l *Limiter) setTyped(v pcommon.Value, val typedValue) {
+	switch val.typ {
+	case TypeInteger:
+		v.SetInt(val.i)
+	case TypeDouble:
+		v.SetDouble(val.f)
+	case TypeString:
+		v.SetStr(val.s)
+	case TypeBoolean:
+		v.SetBool(val.b)
+	default: // arrays and types this version does not know
+		l.SetAny(v, val.x, l.opts.MaxDepth)
 	}
-	if v, ok := l.Put(m, key); ok {
-		switch val.typ {
-		case TypeInteger:
-			v.SetInt(val.i)
-		case TypeDouble:
-			v.SetDouble(val.f)
-		case TypeString:
-			v.SetStr(val.s)
-		case TypeBoolean:
-			v.SetBool(val.b)
-		default: // arrays and types this version does not know
-			l.SetAny(v, x, l.opts.MaxDepth)
-		}
-	}
-	return nil
 }
 
 // typedValue is one typed attribute's value, read and checked.
 type typedValue struct {
 	typ string
+	x   any // the value as decoded, for the types without a setter
 	i   int64
 	f   float64
 	s   string
@@ -118,7 +153,7 @@ type typedValue struct {
 
 // readTyped reads x as Sentry's type typ; other types are free-form JSON.
 func readTyped(typ string, x any) (typedValue, error) {
-	tv := typedValue{typ: typ}
+	tv := typedValue{typ: typ, x: x}
 	var err error
 	switch typ {
 	case TypeInteger:

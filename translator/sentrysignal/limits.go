@@ -107,15 +107,19 @@ func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
 		}
 	}
 	sort.Strings(keys)
-	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
-	for i, k := range keys {
-		v, ok := l.Put(m, k)
-		if !ok {
-			// m is full: the rest are dropped without a look-up each
-			// (one that m already holds keeps its value).
-			l.drop(len(keys) - i - 1)
-			return
+	if m.Len() == 0 && len(keys) >= minBulkKeys {
+		values, kept := l.Entries(m, keys)
+		for i, k := range keys {
+			if kept[i] {
+				l.SetAny(values[i], obj[k], depth)
+			}
 		}
-		l.SetAny(v, obj[k], depth)
+		return
+	}
+	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
+	for _, k := range keys {
+		if v, ok := l.Put(m, k); ok {
+			l.SetAny(v, obj[k], depth)
+		}
 	}
 }
