@@ -13,10 +13,11 @@ import (
 // Relay has no count limit: it trims databags by size (extra 256 KiB,
 // contexts 8 KiB, 7 levels).
 //
-// The bound is what keeps a hostile item linear: pcommon.Map finds a key
-// by scanning, so each insertion costs up to the map's length, and an
-// unbounded map of n keys costs n²/2 comparisons (60 000 extra keys, a
-// 0.9 MB event, took 34 s of CPU).
+// pcommon.Map finds a key by scanning, so each insertion costs up to the
+// map's length and n keys cost n²/2 comparisons (60 000 extra keys, a
+// 0.9 MB event, took 34 s of CPU). The bound caps that cost for maps
+// written key by key (a record's attributes from several members); large
+// maps written at once are built in linear time anyway (see Entries).
 const DefaultMaxMapEntries = 1000
 
 // Truncations counts what the limits cut while translating. A receiver
