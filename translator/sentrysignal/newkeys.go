@@ -85,11 +85,19 @@ func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value,
 	values, kept = make([]pcommon.Value, len(keys)), make([]bool, len(keys))
 	last := make(map[string]int, min(len(keys), l.opts.MaxMapEntries))
 	var distinct []string
+	added := 0 // distinct keys m does not hold yet
 	for i, k := range keys {
 		if _, seen := last[k]; !seen {
-			if m.Len()+len(distinct) >= l.opts.MaxMapEntries {
+			held := false
+			if m.Len() > 0 {
+				_, held = m.Get(k) // at most MaxMapEntries comparisons
+			}
+			if !held && m.Len()+added >= l.opts.MaxMapEntries {
 				l.drop(1)
 				continue
+			}
+			if !held {
+				added++
 			}
 			distinct = append(distinct, k)
 		}
@@ -105,7 +113,7 @@ func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value,
 		return values, kept
 	}
 	// no append may move the values handed out before it
-	m.EnsureCapacity(m.Len() + len(distinct))
+	m.EnsureCapacity(m.Len() + added)
 	for _, k := range distinct {
 		at := last[k]
 		values[at], kept[at] = m.PutEmpty(k), true

@@ -3,6 +3,7 @@ package sentrysignal
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -89,4 +90,43 @@ func BenchmarkEntries(b *testing.B) {
 			}
 		})
 	}
+}
+
+// FuzzEntries: for any keys (repeated, empty, any bytes), the linear
+// path into an empty map builds the map the scanning path builds.
+func FuzzEntries(f *testing.F) {
+	f.Add([]byte("a\x00b\x00a\x00\x00c"), uint8(200))
+	f.Add([]byte("\xff\xfe\x00x"), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, repeat uint8) {
+		var keys []string
+		for _, k := range strings.Split(string(data), "\x00") {
+			for r := 0; r <= int(repeat)%4; r++ {
+				keys = append(keys, k)
+			}
+		}
+		// pad to the linear path's threshold with keys of their own
+		for i := 0; len(keys) < minBulkKeys; i++ {
+			keys = append(keys, fmt.Sprintf("\x01pad%d", i))
+		}
+		build := func(m pcommon.Map) (map[string]any, []string) {
+			values, kept := NewLimiter(Options{MaxMapEntries: 100 + int(repeat)}).Entries(m, keys)
+			for i := range keys {
+				if kept[i] {
+					values[i].SetInt(int64(i))
+				}
+			}
+			var order []string
+			for k := range m.All() {
+				order = append(order, k)
+			}
+			return m.AsRaw(), order
+		}
+		linear, linearOrder := build(pcommon.NewMap())
+		pre := pcommon.NewMap()
+		pre.PutEmpty(keys[0]) // a map with an entry takes the scanning path
+		scan, scanOrder := build(pre)
+		if !reflect.DeepEqual(linear, scan) || !reflect.DeepEqual(linearOrder, scanOrder) {
+			t.Fatalf("linear %v\nscan %v", linearOrder, scanOrder)
+		}
+	})
 }
