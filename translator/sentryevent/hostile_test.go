@@ -131,3 +131,20 @@ func TestHostileKeptKeysAreTheFirst(t *testing.T) {
 		t.Errorf("kept keys end at %q, want k000000 … k000999", last)
 	}
 }
+
+// TestHostileTruncationsCounted: what the limits cut reaches the caller's
+// Options.Truncations, for the receiver to count.
+func TestHostileTruncationsCounted(t *testing.T) {
+	cut := &sentrysignal.Truncations{}
+	doc := map[string]any{
+		"logentry": map[string]any{"message": strings.Repeat("{0}", 4000), "params": []any{strings.Repeat("X", 10)}},
+		"extra":    manyKeys(1200),
+		"tags":     manyKeys(1100),
+	}
+	lr := appendDoc(t, doc, sentrysignal.Options{Truncations: cut})
+	// the record's attributes: the message's three and 997 tags; 103 tags
+	// and sentry.extra (one attribute, its map with it) find it full
+	if cut.Messages != 1 || cut.Attributes != 103+1 || int(lr.DroppedAttributesCount()) != cut.Attributes {
+		t.Errorf("truncations %+v, record dropped %d; want 1 message and 104 attributes", *cut, lr.DroppedAttributesCount())
+	}
+}
