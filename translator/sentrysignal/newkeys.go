@@ -88,15 +88,12 @@ func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value,
 	added := 0 // distinct keys m does not hold yet
 	for i, k := range keys {
 		if _, seen := last[k]; !seen {
-			held := false
-			if m.Len() > 0 {
-				_, held = m.Get(k) // at most MaxMapEntries comparisons
-			}
-			if !held && m.Len()+added >= l.opts.MaxMapEntries {
+			// once full, a key is dropped without a look-up, as by Put
+			if m.Len()+added >= l.opts.MaxMapEntries {
 				l.drop(1)
 				continue
 			}
-			if !held {
+			if _, held := m.Get(k); !held { // at most MaxMapEntries comparisons
 				added++
 			}
 			distinct = append(distinct, k)
