@@ -15,7 +15,7 @@ import (
 //
 // pcommon.Map finds a key by scanning, so each insertion costs up to the
 // map's length and n keys cost n²/2 comparisons (60 000 extra keys, a
-// 0.9 MB event, took 34 s of CPU). The bound caps that cost for maps
+// 0.9 MB event, took 9–34 s of CPU). The bound caps that cost for maps
 // written key by key (a record's attributes from several members); large
 // maps written at once are built in linear time anyway (see Entries).
 const DefaultMaxMapEntries = 1000
