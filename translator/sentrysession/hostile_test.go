@@ -2,6 +2,7 @@ package sentrysession
 
 import (
 	"errors"
+	"math"
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -48,5 +49,42 @@ func TestHostileAggregateCounts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestHostileErrorCount: an update's "errors" past int64 (Relay reads a
+// u64) counts as the largest int64, not as no errors. Before, 2⁶⁴−1
+// errors read as none: the session ended neither errored nor with errors.
+func TestHostileErrorCount(t *testing.T) {
+	tests := []struct {
+		errors     string
+		wantErrors float64
+	}{
+		{"18446744073709551615", math.MaxInt64},
+		{"9223372036854775808", math.MaxInt64},
+		{"1e300", math.MaxInt64},
+		{"3.0", 3},
+		{"7", 7},
+		{"1e400", math.MaxInt64}, // past float64 too
+	}
+	for _, tt := range tests {
+		dst := pmetric.NewMetricSlice()
+		payload := `{"started":"2026-11-25T22:00:00Z","status":"exited","errors":` + tt.errors + `}`
+		if _, err := AppendSession([]byte(payload), sentrysignal.Options{}, dst); err != nil {
+			t.Fatal(err)
+		}
+		var errored bool
+		var count float64
+		for _, p := range points(dst) {
+			switch p.metric {
+			case MetricErrored:
+				errored = true
+			case MetricErrors:
+				count = p.value
+			}
+		}
+		if !errored || count != tt.wantErrors {
+			t.Errorf("errors %s: errored %v, %v errors; want true, %v", tt.errors, errored, count, tt.wantErrors)
+		}
 	}
 }
