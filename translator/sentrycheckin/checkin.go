@@ -106,6 +106,7 @@ func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSli
 // the receiver's ObservedTimestamp to carry.
 func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	opts = opts.WithDefaults()
+	l := sentrysignal.NewLimiter(opts)
 	lr.SetEventName(EventName)
 	// "monitor_slug", "status" → body, severity
 	lr.Body().SetStr(c.Slug + ": " + c.Status)
@@ -128,7 +129,7 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	// "monitor_config" (schedule, checkin_margin, max_runtime, timezone, …), "contexts"
 	for _, m := range [...]struct{ member, key string }{{"monitor_config", AttrMonitorConfig}, {"contexts", AttrContexts}} {
 		if x := c.Doc[m.member]; x != nil {
-			sentrysignal.SetAny(attrs.PutEmpty(m.key), x, opts.MaxDepth)
+			l.PutAny(attrs, m.key, x, opts.MaxDepth)
 		}
 	}
 	// any other member → sentry.payload.<member>
@@ -141,8 +142,10 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	}
 	sort.Strings(others)
 	for _, k := range others {
-		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), c.Doc[k], opts.MaxDepth)
+		l.PutAny(attrs, AttrPrefix+k, c.Doc[k], opts.MaxDepth)
 	}
+	// what the map limits cut
+	lr.SetDroppedAttributesCount(l.DroppedCount())
 }
 
 // severity: a failed run is an error, a run that started or succeeded is

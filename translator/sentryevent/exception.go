@@ -64,22 +64,22 @@ func (e exception) summary() string {
 // putException writes the raised exception as the semantic conventions
 // name it; the stack trace text holds the whole chain. The entries
 // themselves, every field of every frame, stay in sentry.exception.
-func putException(attrs pcommon.Map, chain exceptionChain) {
+func putException(attrs pcommon.Map, l *sentrysignal.Limiter, chain exceptionChain) {
 	if len(chain) == 0 {
 		return
 	}
 	main := chain.main()
 	// exception.values[-1].type
 	if main.typ != "" {
-		attrs.PutStr(string(semconv.ExceptionTypeKey), main.typ)
+		l.PutStr(attrs, string(semconv.ExceptionTypeKey), main.typ)
 	}
 	// exception.values[-1].value
 	if main.value != "" {
-		attrs.PutStr(string(semconv.ExceptionMessageKey), main.value)
+		l.PutStr(attrs, string(semconv.ExceptionMessageKey), main.value)
 	}
 	// exception.values[].stacktrace.frames
 	if text := chain.stacktrace(); text != "" {
-		attrs.PutStr(string(semconv.ExceptionStacktraceKey), text)
+		l.PutStr(attrs, string(semconv.ExceptionStacktraceKey), text)
 	}
 }
 

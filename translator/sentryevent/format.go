@@ -3,74 +3,141 @@ package sentryevent
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
+
+// MaxFormattedChars bounds the message this package formats from a
+// logentry template and its params: Relay's max_chars for
+// logentry.formatted and logentry.message (8 192 characters, which Relay
+// lets pass by 200 more before it cuts). A template repeats a parameter as
+// often as it names it, so without a bound 493 gzip'd bytes ("{0}" 40 000
+// times and a 100 000-character parameter) asked for a 4 GB message.
+const MaxFormattedChars = 8192
 
 // format fills a logentry template with its params as Relay does for the
 // two template styles SDKs send: printf ("%s", "%d", "%r", "%%"; "%(name)s"
 // with an object of params) and positional braces ("{}", "{0}"). A
 // template whose placeholders do not match its params is shown as it is.
-func format(template string, params any) string {
+// The result holds at most MaxFormattedChars characters; truncated says
+// that it was cut there. The work is linear in the template, whatever the
+// params: past the bound the template is only checked, not written.
+func format(template string, params any) (text string, truncated bool) {
 	switch p := params.(type) {
 	case []any:
 		if len(p) == 0 {
-			return template
+			return template, false
 		}
-		if out, ok := formatPrintf(template, func(name string, i int) (any, bool) {
+		if w, ok := formatPrintf(template, func(name string, i int) (any, bool) {
 			if name != "" || i >= len(p) {
 				return nil, false
 			}
 			return p[i], true
 		}); ok {
-			return out
+			return w.String(), w.truncated
 		}
-		if out, ok := formatBraces(template, p); ok {
-			return out
+		if w, ok := formatBraces(template, p); ok {
+			return w.String(), w.truncated
 		}
 	case map[string]any:
-		if out, ok := formatPrintf(template, func(name string, _ int) (any, bool) {
+		if w, ok := formatPrintf(template, func(name string, _ int) (any, bool) {
 			v, found := p[name]
 			return v, found && name != ""
 		}); ok {
-			return out
+			return w.String(), w.truncated
 		}
 	}
-	return template
+	return template, false
+}
+
+// messageWriter collects a formatted message up to MaxFormattedChars
+// characters and drops the rest, remembering that it did.
+type messageWriter struct {
+	strings.Builder
+	left      int // characters that may still be written
+	truncated bool
+}
+
+func newMessageWriter() *messageWriter { return &messageWriter{left: MaxFormattedChars} }
+
+// full says that nothing more will be written.
+func (w *messageWriter) full() bool { return w.truncated }
+
+// writeByte writes one byte of the template; a UTF-8 continuation byte
+// belongs to the character before it and costs nothing.
+func (w *messageWriter) writeByte(c byte) {
+	if w.truncated {
+		return
+	}
+	if utf8.RuneStart(c) {
+		if w.left == 0 {
+			w.truncated = true
+			return
+		}
+		w.left--
+	}
+	w.WriteByte(c)
+}
+
+// writeString writes s, or as many of its characters as are left; its
+// cost is bounded by what it writes, not by len(s).
+func (w *messageWriter) writeString(s string) {
+	if w.truncated {
+		return
+	}
+	end := 0
+	for end < len(s) && w.left > 0 {
+		_, size := utf8.DecodeRuneInString(s[end:])
+		end += size
+		w.left--
+	}
+	w.WriteString(s[:end])
+	if end < len(s) {
+		w.truncated = true
+	}
+}
+
+// writeParam writes a parameter as its text; once the writer is full the
+// text is not even made.
+func (w *messageWriter) writeParam(v any) {
+	if !w.full() {
+		w.writeString(paramText(v))
+	}
 }
 
 // formatPrintf replaces printf placeholders: "%" [ "(" name ")" ] flags
 // and width, then a conversion letter.
-func formatPrintf(template string, param func(name string, i int) (any, bool)) (string, bool) {
-	var b strings.Builder
+func formatPrintf(template string, param func(name string, i int) (any, bool)) (*messageWriter, bool) {
+	w := newMessageWriter()
 	next, used := 0, 0
 	for i := 0; i < len(template); i++ {
 		c := template[i]
 		if c != '%' {
-			b.WriteByte(c)
+			w.writeByte(c)
 			continue
 		}
 		if i+1 < len(template) && template[i+1] == '%' {
-			b.WriteByte('%')
+			w.writeByte('%')
 			i++
 			continue
 		}
 		name, end, ok := placeholder(template, i+1)
 		if !ok {
-			return "", false
+			return nil, false
 		}
 		v, ok := param(name, next)
 		if !ok {
-			return "", false
+			return nil, false
 		}
 		if name == "" {
 			next++
 		}
 		used++
-		b.WriteString(paramText(v))
+		w.writeParam(v)
 		i = end
 	}
-	return b.String(), used > 0
+	return w, used > 0
 }
 
 // placeholder reads "(name)", flags, width and precision from i and
@@ -93,36 +160,36 @@ func placeholder(s string, i int) (name string, end int, ok bool) {
 }
 
 // formatBraces replaces "{}" (in order) and "{n}" placeholders.
-func formatBraces(template string, params []any) (string, bool) {
-	var b strings.Builder
+func formatBraces(template string, params []any) (*messageWriter, bool) {
+	w := newMessageWriter()
 	next, used := 0, 0
 	for i := 0; i < len(template); i++ {
 		if template[i] != '{' {
-			b.WriteByte(template[i])
+			w.writeByte(template[i])
 			continue
 		}
 		close := strings.IndexByte(template[i:], '}')
 		if close < 0 {
-			return "", false
+			return nil, false
 		}
 		idx := next
 		if inner := template[i+1 : i+close]; inner != "" {
 			n, err := strconv.Atoi(inner)
 			if err != nil {
-				return "", false
+				return nil, false
 			}
 			idx = n
 		} else {
 			next++
 		}
 		if idx < 0 || idx >= len(params) {
-			return "", false
+			return nil, false
 		}
-		b.WriteString(paramText(params[idx]))
+		w.writeParam(params[idx])
 		used++
 		i += close
 	}
-	return b.String(), used > 0
+	return w, used > 0
 }
 
 func paramText(v any) string {

@@ -12,9 +12,12 @@ import (
 const (
 	AttrMessageTemplate   = "sentry.message.template"
 	AttrMessageParameters = "sentry.message.parameters"
-	AttrTagPrefix         = "sentry.tags."
-	AttrUserPrefix        = "sentry.user."
-	AttrRequestPrefix     = "sentry.request."
+	// AttrMessageTruncated is true when the body, formatted here from
+	// logentry.message and params, was cut at MaxFormattedChars.
+	AttrMessageTruncated = "sentry.message.truncated"
+	AttrTagPrefix        = "sentry.tags."
+	AttrUserPrefix       = "sentry.user."
+	AttrRequestPrefix    = "sentry.request."
 	// AttrPrefix names every other top-level member: "sentry.<member>".
 	AttrPrefix = "sentry."
 )
@@ -46,8 +49,9 @@ func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSli
 func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	opts = opts.WithDefaults()
 	doc := ev.Doc
+	l := sentrysignal.NewLimiter(opts)
 	attrs := lr.Attributes()
-	attrs.EnsureCapacity(len(doc) + 8)
+	attrs.EnsureCapacity(min(len(doc)+8, opts.MaxMapEntries))
 	// "timestamp"
 	lr.SetTimestamp(ev.Timestamp)
 	// "level": Sentry's default for events is error
@@ -59,26 +63,31 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	lr.SetSpanID(ev.SpanID)
 	// "event_id" → log.record.uid
 	if ev.EventID != "" {
-		attrs.PutStr(string(semconv.LogRecordUIDKey), ev.EventID)
+		l.PutStr(attrs, string(semconv.LogRecordUIDKey), ev.EventID)
 	}
 	// "logentry" / "message" → body; else the exception's summary
 	msg := readMessage(doc)
+	if msg.truncated && opts.Truncations != nil {
+		opts.Truncations.Messages++
+	}
 	chain := readExceptions(doc)
-	putBody(lr, attrs, msg, chain, opts.MaxDepth)
+	putBody(lr, l, msg, chain, opts.MaxDepth)
 	// "exception" → exception.type, exception.message, exception.stacktrace
 	if !msg.isEmpty() && chain.isSyntheticMessage() {
 		chain = nil // a captured message carrying a stack trace: not an exception
 	}
-	putException(attrs, chain)
+	putException(attrs, l, chain)
 	// "tags" → sentry.tags.<key>
-	putTags(attrs, doc["tags"], opts.MaxDepth)
+	putTags(attrs, l, doc["tags"], opts.MaxDepth)
 	// "user", "request": personal data
 	if opts.IncludeUserData {
-		putUser(attrs, sentrysignal.Obj(doc, "user"), opts.MaxDepth)
-		putRequest(attrs, sentrysignal.Obj(doc, "request"), opts.MaxDepth)
+		putUser(attrs, l, sentrysignal.Obj(doc, "user"), opts.MaxDepth)
+		putRequest(attrs, l, sentrysignal.Obj(doc, "request"), opts.MaxDepth)
 	}
 	// every other member → sentry.<member>, frame vars only with personal data
-	putOthers(attrs, doc, msg.member, opts)
+	putOthers(attrs, l, doc, msg.member, opts)
+	// what the map limits cut
+	lr.SetDroppedAttributesCount(l.DroppedCount())
 }
 
 func severity(level string) plog.SeverityNumber {
@@ -93,7 +102,7 @@ func severity(level string) plog.SeverityNumber {
 // with a depth allowance for the interfaces whose shape Sentry defines
 // (exception, threads, breadcrumbs) so that their frames and crumbs stay
 // maps; free-form values inside them fall to their JSON text deeper down.
-func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts sentrysignal.Options) {
+func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, doc map[string]any, messageMember string, opts sentrysignal.Options) {
 	for _, k := range sortedKeys(doc) {
 		if specialMembers[k] || resourceMembers[k] || k == messageMember || doc[k] == nil {
 			continue
@@ -114,7 +123,7 @@ func putOthers(attrs pcommon.Map, doc map[string]any, messageMember string, opts
 		case "breadcrumbs", "contexts", "debug_meta", "_meta":
 			depth += interfaceDepth
 		}
-		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), x, depth)
+		l.PutAny(attrs, AttrPrefix+k, x, depth)
 	}
 }
 

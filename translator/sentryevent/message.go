@@ -1,7 +1,6 @@
 package sentryevent
 
 import (
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -14,6 +13,8 @@ type message struct {
 	formatted string
 	template  string
 	params    any
+	// truncated says that formatted was cut at MaxFormattedChars.
+	truncated bool
 }
 
 func (m message) isEmpty() bool { return m.formatted == "" }
@@ -33,7 +34,7 @@ func readMessage(doc map[string]any) message {
 		m = message{member: "message", formatted: sentrysignal.Str(doc, "message")}
 	}
 	if m.formatted == "" {
-		m.formatted = format(m.template, m.params)
+		m.formatted, m.truncated = format(m.template, m.params)
 	}
 	if m.template == m.formatted {
 		m.template = ""
@@ -52,17 +53,25 @@ func logentry(member string, le map[string]any) message {
 
 // putBody writes the message as the body, its template and params beside
 // it; an event without a message shows its exception's summary.
-func putBody(lr plog.LogRecord, attrs pcommon.Map, msg message, chain exceptionChain, depth int) {
+func putBody(lr plog.LogRecord, l *sentrysignal.Limiter, msg message, chain exceptionChain, depth int) {
+	attrs := lr.Attributes()
 	// logentry.formatted, else logentry.message / message → body
 	if !msg.isEmpty() {
 		lr.Body().SetStr(msg.formatted)
+		// the body cut at MaxFormattedChars: the template and params
+		// below are whole
+		if msg.truncated {
+			if v, ok := l.Put(attrs, AttrMessageTruncated); ok {
+				v.SetBool(true)
+			}
+		}
 		// logentry.message, when the text was formatted from it
 		if msg.template != "" {
-			attrs.PutStr(AttrMessageTemplate, msg.template)
+			l.PutStr(attrs, AttrMessageTemplate, msg.template)
 		}
 		// logentry.params
 		if msg.params != nil {
-			sentrysignal.SetAny(attrs.PutEmpty(AttrMessageParameters), msg.params, depth)
+			l.PutAny(attrs, AttrMessageParameters, msg.params, depth)
 		}
 		return
 	}

@@ -14,12 +14,12 @@ import (
 // send) as sentry.tags.<key>; Sentry's tag values are strings, others are
 // kept as their text. Tags of neither shape are kept whole under
 // sentry.tags.
-func putTags(attrs pcommon.Map, tags any, depth int) {
+func putTags(attrs pcommon.Map, l *sentrysignal.Limiter, tags any, depth int) {
 	switch t := tags.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
 			if t[k] != nil {
-				attrs.PutStr(AttrTagPrefix+k, tagText(t[k]))
+				l.PutStr(attrs, AttrTagPrefix+k, tagText(t[k]))
 			}
 		}
 	case []any:
@@ -29,12 +29,12 @@ func putTags(attrs pcommon.Map, tags any, depth int) {
 				continue
 			}
 			if k, ok := pair[0].(string); ok {
-				attrs.PutStr(AttrTagPrefix+k, tagText(pair[1]))
+				l.PutStr(attrs, AttrTagPrefix+k, tagText(pair[1]))
 			}
 		}
 	case nil:
 	default:
-		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+"tags"), t, depth)
+		l.PutAny(attrs, AttrPrefix+"tags", t, depth)
 	}
 }
 
@@ -57,21 +57,21 @@ var userKeys = map[string]string{
 // under semantic conventions; "{{auto}}" (Sentry's "take the connection's
 // address", not an address) and the rest (geo, data, segment, …) under
 // sentry.user.<member>.
-func putUser(attrs pcommon.Map, user map[string]any, depth int) {
+func putUser(attrs pcommon.Map, l *sentrysignal.Limiter, user map[string]any, depth int) {
 	for _, k := range sortedKeys(user) {
 		v := user[k]
 		if v == nil {
 			continue
 		}
 		if key, ok := userKeys[k]; ok && tagText(v) != "" {
-			attrs.PutStr(key, tagText(v)) // user.id may be a number
+			l.PutStr(attrs, key, tagText(v)) // user.id may be a number
 			continue
 		}
 		if s, ok := v.(string); ok && k == "ip_address" && s != "{{auto}}" {
-			attrs.PutStr(string(semconv.ClientAddressKey), s)
+			l.PutStr(attrs, string(semconv.ClientAddressKey), s)
 			continue
 		}
-		sentrysignal.SetAny(attrs.PutEmpty(AttrUserPrefix+k), v, depth)
+		l.PutAny(attrs, AttrUserPrefix+k, v, depth)
 	}
 }
 
@@ -80,7 +80,7 @@ func putUser(attrs pcommon.Map, user map[string]any, depth int) {
 // lower-cased, each value a one-element string array as the conventions
 // type them); cookies, data, env and the rest under
 // sentry.request.<member>.
-func putRequest(attrs pcommon.Map, req map[string]any, depth int) {
+func putRequest(attrs pcommon.Map, l *sentrysignal.Limiter, req map[string]any, depth int) {
 	for _, k := range sortedKeys(req) {
 		v := req[k]
 		if v == nil {
@@ -89,30 +89,35 @@ func putRequest(attrs pcommon.Map, req map[string]any, depth int) {
 		s, isStr := v.(string)
 		switch {
 		case k == "url" && isStr:
-			attrs.PutStr(string(semconv.URLFullKey), s)
+			l.PutStr(attrs, string(semconv.URLFullKey), s)
 		case k == "method" && isStr:
-			attrs.PutStr(string(semconv.HTTPRequestMethodKey), s)
+			l.PutStr(attrs, string(semconv.HTTPRequestMethodKey), s)
 		case k == "query_string" && isStr:
-			attrs.PutStr(string(semconv.URLQueryKey), s)
+			l.PutStr(attrs, string(semconv.URLQueryKey), s)
 		case k == "fragment" && isStr:
-			attrs.PutStr(string(semconv.URLFragmentKey), s)
-		case k == "headers" && putHeaders(attrs, v):
+			l.PutStr(attrs, string(semconv.URLFragmentKey), s)
+		case k == "headers" && putHeaders(attrs, l, v):
 		default:
-			sentrysignal.SetAny(attrs.PutEmpty(AttrRequestPrefix+k), v, depth)
+			l.PutAny(attrs, AttrRequestPrefix+k, v, depth)
 		}
 	}
 }
 
 // putHeaders writes request headers (an object, or [name, value] pairs);
-// false when they are of neither shape.
-func putHeaders(attrs pcommon.Map, headers any) bool {
+// false when they are of neither shape. A header sent twice appends to
+// the first one's array, found in a Go map rather than by scanning attrs.
+func putHeaders(attrs pcommon.Map, l *sentrysignal.Limiter, headers any) bool {
+	seen := map[string]pcommon.Slice{}
 	put := func(name string, value any) {
 		key := "http.request.header." + strings.ToLower(name)
-		var values pcommon.Slice
-		if v, ok := attrs.Get(key); ok && v.Type() == pcommon.ValueTypeSlice {
-			values = v.Slice() // a header sent twice
-		} else {
-			values = attrs.PutEmptySlice(key)
+		values, ok := seen[key]
+		if !ok {
+			v, kept := l.Put(attrs, key)
+			if !kept {
+				return
+			}
+			values = v.SetEmptySlice()
+			seen[key] = values
 		}
 		values.AppendEmpty().SetStr(tagText(value))
 	}

@@ -43,6 +43,7 @@ func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRec
 var userReportMembers = map[string]bool{"event_id": true, "comments": true, "name": true, "email": true}
 
 func putUserReport(lr plog.LogRecord, doc map[string]any, eventID string, opts sentrysignal.Options) {
+	l := sentrysignal.NewLimiter(opts)
 	lr.SetEventName(EventUserReport)
 	lr.SetSeverityNumber(plog.SeverityNumberInfo)
 	// "comments" → body
@@ -68,6 +69,8 @@ func putUserReport(lr plog.LogRecord, doc map[string]any, eventID string, opts s
 	}
 	sort.Strings(others)
 	for _, k := range others {
-		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), doc[k], opts.MaxDepth)
+		l.PutAny(attrs, AttrPrefix+k, doc[k], opts.MaxDepth)
 	}
+	// what the map limits cut
+	lr.SetDroppedAttributesCount(l.DroppedCount())
 }

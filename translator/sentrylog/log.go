@@ -63,6 +63,7 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 	if !ok {
 		return fail("", "not a JSON object", nil)
 	}
+	l := sentrysignal.NewLimiter(opts)
 	// "timestamp"
 	ts, err := sentrysignal.TimestampOf(members["timestamp"])
 	if err != nil {
@@ -87,14 +88,14 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 		severityKept = true
 	}
 	// "body"
-	sentrysignal.SetAny(lr.Body(), members["body"], opts.MaxDepth)
+	l.SetAny(lr.Body(), members["body"], opts.MaxDepth)
 	// "attributes": typed, each keeps its type
 	if attrs := members["attributes"]; attrs != nil {
 		obj, ok := attrs.(map[string]any)
 		if !ok {
 			return fail("attributes", "not an object", nil)
 		}
-		if err := sentrysignal.PutTyped(lr.Attributes(), obj, opts); err != nil {
+		if err := l.PutTyped(lr.Attributes(), obj); err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}
@@ -103,7 +104,9 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 		return de
 	}
 	// any other member (and a severity_number outside 1–24) → sentry.payload.<member>
-	putOthers(lr, members, severityKept, opts)
+	putOthers(lr, l, members, severityKept, opts)
+	// what the map limits cut
+	lr.SetDroppedAttributesCount(l.DroppedCount())
 	return nil
 }
 
@@ -125,7 +128,7 @@ func putSpanID(lr plog.LogRecord, s string, fail func(string, string, error) *se
 	return nil
 }
 
-func putOthers(lr plog.LogRecord, members map[string]any, severityKept bool, opts sentrysignal.Options) {
+func putOthers(lr plog.LogRecord, l *sentrysignal.Limiter, members map[string]any, severityKept bool, opts sentrysignal.Options) {
 	var others []string
 	for k, v := range members {
 		if v != nil && (!known[k] || k == "severity_number" && !severityKept) {
@@ -134,6 +137,6 @@ func putOthers(lr plog.LogRecord, members map[string]any, severityKept bool, opt
 	}
 	sort.Strings(others)
 	for _, k := range others {
-		sentrysignal.SetAny(lr.Attributes().PutEmpty(AttrPrefix+k), members[k], opts.MaxDepth)
+		l.PutAny(lr.Attributes(), AttrPrefix+k, members[k], opts.MaxDepth)
 	}
 }

@@ -103,18 +103,43 @@ func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options) *sentr
 	}
 	lr.SetFlags(plog.LogRecordFlags(l.Flags))
 	lr.SetEventName(l.EventName + l.EventNameC)
-	lr.SetDroppedAttributesCount(l.DroppedAttributes + l.DroppedAttributesC)
+	lim := sentrysignal.NewLimiter(opts)
 	// body
-	if err := putAnyValue(lr.Body(), l.Body, opts.MaxDepth); err != nil {
+	if err := putAnyValue(lr.Body(), lim, l.Body, opts.MaxDepth); err != nil {
 		return fail("body", "not an AnyValue", err)
 	}
-	// attributes
+	// attributes: beyond the map limit each is still read, to refuse the
+	// payload on a bad one wherever it is
+	values, kept := lim.Entries(lr.Attributes(), keysOf(l.Attributes))
 	for i, kv := range l.Attributes {
-		if err := putAnyValue(lr.Attributes().PutEmpty(kv.Key), kv.Value, opts.MaxDepth); err != nil {
+		v := values[i]
+		if !kept[i] {
+			v = pcommon.NewValueEmpty()
+		}
+		if err := putAnyValue(v, lim, kv.Value, opts.MaxDepth); err != nil {
 			return fail("attributes["+strconv.Itoa(i)+"]", "not an AnyValue", err)
 		}
 	}
+	// what the sender dropped, and what the map limits cut
+	lr.SetDroppedAttributesCount(saturatingAdd(l.DroppedAttributes+l.DroppedAttributesC, lim.DroppedCount()))
 	return nil
+}
+
+// keysOf lists the keys of key/value pairs in order.
+func keysOf(kvs []keyValue) []string {
+	keys := make([]string, len(kvs))
+	for i, kv := range kvs {
+		keys[i] = kv.Key
+	}
+	return keys
+}
+
+// saturatingAdd adds two counts without wrapping past the largest uint32.
+func saturatingAdd(a, b uint32) uint32 {
+	if a > ^uint32(0)-b {
+		return ^uint32(0)
+	}
+	return a + b
 }
 
 func first(a, b json.RawMessage) json.RawMessage {
@@ -168,7 +193,7 @@ type anyValue struct {
 
 // putAnyValue maps an AnyValue; beyond depth nested values keep their JSON
 // text. An empty or absent AnyValue is the empty value.
-func putAnyValue(v pcommon.Value, raw json.RawMessage, depth int) error {
+func putAnyValue(v pcommon.Value, lim *sentrysignal.Limiter, raw json.RawMessage, depth int) error {
 	if sentrysignal.IsNull(raw) {
 		return nil
 	}
@@ -194,35 +219,39 @@ func putAnyValue(v pcommon.Value, raw json.RawMessage, depth int) error {
 	case depth <= 0 && (a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil):
 		v.SetStr(string(raw))
 	case a.ArrayValue != nil || a.ArrayValueC != nil:
-		return putArray(v, a, depth)
+		return putArray(v, lim, a, depth)
 	case a.KVListValue != nil || a.KVListValueC != nil:
-		return putKVList(v, a, depth)
+		return putKVList(v, lim, a, depth)
 	}
 	return nil
 }
 
-func putArray(v pcommon.Value, a anyValue, depth int) error {
+func putArray(v pcommon.Value, lim *sentrysignal.Limiter, a anyValue, depth int) error {
 	arr := a.ArrayValue
 	if arr == nil {
 		arr = a.ArrayValueC
 	}
 	s := v.SetEmptySlice()
 	for i, e := range arr.Values {
-		if err := putAnyValue(s.AppendEmpty(), e, depth-1); err != nil {
+		if err := putAnyValue(s.AppendEmpty(), lim, e, depth-1); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
 	}
 	return nil
 }
 
-func putKVList(v pcommon.Value, a anyValue, depth int) error {
+func putKVList(v pcommon.Value, lim *sentrysignal.Limiter, a anyValue, depth int) error {
 	kv := a.KVListValue
 	if kv == nil {
 		kv = a.KVListValueC
 	}
-	m := v.SetEmptyMap()
-	for _, e := range kv.Values {
-		if err := putAnyValue(m.PutEmpty(e.Key), e.Value, depth-1); err != nil {
+	values, kept := lim.Entries(v.SetEmptyMap(), keysOf(kv.Values))
+	for i, e := range kv.Values {
+		ev := values[i]
+		if !kept[i] {
+			ev = pcommon.NewValueEmpty()
+		}
+		if err := putAnyValue(ev, lim, e.Value, depth-1); err != nil {
 			return fmt.Errorf("%s: %w", e.Key, err)
 		}
 	}

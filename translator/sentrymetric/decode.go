@@ -51,16 +51,17 @@ func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sent
 		}
 	}
 	p.attrs = pcommon.NewMap()
+	l := sentrysignal.NewLimiter(opts)
 	if a := members["attributes"]; a != nil {
 		obj, ok := a.(map[string]any)
 		if !ok {
 			return fail("attributes", "not an object", nil)
 		}
-		if err := sentrysignal.PutTyped(p.attrs, obj, opts); err != nil {
+		if err := l.PutTyped(p.attrs, obj); err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}
-	putOthers(p.attrs, members, opts.MaxDepth)
+	putOthers(p.attrs, l, members, opts.MaxDepth)
 	return p, nil
 }
 

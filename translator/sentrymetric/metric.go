@@ -171,7 +171,7 @@ func putExemplar(ex pmetric.Exemplar, p *point) {
 	}
 }
 
-func putOthers(attrs pcommon.Map, members map[string]any, depth int) {
+func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, members map[string]any, depth int) {
 	var others []string
 	for k, v := range members {
 		if !known[k] && v != nil {
@@ -180,6 +180,6 @@ func putOthers(attrs pcommon.Map, members map[string]any, depth int) {
 	}
 	sort.Strings(others)
 	for _, k := range others {
-		sentrysignal.SetAny(attrs.PutEmpty(AttrPrefix+k), members[k], depth)
+		l.PutAny(attrs, AttrPrefix+k, members[k], depth)
 	}
 }

@@ -2,6 +2,7 @@ package sentrymetric
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -46,6 +47,7 @@ func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricS
 	}
 	partial := sentrysignal.PartialError{Item: StatsdItemType}
 	groups := map[groupKey]pmetric.Metric{}
+	lim := sentrysignal.NewLimiter(opts)
 	n := 0
 	for i, raw := range lines {
 		if len(bytes.TrimSpace(raw)) == 0 {
@@ -62,7 +64,7 @@ func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricS
 			m = newStatsdMetric(dst.AppendEmpty(), &l)
 			groups[key] = m
 		}
-		putStatsdPoint(m, &l)
+		putStatsdPoint(m, &l, lim)
 		n++
 	}
 	return n, partial.Err()
@@ -87,7 +89,7 @@ func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
 	return m
 }
 
-func putStatsdPoint(m pmetric.Metric, l *statsdLine) {
+func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter) {
 	var attrs pcommon.Map
 	switch l.typ {
 	case "c":
@@ -117,8 +119,15 @@ func putStatsdPoint(m pmetric.Metric, l *statsdLine) {
 		attrs = dp.Attributes()
 	}
 	// #tags
-	for _, t := range l.tags {
-		attrs.PutStr(t[0], t[1])
+	keys := make([]string, len(l.tags))
+	for i, t := range l.tags {
+		keys[i] = t[0]
+	}
+	values, kept := lim.Entries(attrs, keys)
+	for i, t := range l.tags {
+		if kept[i] {
+			values[i].SetStr(t[1])
+		}
 	}
 }
 
@@ -176,17 +185,27 @@ func parseStatsdLine(line string) (statsdLine, error) {
 		case strings.HasPrefix(s, "#"):
 			l.tags = parseTags(s[1:])
 		case strings.HasPrefix(s, "T"):
-			secs, err := strconv.ParseInt(s[1:], 10, 64)
-			if err != nil || secs < 0 || secs > 253402300799 {
+			// whole seconds, in the range every Sentry timestamp is read
+			// in (1970–2262: nanoseconds that fit an int64)
+			ts, err := statsdTimestamp(s[1:])
+			if err != nil {
 				return l, errors.New("timestamp is not seconds: " + s)
 			}
-			l.ts, hasTS = pcommon.Timestamp(secs*1e9), true
+			l.ts, hasTS = ts, true
 		}
 	}
 	if !hasTS {
 		return l, errors.New("no T<seconds> section")
 	}
 	return l, nil
+}
+
+// statsdTimestamp reads the digits of a T section as seconds.
+func statsdTimestamp(digits string) (pcommon.Timestamp, error) {
+	if _, err := strconv.ParseUint(digits, 10, 64); err != nil {
+		return 0, err
+	}
+	return sentrysignal.TimestampOf(json.Number(digits))
 }
 
 // parseTags reads k:v,k:v; values are unescaped as Sentry escapes them.

@@ -1,6 +1,8 @@
 package sentrysession
 
 import (
+	"math"
+
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -19,6 +21,11 @@ var aggregateStatuses = [...]struct {
 	{"crashed", "crashed", true},
 	{"abnormal", "abnormal", true},
 }
+
+// maxBucketCount is the largest count of a status in a bucket: Relay
+// reads them as u32 and refuses larger ones. It also keeps the bucket's
+// sum of five counts far inside int64.
+const maxBucketCount = math.MaxUint32
 
 // AppendSessions appends the metric points of a "sessions" item (counts
 // per bucket of sessions that started in it and how they ended) and
@@ -66,8 +73,8 @@ func appendBucket(set *metricSet, b any, l labels, index int) *sentrysignal.Deco
 	var total, errored int64
 	for i, s := range aggregateStatuses {
 		n, present := sentrysignal.Int(bucket, s.member)
-		if bucket[s.member] != nil && (!present || n < 0) {
-			return sentrysignal.EntryError(ItemSessions, index, s.member, "not a count", nil)
+		if bucket[s.member] != nil && (!present || n < 0 || n > maxBucketCount) {
+			return sentrysignal.EntryError(ItemSessions, index, s.member, "not a count from 0 to 4294967295", nil)
 		}
 		counts[i] = n
 		total += n

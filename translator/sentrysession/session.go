@@ -1,6 +1,11 @@
 package sentrysession
 
 import (
+	"encoding/json"
+	"errors"
+	"math"
+	"strconv"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -59,7 +64,7 @@ func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
 			return nil, sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
 		}
 	}
-	u.Errors, _ = sentrysignal.Int(doc, "errors")
+	u.Errors = errorCount(doc["errors"])
 	u.Duration, u.HasDur = sentrysignal.Float(doc, "duration")
 	u.AbnormalMechanism = sentrysignal.Str(doc, "abnormal_mechanism")
 	attrs := sentrysignal.Obj(doc, "attrs")
@@ -113,6 +118,29 @@ func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 		set.duration(u.Timestamp, u.Duration, l)
 	}
 	return set.points
+}
+
+// errorCount reads "errors", which Relay reads as a u64: a count past
+// int64 (what an OTLP Int holds) saturates there instead of reading as no
+// errors at all.
+func errorCount(x any) int64 {
+	n, ok := x.(json.Number)
+	if !ok {
+		return 0
+	}
+	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+		return i
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f == math.Trunc(f) && f > math.MinInt64:
+		return int64(f) // written 3.0
+	}
+	return 0
 }
 
 func decodeObject(item string, payload []byte, opts sentrysignal.Options) (map[string]any, error) {

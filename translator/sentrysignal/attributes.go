@@ -25,7 +25,7 @@ const (
 // Double even when written 3, a "string" Str even when written 3 (its
 // text), a "boolean" Bool also from "true". Attributes whose value is null
 // are dropped.
-func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error {
+func (l *Limiter) PutTypedAttributes(m pcommon.Map, raw json.RawMessage) error {
 	if IsNull(raw) {
 		return nil
 	}
@@ -37,26 +37,61 @@ func PutTypedAttributes(m pcommon.Map, raw json.RawMessage, opts Options) error 
 	if !ok {
 		return fmt.Errorf("attributes are a %T, not an object", x)
 	}
-	return PutTyped(m, obj, opts)
+	return l.PutTyped(m, obj)
 }
 
 // PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
 // Without Options.IncludeUserData it leaves out the attributes that
 // identify a person (see PersonalAttribute), which SDKs add to logs and
-// metrics when their sendDefaultPii is on.
-func PutTyped(m pcommon.Map, attrs map[string]any, opts Options) error {
-	maxDepth := opts.WithDefaults().MaxDepth
+// metrics when their sendDefaultPii is on. Past MaxMapEntries attributes
+// in m the rest (in key order) are dropped and counted, but still checked:
+// an attribute that is not of its type fails wherever it is.
+func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 	keys := make([]string, 0, len(attrs))
 	for k := range attrs {
-		if opts.IncludeUserData || !PersonalAttribute(k) {
+		if l.opts.IncludeUserData || !PersonalAttribute(k) {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
-	m.EnsureCapacity(m.Len() + len(keys))
+	if m.Len() == 0 && len(keys) >= minBulkKeys {
+		return l.putTypedBulk(m, keys, attrs)
+	}
+	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
 	for _, k := range keys {
-		if err := putTyped(m, k, attrs[k], maxDepth); err != nil {
+		val, ok, err := readTypedAttribute(attrs[k])
+		if err != nil {
 			return fmt.Errorf("%s: %w", k, err)
+		}
+		if !ok {
+			continue
+		}
+		if v, kept := l.Put(m, k); kept {
+			l.setTyped(v, val)
+		}
+	}
+	return nil
+}
+
+// putTypedBulk is PutTyped of many attributes into an empty map, in time
+// linear in their number (see Entries). Every attribute is checked before
+// any is put.
+func (l *Limiter) putTypedBulk(m pcommon.Map, keys []string, attrs map[string]any) error {
+	vals := make([]typedValue, 0, len(keys))
+	present := keys[:0]
+	for _, k := range keys {
+		val, ok, err := readTypedAttribute(attrs[k])
+		if err != nil {
+			return fmt.Errorf("%s: %w", k, err)
+		}
+		if ok {
+			vals, present = append(vals, val), append(present, k)
+		}
+	}
+	values, kept := l.Entries(m, present)
+	for i, val := range vals {
+		if kept[i] {
+			l.setTyped(values[i], val)
 		}
 	}
 	return nil
@@ -67,52 +102,70 @@ var legacyTypes = [...]struct{ member, typ string }{
 	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
 }
 
-func putTyped(m pcommon.Map, key string, attr any, maxDepth int) error {
-	tv, ok := attr.(map[string]any)
-	if !ok {
+// readTypedAttribute reads one typed attribute; ok is false for one
+// whose value is null, which is left out.
+func readTypedAttribute(attr any) (val typedValue, ok bool, err error) {
+	tv, isObj := attr.(map[string]any)
+	if !isObj {
 		if attr == nil {
-			return nil
+			return typedValue{}, false, nil
 		}
-		return fmt.Errorf("a typed attribute cannot be a %T", attr)
+		return typedValue{}, false, fmt.Errorf("a typed attribute cannot be a %T", attr)
 	}
 	typ, x := Str(tv, "type"), tv["value"]
-	for _, l := range legacyTypes {
-		if v, ok := tv[l.member]; ok && v != nil {
-			typ, x = l.typ, v
+	for _, lt := range legacyTypes {
+		if v, ok := tv[lt.member]; ok && v != nil {
+			typ, x = lt.typ, v
 		}
 	}
 	if x == nil {
-		return nil
+		return typedValue{}, false, nil
 	}
+	val, err = readTyped(typ, x)
+	return val, err == nil, err
+}
+
+// setTyped writes a typed attribute's value.
+func (l *Limiter) setTyped(v pcommon.Value, val typedValue) {
+	switch val.typ {
+	case TypeInteger:
+		v.SetInt(val.i)
+	case TypeDouble:
+		v.SetDouble(val.f)
+	case TypeString:
+		v.SetStr(val.s)
+	case TypeBoolean:
+		v.SetBool(val.b)
+	default: // arrays and types this version does not know
+		l.SetAny(v, val.x, l.opts.MaxDepth)
+	}
+}
+
+// typedValue is one typed attribute's value, read and checked.
+type typedValue struct {
+	typ string
+	x   any // the value as decoded, for the types without a setter
+	i   int64
+	f   float64
+	s   string
+	b   bool
+}
+
+// readTyped reads x as Sentry's type typ; other types are free-form JSON.
+func readTyped(typ string, x any) (typedValue, error) {
+	tv := typedValue{typ: typ, x: x}
+	var err error
 	switch typ {
 	case TypeInteger:
-		i, err := asInt(x)
-		if err != nil {
-			return err
-		}
-		m.PutInt(key, i)
+		tv.i, err = asInt(x)
 	case TypeDouble:
-		f, err := asFloat(x)
-		if err != nil {
-			return err
-		}
-		m.PutDouble(key, f)
+		tv.f, err = asFloat(x)
 	case TypeString:
-		str, err := asString(x)
-		if err != nil {
-			return err
-		}
-		m.PutStr(key, str)
+		tv.s, err = asString(x)
 	case TypeBoolean:
-		b, err := asBool(x)
-		if err != nil {
-			return err
-		}
-		m.PutBool(key, b)
-	default: // arrays and types this version does not know
-		SetAny(m.PutEmpty(key), x, maxDepth)
+		tv.b, err = asBool(x)
 	}
-	return nil
+	return tv, err
 }
 
 func asInt(x any) (int64, error) {

@@ -35,7 +35,7 @@ func FuzzPutJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte, depth int) {
 		depth = int(uint(depth)%10) + 1
 		v := pcommon.NewValueEmpty()
-		if err := PutJSON(v, raw, depth); err != nil {
+		if err := NewLimiter(Options{}).PutJSON(v, raw, depth); err != nil {
 			return
 		}
 		if got := nesting(v); got > depth+1 {

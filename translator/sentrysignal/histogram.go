@@ -74,7 +74,11 @@ func PutObservations(dp pmetric.ExponentialHistogramDataPoint, values []float64)
 		}
 	}
 	dp.SetCount(uint64(len(values)))
-	dp.SetSum(sum)
+	// a sum past float64's range is no sum: leave it unset rather than
+	// write an infinity that stores refuse or print as a number
+	if !math.IsInf(sum, 0) {
+		dp.SetSum(sum)
+	}
 	dp.SetMin(lo)
 	dp.SetMax(hi)
 	shift := max(downscale(pos), downscale(neg))

@@ -11,7 +11,8 @@ const (
 	DefaultMaxItems = 10_000
 	// DefaultMaxDepth bounds how deep a free-form JSON value (extra,
 	// contexts, frame vars, breadcrumb data) is mapped into nested OTLP
-	// maps; deeper values are kept as their JSON text.
+	// maps; deeper values are kept as their JSON text. Relay trims
+	// databags at 7 levels (5 for logentry.params).
 	DefaultMaxDepth = 8
 )
 
@@ -27,6 +28,11 @@ type Options struct {
 	MaxItems int
 	// MaxDepth bounds the nesting of mapped free-form values.
 	MaxDepth int
+	// MaxMapEntries bounds the entries of each map written (see
+	// DefaultMaxMapEntries).
+	MaxMapEntries int
+	// Truncations, when set, counts what the limits cut (see Truncations).
+	Truncations *Truncations
 }
 
 // WithDefaults returns o with every zero limit set to its default.
@@ -39,6 +45,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.MaxDepth <= 0 {
 		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.MaxMapEntries <= 0 {
+		o.MaxMapEntries = DefaultMaxMapEntries
 	}
 	return o
 }

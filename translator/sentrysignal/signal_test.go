@@ -92,7 +92,7 @@ func TestSeverity(t *testing.T) {
 func TestPutJSONDepthAndTypes(t *testing.T) {
 	v := pcommon.NewValueEmpty()
 	raw := `{"i":3,"f":3.5,"big":1e400,"s":"x","b":true,"n":null,"deep":{"a":{"b":[1]}}}`
-	if err := PutJSON(v, json.RawMessage(raw), 2); err != nil {
+	if err := NewLimiter(Options{}).PutJSON(v, json.RawMessage(raw), 2); err != nil {
 		t.Fatal(err)
 	}
 	got := v.Map().AsRaw()
@@ -106,7 +106,7 @@ func TestPutJSONDepthAndTypes(t *testing.T) {
 		t.Errorf("ToAny = %#v", ToAny(v))
 	}
 	for _, trailing := range []string{`{} 1`, `0]`, `{}}`} {
-		if err := PutJSON(v, json.RawMessage(trailing), 2); err == nil {
+		if err := NewLimiter(Options{}).PutJSON(v, json.RawMessage(trailing), 2); err == nil {
 			t.Errorf("trailing data accepted: %s", trailing)
 		}
 	}
@@ -118,7 +118,7 @@ func TestPutTypedAttributes(t *testing.T) {
 		"old":{"int_value":7},"arr":{"type":"array","value":["a","b"]},"skip":{"type":"string","value":null},
 		"new":{"type":"string[]","value":["x"]},"sn":{"type":"string","value":5},"bs":{"type":"boolean","value":"true"}}`
 	m := pcommon.NewMap()
-	if err := PutTypedAttributes(m, json.RawMessage(raw), Options{MaxDepth: 4}); err != nil {
+	if err := NewLimiter(Options{MaxDepth: 4}).PutTypedAttributes(m, json.RawMessage(raw)); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"s": "x", "i": int64(4711), "i2": int64(12), "i3": int64(3), "d": 3.0, "b": false,
@@ -132,7 +132,7 @@ func TestPutTypedAttributes(t *testing.T) {
 	}
 	for _, bad := range []string{`{"i":{"type":"integer","value":1.5}}`, `{"d":{"type":"double","value":"x"}}`, `[1]`,
 		`{"b":{"type":"boolean","value":1}}`, `{"s":{"type":"string","value":{}}}`, `{"x":7}`} {
-		if err := PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad), Options{}); err == nil {
+		if err := NewLimiter(Options{}).PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad)); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
@@ -201,14 +201,14 @@ func TestPersonalAttributes(t *testing.T) {
 	raw := json.RawMessage(`{"user.id":{"type":"string","value":"u-17"},"user.email":{"type":"string","value":"a@b"},
 		"client.address":{"type":"string","value":"203.0.113.7"},"users.count":{"type":"integer","value":2}}`)
 	without := pcommon.NewMap()
-	if err := PutTypedAttributes(without, raw, Options{}); err != nil {
+	if err := NewLimiter(Options{}).PutTypedAttributes(without, raw); err != nil {
 		t.Fatal(err)
 	}
 	if got := without.AsRaw(); !reflect.DeepEqual(got, map[string]any{"users.count": int64(2)}) {
 		t.Errorf("without personal data: %v", got)
 	}
 	with := pcommon.NewMap()
-	if err := PutTypedAttributes(with, raw, Options{IncludeUserData: true}); err != nil {
+	if err := NewLimiter(Options{IncludeUserData: true}).PutTypedAttributes(with, raw); err != nil {
 		t.Fatal(err)
 	}
 	if with.Len() != 4 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"sort"
 	"strconv"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -35,19 +34,20 @@ func DecodeAny(raw []byte) (any, error) {
 
 // PutJSON maps a free-form JSON value into v: objects become maps (keys in
 // order), arrays slices, integers that fit int64 Int, other numbers Double,
-// null the empty value. Below maxDepth levels a value is kept as its
-// compact JSON text, so a client cannot nest OTLP values without bound.
-func PutJSON(v pcommon.Value, raw json.RawMessage, maxDepth int) error {
+// null the empty value. Below depth levels a value is kept as its compact
+// JSON text, so a client cannot nest OTLP values without bound; maps hold
+// at most MaxMapEntries entries.
+func (l *Limiter) PutJSON(v pcommon.Value, raw json.RawMessage, depth int) error {
 	x, err := DecodeAny(raw)
 	if err != nil {
 		return err
 	}
-	SetAny(v, x, maxDepth)
+	l.SetAny(v, x, depth)
 	return nil
 }
 
 // SetAny maps a value decoded by DecodeAny (see PutJSON).
-func SetAny(v pcommon.Value, x any, depth int) {
+func (l *Limiter) SetAny(v pcommon.Value, x any, depth int) {
 	switch t := x.(type) {
 	case nil:
 	case string:
@@ -64,33 +64,14 @@ func SetAny(v pcommon.Value, x any, depth int) {
 		s := v.SetEmptySlice()
 		s.EnsureCapacity(len(t))
 		for _, e := range t {
-			SetAny(s.AppendEmpty(), e, depth-1)
+			l.SetAny(s.AppendEmpty(), e, depth-1)
 		}
 	case map[string]any:
 		if depth <= 0 {
 			v.SetStr(compactText(t))
 			return
 		}
-		PutMap(v.SetEmptyMap(), t, depth-1)
-	}
-}
-
-// PutMap writes the members of obj into m in key order.
-func PutMap(m pcommon.Map, obj map[string]any, depth int) {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	m.EnsureCapacity(m.Len() + len(keys))
-	for _, k := range keys {
-		// A null member says no more than an absent one (sentry-python
-		// writes "mechanism": null); as an empty value, stores that print
-		// the map as JSON print no value at all.
-		if obj[k] == nil {
-			continue
-		}
-		SetAny(m.PutEmpty(k), obj[k], depth)
+		l.PutMap(v.SetEmptyMap(), t, depth-1)
 	}
 }
 

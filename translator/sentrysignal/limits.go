@@ -1,0 +1,126 @@
+package sentrysignal
+
+import (
+	"sort"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// DefaultMaxMapEntries bounds the entries of one OTLP map a translator
+// writes: a record's (or data point's) attributes, and every map nested in
+// a free-form value. It is the JavaScript SDKs' normalizeMaxBreadth (the
+// most members they send of one object); sentry-python sends at most 10.
+// Relay has no count limit: it trims databags by size (extra 256 KiB,
+// contexts 8 KiB, 7 levels).
+//
+// pcommon.Map finds a key by scanning, so each insertion costs up to the
+// map's length and n keys cost n²/2 comparisons (60 000 extra keys, a
+// 0.9 MB event, took 9–34 s of CPU). The bound caps that cost for maps
+// written key by key (a record's attributes from several members); large
+// maps written at once are built in linear time anyway (see Entries).
+const DefaultMaxMapEntries = 1000
+
+// Truncations counts what the limits cut while translating. A receiver
+// that wants to count it sets Options.Truncations to one of its own for a
+// call and reads it afterwards; translators only add to it. It is not
+// safe for concurrent use: give each call its own.
+type Truncations struct {
+	// Attributes is the number of map entries (attributes, or members of
+	// maps nested in their values) left out at Options.MaxMapEntries.
+	Attributes int
+	// Messages is the number of event messages whose formatting was cut
+	// at the message length limit (sentryevent.MaxFormattedChars).
+	Messages int
+}
+
+// Limiter writes pcommon maps within Options.MaxMapEntries and counts the
+// entries it leaves out, for one record: its count goes to the record's
+// DroppedAttributesCount where the record has one, and to
+// Options.Truncations. The zero value is not usable; see NewLimiter.
+type Limiter struct {
+	opts    Options
+	dropped int
+}
+
+// NewLimiter returns a Limiter for one record under opts (zero limits take
+// their defaults).
+func NewLimiter(opts Options) *Limiter {
+	return &Limiter{opts: opts.WithDefaults()}
+}
+
+// Dropped is the number of map entries this Limiter left out.
+func (l *Limiter) Dropped() int { return l.dropped }
+
+// DroppedCount is Dropped for an OTLP dropped_attributes_count field,
+// which is a uint32.
+func (l *Limiter) DroppedCount() uint32 {
+	if l.dropped > int(^uint32(0)) {
+		return ^uint32(0)
+	}
+	return uint32(l.dropped)
+}
+
+func (l *Limiter) drop(n int) {
+	l.dropped += n
+	if l.opts.Truncations != nil {
+		l.opts.Truncations.Attributes += n
+	}
+}
+
+// Put is pcommon.Map.PutEmpty within the limit: while m holds fewer than
+// MaxMapEntries entries it adds key (or resets the value m holds under
+// it); once m is full it adds nothing, counts key as dropped and ok is
+// false, without looking key up (so a key m already holds keeps its
+// value). A call costs at most MaxMapEntries comparisons.
+func (l *Limiter) Put(m pcommon.Map, key string) (v pcommon.Value, ok bool) {
+	if m.Len() >= l.opts.MaxMapEntries {
+		l.drop(1)
+		return pcommon.Value{}, false
+	}
+	return m.PutEmpty(key), true
+}
+
+// PutStr is Put and SetStr.
+func (l *Limiter) PutStr(m pcommon.Map, key, value string) {
+	if v, ok := l.Put(m, key); ok {
+		v.SetStr(value)
+	}
+}
+
+// PutAny is Put and SetAny.
+func (l *Limiter) PutAny(m pcommon.Map, key string, x any, depth int) {
+	if v, ok := l.Put(m, key); ok {
+		l.SetAny(v, x, depth)
+	}
+}
+
+// PutMap writes the members of obj into m in key order; when they would
+// take m past MaxMapEntries, the first keys in that order are kept and the
+// rest counted as dropped.
+func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
+	keys := make([]string, 0, len(obj))
+	for k, v := range obj {
+		// A null member says no more than an absent one (sentry-python
+		// writes "mechanism": null); as an empty value, stores that print
+		// the map as JSON print no value at all.
+		if v != nil {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	if m.Len() == 0 && len(keys) >= minBulkKeys {
+		values, kept := l.Entries(m, keys)
+		for i, k := range keys {
+			if kept[i] {
+				l.SetAny(values[i], obj[k], depth)
+			}
+		}
+		return
+	}
+	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
+	for _, k := range keys {
+		if v, ok := l.Put(m, k); ok {
+			l.SetAny(v, obj[k], depth)
+		}
+	}
+}
