@@ -1,6 +1,7 @@
 package sentryprofilereceiver
 
 import (
+	"fmt"
 	"net/http"
 	"os"
 	"strconv"
@@ -12,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryevent"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
 // limitsTestTransaction is a transaction item's payload.
@@ -183,7 +186,12 @@ func TestLimitsTableNamesEveryItemType(t *testing.T) {
 		assert.Contains(t, section, "`"+r.itemType+"`", "the Limits table names %s", r.itemType)
 	}
 	for _, limit := range []string{"max_request_body_size", "max_items_per_envelope", "max_profile_item_size",
-		"max_concurrent_envelopes", "read_timeout", "8 KiB", "16 KiB", "`sentryevent` message limit", "`sentrysignal` attribute limit"} {
+		"max_concurrent_envelopes", "read_timeout", "8 KiB", "16 KiB"} {
 		assert.Contains(t, section, limit)
 	}
+	// The translators' bounds, by name and value, so that the table
+	// follows a change of either.
+	thousands := func(n int) string { return fmt.Sprintf("%d,%03d", n/1000, n%1000) }
+	assert.Contains(t, section, thousands(sentryevent.MaxFormattedChars)+" characters (`sentryevent.MaxFormattedChars`)")
+	assert.Contains(t, section, thousands(sentrysignal.DefaultMaxMapEntries)+" (`sentrysignal.DefaultMaxMapEntries`)")
 }

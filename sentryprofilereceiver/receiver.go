@@ -77,6 +77,7 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 	rt := &router{
 		cfg: cfg, logger: set.Logger, telemetry: tb, obsrep: obsrep, profilesObsrep: profilesObsrep, drops: newDropLog(set.Logger), mode: mode,
 		index: newSpanIndex(cfg.Links), hold: newChunkHold(cfg.Links), slots: slots, pool: pool,
+		events: newEventResources(rememberedEvents, rememberEventsFor),
 	}
 	if err := registerSpanIndexMetrics(tb, rt.index); err != nil {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)

@@ -151,7 +151,7 @@ type router struct {
 	obsrep    *receiverhelper.ObsReport
 	// profilesObsrep counts the profiles signal per sample type.
 	profilesObsrep *xreceiverhelper.ObsReport
-	drops     *dropLog
+	drops          *dropLog
 	// mode is which of Relay's rules drop an item (config `validation`).
 	mode sentry.Mode
 
@@ -171,6 +171,9 @@ type router struct {
 	// one like an envelope.
 	slots envelopeSlots
 	pool  *translationPool
+	// events remembers recent events' resources for the feedback sent
+	// apart from them (eventmemory.go).
+	events *eventResources
 }
 
 // consumes reports whether a signal has a pipeline.

@@ -239,6 +239,9 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 	// refused larger items by (limits.go); the translators' bound of
 	// 10 000 entries a container applies.
 	opts := sentrysignal.Options{IncludeUserData: rt.cfg.IncludeUserData}
+	var cut sentrysignal.Truncations
+	opts.Truncations = &cut
+	var events, reports []string // event ids seen, and those feedback names
 	for i := range t.items {
 		item := &t.items[i]
 		r := routeByType[item.Header.Type]
@@ -254,11 +257,14 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 			continue
 		}
 		opts.MaxPayloadBytes = int(r.maxBytes)
+		cut = sentrysignal.Truncations{}
 		var n int
 		var err error
 		if r.logs != nil {
+			from := b.records.Len()
 			n, err = r.logs(item.Payload, opts, b.records, &b.resource)
 			b.nRecords += n
+			events, reports = eventReferences(item.Header.Type, b.records, from, events, reports)
 		} else {
 			n, err = r.metrics(item.Payload, opts, b.series, &b.resource)
 			b.nPoints += n
@@ -266,8 +272,68 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 		if err != nil {
 			rt.signalItemError(ctx, t, projectID, i, err)
 		}
+		rt.countTruncations(ctx, item.Header.Type, cut)
 	}
+	rt.resourceOfReports(ctx, b, projectID, events, reports)
 	return b
+}
+
+// eventReferences appends to events the ids of the event records an item
+// wrote from index from on (log.record.uid), and to reports the events
+// its feedback and user report records name.
+func eventReferences(itemType string, records plog.LogRecordSlice, from int, events, reports []string) ([]string, []string) {
+	key, list := "", &events
+	switch itemType {
+	case sentryevent.ItemType:
+		key = string(semconv.LogRecordUIDKey)
+	case sentryfeedback.ItemFeedback, sentryfeedback.ItemUserReport:
+		key, list = sentryfeedback.AttrAssociatedEventID, &reports
+	default:
+		return events, reports
+	}
+	for i := from; i < records.Len(); i++ {
+		if v, ok := records.At(i).Attributes().Get(key); ok && v.Str() != "" {
+			*list = append(*list, v.Str())
+		}
+	}
+	return events, reports
+}
+
+// resourceOfReports remembers the resource of the envelope's events, and
+// gives the feedback of an envelope without events the resource its event
+// was sent under, when that was seen recently (eventmemory.go).
+func (rt *router) resourceOfReports(ctx context.Context, b *signalBatch, projectID string, events, reports []string) {
+	for _, id := range events {
+		rt.events.remember(projectID, id, b.resource)
+	}
+	if len(reports) == 0 {
+		return
+	}
+	source := "envelope"
+	if len(events) == 0 {
+		source = "not_seen"
+		for _, id := range reports {
+			if res, ok := rt.events.lookup(projectID, id); ok {
+				b.resource.Fill(res)
+				source = "remembered"
+				break
+			}
+		}
+	}
+	rt.telemetry.ReceiverSentryprofileFeedbackResources.Add(ctx, int64(len(reports)),
+		metric.WithAttributeSet(attribute.NewSet(attribute.String("event_resource", source))))
+}
+
+// countTruncations counts what one item's translation cut at the
+// translators' bounds; the records themselves were kept. Only routed item
+// types get here, so item_type stays a short list.
+func (rt *router) countTruncations(ctx context.Context, itemType string, cut sentrysignal.Truncations) {
+	for truncation, n := range map[string]int{"attributes": cut.Attributes, "message": cut.Messages} {
+		if n > 0 {
+			rt.telemetry.ReceiverSentryprofileSignalTruncations.Add(ctx, int64(n), metric.WithAttributeSet(attribute.NewSet(
+				attribute.String("item_type", itemType), attribute.String("truncation", truncation))))
+		}
+	}
 }
 
 var errOversizedSignalItem = errors.New("over max_profile_item_size")

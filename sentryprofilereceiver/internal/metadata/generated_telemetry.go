@@ -31,6 +31,7 @@ type TelemetryBuilder struct {
 	ReceiverSentryprofileDiscardedItems           metric.Int64Counter
 	ReceiverSentryprofileDiscardedSignalItems     metric.Int64Counter
 	ReceiverSentryprofileDiscardedTraceItems      metric.Int64Counter
+	ReceiverSentryprofileFeedbackResources        metric.Int64Counter
 	ReceiverSentryprofileForwardDuration          metric.Float64Histogram
 	ReceiverSentryprofileForwardSpoolAge          metric.Float64Histogram
 	ReceiverSentryprofileForwardSpoolBytes        metric.Int64UpDownCounter
@@ -45,6 +46,7 @@ type TelemetryBuilder struct {
 	ReceiverSentryprofileLinkedSamples            metric.Int64Counter
 	ReceiverSentryprofilePlatformHeaderMismatches metric.Int64Counter
 	ReceiverSentryprofileSdkDiscarded             metric.Int64Counter
+	ReceiverSentryprofileSignalTruncations        metric.Int64Counter
 	ReceiverSentryprofileSpanIndexEvictedSpans    metric.Int64ObservableCounter
 	ReceiverSentryprofileSpanIndexSpans           metric.Int64ObservableGauge
 }
@@ -136,6 +138,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		metric.WithUnit("{item}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileFeedbackResources, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_feedback_resources",
+		metric.WithDescription("Feedback and user report items, by where their resource (service, release, environment) came from; `not_seen` ones stay under the envelope's own resource. [Development]"),
+		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileForwardDuration, err = builder.meter.Float64Histogram(
 		"otelcol_receiver_sentryprofile_forward_duration",
 		metric.WithDescription("Time from sending a forwarded request to the upstream Sentry until its answer (or failure). [Development]"),
@@ -221,6 +229,12 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_receiver_sentryprofile_sdk_discarded",
 		metric.WithDescription("What SDKs say they discarded before sending (their client_report items), by reason and data category; the value is the reported quantity. An operator's view of the loss before the collector. [Development]"),
 		metric.WithUnit("{item}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ReceiverSentryprofileSignalTruncations, err = builder.meter.Int64Counter(
+		"otelcol_receiver_sentryprofile_signal_truncations",
+		metric.WithDescription("What the logs and metrics translators cut to stay within their bounds (attributes per record, message length), by item type; the record itself is kept. [Development]"),
+		metric.WithUnit("{value}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ReceiverSentryprofileSpanIndexEvictedSpans, err = builder.meter.Int64ObservableCounter(

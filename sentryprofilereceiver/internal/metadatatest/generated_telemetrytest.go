@@ -69,6 +69,22 @@ func AssertEqualReceiverSentryprofileDiscardedTraceItems(t *testing.T, tt *compo
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualReceiverSentryprofileFeedbackResources(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_sentryprofile_feedback_resources",
+		Description: "Feedback and user report items, by where their resource (service, release, environment) came from; `not_seen` ones stay under the envelope's own resource. [Development]",
+		Unit:        "{item}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_feedback_resources")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualReceiverSentryprofileForwardDuration(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.HistogramDataPoint[float64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_receiver_sentryprofile_forward_duration",
@@ -286,6 +302,22 @@ func AssertEqualReceiverSentryprofileSdkDiscarded(t *testing.T, tt *componenttes
 		},
 	}
 	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_sdk_discarded")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualReceiverSentryprofileSignalTruncations(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_receiver_sentryprofile_signal_truncations",
+		Description: "What the logs and metrics translators cut to stay within their bounds (attributes per record, message length), by item type; the record itself is kept. [Development]",
+		Unit:        "{value}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_receiver_sentryprofile_signal_truncations")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -31,6 +31,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverSentryprofileDiscardedItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedSignalItems.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileDiscardedTraceItems.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileFeedbackResources.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardDuration.Record(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardSpoolAge.Record(context.Background(), 1)
 	tb.ReceiverSentryprofileForwardSpoolBytes.Add(context.Background(), 1)
@@ -45,6 +46,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ReceiverSentryprofileLinkedSamples.Add(context.Background(), 1)
 	tb.ReceiverSentryprofilePlatformHeaderMismatches.Add(context.Background(), 1)
 	tb.ReceiverSentryprofileSdkDiscarded.Add(context.Background(), 1)
+	tb.ReceiverSentryprofileSignalTruncations.Add(context.Background(), 1)
 	AssertEqualReceiverSentryprofileDiscardedItems(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
@@ -52,6 +54,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileDiscardedTraceItems(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileFeedbackResources(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileForwardDuration(t, testTel,
@@ -94,6 +99,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileSdkDiscarded(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualReceiverSentryprofileSignalTruncations(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualReceiverSentryprofileSpanIndexEvictedSpans(t, testTel,
