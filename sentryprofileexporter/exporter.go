@@ -37,6 +37,9 @@ const sdkName = "sentryprofileexporter"
 const (
 	reasonNoDSN    = "no_dsn"   // routing found no project for the resource
 	reasonRejected = "rejected" // Sentry answered with a permanent error
+	// reasonRedirected: Sentry answered 301 or 308; redirects are never
+	// followed (see refuseRedirects).
+	reasonRedirected = "redirected"
 )
 
 type sentryExporter struct {
@@ -111,6 +114,7 @@ func (e *sentryExporter) start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return fmt.Errorf("sentryprofile: HTTP client: %w", err)
 	}
+	refuseRedirects(client)
 	e.client = client
 	return nil
 }
@@ -161,7 +165,7 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 		case d.permanent:
 			// Envelopes of the resource that Sentry accepted before the
 			// rejection are counted as sent, not again as dropped.
-			e.dropChunks(ctx, reasonRejected, unsent.chunks, unsent.samples)
+			e.dropChunks(ctx, cmp.Or(d.reason, reasonRejected), unsent.chunks, unsent.samples)
 			e.logger.Error("Sentry rejected profile chunks; dropping them",
 				zap.String("dsn", rp.project.name), zap.Int("chunks", unsent.chunks), zap.Error(d.err))
 			permErrs = append(permErrs, d.err)
