@@ -86,36 +86,64 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles) []*reso
 
 // outcome is what delivering a request's plans came to.
 type outcome struct {
-	retry     []int // resources to send again, sorted
 	retryErrs []error
 	permErrs  []error
-	delay     time.Duration // the longest wait Sentry asked for
-	// failed: something other than a rate limit (a 5xx, no answer, a
-	// temporary redirect) is among the reasons to retry.
-	failed bool
-	// retried marks the plans due again, by index.
+	// retried marks the plans due again, by index: true when a failure
+	// other than a rate limit (a 5xx, no answer, a temporary redirect) is
+	// among the reasons, false when only a rate limit is.
 	retried map[int]bool
-}
-
-// unsent counts the chunks of the plans due again.
-func (o *outcome) unsent(plans []*resourcePlan) chunkCount {
-	var n chunkCount
-	for i := range o.retried {
-		n.chunks += plans[i].unsent.chunks
-		n.samples += plans[i].unsent.samples
-	}
-	return n
+	// The longest wait Sentry asked for after a failure, and for a rate
+	// limit.
+	failDelay, limitDelay time.Duration
 }
 
 // retryPlan marks a plan due again, for err (nil when the reason is
 // already among the errors).
 func (o *outcome) retryPlan(i int, err error, delay time.Duration, rateLimited bool) {
-	o.retried[i] = true
+	o.retried[i] = o.retried[i] || !rateLimited
 	if err != nil {
 		o.retryErrs = append(o.retryErrs, err)
 	}
-	o.delay = max(o.delay, delay)
-	o.failed = o.failed || !rateLimited
+	if rateLimited {
+		o.limitDelay = max(o.limitDelay, delay)
+	} else {
+		o.failDelay = max(o.failDelay, delay)
+	}
+}
+
+// failing reports whether a plan is due again for a failure other than a
+// rate limit.
+func (o *outcome) failing() bool {
+	for _, failed := range o.retried {
+		if failed {
+			return true
+		}
+	}
+	return false
+}
+
+// dropFailing forgets the plans due again for a failure other than a rate
+// limit and counts their unsent chunks.
+func (o *outcome) dropFailing(plans []*resourcePlan) chunkCount {
+	var n chunkCount
+	for i, failed := range o.retried {
+		if failed {
+			n.chunks += plans[i].unsent.chunks
+			n.samples += plans[i].unsent.samples
+			delete(o.retried, i)
+		}
+	}
+	return n
+}
+
+// resources are the resources of the plans due again, sorted.
+func (o *outcome) resources(plans []*resourcePlan) []int {
+	var rs []int
+	for i := range o.retried {
+		rs = append(rs, plans[i].resources...)
+	}
+	slices.Sort(rs)
+	return slices.Compact(rs)
 }
 
 // deliver posts the envelopes of every project. Resources whose project is
@@ -145,12 +173,6 @@ func (e *sentryExporter) deliver(ctx context.Context, plans []*resourcePlan) *ou
 	for _, p := range projects {
 		e.deliverProject(ctx, p, plans, packEnvelopes(byProject[p]), out)
 	}
-
-	for i := range out.retried {
-		out.retry = append(out.retry, plans[i].resources...)
-	}
-	slices.Sort(out.retry)
-	out.retry = slices.Compact(out.retry)
 	return out
 }
 

@@ -147,7 +147,7 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 	attempt := e.retries.begin(pd, time.Now())
 	plans := e.plan(ctx, pd)
 	out := e.deliver(ctx, plans)
-	if len(out.retry) == 0 {
+	if len(out.retried) == 0 {
 		e.retries.end(pd)
 		if len(out.permErrs) > 0 {
 			return consumererror.NewPermanent(errors.Join(out.permErrs...))
@@ -156,24 +156,34 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 	}
 
 	err := errors.Join(out.retryErrs...)
-	if out.failed && attempt.fail(time.Now()) {
-		// Failures other than rate limits outlasted max_elapsed_time:
-		// the resources still due are dropped here, and counted.
+	failing := out.failing()
+	if failing && attempt.fail(time.Now()) {
+		// Sentry failed for longer than max_elapsed_time: what failed is
+		// dropped here, and counted; what only waits for a rate limit
+		// goes on waiting, under a new record.
 		e.retries.end(pd)
-		unsent := out.unsent(plans)
-		e.dropChunks(ctx, reasonRetriesExhausted, unsent.chunks, unsent.samples)
+		dropped := out.dropFailing(plans)
+		e.dropChunks(ctx, reasonRetriesExhausted, dropped.chunks, dropped.samples)
 		e.logger.Error("Sentry kept failing for longer than retry_on_failure::max_elapsed_time; dropping profile chunks",
-			zap.Int("chunks", unsent.chunks), zap.Duration("max_elapsed_time", e.retries.max), zap.Error(err))
-		return consumererror.NewPermanent(err)
+			zap.Int("chunks", dropped.chunks), zap.Duration("max_elapsed_time", e.retries.max), zap.Error(err))
+		if len(out.retried) == 0 {
+			return consumererror.NewPermanent(err)
+		}
+		failing = false
 	}
-	if !out.failed {
+	// A failure is retried after its own delay (or the backoff), not
+	// after a rate limit of another resource: until the limit ends, the
+	// limited resources are skipped again without a request.
+	delay := out.failDelay
+	if !failing {
 		attempt.rateLimited()
+		delay = out.limitDelay
 	}
-	if out.delay > 0 {
-		err = exporterhelper.NewThrottleRetry(err, out.delay)
+	if delay > 0 {
+		err = exporterhelper.NewThrottleRetry(err, delay)
 	}
-	if len(out.retry) < pd.ResourceProfiles().Len() {
-		next := resourcesOf(pd, out.retry)
+	if retry := out.resources(plans); len(retry) < pd.ResourceProfiles().Len() {
+		next := resourcesOf(pd, retry)
 		e.retries.move(pd, next)
 		return xconsumererror.NewProfiles(err, next)
 	}

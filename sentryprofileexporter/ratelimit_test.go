@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
@@ -182,4 +183,42 @@ func TestHugeFunctionNameIsCut(t *testing.T) {
 		assert.LessOrEqual(t, len(f.Function), 256)
 	}
 	assert.Less(t, counter(t, exp.telemetry, "sent_bytes", ""), int64(64<<10))
+}
+
+// TestFailingProjectBesideRateLimitedOne: one request routed to two
+// projects, one failing for good, one rate limited for longer than
+// max_elapsed_time. The failing one is dropped and counted when its time
+// is up; the limited one is not dropped with it, and arrives once its
+// limit ends.
+func TestFailingProjectBesideRateLimitedOne(t *testing.T) {
+	const limit = 1500 * time.Millisecond
+	failing := newFakeRelay(t, func(int) reply { return reply{status: http.StatusServiceUnavailable} })
+	var (
+		mu    sync.Mutex
+		until time.Time
+	)
+	limited := newFakeRelay(t, func(n int) reply {
+		mu.Lock()
+		defer mu.Unlock()
+		if n == 1 {
+			until = time.Now().Add(limit)
+		}
+		if time.Now().Before(until) {
+			return reply{status: http.StatusTooManyRequests, header: http.Header{"Retry-After": {"2"}}}
+		}
+		return reply{status: http.StatusOK}
+	})
+	cfg := newTestConfig(failing.dsn())
+	cfg.Routing.DSNs = map[string]configopaque.String{"limited": configopaque.String(limited.dsn())}
+	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.RetryConfig.MaxElapsedTime = 300 * time.Millisecond
+	exp := startExporter(t, cfg, nil)
+
+	require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("failing", "limited")))
+
+	assert.Equal(t, map[string]int{"limited": 1}, deliveredMarks(limited))
+	assert.Empty(t, failing.envelopes())
+	assert.Equal(t, int64(1), counter(t, exp.telemetry, "chunks_dropped", reasonRetriesExhausted))
+	assert.Equal(t, int64(1), counter(t, exp.telemetry, "chunks_dropped", ""), "only the failing project's chunk")
+	assert.Equal(t, int64(1), counter(t, exp.telemetry, "chunks_sent", ""))
 }
