@@ -39,8 +39,10 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles) []*reso
 	var order []int
 	tooLarge := chunkCount{}
 	drops := translator.EachChunk(pd, e.exportOpts, func(c translator.Chunk) {
-		// SizeBound is at most the item limit: sized once, never grown.
-		payload := sentry.AppendChunkJSON(make([]byte, 0, c.SizeBound), c.Profile)
+		// SizeBound kept the chunk within the item limit while it was
+		// built; the payload is sized by the writer's own estimate, since
+		// it is kept until delivery and the bound may be several times it.
+		payload := sentry.AppendChunkJSON(nil, c.Profile)
 		if len(payload) > maxItemBytes {
 			tooLarge.chunks++
 			tooLarge.samples += len(c.Profile.Samples)
