@@ -20,6 +20,10 @@ const (
 	// maxEnvelopeBytes keeps an envelope well under Relay's 200 MiB limit on
 	// a decompressed envelope, and a request to a size proxies accept.
 	maxEnvelopeBytes = 20 << 20
+	// maxEnvelopeChunks bounds the items of one envelope. Relay takes every
+	// profile_chunk item of an envelope and sets no count limit; this one
+	// bounds what one failed POST sends again.
+	maxEnvelopeChunks = 100
 )
 
 // encodedChunk is one chunk serialized as a `profile_chunk` item payload.
@@ -28,16 +32,19 @@ type encodedChunk struct {
 	platform string
 	payload  []byte
 	samples  int // len(profile.samples): what Sentry counts
+	plan     int // index of its resourcePlan
 }
 
-// envelopeBatch is the chunks of one resource that travel in one envelope.
-// All of them belong to one rate-limit category: Relay answers 429 only when
-// every item of an envelope is limited and silently drops the limited items
-// otherwise, so mixing categories could lose data behind a 200.
+// envelopeBatch is chunks of one project that travel in one envelope,
+// from one or more resources (plans). All of them belong to one
+// rate-limit category: Relay answers 429 only when every item of an
+// envelope is limited and silently drops the limited items otherwise, so
+// mixing categories could lose data behind a 200.
 type envelopeBatch struct {
 	category string
 	chunks   []encodedChunk
 	size     int
+	plans    []int // of its chunks, each once, in order
 }
 
 // categoryOf is the data category Relay counts a profile chunk in, decided by
@@ -51,23 +58,55 @@ func categoryOf(platform string) string {
 	}
 }
 
-// groupByCategory splits the chunks of one resource into envelopes: one or
-// more per category, in the order the categories first appear.
-func groupByCategory(chunks []encodedChunk) []envelopeBatch {
+// packEnvelopes puts the chunks of one project, ordered by plan, into as
+// few envelopes as Relay's limits allow: one or more per category, in the
+// order the categories first appear. A resource's chunks of one category
+// start a new envelope rather than straddle two, unless they alone pass a
+// limit: a failed envelope then sends again only whole resources.
+func packEnvelopes(chunks []encodedChunk) []envelopeBatch {
 	var batches []envelopeBatch
 	open := map[string]int{} // category → index of its last batch
+	for start := 0; start < len(chunks); {
+		end := start
+		for end < len(chunks) && chunks[end].plan == chunks[start].plan {
+			end++
+		}
+		packResource(&batches, open, chunks[start:end])
+		start = end
+	}
+	return batches
+}
+
+// packResource adds the chunks of one resource to the batches.
+func packResource(batches *[]envelopeBatch, open map[string]int, chunks []encodedChunk) {
+	size, count := map[string]int{}, map[string]int{}
+	for _, c := range chunks {
+		size[categoryOf(c.platform)] += len(c.payload)
+		count[categoryOf(c.platform)]++
+	}
+	started := map[string]bool{}
 	for _, c := range chunks {
 		cat := categoryOf(c.platform)
 		i, ok := open[cat]
-		if !ok || batches[i].size+len(c.payload) > maxEnvelopeBytes {
-			batches = append(batches, envelopeBatch{category: cat})
-			i = len(batches) - 1
+		full := ok && ((*batches)[i].size+len(c.payload) > maxEnvelopeBytes || len((*batches)[i].chunks) == maxEnvelopeChunks)
+		// The resource's first chunk of the category: would all of them
+		// fit an envelope of their own but not the open one?
+		straddles := ok && !started[cat] && len((*batches)[i].chunks) > 0 &&
+			((*batches)[i].size+size[cat] > maxEnvelopeBytes || len((*batches)[i].chunks)+count[cat] > maxEnvelopeChunks) &&
+			size[cat] <= maxEnvelopeBytes && count[cat] <= maxEnvelopeChunks
+		if !ok || full || straddles {
+			*batches = append(*batches, envelopeBatch{category: cat})
+			i = len(*batches) - 1
 			open[cat] = i
 		}
-		batches[i].chunks = append(batches[i].chunks, c)
-		batches[i].size += len(c.payload)
+		started[cat] = true
+		b := &(*batches)[i]
+		b.chunks = append(b.chunks, c)
+		b.size += len(c.payload)
+		if n := len(b.plans); n == 0 || b.plans[n-1] != c.plan {
+			b.plans = append(b.plans, c.plan)
+		}
 	}
-	return batches
 }
 
 // envelopeSDK names this exporter in the envelope header, as an SDK would.

@@ -31,31 +31,53 @@ func TestCategoryOf(t *testing.T) {
 	}
 }
 
-func TestGroupByCategory(t *testing.T) {
-	chunk := func(platform string, size int) encodedChunk {
-		return encodedChunk{platform: platform, payload: bytes.Repeat([]byte("x"), size)}
+func TestPackEnvelopes(t *testing.T) {
+	chunk := func(plan int, platform string, size int) encodedChunk {
+		return encodedChunk{plan: plan, platform: platform, payload: bytes.Repeat([]byte("x"), size)}
 	}
+	many := func(plans int) []encodedChunk {
+		var cs []encodedChunk
+		for p := range plans {
+			cs = append(cs, chunk(p, "python", 10))
+		}
+		return cs
+	}
+	half := maxEnvelopeBytes/2 + 1
 	tests := []struct {
-		name   string
-		chunks []encodedChunk
-		want   [][]string // platforms per envelope
+		name      string
+		chunks    []encodedChunk
+		want      [][]string // platforms per envelope
+		wantPlans [][]int    // plans per envelope; nil: not checked
 	}{
-		{name: "one backend chunk", chunks: []encodedChunk{chunk("python", 10)}, want: [][]string{{"python"}}},
+		{name: "one backend chunk", chunks: []encodedChunk{chunk(0, "python", 10)}, want: [][]string{{"python"}}, wantPlans: [][]int{{0}}},
 		{
 			name:   "backend and UI never share an envelope",
-			chunks: []encodedChunk{chunk("python", 10), chunk("cocoa", 10), chunk("node", 10)},
+			chunks: []encodedChunk{chunk(0, "python", 10), chunk(0, "cocoa", 10), chunk(0, "node", 10)},
 			want:   [][]string{{"python", "node"}, {"cocoa"}},
 		},
 		{
 			name:   "an envelope is closed at the size limit",
-			chunks: []encodedChunk{chunk("python", maxEnvelopeBytes/2+1), chunk("python", maxEnvelopeBytes/2+1), chunk("python", 1)},
+			chunks: []encodedChunk{chunk(0, "python", half), chunk(0, "python", half), chunk(0, "python", 1)},
 			want:   [][]string{{"python"}, {"python", "python"}},
+		},
+		{
+			name:      "resources share an envelope",
+			chunks:    []encodedChunk{chunk(0, "python", 10), chunk(1, "python", 10), chunk(2, "node", 10)},
+			want:      [][]string{{"python", "python", "node"}},
+			wantPlans: [][]int{{0, 1, 2}},
+		},
+		{
+			name:      "a resource does not straddle two envelopes when it fits one",
+			chunks:    []encodedChunk{chunk(0, "python", half), chunk(1, "python", half/2), chunk(1, "python", half/2+10)},
+			want:      [][]string{{"python"}, {"python", "python"}},
+			wantPlans: [][]int{{0}, {1}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got [][]string
-			for _, b := range groupByCategory(tt.chunks) {
+			var plans [][]int
+			for _, b := range packEnvelopes(tt.chunks) {
 				var platforms []string
 				size := 0
 				for _, c := range b.chunks {
@@ -64,11 +86,20 @@ func TestGroupByCategory(t *testing.T) {
 					size += len(c.payload)
 				}
 				assert.Equal(t, size, b.size)
+				assert.LessOrEqual(t, len(b.chunks), maxEnvelopeChunks)
 				got = append(got, platforms)
+				plans = append(plans, b.plans)
 			}
 			assert.Equal(t, tt.want, got)
+			if tt.wantPlans != nil {
+				assert.Equal(t, tt.wantPlans, plans)
+			}
 		})
 	}
+	t.Run("a thousand resources make ten envelopes", func(t *testing.T) {
+		batches := packEnvelopes(many(1000))
+		assert.Len(t, batches, 1000/maxEnvelopeChunks)
+	})
 }
 
 func TestEncodeEnvelope(t *testing.T) {

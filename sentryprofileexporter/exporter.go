@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"runtime"
-	"sort"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -37,6 +36,12 @@ const sdkName = "sentryprofileexporter"
 const (
 	reasonNoDSN    = "no_dsn"   // routing found no project for the resource
 	reasonRejected = "rejected" // Sentry answered with a permanent error
+	// reasonRedirected: Sentry answered 301 or 308; redirects are never
+	// followed (see refuseRedirects).
+	reasonRedirected = "redirected"
+	// reasonRetriesExhausted: Sentry failed (5xx, no answer, a temporary
+	// redirect) for longer than retry_on_failure::max_elapsed_time.
+	reasonRetriesExhausted = "retries_exhausted"
 )
 
 type sentryExporter struct {
@@ -49,6 +54,7 @@ type sentryExporter struct {
 	sdk        envelopeSDK
 	userAgent  string
 	client     *http.Client // built in start, where extensions (auth, middlewares) are known
+	retries    *retryBudget
 }
 
 func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
@@ -80,7 +86,8 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 			ChunkWindow:         cfg.ChunkWindow.Nanoseconds(),
 			Platforms:           translator.NewPlatformMemory(platformMemorySize),
 		},
-		sdk: envelopeSDK{name: sdkName, version: version},
+		sdk:     envelopeSDK{name: sdkName, version: version},
+		retries: newRetryBudget(cfg.RetryConfig),
 		userAgent: fmt.Sprintf("%s/%s (%s; %s/%s)",
 			sdkName, version, set.BuildInfo.Description, runtime.GOOS, runtime.GOARCH),
 	}, nil
@@ -111,6 +118,7 @@ func (e *sentryExporter) start(ctx context.Context, host component.Host) error {
 	if err != nil {
 		return fmt.Errorf("sentryprofile: HTTP client: %w", err)
 	}
+	refuseRedirects(client)
 	e.client = client
 	return nil
 }
@@ -123,168 +131,63 @@ func (e *sentryExporter) shutdown(context.Context) error {
 	return nil
 }
 
-// resourcePlan is what one resource of a request turns into: the envelopes
-// for its project. A resource is the unit of delivery: either all of its
-// chunks are accepted, or the whole resource is retried.
-type resourcePlan struct {
-	index     int   // in pd.ResourceProfiles()
-	resources []int // every resource whose samples the chunks hold, index first
-	project   *project
-	batches   []envelopeBatch
-	chunks    int
-	samples   int
-}
-
-// pushProfiles converts a request to chunks and delivers them resource by
-// resource.
+// pushProfiles converts a request to chunks, packs the chunks of each
+// project into envelopes and delivers them.
 //
 // Exactly-once within a request: when some resources were accepted (or
 // dropped for good) and others failed with a retryable error, the error
 // carries a copy of only the failed resources (xconsumererror.Profiles), so
 // the retry resends nothing Sentry already has.
+//
+// Rate limits are honoured by waiting, never by dropping: a rate-limited
+// resource comes back as a throttled retry for as long as the limit lasts,
+// and that wait does not count against retry_on_failure::max_elapsed_time
+// (see retryBudget), which only other failures spend.
 func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles) error {
-	chunks, drops := translator.FromProfiles(pd, e.exportOpts)
-	e.recordTranslatorDrops(ctx, drops)
-	plans := e.plan(ctx, pd, chunks)
-
-	var (
-		retry     []int
-		retryErrs []error
-		permErrs  []error
-		delay     time.Duration
-		failing   = map[*project]delivery{} // projects that failed in this push: not tried again until the retry
-	)
-	for _, rp := range plans {
-		d, attempted, unsent := e.deliver(ctx, rp, failing)
-		switch {
-		case d.err == nil:
-		case d.permanent:
-			// Envelopes of the resource that Sentry accepted before the
-			// rejection are counted as sent, not again as dropped.
-			e.dropChunks(ctx, reasonRejected, unsent.chunks, unsent.samples)
-			e.logger.Error("Sentry rejected profile chunks; dropping them",
-				zap.String("dsn", rp.project.name), zap.Int("chunks", unsent.chunks), zap.Error(d.err))
-			permErrs = append(permErrs, d.err)
-		default:
-			retry = append(retry, rp.resources...)
-			if attempted {
-				retryErrs = append(retryErrs, d.err)
-			}
-			delay = max(delay, d.delay)
-		}
-	}
-
-	if len(retry) == 0 {
-		if len(permErrs) > 0 {
-			return consumererror.NewPermanent(errors.Join(permErrs...))
+	attempt := e.retries.begin(pd, time.Now())
+	plans := e.plan(ctx, pd)
+	out := e.deliver(ctx, plans)
+	if len(out.retried) == 0 {
+		e.retries.end(pd)
+		if len(out.permErrs) > 0 {
+			return consumererror.NewPermanent(errors.Join(out.permErrs...))
 		}
 		return nil
 	}
-	err := errors.Join(retryErrs...)
+
+	err := errors.Join(out.retryErrs...)
+	failing := out.failing()
+	if failing && attempt.fail(time.Now()) {
+		// Sentry failed for longer than max_elapsed_time: what failed is
+		// dropped here, and counted; what only waits for a rate limit
+		// goes on waiting, under a new record.
+		e.retries.end(pd)
+		dropped := out.dropFailing(plans)
+		e.dropChunks(ctx, reasonRetriesExhausted, dropped.chunks, dropped.samples)
+		e.logger.Error("Sentry kept failing for longer than retry_on_failure::max_elapsed_time; dropping profile chunks",
+			zap.Int("chunks", dropped.chunks), zap.Duration("max_elapsed_time", e.retries.max), zap.Error(err))
+		if len(out.retried) == 0 {
+			return consumererror.NewPermanent(err)
+		}
+		failing = false
+	}
+	// A failure is retried after its own delay (or the backoff), not
+	// after a rate limit of another resource: until the limit ends, the
+	// limited resources are skipped again without a request.
+	delay := out.failDelay
+	if !failing {
+		attempt.rateLimited()
+		delay = out.limitDelay
+	}
 	if delay > 0 {
 		err = exporterhelper.NewThrottleRetry(err, delay)
 	}
-	if len(retry) < pd.ResourceProfiles().Len() {
-		sort.Ints(retry)
-		return xconsumererror.NewProfiles(err, resourcesOf(pd, retry))
+	if retry := out.resources(plans); len(retry) < pd.ResourceProfiles().Len() {
+		next := resourcesOf(pd, retry)
+		e.retries.move(pd, next)
+		return xconsumererror.NewProfiles(err, next)
 	}
 	return err
-}
-
-// plan groups the chunks by resource, encodes them, and picks each
-// resource's project. Chunks that Sentry would refuse, and resources without
-// a project, are dropped here.
-func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles, chunks []translator.Chunk) []resourcePlan {
-	byResource := map[int][]encodedChunk{}
-	members := map[int][]int{}
-	var order []int
-	tooLarge, tooLargeSamples := 0, 0
-	for _, c := range chunks {
-		payload := sentry.AppendChunkJSON(nil, c.Profile)
-		if len(payload) > maxItemBytes {
-			tooLarge++
-			tooLargeSamples += len(c.Profile.Samples)
-			continue
-		}
-		if _, ok := byResource[c.ResourceIndex]; !ok {
-			order = append(order, c.ResourceIndex)
-			members[c.ResourceIndex] = c.Resources
-			if len(c.Resources) == 0 {
-				members[c.ResourceIndex] = []int{c.ResourceIndex}
-			}
-		}
-		byResource[c.ResourceIndex] = append(byResource[c.ResourceIndex],
-			encodedChunk{chunkID: c.Profile.ChunkID, platform: c.Profile.Platform, payload: payload, samples: len(c.Profile.Samples)})
-	}
-	if tooLarge > 0 {
-		e.dropChunks(ctx, string(sentry.ReasonExceedSizeLimit), tooLarge, tooLargeSamples)
-		e.logger.Warn("Profile chunks over Sentry's item size limit dropped",
-			zap.Int("chunks", tooLarge), zap.Int("limit_bytes", maxItemBytes))
-	}
-	sort.Ints(order)
-
-	rps := pd.ResourceProfiles()
-	plans := make([]resourcePlan, 0, len(order))
-	for _, i := range order {
-		encoded := byResource[i]
-		samples := 0
-		for _, c := range encoded {
-			samples += c.samples
-		}
-		p := e.router.route(rps.At(i).Resource())
-		if p == nil {
-			e.dropChunks(ctx, reasonNoDSN, len(encoded), samples)
-			e.logger.Warn("No DSN for resource; dropping its profile chunks",
-				zap.String("routing_attribute", e.router.attribute), zap.Int("chunks", len(encoded)))
-			continue
-		}
-		plans = append(plans, resourcePlan{index: i, resources: members[i], project: p,
-			batches: groupByCategory(encoded), chunks: len(encoded), samples: samples})
-	}
-	return plans
-}
-
-// chunkCount is a number of chunks and the samples in them.
-type chunkCount struct{ chunks, samples int }
-
-// deliver posts the envelopes of one resource unless its project is rate
-// limited for one of them or already failed in this push. attempted reports
-// whether a request was made; unsent counts the chunks of the envelopes
-// that were not accepted.
-func (e *sentryExporter) deliver(ctx context.Context, rp resourcePlan, failing map[*project]delivery) (d delivery, attempted bool, unsent chunkCount) {
-	p := rp.project
-	unsent = chunkCount{chunks: rp.chunks, samples: rp.samples}
-	if d, ok := failing[p]; ok {
-		return d, false, unsent
-	}
-	now := time.Now()
-	// The whole resource waits when one of its categories is limited, so
-	// that a resource is never half delivered.
-	for _, b := range rp.batches {
-		if wait := p.limits.RetryAfter(b.category, now); wait > 0 {
-			return delivery{err: fmt.Errorf("%s: category %s is rate limited for %s", p.name, b.category, wait), delay: wait}, true, unsent
-		}
-	}
-	for _, b := range rp.batches {
-		body := encodeEnvelope(b, p, e.sdk, now)
-		d := e.post(ctx, p, b.category, body)
-		if d.err != nil {
-			if !d.permanent && !d.rateLimited {
-				failing[p] = d
-			}
-			return d, true, unsent
-		}
-		e.telemetry.ExporterSentryprofileChunksSent.Add(ctx, int64(len(b.chunks)))
-		samples := 0
-		for _, c := range b.chunks {
-			samples += c.samples
-		}
-		e.telemetry.ExporterSentryprofileSamplesSent.Add(ctx, int64(samples))
-		e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
-		unsent.chunks -= len(b.chunks)
-		unsent.samples -= samples
-	}
-	return delivery{}, true, unsent
 }
 
 // dropChunks counts chunks, and the samples in them, that will never reach
@@ -311,7 +214,9 @@ func (e *sentryExporter) recordTranslatorDrops(ctx context.Context, drops []tran
 			byReason[d.Reason] = t
 			reasons = append(reasons, d.Reason)
 		}
-		t.chunks++
+		if !d.Partial {
+			t.chunks++
+		}
 		t.samples += d.Samples
 	}
 	for _, r := range reasons {

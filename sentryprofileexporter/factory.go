@@ -92,7 +92,16 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
 		// The HTTP client's timeout bounds every request (see Config).
 		exporterhelper.WithTimeout(exporterhelper.TimeoutConfig{Timeout: 0}),
-		exporterhelper.WithRetry(c.RetryConfig),
+		// max_elapsed_time is applied by the exporter (retryBudget), to
+		// the time spent failing only: exporterhelper would count the wait
+		// for a rate limit too, and drop the request uncounted.
+		exporterhelper.WithRetry(unlimitedElapsed(c.RetryConfig)),
 		exporterhelper.WithQueue(c.QueueConfig),
 	)
+}
+
+// unlimitedElapsed is cfg without a max_elapsed_time, for exporterhelper.
+func unlimitedElapsed(cfg configretry.BackOffConfig) configretry.BackOffConfig {
+	cfg.MaxElapsedTime = 0
+	return cfg
 }

@@ -30,6 +30,7 @@ const (
 type delivery struct {
 	err         error         // nil when Sentry accepted the envelope
 	permanent   bool          // resending the same envelope cannot succeed
+	reason      string        // of a permanent failure, when not reasonRejected
 	rateLimited bool          // 429: the project's limits now say which categories wait
 	delay       time.Duration // how long Sentry asked us to wait, 0 if it did not
 }
@@ -62,6 +63,8 @@ func (e *sentryExporter) post(ctx context.Context, p *project, category string, 
 	switch {
 	case code >= 200 && code <= 299:
 		return delivery{}
+	case code >= 300 && code <= 399:
+		return e.redirected(p, resp)
 	case code == http.StatusTooManyRequests:
 		delay := p.limits.RetryAfter(category, now)
 		if delay <= 0 {
@@ -93,4 +96,35 @@ func (e *sentryExporter) statusError(p *project, resp *http.Response) error {
 		return fmt.Errorf("envelope to %s: HTTP %d", p.name, resp.StatusCode)
 	}
 	return fmt.Errorf("envelope to %s: HTTP %d: %s", p.name, resp.StatusCode, msg)
+}
+
+// refuseRedirects makes client hand back a redirect instead of following
+// it. The envelope URL comes from the DSN alone: following a Location would
+// POST the envelope, with its X-Sentry-Auth, to a host nobody configured,
+// and a 302 or 303 would turn the POST into a GET without a body whose 200
+// would count the chunks as sent. It is set on the client ToClient built,
+// so that it holds whatever confighttp adds.
+func refuseRedirects(client *http.Client) {
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+}
+
+// redirected maps a redirect from the Sentry endpoint. 301 and 308 say the
+// endpoint moved for good: the DSN must change, so resending cannot help
+// and the chunks are dropped (counted as redirected). Other redirects (302,
+// 303, 307: a proxy's maintenance or login page) may pass: the envelope is
+// retried like after a 5xx. The error names the redirect's host, never its
+// query, which may echo the key.
+func (e *sentryExporter) redirected(p *project, resp *http.Response) delivery {
+	where := "no Location"
+	if loc, err := resp.Location(); err == nil {
+		where = "Location host " + loc.Host
+	}
+	err := fmt.Errorf("envelope to %s: HTTP %d redirect (%s) not followed: the envelope URL comes from the DSN only",
+		p.name, resp.StatusCode, p.redactor.Replace(where))
+	switch resp.StatusCode {
+	case http.StatusMovedPermanently, http.StatusPermanentRedirect:
+		return delivery{err: err, permanent: true, reason: reasonRedirected}
+	default:
+		return delivery{err: err}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -297,4 +298,62 @@ func TestSentMetrics(t *testing.T) {
 	require.Len(t, chunks, 2)
 	assert.Equal(t, int64(2), counter(t, exp.telemetry, "chunks_sent", ""))
 	assert.Positive(t, counter(t, exp.telemetry, "sent_bytes", ""))
+}
+
+// TestRedirectsAreNotFollowed: Sentry (or a proxy in front of it) answering
+// a redirect to another host must not make the exporter send the envelope,
+// or its X-Sentry-Auth, there, nor count a GET's 200 from there as a
+// delivery. A permanent redirect drops the chunks as `redirected`; a
+// temporary one is a retryable failure.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	tests := []struct {
+		status    int
+		permanent bool
+	}{
+		{http.StatusMovedPermanently, true},
+		{http.StatusFound, false},
+		{http.StatusSeeOther, false},
+		{http.StatusTemporaryRedirect, false},
+		{http.StatusPermanentRedirect, true},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			var (
+				mu    sync.Mutex
+				other []string // what the other host got: method and X-Sentry-Auth
+			)
+			elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				other = append(other, r.Method+" "+r.Header.Get("X-Sentry-Auth"))
+				mu.Unlock()
+				w.WriteHeader(http.StatusOK)
+			}))
+			t.Cleanup(elsewhere.Close)
+			relay := newFakeRelay(t, func(int) reply {
+				return reply{status: tt.status, header: http.Header{"Location": {elsewhere.URL + "/api/42/envelope/?sentry_key=" + testPublicKey}}}
+			})
+			cfg := newTestConfig(relay.dsn())
+			cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+			cfg.RetryConfig.Enabled = false
+			exp := startExporter(t, cfg, nil)
+
+			err := exp.ConsumeProfiles(context.Background(), markedProfiles("svc"))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), fmt.Sprintf("HTTP %d redirect", tt.status))
+			assert.NotContains(t, err.Error(), testPublicKey, "the Location's query is not quoted")
+			assert.Equal(t, tt.permanent, consumererror.IsPermanent(err), "%v", err)
+
+			mu.Lock()
+			assert.Empty(t, other, "the redirect was followed")
+			mu.Unlock()
+			assert.Len(t, relay.requestTimes(), 1)
+			assert.Equal(t, int64(0), counter(t, exp.telemetry, "chunks_sent", ""))
+			wantDropped := int64(0)
+			if tt.permanent {
+				wantDropped = 1
+			}
+			assert.Equal(t, wantDropped, counter(t, exp.telemetry, "chunks_dropped", reasonRedirected))
+			assertNoSecret(t, exp.logs, err)
+		})
+	}
 }

@@ -49,6 +49,16 @@ type ExportOptions struct {
 	// calls, so that a window holding only kernel frames does not send a
 	// Python process as native (Relay routes chunks by platform).
 	Platforms *PlatformMemory
+	// MaxChunkBytes is the most JSON bytes one chunk may hold; a larger
+	// chunk is not built to the end and is dropped as
+	// profiling_exceed_size_limit. Default (and upper bound)
+	// MaxProfileItemBytes, Relay's limit for one profile item.
+	MaxChunkBytes int64
+	// MaxRequestBytes is the most JSON bytes the chunks of one call may
+	// hold together. Once a chunk does not fit, it and the profiles not yet
+	// converted are dropped as profiling_exceed_size_limit without being
+	// built. Default DefaultMaxRequestChunkBytes.
+	MaxRequestBytes int64
 }
 
 // DefaultSDKName is the client_sdk.name of produced chunks.
@@ -63,6 +73,9 @@ type Chunk struct {
 	// resources of a request (see FromProfiles), so delivering the chunk
 	// delivers all of them.
 	Resources []int
+	// SizeBound is at least the length of the chunk's JSON
+	// (sentry.AppendChunkJSON), and at most MaxChunkBytes.
+	SizeBound int64
 }
 
 // Drop is a part of the input that produced no chunk.
@@ -70,6 +83,9 @@ type Drop struct {
 	Reason  sentry.Reason
 	Samples int   // sample events lost
 	Err     error // why
+	// Partial: samples were cut from chunks that were still made; no
+	// chunk was lost. A value cut short counts as one sample.
+	Partial bool
 }
 
 // Limits of one conversion. Relay rejects a chunk that spans more than 66 s;
@@ -98,6 +114,12 @@ func (o ExportOptions) withDefaults() ExportOptions {
 	if o.ChunkWindow <= 0 || o.ChunkWindow > maxChunkSpanNanos {
 		o.ChunkWindow = maxChunkSpanNanos
 	}
+	if o.MaxChunkBytes <= 0 || o.MaxChunkBytes > MaxProfileItemBytes {
+		o.MaxChunkBytes = MaxProfileItemBytes
+	}
+	if o.MaxRequestBytes <= 0 {
+		o.MaxRequestBytes = DefaultMaxRequestChunkBytes
+	}
 	return o
 }
 
@@ -112,13 +134,32 @@ func (o ExportOptions) withDefaults() ExportOptions {
 // per period (the profile's period, else 1/DefaultSampleRateHz), squeezed to
 // fit the profile's duration when they would overflow it. Profiles that span
 // more than 66 s are cut into chunks of 60 s.
+//
+// What one call makes is bounded whatever the input: one sample value
+// makes at most 65,536 events, the request at most 524,288 beyond one per
+// sample or timestamp, a chunk at most MaxChunkBytes of JSON and the
+// request's chunks at most MaxRequestBytes (see export_limits.go); what
+// they cut is reported as profiling_exceed_size_limit.
 func FromProfiles(pd pprofile.Profiles, opts ExportOptions) ([]Chunk, []Drop) {
-	e := newExportRun(pd, opts)
+	var chunks []Chunk
+	drops := EachChunk(pd, opts, func(c Chunk) { chunks = append(chunks, c) })
+	return chunks, drops
+}
+
+// EachChunk is FromProfiles handing each chunk to emit as soon as it is
+// made, so that the caller can encode it and let the Profile go before the
+// next one is built: a request's chunks are never all in memory at once.
+// Chunks come in the order FromProfiles returns them; the drops are
+// returned at the end.
+func EachChunk(pd pprofile.Profiles, opts ExportOptions, emit func(Chunk)) []Drop {
+	e := newExportRun(pd, opts, emit)
 	return e.convert(pd)
 }
 
-func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
-	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{dict: pd.Dictionary()}}
+func newExportRun(pd pprofile.Profiles, opts ExportOptions, emit func(Chunk)) *exportRun {
+	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{dict: pd.Dictionary()}, emit: emit}
+	e.extraEvents = maxRequestExtraEvents
+	e.bytesLeft = e.opts.MaxRequestBytes
 	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
@@ -129,8 +170,14 @@ func newExportRun(pd pprofile.Profiles, opts ExportOptions) *exportRun {
 type exportRun struct {
 	opts ExportOptions
 	dictionaryView
-	chunks []Chunk
-	drops  []Drop
+	emit  func(Chunk)
+	drops []Drop
+	// extraEvents is what is left of maxRequestExtraEvents; bytesLeft of
+	// MaxRequestBytes. Once a chunk does not fit bytesLeft, spent is set
+	// and nothing more is built.
+	extraEvents int64
+	bytesLeft   int64
+	spent       bool
 	// stackStates memoizes the validity of each dictionary stack, found
 	// by the chunk builder as it walks the stack (or by stackValid where a
 	// stack reaches no chunk): samples of one stack on several threads,
@@ -305,6 +352,11 @@ func (x *groupConverter) convert() {
 		}
 		return
 	}
+	if e.spent {
+		// Nothing more is built: the events are counted, not sorted.
+		e.drop(sentry.ReasonExceedSizeLimit, len(x.events), fmt.Errorf("%s: the request's chunks reached %d bytes", x.where, e.opts.MaxRequestBytes))
+		return
+	}
 	x.sortEvents()
 
 	platform := x.platform()
@@ -314,7 +366,15 @@ func (x *groupConverter) convert() {
 		if w+1 < len(windows) {
 			next = windows[w+1][0].ts
 		}
-		chunk, valid := x.chunk(evs, w, next, platform)
+		if e.spent {
+			e.drop(sentry.ReasonExceedSizeLimit, len(evs), fmt.Errorf("%s chunk %d: the request's chunks reached %d bytes", x.where, w, e.opts.MaxRequestBytes))
+			continue
+		}
+		chunk, valid, size := x.chunk(evs, w, next, platform)
+		if size < 0 {
+			e.dropOversized(x, w, len(evs))
+			continue
+		}
 		if len(chunk.Samples) == 0 {
 			// Every sample of the window reached outside the dictionary:
 			// they are counted in the group's malformed Drop.
@@ -333,8 +393,23 @@ func (x *groupConverter) convert() {
 				continue
 			}
 		}
-		e.chunks = append(e.chunks, Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources})
+		e.bytesLeft -= size
+		e.emit(Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources, SizeBound: size})
 	}
+}
+
+// dropOversized drops a chunk whose building stopped at the chunk or the
+// request limit. The bytes it took to find out are spent: a request of
+// many oversized chunks costs no more than one of the request's size.
+func (e *exportRun) dropOversized(x *groupConverter, w, events int) {
+	limit := min(e.opts.MaxChunkBytes, e.bytesLeft)
+	if e.bytesLeft <= e.opts.MaxChunkBytes {
+		e.spent = true
+		e.drop(sentry.ReasonExceedSizeLimit, events, fmt.Errorf("%s chunk %d: the request's chunks reached %d bytes", x.where, w, e.opts.MaxRequestBytes))
+		return
+	}
+	e.bytesLeft -= limit
+	e.drop(sentry.ReasonExceedSizeLimit, events, fmt.Errorf("%s chunk %d: more than %d bytes of JSON", x.where, w, limit))
 }
 
 // dropMalformed reports the malformed samples of the group, in the place of
@@ -351,12 +426,6 @@ func (x *groupConverter) dropMalformed() {
 	x.conv.drops = slices.Insert(x.conv.drops, x.malformedAt, d)
 }
 
-// eventBudget tracks what the group's samples may still expand to, and what
-// was lost on the way.
-type eventBudget struct {
-	left, malformed, overflow int64
-}
-
 // collectEvents expands the samples of the group's profiles into events.
 // A sample whose stack is not valid makes none: it is counted as malformed,
 // before it can shape a chunk.
@@ -371,16 +440,17 @@ func (x *groupConverter) collectEvents() {
 	}
 	x.events = slices.Grow(x.events, min(events, maxProfileEvents))
 
-	b := eventBudget{left: maxProfileEvents}
+	b := eventBudget{left: maxProfileEvents, extra: &x.conv.extraEvents}
 	base := 0
 	for _, prof := range x.profs {
 		x.collectProfileEvents(prof, base, threadIndex, &b)
 		base += prof.Samples().Len()
 	}
 	x.malformed, x.malformedAt = b.malformed, len(x.conv.drops)
-	if b.overflow > 0 {
-		x.conv.drop(sentry.ReasonExceedSizeLimit, clampInt(b.overflow),
-			fmt.Errorf("%s: more than %d sample events", x.where, maxProfileEvents))
+	if b.cut > 0 {
+		// The chunks still go: only the events over the limits are lost.
+		x.conv.drops = append(x.conv.drops, Drop{Reason: sentry.ReasonExceedSizeLimit, Samples: clampInt(b.cut),
+			Partial: true, Err: errors.New(budgetError(x.where, b.cut))})
 	}
 }
 
@@ -457,9 +527,11 @@ func (w *eventWeigher) weight(info *sampleInfo, v int64) int64 {
 		total := w.carry[key] + float64(v)*w.unitNanos
 		n := math.Floor(total / w.period)
 		w.carry[key] = total - n*w.period
-		return int64(n)
+		return int64(min(n, math.MaxInt64/2))
 	}
-	return max(1, int64(math.Round(float64(v)*w.unitNanos/w.period)))
+	// Bounded before the conversion: a float beyond int64 converts to
+	// anything. take cuts it to maxSampleEvents anyway.
+	return max(1, int64(min(math.Round(float64(v)*w.unitNanos/w.period), math.MaxInt64/2)))
 }
 
 // timestampedEvents adds the events of sample i, which has timestamps.
@@ -487,16 +559,12 @@ func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sam
 		if !oneEach {
 			n = w.weight(info, values.At(k))
 		}
-		switch {
-		case !ok:
-			b.malformed += n
+		if !ok {
+			b.addMalformed(n)
 			continue
-		case n > b.left:
-			// What does not fit is counted, not sent.
-			b.overflow += n - b.left
-			n = b.left
 		}
-		b.left -= n
+		// What does not fit is counted, not sent.
+		n = b.take(n)
 		for range n {
 			x.events = append(x.events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
 		}
@@ -520,16 +588,11 @@ func (x *groupConverter) aggregatedEvents(s pprofile.Sample, info *sampleInfo, o
 		// malformed sample is dropped as such.
 		ok = x.conv.stackValid(info.stack)
 	}
-	switch {
-	case !ok:
-		b.malformed = satAdd(b.malformed, n)
+	if !ok {
+		b.addMalformed(n)
 		return 0
-	case n > b.left:
-		b.overflow = satAdd(b.overflow, n-b.left)
-		n = b.left
 	}
-	b.left -= n
-	return n
+	return b.take(n)
 }
 
 func satAdd(a, b int64) int64 {

@@ -60,7 +60,13 @@ type chunkBuilder struct {
 	// frameMappings is the dictionary mapping of each frame (0 for none),
 	// for placing frames in their images once the images are known.
 	frameMappings []int32
+	// bytes bounds the JSON of what is built so far (export_limits.go);
+	// building stops once it passes limit.
+	bytes, limit int64
 }
+
+// over reports that the chunk passed its byte limit.
+func (c *chunkBuilder) over() bool { return c.bytes > c.limit }
 
 // chunkTables map dictionary stacks and locations to the Sentry stacks and
 // frames of the chunk being built: flat arrays indexed by dictionary index,
@@ -101,8 +107,10 @@ func (t *chunkTables) next(d pprofile.ProfilesDictionary) {
 // next is the time the following window starts at, 0 for the last window.
 // valid reports that the chunk passes sentry.Validate by construction;
 // when false, it may or may not. Events whose stack turns out to reach
-// outside the dictionary are left out and counted as malformed.
-func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool) {
+// outside the dictionary are left out and counted as malformed. size
+// bounds the chunk's JSON; it is -1, and the chunk unfinished, when that
+// would pass the chunk limit or what is left of the request's.
+func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platform string) (p *sentry.Profile, valid bool, size int64) {
 	p = &sentry.Profile{
 		Version:     sentry.VersionV2,                                                 // "version": always "2"
 		ChunkID:     chunkIDFor(x.profs, x.meta.profilerID, x.where, w, events[0].ts), // resource.go
@@ -121,6 +129,7 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		p:        p,
 		platform: platform,
 		seenMap:  make(map[int32]bool),
+		limit:    min(x.conv.opts.MaxChunkBytes, x.conv.bytesLeft),
 	}
 	c.reserve(events, w == 0 && next == 0)
 
@@ -130,8 +139,11 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	// with fewer than two.
 	active := make([]int, len(x.threads))
 	events = x.chunkSamples(c, p, events, usedThreads, active)
+	if c.over() {
+		return nil, false, -1
+	}
 	if len(events) == 0 {
-		return p, false // empty: see groupConverter.convert
+		return p, false, 0 // empty: see groupConverter.convert
 	}
 	x.dropLonelyThreads(p, events, usedThreads, active, w)
 
@@ -157,14 +169,20 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		}
 		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
 	}
-	return p, chunkValid(p, events, active)
+	// Lonely threads' samples were counted and are gone: a bound still.
+	c.bytes += chunkMetaBound(p)
+	if c.over() {
+		return nil, false, -1
+	}
+	return p, chunkValid(p, events, active), c.bytes
 }
 
 // chunkSamples writes the samples of a window's events into p, building
 // their stacks, and returns the events kept (those whose stack reaches
 // outside the dictionary are left out and counted as malformed). It marks
 // the threads used and counts per thread the samples with a non-empty
-// stack (active).
+// stack (active). It stops as soon as the chunk passes its byte limit
+// (c.over).
 func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int) []exportEvent {
 	// Sample.stack_index → "stack_id" (the stack built in this chunk),
 	// the thread (thread.go) → "thread_id", each timestamp →
@@ -172,18 +190,27 @@ func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events
 	// sentry.thread.state → "state".
 	p.Samples = make([]sentry.Sample, len(events))
 	stacks := x.conv.tables.stacks
+	idBytes := threadIDBytes(x.threads)
 	// Once an event is left out, keptEvents holds the events of p.Samples.
 	var keptEvents []exportEvent
 	filtered, malformed := false, 0
 	for i, ev := range events {
 		info := &x.samples[ev.sample]
 		slot := &stacks[info.stack] // reserved: in this chunk, id -1 until built
-		if slot.id < 0 && !c.stack(info.stack) {
-			if !filtered {
-				filtered, keptEvents = true, slices.Clone(events[:i])
+		if slot.id < 0 {
+			if !c.stack(info.stack) {
+				if !filtered {
+					filtered, keptEvents = true, slices.Clone(events[:i])
+				}
+				malformed++
+				continue
 			}
-			malformed++
-			continue
+			if c.over() {
+				return nil
+			}
+		}
+		if c.bytes += sampleBound(idBytes[ev.thread], info.queue, info.state); c.over() {
+			return nil
 		}
 		if filtered {
 			keptEvents = append(keptEvents, ev)
@@ -330,6 +357,7 @@ func (c *chunkBuilder) stack(stack int32) bool {
 		}
 	}
 	t.stacks[stack].id = int32(len(st.Offsets))
+	c.bytes += int64(stackFrameBytes*(len(frames)-len(st.FrameIndices)) + 3)
 	st.Offsets = append(st.Offsets, len(st.FrameIndices))
 	st.FrameIndices = frames
 	c.conv.stackStates[stack] = stackValid
@@ -360,6 +388,8 @@ func (c *chunkBuilder) frames(l int32) {
 		if f == (sentry.Frame{}) {
 			f.Function = unknownFunction
 		}
+		limitFrame(&f) // export_limits.go
+		c.bytes += frameBound(&f)
 		c.p.Frames = append(c.p.Frames, f)
 		c.frameMappings = append(c.frameMappings, m)
 	}

@@ -60,7 +60,7 @@ func (g *grouping) add(meta resourceMeta, prof pprofile.Profile, where string, m
 	g.groups = append(g.groups, &profileGroup{meta: meta, profs: []pprofile.Profile{prof}, wheres: []string{where}, resources: []int{meta.index}})
 }
 
-func (e *exportRun) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
+func (e *exportRun) convert(pd pprofile.Profiles) []Drop {
 	g := &grouping{index: map[groupKey]*profileGroup{}}
 	for ri, rp := range pd.ResourceProfiles().All() {
 		e.resource(ri, rp, g)
@@ -68,7 +68,7 @@ func (e *exportRun) convert(pd pprofile.Profiles) ([]Chunk, []Drop) {
 	for _, pg := range g.groups {
 		e.profile(pg)
 	}
-	return e.chunks, e.drops
+	return e.drops
 }
 
 // resource sorts the profiles of a resource into profiler groups. Profiles

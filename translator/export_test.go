@@ -479,7 +479,11 @@ func TestFromProfilesOverflowWithInvalidStack(t *testing.T) {
 	good := o.stack(o.location(0, 0, "", testLine{fn: "f"}))
 	bad := o.stack(o.location(0, 0, "", testLine{fn: "g"}), 1234) // location out of range
 	p := o.profile(sp, "samples", "count", t0, 1e9, "", "", 0)
-	addSample(p, good, nil, []int64{maxProfileEvents}, nil)
+	// Eight values of the most one value makes: as many events as one
+	// profiler may make, and all but eight of the request's extra events.
+	for range maxProfileEvents / maxSampleEvents {
+		addSample(p, good, nil, []int64{maxSampleEvents}, nil)
+	}
 	addSample(p, bad, nil, []int64{5}, nil)
 
 	chunks, drops := FromProfiles(o.pd, ExportOptions{})
@@ -514,7 +518,9 @@ func TestFromProfilesEventLimitWithTimestamps(t *testing.T) {
 	assert.Equal(t, maxProfileEvents, sent)
 	require.Len(t, drops, 1)
 	assert.Equal(t, sentry.ReasonExceedSizeLimit, drops[0].Reason)
-	assert.Equal(t, 4+2, drops[0].Samples)
+	assert.True(t, drops[0].Partial, "the chunks were sent")
+	// A timestamp cut short counts once, however many events it lost.
+	assert.Equal(t, 1+2, drops[0].Samples)
 }
 
 // randomOTLP makes a profile set with the troubles the exporter must sort

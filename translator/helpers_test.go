@@ -119,6 +119,7 @@ func requireValidChunks(t testing.TB, chunks []Chunk) {
 	for i, c := range chunks {
 		require.NoError(t, sentry.Validate(c.Profile, sentry.DefaultLimits()), "chunk %d", i)
 		data := sentry.AppendChunkJSON(nil, c.Profile)
+		require.LessOrEqual(t, int64(len(data)), c.SizeBound, "chunk %d: SizeBound is a bound of its JSON", i)
 		back, err := sentry.DecodeProfile(data)
 		require.NoError(t, err, "chunk %d: %s", i, data)
 		back.Present = c.Profile.Present // presence is the decoder's record of the JSON, not part of the chunk

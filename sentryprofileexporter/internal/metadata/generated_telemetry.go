@@ -76,7 +76,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ExporterSentryprofileSamplesDropped, err = builder.meter.Int64Counter(
 		"otelcol_exporter_sentryprofile_samples_dropped",
-		metric.WithDescription("Samples that will never reach Sentry, by reason, counted like exporter_sentryprofile_samples_sent (an aggregated pprof sample counts as the number of samples its value stands for). [Development]"),
+		metric.WithDescription("Samples that will never reach Sentry, by reason, counted like exporter_sentryprofile_samples_sent (an aggregated pprof sample counts as the number of samples its value stands for), except that a value cut short by the export limits (profiling_exceed_size_limit with no chunk dropped) counts once, however many samples it claimed. [Development]"),
 		metric.WithUnit("{sample}"),
 	)
 	errs = errors.Join(errs, err)

@@ -56,7 +56,7 @@ func AssertEqualExporterSentryprofileChunksSent(t *testing.T, tt *componenttest.
 func AssertEqualExporterSentryprofileSamplesDropped(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_exporter_sentryprofile_samples_dropped",
-		Description: "Samples that will never reach Sentry, by reason, counted like exporter_sentryprofile_samples_sent (an aggregated pprof sample counts as the number of samples its value stands for). [Development]",
+		Description: "Samples that will never reach Sentry, by reason, counted like exporter_sentryprofile_samples_sent (an aggregated pprof sample counts as the number of samples its value stands for), except that a value cut short by the export limits (profiling_exceed_size_limit with no chunk dropped) counts once, however many samples it claimed. [Development]",
 		Unit:        "{sample}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

@@ -60,8 +60,25 @@ type Settings struct {
 
 // New returns a Forwarder that sends each request as it is forwarded; call
 // StartSpool to store them instead.
+//
+// The Forwarder never follows a redirect: it uses a copy of s.Client whose
+// CheckRedirect hands the redirect back, so that an upstream (or anything
+// on the path) answering 3xx with a Location elsewhere cannot make it send
+// an SDK's body and keys to a host nobody configured. The 3xx goes back to
+// the SDK as the upstream's answer.
 func New(s Settings) *Forwarder {
-	return &Forwarder{base: s.Upstream, client: s.Client, logger: s.Logger, telemetry: s.Telemetry, retryAfter: s.RetryAfter}
+	return &Forwarder{base: s.Upstream, client: withoutRedirects(s.Client), logger: s.Logger, telemetry: s.Telemetry, retryAfter: s.RetryAfter}
+}
+
+// withoutRedirects is a copy of c (nil: the default client) that returns
+// a redirect instead of following it.
+func withoutRedirects(c *http.Client) *http.Client {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	noFollow := *c
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &noFollow
 }
 
 // StartSpool stores every request forwarded from now on in client (at most

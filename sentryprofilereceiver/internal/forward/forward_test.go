@@ -206,3 +206,34 @@ func TestPathKind(t *testing.T) {
 		assert.Equal(t, want, pathKind(path), path)
 	}
 }
+
+// TestRedirectsAreNotFollowed: an upstream answering a redirect to another
+// host must not make the forwarder send the SDK's body and keys there; the
+// SDK gets the redirect as the upstream's answer.
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	for _, status := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			elsewhere := newFakeSentry(t)
+			upstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, elsewhere.URL+r.URL.RequestURI(), status)
+			}))
+			t.Cleanup(upstream.Close)
+			// The receiver's client follows redirects, as confighttp's does:
+			// the forwarder must not.
+			f := newForwarder(t, upstream.URL, &http.Client{})
+
+			r := httptest.NewRequest(http.MethodPost, "/api/42/envelope/?sentry_key=k", nil)
+			r.Header.Set("X-Sentry-Auth", "Sentry sentry_key=k")
+			target, ok := f.Target(r.URL)
+			require.True(t, ok)
+			a := f.Send(context.Background(), r, target, []byte("envelope"), "")
+			require.NoError(t, a.Err)
+			assert.Equal(t, status, a.Status)
+			assert.Empty(t, elsewhere.got(), "the redirect was followed")
+
+			w := httptest.NewRecorder()
+			f.Write(w, a)
+			assert.Equal(t, status, w.Code, "the SDK gets the upstream's answer")
+		})
+	}
+}

@@ -376,8 +376,8 @@ const spoolMaxRateLimitWait = spoolMaxBackoff
 // the backoff; a 429 after its Retry-After or the longest
 // X-Sentry-Rate-Limits entry (the request is not parsed for its item
 // categories, so the longest limit it may fall under is honoured) when
-// that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx
-// is final.
+// that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx,
+// or a 3xx, is final.
 func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 	switch {
 	case a.Err != nil:
@@ -396,7 +396,9 @@ func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 			return min(d, spoolMaxBackoff), spoolRetryLater
 		}
 		return backoff, spoolRetryLater
-	case a.Status >= 400:
+	case a.Status >= 300:
+		// A redirect is not followed (see New): the configured upstream
+		// will not take the request where it is.
 		return 0, spoolRejected
 	}
 	return 0, spoolDelivered

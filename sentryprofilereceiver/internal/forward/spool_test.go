@@ -19,7 +19,8 @@ func TestSpoolRetry(t *testing.T) {
 		wantWait    time.Duration
 	}{
 		{"2xx delivered", Answer{Status: 200}, spoolDelivered, 0},
-		{"3xx delivered", Answer{Status: 302}, spoolDelivered, 0},
+		{"3xx final: a redirect is not followed", Answer{Status: 302}, spoolRejected, 0},
+		{"308 final", Answer{Status: 308}, spoolRejected, 0},
 		{"4xx final", Answer{Status: 400}, spoolRejected, 0},
 		{"413 final", Answer{Status: 413}, spoolRejected, 0},
 		{"unreachable backs off", Answer{Err: context.DeadlineExceeded}, spoolRetryLater, backoff},

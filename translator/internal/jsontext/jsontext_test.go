@@ -2,7 +2,10 @@ package jsontext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
 )
 
 func TestAppendString(t *testing.T) {
@@ -56,4 +59,10 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("round trip of %q gave %q, want %q", s, back, wantBack)
 		}
 	})
+}
+
+func TestStringLenIsTheWrittenLength(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\ nl\n cr\r tab\t bs\b ff\f", "\x00\x1f\x7f", "é€𝄞", "\u2028\u2029", "bad \xff\xfe utf8", strings.Repeat("ab\x01", 100)} {
+		assert.Equal(t, len(AppendString(nil, s)), StringLen(s), "%q", s)
+	}
 }
