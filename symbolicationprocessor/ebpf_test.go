@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 )
 
 // ebpfFixture is the OpenTelemetry eBPF profiler's output through a
@@ -45,9 +46,7 @@ type nativeAnswer struct {
 func TestProcessorResolvesEBPFProfilerOutput(t *testing.T) {
 	lines := fixtures.OTLPLines(t, ebpfFixture)
 	for _, tool := range []string{"readelf", "nm"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed: %v", tool, err)
-		}
+		testenv.LookPath(t, tool, "binutils")
 	}
 	dir := t.TempDir()
 	ids := linkBuildIDs(t, dir, localBinaries)

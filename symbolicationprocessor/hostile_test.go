@@ -24,6 +24,7 @@ import (
 	"go.opentelemetry.io/collector/processor/processortest"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadatatest"
 )
@@ -40,9 +41,7 @@ type spinBinary struct {
 func compileSpin(t *testing.T, dir string) spinBinary {
 	t.Helper()
 	for _, tool := range []string{"gcc", "nm", "readelf"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed: %v", tool, err)
-		}
+		testenv.LookPath(t, tool, "gcc, binutils")
 	}
 	src := filepath.Join(dir, "spin.c")
 	require.NoError(t, os.WriteFile(src, []byte("int spin_work(int n) {\n  int s = 0;\n  for (int i = 0; i < n; i++) s += i * i;\n  return s;\n}\nint main(void) { return spin_work(3) == 5; }\n"), 0o644))

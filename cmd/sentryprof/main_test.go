@@ -18,6 +18,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -329,10 +330,7 @@ func pprofWall(p *profile.Profile) int64 {
 // what `go tool pprof -top` prints of it.
 func convertAndTop(t *testing.T, fixture string, pprofFlags ...string) []byte {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
+	goTool := testenv.LookPath(t, "go", "golang")
 	in := filepath.Join(fixtures.Dir(t), fixture)
 	out := filepath.Join(t.TempDir(), "profile.pb.gz")
 	r := runCLI(t, nil, "convert", "-in", in, "-out", out)

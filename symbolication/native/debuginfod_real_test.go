@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
@@ -24,9 +25,7 @@ import (
 // cache directory. Needs Debian's debuginfod package.
 func TestRealDebuginfod(t *testing.T) {
 	requireTools(t, "gcc", "objcopy")
-	if _, err := exec.LookPath("debuginfod"); err != nil {
-		t.Skipf("debuginfod not installed (Debian: debuginfod): %v", err)
-	}
+	testenv.LookPath(t, "debuginfod", "debuginfod")
 	dir := t.TempDir()
 	prog := compile(t, dir, "gcc", "prof.c")
 	served := filepath.Join(dir, "served")

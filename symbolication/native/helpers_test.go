@@ -12,15 +12,16 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 )
 
-// requireTools skips the test when a tool it runs is missing.
+// requireTools skips the test (fails it under REQUIRE_TOOLS=1) when a tool
+// it runs is missing.
 func requireTools(t testing.TB, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (Debian: gcc, g++, binutils): %v", tool, err)
-		}
+		testenv.LookPath(t, tool, "gcc, g++, binutils")
 	}
 }
 

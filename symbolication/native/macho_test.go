@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 )
 
 // llvmTool finds an LLVM tool by its versioned Debian name or in the
@@ -22,7 +24,7 @@ func llvmTool(t *testing.T, name string) string {
 			return p
 		}
 	}
-	t.Skipf("%s not installed (Debian: clang-14, lld-14, llvm-14)", name)
+	testenv.MissingTool(t, "%s not installed (Debian: clang-14, lld-14, llvm-14)", name)
 	return ""
 }
 

@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 )
 
 // TestRealProGuard compiles a small Java program, shrinks and obfuscates it
@@ -22,9 +24,7 @@ import (
 // proguard-cli and a JDK.
 func TestRealProGuard(t *testing.T) {
 	for _, tool := range []string{"proguard", "javac", "java"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (Debian: proguard-cli, default-jdk-headless): %v", tool, err)
-		}
+		testenv.LookPath(t, tool, "proguard-cli, default-jdk-headless")
 	}
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src", "shop", "Main.java")
