@@ -77,3 +77,24 @@ func readArchitectureDoc(t *testing.T) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+// TestReadmesSayWhatIsDecoded keeps the READMEs' word on the Android
+// formats true: TestFixtureAndroidTraces and TestPerfettoChunkItem show
+// both are decoded, so each README names the package that decodes them and
+// neither says they are dropped or undecoded.
+func TestReadmesSayWhatIsDecoded(t *testing.T) {
+	for path, packages := range map[string][]string{
+		"README.md":    {"](../translator/art)", "](../translator/perfetto)"},
+		"../README.md": {"](translator/art)", "](translator/perfetto)"},
+	} {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		text := strings.Join(strings.Fields(string(data)), " ") // one line, whatever the wrapping
+		for _, link := range packages {
+			assert.Contains(t, text, link, "%s links the decoder", path)
+		}
+		for _, stale := range []string{"no decoder for", "not decoded yet", "Perfetto chunks are dropped", "ART method traces are dropped"} {
+			assert.NotContains(t, text, stale, "%s says a decoded format is not", path)
+		}
+	}
+}
