@@ -1,0 +1,2 @@
+// Package complexityguard holds the complexity guard (see its tests).
+package complexityguard

@@ -1,0 +1,5 @@
+//go:build !race
+
+package complexityguard
+
+const raceEnabled = false
