@@ -290,7 +290,7 @@ func receiverRows() []row {
 		{
 			name: "check_in_monitor_config", itemType: "check_in", dimension: "monitor_config keys", n: 2000, clock: ProcessClock,
 			defect: "#4 (the same insert): each monitor_config key is inserted with a linear search of the keys before it",
-			fuzz: []string{"translator/sentrycheckin.FuzzAppendLogs"},
+			fuzz:   []string{"translator/sentrycheckin.FuzzAppendLogs"},
 			build: httpRow("envelope", env("check_in", func(n int) string {
 				return `{"check_in_id":"83a7c03ed0a04e1b97e2e3b18d38f244","monitor_slug":"nightly","status":"ok","duration":1.5,` +
 					`"monitor_config":{` + repeat(n, ",", `"key_%d":"v%d"`) + `}}`
@@ -299,7 +299,7 @@ func receiverRows() []row {
 		{
 			name: "feedback_tags", itemType: "feedback", dimension: "tags", n: 2000, clock: ProcessClock,
 			defect: "#4 (the same insert): each tag is inserted with a linear search of the tags before it",
-			fuzz: []string{"translator/sentryfeedback.FuzzAppend"},
+			fuzz:   []string{"translator/sentryfeedback.FuzzAppend"},
 			build: httpRow("envelope", env("feedback", func(n int) string {
 				return `{"contexts":{"feedback":{"message":"The pay button does nothing","source":"api"}},"type":"feedback",` +
 					`"event_id":"e1d2c3b4a5f60718293a4b5c6d7e8f90","platform":"node","timestamp":` + nowSeconds +
