@@ -60,7 +60,7 @@ GO_SOURCES := $(shell find . -name '*.go' -not -name '*_test.go' \
 DIST_INPUTS := builder-config.yaml go.mod go.sum $(GO_SOURCES) \
 	$(wildcard replacements/*/go.mod replacements/*/go.sum)
 
-.PHONY: bump-collector build run test unit smoke image image-test scale e2e e2e-deps load bench fuzz lint generate clean
+.PHONY: bump-collector build run test unit smoke image image-test scale e2e e2e-deps load hostile bench fuzz lint generate clean
 
 ## build: install ocb if absent, generate and build the collector and sentryprof into ./bin
 build: $(COLLECTOR) $(SENTRYPROF)
@@ -102,7 +102,7 @@ test:
 # build of the Kubernetes API types costs minutes, and image-test then
 # reuses this build.
 unit:
-	env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
+	env -u E2E -u LOAD -u HOSTILE -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd compat/pyroscope/v04 && env -u E2E -u LOAD -u OTELCOL_BIN $(GO) test $(GOTEST_FLAGS) ./...
 	cd deploy && env -u IMAGE_ARCHIVE -u SCALE -u OTELCOL_BIN $(GO) test ./...
 
@@ -169,6 +169,14 @@ e2e-deps: $(E2E_NPM_STAMPS)
 load: $(COLLECTOR)
 	LOAD=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 20m -v -run 'Load|Exporter(Faults|SIGKILL)' ./reliability
 	OTELCOL_BIN=$(COLLECTOR) $(GO) test -run='^$$' -bench='^BenchmarkBuiltCollector$$' -benchtime=3s -benchmem ./benchmarks | $(GO) run ./internal/benchtable -tee
+
+## hostile: attack the built collector with the shapes of the defects found in review (README's four pipelines, examples/readable-frames.yaml, the exporter against a misbehaving Sentry) while correct requests keep arriving: it must stay up, under its RSS bound, answer them in time and lose nothing it answered 200 for
+# Not part of `make test`: about three minutes, most of it attacks that
+# hold connections or wait for queues (see reliability/README.md).
+# The complexity guard (internal/complexityguard) is part of `go test
+# ./...`, and so of `make test`.
+hostile: $(COLLECTOR)
+	HOSTILE=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 15m -v -run '^TestHostileCollector' ./reliability
 
 ## bench: every benchmark, summarised as a table (MB/s, allocs/op, ratio to encoding/json)
 bench:

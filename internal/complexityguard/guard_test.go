@@ -29,6 +29,14 @@ const (
 	cpuRuns = 3
 	// maxCalibrations bounds the doublings of n looking for minCPU.
 	maxCalibrations = 6
+	// raceDivisor scales n down under the race detector, which slows the
+	// code 2–20× and under which only allocations are judged: a quadratic
+	// path still grows 64× at the smaller n, and the whole guard stays
+	// within a minute. Rows judged by CPU time are scaled down further:
+	// their defects allocate linearly, so under the race detector they
+	// are only checked for their allocations.
+	raceDivisor    = 4
+	raceDivisorCPU = 16
 )
 
 // outcome is what a run produced, read after its measurement.
@@ -148,8 +156,13 @@ func (r row) check(t *testing.T) {
 	warm := r.build(t, max(1, r.n/growth))
 	warm.run()
 	n := r.n
-	if r.cpuJudged() {
+	switch {
+	case r.cpuJudged():
 		n = r.calibrate(t)
+	case RaceEnabled() && r.clock != NoClock:
+		n = max(1, r.n/raceDivisorCPU)
+	case RaceEnabled():
+		n = max(1, r.n/raceDivisor)
 	}
 	small := r.measure(t, n, nil)
 	large := r.measure(t, growth*n, func(cpu time.Duration) bool {
