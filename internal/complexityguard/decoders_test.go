@@ -90,7 +90,7 @@ func decoderRows() []row {
 			// The exporter reads X-Sentry-Rate-Limits from every answer
 			// of the Sentry it sends to; a hostile or broken upstream
 			// chooses its length (up to net/http's 1 MiB of headers).
-			name: "rate_limit_header_entries", dimension: "entries of X-Sentry-Rate-Limits", n: 500, clock: ThreadClock,
+			name: "rate_limit_header_entries", dimension: "entries of X-Sentry-Rate-Limits", n: 500, maxN: 16_000, clock: ThreadClock,
 			fuzz: []string{"internal/sentryhttp.FuzzRateLimits"},
 			build: directRow(func(n int) []byte {
 				return []byte(repeat(n, ", ", "60:category_%d;other_%d:organization:quota_exceeded"))
@@ -105,7 +105,7 @@ func decoderRows() []row {
 		{
 			// A chunk's samples are searched in the spans of its profiler
 			// for the span each ran under: n nested spans and n samples.
-			name: "span_index_timeline", dimension: "spans of one profiler and samples looked up", n: 500, clock: ThreadClock,
+			name: "span_index_timeline", dimension: "spans of one profiler and samples looked up", n: 500, maxN: 32_000, clock: ThreadClock,
 			fuzz: []string{"internal/spanindex.FuzzTimeline"},
 			build: func(tb testing.TB, n int) sized {
 				spans := make([]spanindex.Span, n)

@@ -27,8 +27,13 @@ const (
 	minCPU = 5 * time.Millisecond
 	// cpuRuns is how many runs the CPU time is the minimum of.
 	cpuRuns = 3
-	// maxCalibrations bounds the doublings of n looking for minCPU.
+	// maxCalibrations bounds the doublings of n looking for minCPU, and
+	// calibrationCap the default maxN of a row.
 	maxCalibrations = 6
+	calibrationCap  = 8
+	// minJudgedCPU is the least CPU time of a 1× run whose ratio is
+	// judged when the cap stopped the calibration before minCPU.
+	minJudgedCPU = time.Millisecond
 	// raceDivisor scales n down under the race detector, which slows the
 	// code 2–20× and under which only allocations are judged: a quadratic
 	// path still grows 64× at the smaller n, and the whole guard stays
@@ -73,8 +78,10 @@ type row struct {
 	// failure so that the message says what regressed.
 	defect string
 	// n is the 1× size; rows with a clock double it until the 1× run
-	// takes minCPU.
+	// takes minCPU, up to maxN (default calibrationCap × n), which keeps
+	// 8n within the limits of the item or format.
 	n     int
+	maxN  int
 	clock Clock
 	// build prepares the input of size n (not measured).
 	build func(t testing.TB, n int) sized
@@ -135,12 +142,15 @@ func (r row) measure(t *testing.T, n int, enough func(time.Duration) bool) measu
 // calibrate doubles n until one run of the row takes minCPU.
 func (r row) calibrate(t *testing.T) int {
 	t.Helper()
-	n := r.n
+	n, maxN := r.n, r.maxN
+	if maxN == 0 {
+		maxN = calibrationCap * r.n
+	}
 	for range maxCalibrations {
 		s := r.build(t, n)
 		c, err := Measure(r.clock, s.run)
 		require.NoError(t, err)
-		if c.CPU >= minCPU {
+		if c.CPU >= minCPU || 2*n > maxN {
 			break
 		}
 		n *= 2
@@ -190,7 +200,11 @@ func (r row) check(t *testing.T) {
 	}
 	judge("allocated bytes", float64(small.cost.Bytes), float64(large.cost.Bytes))
 	judge("allocations", float64(small.cost.Mallocs), float64(large.cost.Mallocs))
-	if r.cpuJudged() {
+	switch {
+	case !r.cpuJudged():
+	case small.cost.CPU < minJudgedCPU:
+		t.Logf("%s: the 1× run took %v at the largest n its limits allow: CPU time not judged", r.name, small.cost.CPU)
+	default:
 		judge("CPU time", float64(small.cost.CPU), float64(large.cost.CPU))
 	}
 	judge("work count", float64(small.out.work), float64(large.out.work))

@@ -232,7 +232,7 @@ func receiverRows() []row {
 	return []row{
 		{
 			name: "event_logentry_braces", itemType: "event", dimension: "template repetitions × parameter length", n: 400,
-			fuzz:   []string{"translator/sentryevent.FuzzAppendLogs", "sentryprofilereceiver.FuzzSignalItem", "reliability.FuzzReceiverHTTP"},
+			fuzz:   []string{"translator/sentryevent.FuzzAppendLogs", "translator/sentryevent.FuzzFormatMessage", "sentryprofilereceiver.FuzzSignalItem", "reliability.FuzzReceiverHTTP"},
 			defect: `#1: a logentry "{0}"×k with a parameter of k bytes formats into k² bytes (40,000 × 100 kB: 4 GB, OOM)`,
 			build:  httpRow("envelope", env("event", func(n int) string { return eventWith(logentryBraces(n)) })),
 		},
@@ -248,6 +248,7 @@ func receiverRows() []row {
 		},
 		{
 			name: "event_extra_keys", itemType: "event", dimension: "extra keys", n: 2000, clock: ProcessClock,
+			fuzz:   []string{"translator/sentrysignal.FuzzEntries"},
 			defect: "#4: each extra key is inserted with a linear search of the keys before it (60,000 keys: 3.5 s)",
 			build:  httpRow("envelope", env("event", func(n int) string { return eventWith(`"extra":{` + repeat(n, ",", `"extra_%d":"v%d"`) + `}`) })),
 		},

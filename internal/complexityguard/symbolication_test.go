@@ -180,8 +180,8 @@ const maxDebuginfodRequests = 32
 func symbolicationRows() []row {
 	return []row{
 		{
-			name: "sourcemap_path_components", dimension: "components of a frame's path", n: 500, clock: ProcessClock,
-			fuzz:   []string{"symbolicationprocessor.FuzzProcessProfiles", "symbolication/sourcemap.FuzzSourceMappingURL"},
+			name: "sourcemap_path_components", dimension: "components of a frame's path", n: 500, maxN: 8000, clock: ProcessClock,
+			fuzz:   []string{"symbolicationprocessor.FuzzProcessProfiles", "symbolication/sourcemap.FuzzSourceMappingURL", "symbolication/sourcemap.FuzzLocate"},
 			defect: "#3: the source-map locator tries every suffix of the path, each rebuilt whole (64,000 components: 7.5 s)",
 			build: symbolicationRow(func(tb testing.TB, dir string, _ int) {
 				require.NoError(tb, os.WriteFile(filepath.Join(dir, "app.js.map"), unminifiedMap(10), 0o644))
@@ -191,7 +191,7 @@ func symbolicationRows() []row {
 		},
 		{
 			name: "sourcemap_frames_per_map", dimension: "distinct frames × lines of the map", n: 200, clock: ProcessClock,
-			fuzz:   []string{"symbolication/sourcemap.FuzzParse"},
+			fuzz:   []string{"symbolication/sourcemap.FuzzParse", "symbolication/sourcemap.FuzzFunctionAtColumn"},
 			defect: "#6: each frame walks the map's lines from the start (4,000 frames against 300,000 lines: 5.7 s)",
 			build: symbolicationRow(func(tb testing.TB, dir string, n int) {
 				require.NoError(tb, os.WriteFile(filepath.Join(dir, "big.js.map"), unminifiedMap(40*n), 0o644))
