@@ -105,7 +105,7 @@ func decoderRows() []row {
 		{
 			// A chunk's samples are searched in the spans of its profiler
 			// for the span each ran under: n nested spans and n samples.
-			name: "span_index_timeline", dimension: "spans of one profiler and samples looked up", n: 500, maxN: 32_000, clock: ThreadClock,
+			name: "span_index_timeline", dimension: "spans of one profiler and samples looked up", n: 4000, maxN: 32_000, clock: ThreadClock,
 			fuzz: []string{"internal/spanindex.FuzzTimeline"},
 			build: func(tb testing.TB, n int) sized {
 				spans := make([]spanindex.Span, n)

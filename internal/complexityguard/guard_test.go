@@ -34,14 +34,13 @@ const (
 	// minJudgedCPU is the least CPU time of a 1× run whose ratio is
 	// judged when the cap stopped the calibration before minCPU.
 	minJudgedCPU = time.Millisecond
-	// raceDivisor scales n down under the race detector, which slows the
-	// code 2–20× and under which only allocations are judged: a quadratic
-	// path still grows 64× at the smaller n, and the whole guard stays
-	// within a minute. Rows judged by CPU time are scaled down further:
-	// their defects allocate linearly, so under the race detector they
-	// are only checked for their allocations.
-	raceDivisor    = 4
-	raceDivisorCPU = 16
+	// raceDivisorCPU scales n down under the race detector, which slows
+	// the code 2–20× and under which only allocations are judged, for the
+	// HTTP rows judged by CPU time: their defects allocate linearly, so under
+	// the race detector only their allocations are checked, and a smaller
+	// n keeps a quadratic path from taking minutes. The rows judged by
+	// allocations keep their n.
+	raceDivisorCPU = 8
 )
 
 // outcome is what a run produced, read after its measurement.
@@ -169,10 +168,8 @@ func (r row) check(t *testing.T) {
 	switch {
 	case r.cpuJudged():
 		n = r.calibrate(t)
-	case RaceEnabled() && r.clock != NoClock:
+	case RaceEnabled() && r.clock == ProcessClock:
 		n = max(1, r.n/raceDivisorCPU)
-	case RaceEnabled():
-		n = max(1, r.n/raceDivisor)
 	}
 	small := r.measure(t, n, nil)
 	large := r.measure(t, growth*n, func(cpu time.Duration) bool {
