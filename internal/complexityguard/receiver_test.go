@@ -433,7 +433,7 @@ func itemsRow(itemType string, fuzz ...string) row {
 	}
 	switch itemType {
 	case "log":
-		r.defect = "new: sentrylog.AppendLogs grows the envelope's LogRecordSlice with EnsureCapacity(len+k) per item, copying it once per item (quadratic in log items per envelope)"
+		r.defect = "sentrylog.AppendLogs sizing the envelope's LogRecordSlice exactly (EnsureCapacity(len+k)) for every log item copies it once per item: quadratic in log items per envelope"
 	}
 	return r
 }

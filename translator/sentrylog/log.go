@@ -41,7 +41,12 @@ func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSli
 	}
 	partial := sentrysignal.PartialError{Item: ItemType}
 	n := 0
-	dst.EnsureCapacity(dst.Len() + len(items))
+	// Sized only when empty: the receiver appends every log item of an
+	// envelope to one slice, and sizing it exactly for each item would
+	// copy it once per item; append's doubling grows it after the first.
+	if dst.Len() == 0 {
+		dst.EnsureCapacity(len(items))
+	}
 	for i, raw := range items {
 		lr := plog.NewLogRecord()
 		if de := putLog(lr, raw, opts, i); de != nil {
