@@ -193,25 +193,26 @@ func hostileCases() []hostileCase {
 		},
 
 		// Sizes.
+		// An item over its type's limit refuses the whole envelope before
+		// any of it reaches a pipeline, as Relay does: nothing of it is
+		// answered 200 and then dropped.
 		{
-			name: "profile_item_60MiB_rejected_other_item_arrives",
+			name: "profile_item_60MiB_refuses_the_envelope",
 			body: func(testing.TB) io.Reader {
 				next := "\n" + `{"type":"profile_chunk","platform":"python"}` + "\n" + validChunk + "\n"
 				return streamedEnvelope("{}\n{\"type\":\"profile_chunk\",\"length\":62914560}\n", ' ', 60*mib, next)
 			},
-			status: http.StatusOK, detail: `{}`, samples: samplesPerProfile, heapBound: 16 * mib,
-			discarded: map[sentry.Reason]int64{sentry.ReasonExceedSizeLimit: 1},
+			status: http.StatusRequestEntityTooLarge, detail: "profile_chunk item 0 exceeds 52428800 bytes", heapBound: 16 * mib,
 		},
 		{
-			name: "profile_item_60MiB_without_length_rejected_other_item_arrives",
+			name: "profile_item_60MiB_without_length_refuses_the_envelope",
 			body: func(testing.TB) io.Reader {
 				next := "\n" + `{"type":"profile_chunk","platform":"python"}` + "\n" + validChunk + "\n"
 				return streamedEnvelope("{}\n{\"type\":\"profile_chunk\"}\n", ' ', 60*mib, next)
 			},
 			// Without a length the reader must buffer up to the item limit
 			// (50 MiB) before it knows the item is too large.
-			status: http.StatusOK, detail: `{}`, samples: samplesPerProfile, heapBound: delimitedItemBound,
-			discarded: map[sentry.Reason]int64{sentry.ReasonExceedSizeLimit: 1},
+			status: http.StatusRequestEntityTooLarge, detail: "profile_chunk item 0 exceeds 52428800 bytes", heapBound: delimitedItemBound,
 		},
 		{
 			name: "body_over_max_request_body_size",
@@ -266,7 +267,8 @@ func hostileCases() []hostileCase {
 			body: func(testing.TB) io.Reader {
 				return io.MultiReader(strings.NewReader("{}\n{\"type\":\"profile_chunk\"}\n"), &stalledReader{delay: 2 * time.Second})
 			},
-			status: http.StatusBadRequest, detail: "i/o timeout",
+			// The body pace answers before read_timeout cuts the read.
+			status: http.StatusRequestTimeout, detail: "request body too slow",
 		},
 
 		// Compression.

@@ -72,11 +72,15 @@ func (h *envelopeHandler) refuse(w http.ResponseWriter, projectID string, e *req
 	case http.StatusTooManyRequests:
 		w.Header().Set("Retry-After", h.retryAfter)
 		w.Header().Set(sentryhttp.HeaderRateLimits, h.rateLimits)
-	case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestTimeout:
 		// The rest of the body is not wanted: without this the server
 		// would read it (up to 256 KiB, at the client's pace) before it
 		// sends the answer, so that a client sending headers and then
 		// nothing would wait for read_timeout to learn its key is wrong.
+		// Not for 413: that client is still sending its body, and a forced
+		// close resets its connection before it reads the answer; net/http
+		// closes after a body over its limit itself, waiting for the client
+		// to read the 413 first.
 		w.Header().Set("Connection", "close")
 	}
 	writeError(w, e)
