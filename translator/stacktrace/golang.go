@@ -1,0 +1,140 @@
+package stacktrace
+
+import "strings"
+
+// parseGo reads a goroutine trace, as runtime.Stack and runtime/debug.Stack
+// print it (the OpenTelemetry Go SDK records runtime.Stack text) and as the
+// runtime prints it for a panic or a fatal error:
+//
+//	panic: first [recovered]
+//		panic: second
+//
+//	goroutine 1 [running]:
+//	main.(*store).get(0xc000012345, {0x4c4a4e, 0x5})
+//		/app/main.go:21 +0x45
+//	main.box[...].open(...)
+//		/app/main.go:28
+//	created by main.main in goroutine 1
+//		/app/main.go:30 +0x25
+//
+// Only the first goroutine is read: it is the one that panicked or called
+// Stack. "created by" (where the goroutine was started, not a caller) is not
+// a frame. The panics are printed oldest first, Sentry's order; the frames
+// belong to the last one. A trace without a panic line is one exception
+// with no type or value: the caller has them from exception.type and
+// exception.message.
+func parseGo(text string, lines []line) []Exception {
+	var (
+		chain       []Exception
+		frames      []Frame
+		inGoroutine bool
+		pending     *Frame // a function line waiting for its file line
+		valueStart  = -1
+	)
+	flush := func() {
+		if pending != nil {
+			frames = append(frames, *pending)
+			pending = nil
+		}
+	}
+lines:
+	for i, l := range lines {
+		s := l.s
+		switch {
+		case isGoroutineHeader(s):
+			if inGoroutine {
+				break lines
+			}
+			inGoroutine, valueStart = true, -1
+		case !inGoroutine:
+			if e, vs, ok := parseGoPanic(s); ok {
+				chain = append(chain, e)
+				valueStart = offsetIn(l, s, vs)
+			} else if valueStart >= 0 && strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ") {
+				chain[len(chain)-1].Value = text[valueStart:l.end()] // a message printed over several lines
+			}
+		case s == "":
+			if len(frames) > 0 || pending != nil {
+				break lines
+			}
+		case strings.HasPrefix(s, "\t"):
+			if pending != nil {
+				parseGoFileLine(pending, s[1:])
+				flush()
+			}
+		case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):
+			pending = nil // "...additional frames elided..."
+		case isGoFunctionLine(s) || i == len(lines)-1:
+			// The last line may be cut anywhere: runtime.Stack stops at the
+			// end of its buffer.
+			pending = &Frame{}
+			parseGoFunction(pending, s)
+		default:
+			break lines // not a goroutine trace any more
+		}
+	}
+	flush()
+	if len(chain) == 0 {
+		if len(frames) == 0 {
+			return nil
+		}
+		chain = append(chain, Exception{})
+	}
+	chain = trimChain(chain)
+	chain[len(chain)-1].Frames = innermostFirst(frames)
+	return chain
+}
+
+// parseGoPanic reads "panic: message", a re-panic "\tpanic: message" and
+// "fatal error: message".
+func parseGoPanic(s string) (e Exception, valueStart int, ok bool) {
+	t := strings.TrimPrefix(s, "\t")
+	for _, typ := range []string{"panic", "fatal error"} {
+		if msg, ok := strings.CutPrefix(t, typ+": "); ok {
+			return Exception{Type: typ, Value: msg}, len(s) - len(msg), true
+		}
+	}
+	return e, -1, false
+}
+
+// isGoFunctionLine reports whether s is a function line of a goroutine
+// trace: a name and its arguments in parentheses, at the start of the line.
+func isGoFunctionLine(s string) bool {
+	return s != "" && s[0] != ' ' && s[0] != '\t' && strings.HasSuffix(s, ")") && strings.IndexByte(s, '(') > 0
+}
+
+// parseGoFunction reads "pkg/path.(*T).m(args)": the package path is the
+// module, the rest the function. Dots in the last element of a package path
+// are printed as %2e, so the first dot after the last slash ends the path.
+func parseGoFunction(f *Frame, s string) {
+	name := s
+	if strings.HasSuffix(name, ")") {
+		if open := strings.LastIndexByte(name, '('); open > 0 {
+			name = name[:open]
+		}
+	}
+	slash := strings.LastIndexByte(name, '/')
+	if dot := strings.IndexByte(name[slash+1:], '.'); dot > 0 {
+		f.Module, f.Function = name[:slash+1+dot], name[slash+1+dot+1:]
+		return
+	}
+	f.Function = name
+}
+
+// parseGoFileLine reads "/app/main.go:21 +0x45" (the offset is absent for
+// inlined frames; GOTRACEBACK=crash adds " fp=... sp=... pc=...").
+func parseGoFileLine(f *Frame, s string) {
+	if i := strings.Index(s, " +0x"); i >= 0 {
+		s = s[:i]
+	} else if i := strings.Index(s, " fp="); i >= 0 {
+		s = s[:i]
+	}
+	file, lineno, ok := cutTrailingNumber(s)
+	if !ok {
+		return
+	}
+	f.Filename, f.Lineno = file, lineno
+	if isAbsPath(file) {
+		f.AbsPath = file
+	}
+}

@@ -1,0 +1,260 @@
+package stacktrace
+
+import "strings"
+
+// javaException is one exception of a Throwable.printStackTrace text.
+type javaException struct {
+	typ, module, value string
+	printed            []Frame // as printed: innermost first
+	// more is the n of "... n more": the outermost n frames of this trace
+	// are the outermost n of the trace printed before it (its enclosing
+	// trace) and were left out.
+	more int
+}
+
+// parseJava reads Throwable.printStackTrace output:
+//
+//	java.lang.IllegalStateException: message
+//		at pkg.Class.method(File.java:12)
+//		at java.base/java.lang.Thread.run(Thread.java:833)
+//		... 3 more
+//		Suppressed: ...        (skipped with everything nested under it)
+//	Caused by: java.lang.RuntimeException: ...
+//
+// The caught exception is printed first and its causes after it; Sentry
+// lists the root cause first, so the chain is reversed.
+func parseJava(text string, lines []line) []Exception {
+	var (
+		printed    []javaException
+		valueStart = -1 // offset of the current message while it may go on
+		suppressed bool // inside a "Suppressed:" block
+	)
+	for _, l := range lines {
+		depth, t := indentDepth(l.s)
+		cur := len(printed) - 1
+		switch {
+		case depth == 0 && strings.HasPrefix(t, "Caused by: "):
+			suppressed = false
+			valueStart = -1
+			if e, vs, ok := parseJavaHeader(t[len("Caused by: "):]); ok {
+				printed = append(printed, e)
+				valueStart = offsetIn(l, t[len("Caused by: "):], vs)
+			}
+		case cur < 0:
+			header := strings.TrimPrefix(t, "Exception in thread ")
+			if header != t { // `Exception in thread "main" java.lang.Error`
+				if _, after, ok := strings.Cut(header, `" `); ok {
+					header = after
+				}
+			}
+			if depth == 0 {
+				if e, vs, ok := parseJavaHeader(header); ok {
+					printed = append(printed, e)
+					valueStart = offsetIn(l, header, vs)
+				}
+			}
+		case suppressed || depth > 1:
+			// frames and causes of a suppressed exception
+		case depth == 1 && strings.HasPrefix(t, "Suppressed: "):
+			suppressed = true
+			valueStart = -1
+		case depth == 1 && strings.HasPrefix(t, "at "):
+			valueStart = -1
+			if f, ok := parseJavaFrame(t[len("at "):]); ok {
+				printed[cur].printed = append(printed[cur].printed, f)
+			}
+		case depth == 1 && strings.HasPrefix(t, "... "):
+			valueStart = -1
+			n, _, _ := strings.Cut(t[len("... "):], " ")
+			printed[cur].more, _ = atoi(n)
+		case valueStart >= 0 && strings.TrimSpace(l.s) != "":
+			// a message printed over several lines
+			printed[cur].value = text[valueStart:l.end()]
+		}
+	}
+	return resolveJava(printed)
+}
+
+// resolveJava turns the printed chain into Sentry's: root cause first, each
+// trace completed with the frames "... n more" left out and trimmed to its
+// MaxFrames innermost frames.
+func resolveJava(printed []javaException) []Exception {
+	full := make([]int, len(printed)) // length of each complete trace
+	for i := range printed {
+		if i > 0 {
+			printed[i].more = min(printed[i].more, full[i-1])
+		} else {
+			printed[i].more = 0
+		}
+		full[i] = len(printed[i].printed) + printed[i].more
+	}
+	order := make([]int, len(printed))
+	for i := range order {
+		order[i] = len(printed) - 1 - i
+	}
+	order = trimChain(order)
+	chain := make([]Exception, 0, len(order))
+	for _, i := range order {
+		e := printed[i]
+		chain = append(chain, Exception{
+			Type: e.typ, Module: e.module, Value: e.value,
+			Frames: innermostFirst(javaFrames(printed, full, i, MaxFrames)),
+		})
+	}
+	return chain
+}
+
+// javaFrames returns up to limit frames of the complete trace of exception
+// i, innermost first: its printed frames, then the outermost frames of the
+// enclosing trace that "... n more" stands for, which may in turn continue
+// in the trace enclosing that one. Each step either yields frames or moves
+// one exception up, so the work is at most limit + i.
+func javaFrames(printed []javaException, full []int, i, limit int) []Frame {
+	var frames []Frame
+	pos := 0 // index into the complete trace of exception i
+	for limit > len(frames) && i >= 0 {
+		own := printed[i].printed
+		if pos < len(own) {
+			n := min(len(own)-pos, limit-len(frames))
+			frames = append(frames, own[pos:pos+n]...)
+			pos += n
+			continue
+		}
+		if printed[i].more == 0 || i == 0 {
+			break
+		}
+		// Index pos of trace i is index full[i-1]-more+(pos-len(own)) of
+		// the trace enclosing it.
+		pos = full[i-1] - printed[i].more + (pos - len(own))
+		i--
+	}
+	return frames
+}
+
+// indentDepth counts a line's indentation in levels: a tab, or four spaces
+// as loggers re-indent, is one; t is the line without it.
+func indentDepth(s string) (int, string) {
+	tabs, spaces := 0, 0
+	i := 0
+	for ; i < len(s); i++ {
+		if s[i] == '\t' {
+			tabs++
+		} else if s[i] == ' ' {
+			spaces++
+		} else {
+			break
+		}
+	}
+	depth := tabs + (spaces+3)/4
+	return depth, s[i:]
+}
+
+// offsetIn turns the offset i within tail, a suffix of l, into an offset
+// in the text; -1 stays -1.
+func offsetIn(l line, tail string, i int) int {
+	if i < 0 {
+		return -1
+	}
+	return l.end() - len(tail) + i
+}
+
+// parseJavaHeader reads Throwable.toString: "pkg.Class: message" or
+// "pkg.Class". valueStart is the offset of the message in s.
+func parseJavaHeader(s string) (e javaException, valueStart int, ok bool) {
+	name, msg, hasMsg := strings.Cut(s, ": ")
+	if !isJavaName(name) {
+		return e, 0, false
+	}
+	e.module, e.typ = splitQualified(name)
+	if hasMsg {
+		e.value = msg
+		valueStart = len(name) + len(": ")
+	} else {
+		valueStart = -1 // no message: nothing continues it
+	}
+	return e, valueStart, true
+}
+
+// isJavaName reports whether s is a (possibly qualified) Java class name.
+func isJavaName(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '.' || c == '_' || c == '$' || c >= 0x80 ||
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseJavaFrame reads what follows "at " in a Java frame:
+//
+//	pkg.Class.method(File.java:12)
+//	java.base/java.lang.Thread.run(Thread.java:833)   module name
+//	app//pkg.Class.method(File.java:12)               class loader name
+//	pkg.Class.method(Native Method) / (Unknown Source) / (File.java)
+//	pkg.Class.method(File.java:12) ~[app.jar:1.0]     logback packaging data
+func parseJavaFrame(rest string) (Frame, bool) {
+	var f Frame
+	open := strings.IndexByte(rest, '(')
+	if open <= 0 {
+		return f, false
+	}
+	name := rest[:open]
+	closing := strings.IndexByte(rest[open:], ')')
+	if closing < 0 || strings.ContainsAny(name, " \t") {
+		return f, false
+	}
+	src := rest[open+1 : open+closing]
+	tail := rest[open+closing+1:]
+	switch {
+	case src == "Native Method", src == "Unknown Source":
+	case src == "" || strings.ContainsAny(src, " \t"):
+		return f, false // a .NET frame, not Java
+	default:
+		file, lineno, _ := cutTrailingNumber(src)
+		f.Filename, f.Lineno = file, lineno
+	}
+	if tail != "" {
+		jar, ok := packagingData(tail)
+		if !ok {
+			return f, false
+		}
+		f.Package = jar
+	}
+	if slash := strings.LastIndexByte(name, '/'); slash >= 0 {
+		prefix := name[:slash] // "loader/module@version", "module@version" or "loader/"
+		name = name[slash+1:]
+		if i := strings.IndexByte(prefix, '/'); i >= 0 {
+			prefix = prefix[i+1:]
+		}
+		prefix, _, _ = strings.Cut(prefix, "@")
+		if prefix != "" {
+			f.Package = prefix
+		}
+	}
+	class, method := splitQualified(name)
+	if class == "" || !isJavaName(class) {
+		return f, false
+	}
+	f.Module, f.Function = class, method
+	return f, true
+}
+
+// packagingData reads logback's " ~[app.jar:1.0]" or " [app.jar:1.0]" after
+// a frame and returns the jar.
+func packagingData(tail string) (string, bool) {
+	t := strings.TrimPrefix(strings.TrimPrefix(tail, " "), "~")
+	inner, ok := strings.CutPrefix(t, "[")
+	if !ok || !strings.HasSuffix(inner, "]") {
+		return "", false
+	}
+	jar, _, _ := strings.Cut(inner[:len(inner)-1], ":")
+	if jar == "na" || jar == "?" {
+		jar = ""
+	}
+	return jar, true
+}

@@ -1,0 +1,135 @@
+package stacktrace
+
+import "strings"
+
+// The lines Python prints between the exceptions of a chain.
+const (
+	pythonCause   = "The above exception was the direct cause of the following exception:"
+	pythonContext = "During handling of the above exception, another exception occurred:"
+)
+
+type pythonState int
+
+const (
+	pythonOutside pythonState = iota // before a traceback or after a separator
+	pythonFrames                     // after "Traceback (most recent call last):"
+	pythonMessage                    // after the exception line
+)
+
+// parsePython reads traceback.format_exception output:
+//
+//	Traceback (most recent call last):
+//	  File "/app/x.py", line 3, in f
+//	    return parse(doc)
+//	           ^^^^^^^^^^
+//	json.decoder.JSONDecodeError: message
+//
+//	The above exception was the direct cause of the following exception:
+//
+//	Traceback (most recent call last):
+//	...
+//
+// Python prints the root cause first and every traceback innermost last,
+// Sentry's order for both. Exception groups ("| "-prefixed tracebacks) are
+// not read.
+func parsePython(text string, lines []line) []Exception {
+	var (
+		chain      []Exception
+		frames     []Frame
+		state      = pythonOutside
+		seen       bool // a traceback or a separator was read
+		valueStart int
+	)
+	for _, l := range lines {
+		s := l.s
+		switch {
+		case strings.HasPrefix(s, "Traceback (most recent call last):"):
+			state, seen, frames = pythonFrames, true, nil
+		case s == pythonCause || s == pythonContext:
+			state, seen, frames = pythonOutside, true, nil
+		case state == pythonFrames && strings.HasPrefix(s, `  File "`):
+			if f, ok := parsePythonFrame(s[len(`  File "`):]); ok {
+				frames = append(frames, f)
+			}
+		case state == pythonFrames && strings.HasPrefix(s, "    "):
+			code := strings.TrimSpace(s)
+			if n := len(frames); n > 0 && frames[n-1].ContextLine == "" && !isCaretLine(code) {
+				frames[n-1].ContextLine = code
+			}
+		case state != pythonMessage && seen && s != "" && s[0] != ' ':
+			e, vs, ok := parsePythonExceptionLine(s)
+			if !ok {
+				continue
+			}
+			e.Frames = outermostFirst(frames)
+			chain = append(chain, e)
+			state, frames = pythonMessage, nil
+			valueStart = offsetIn(l, s, vs)
+		case state == pythonMessage && valueStart >= 0 && strings.TrimSpace(s) != "":
+			// a message printed over several lines, or notes added to it
+			chain[len(chain)-1].Value = text[valueStart:l.end()]
+		}
+	}
+	return trimChain(chain)
+}
+
+// parsePythonFrame reads what follows `  File "`:
+// `/app/x.py", line 3, in f` (or without ", in f" for a SyntaxError).
+func parsePythonFrame(rest string) (Frame, bool) {
+	var f Frame
+	path, after, ok := strings.Cut(rest, `", line `)
+	if !ok || path == "" {
+		return f, false
+	}
+	num, fn, hasFn := strings.Cut(after, ", in ")
+	lineno, ok := atoi(num)
+	if !ok {
+		return f, false
+	}
+	if hasFn {
+		f.Function = fn
+	}
+	f.Filename, f.Lineno = path, lineno
+	if isAbsPath(path) {
+		f.AbsPath = path
+	}
+	return f, true
+}
+
+// parsePythonExceptionLine reads "pkg.mod.Error: message" or "Error", as
+// traceback.format_exception_only prints them; the module of the type is
+// printed unless it is builtins or __main__. valueStart is the message's
+// offset in s, -1 when there is none.
+func parsePythonExceptionLine(s string) (e Exception, valueStart int, ok bool) {
+	name, msg, hasMsg := strings.Cut(s, ": ")
+	if !isPythonName(name) {
+		return e, -1, false
+	}
+	e.Module, e.Type = splitQualified(name)
+	if !hasMsg {
+		return e, -1, true
+	}
+	e.Value = msg
+	return e, len(name) + len(": "), true
+}
+
+// isPythonName reports whether s is a dotted Python name.
+func isPythonName(s string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || (s[0] >= '0' && s[0] <= '9') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '.' || c == '_' || c >= 0x80 ||
+			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+// isCaretLine reports whether s is the "^^^^" / "~~^^" line Python 3.11+
+// prints under the code of a frame.
+func isCaretLine(s string) bool {
+	return s != "" && strings.Trim(s, "^~ ") == ""
+}

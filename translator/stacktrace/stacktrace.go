@@ -1,0 +1,225 @@
+// Package stacktrace reads the stack-trace text that OpenTelemetry SDKs write
+// into the exception.stacktrace attribute and returns it as the exception
+// chain of a Sentry error event (exception.values[] with
+// stacktrace.frames[]).
+//
+// The text is whatever the runtime prints: Throwable.printStackTrace (Java),
+// traceback.format_exception (Python), Error.stack or util.inspect (V8),
+// runtime.Stack or a panic (Go), Exception.ToString (.NET and Mono) and
+// Exception#full_message (Ruby). Each language has its own file; Parse picks
+// the language from the first line that only that language prints.
+package stacktrace
+
+import "strings"
+
+// Frame is one frame as Sentry's event protocol names its fields
+// (exception.values[].stacktrace.frames[]).
+type Frame struct {
+	Function string // "function"
+	Module   string // "module": Java/.NET class or namespace, Python module, Go package path
+	Filename string // "filename" (as printed, e.g. "Main.java", "app.py", "/src/app/main.go")
+	AbsPath  string // "abs_path" where the text has a full path or URL
+	Lineno   int    // "lineno", 0 when absent
+	Colno    int    // "colno", 0 when absent
+	Package  string // "package": a native module / jar / assembly when printed
+	InApp    *bool  // set by the caller (in_app prefixes), nil here
+	// ContextLine is "context_line": the source line Python prints under
+	// its frame, without its indentation; empty for the other languages.
+	ContextLine string
+}
+
+// Exception is one exception of a chain as the text shows it.
+type Exception struct {
+	Type   string  // "type"   e.g. "IllegalStateException", "ValueError", "TypeError", "panic"
+	Value  string  // "value"  the message
+	Module string  // "module" for Python/Java-style qualified types when split
+	Frames []Frame // innermost LAST, as Sentry orders frames
+}
+
+// Language is the runtime whose printing Parse recognised.
+type Language string
+
+// The languages Parse recognises; "" when it recognised none.
+const (
+	Java       Language = "java"
+	Python     Language = "python"
+	JavaScript Language = "javascript"
+	Go         Language = "go"
+	DotNet     Language = "dotnet"
+	Ruby       Language = "ruby"
+)
+
+const (
+	// MaxFrames bounds the frames of one exception. Relay's trimming
+	// processor keeps the last 250 frames of a stack trace (the innermost
+	// ones, since Sentry lists the innermost last) and drops the rest;
+	// Parse keeps the same ones.
+	MaxFrames = 250
+	// MaxExceptions bounds the exceptions of one chain. Sentry's
+	// trim_exceptions (SENTRY_MAX_EXCEPTIONS = 25) keeps the first and the
+	// last 12 of a longer chain and drops the middle; Parse does the same,
+	// so the root cause and the exception that was caught both survive.
+	MaxExceptions = 25
+)
+
+// Parse reads a stack trace as an OTel SDK writes it in exception.stacktrace
+// and returns the chain in the order of Sentry's exception.values: oldest
+// first, so the root cause comes first and the exception that was caught
+// (the one the attribute belongs to) comes last. Frames are ordered as in
+// Sentry, the innermost (the one that raised) last.
+//
+// ok is false when no language was recognised or no exception could be read;
+// the caller then keeps the text as it is. Parse never panics, its work is
+// linear in len(text), and it keeps at most MaxFrames frames per exception
+// and MaxExceptions exceptions per chain. Strings in the result share
+// memory with text.
+func Parse(text string) (chain []Exception, lang Language, ok bool) {
+	lines := splitLines(text)
+	lang = detect(lines)
+	switch lang {
+	case Java:
+		chain = parseJava(text, lines)
+	case Python:
+		chain = parsePython(text, lines)
+	case JavaScript:
+		chain = parseJavaScript(text, lines)
+	case Go:
+		chain = parseGo(text, lines)
+	case DotNet:
+		chain = parseDotNet(text, lines)
+	case Ruby:
+		chain = parseRuby(text, lines)
+	}
+	for _, e := range chain {
+		if len(e.Frames) > 0 || e.Type != "" {
+			return chain, lang, true
+		}
+	}
+	return nil, lang, false
+}
+
+// line is one line of the text and the offset where it starts, so that a
+// message printed over several lines is taken as one slice of the text
+// rather than joined (joining line by line would be quadratic).
+type line struct {
+	s     string // without its "\n" and a trailing "\r"
+	start int    // offset of s in the text
+}
+
+// end is the offset just past the line's text.
+func (l line) end() int { return l.start + len(l.s) }
+
+func splitLines(text string) []line {
+	lines := make([]line, 0, strings.Count(text, "\n")+1)
+	for start := 0; start <= len(text); {
+		n := strings.IndexByte(text[start:], '\n')
+		if n < 0 {
+			n = len(text) - start
+		}
+		lines = append(lines, line{s: strings.TrimSuffix(text[start:start+n], "\r"), start: start})
+		start += n + 1
+	}
+	return lines
+}
+
+// span returns the text from the start of line first through the end of
+// line last, trailing blank lines excluded: a message printed over several
+// lines.
+func span(text string, lines []line, first, last int) string {
+	for last > first && strings.TrimSpace(lines[last].s) == "" {
+		last--
+	}
+	return text[lines[first].start:lines[last].end()]
+}
+
+// innermostFirst orders frames printed innermost first (Java, V8, Go,
+// .NET, Ruby) as Sentry does, innermost last, and keeps the MaxFrames
+// innermost ones, as Relay's trimming does.
+func innermostFirst(printed []Frame) []Frame {
+	if len(printed) > MaxFrames {
+		printed = printed[:MaxFrames]
+	}
+	frames := make([]Frame, len(printed))
+	for i, f := range printed {
+		frames[len(printed)-1-i] = f
+	}
+	return frames
+}
+
+// outermostFirst keeps the MaxFrames innermost frames of frames printed
+// innermost last (Python), Sentry's order already.
+func outermostFirst(printed []Frame) []Frame {
+	if len(printed) > MaxFrames {
+		printed = printed[len(printed)-MaxFrames:]
+	}
+	return printed
+}
+
+// trimChain keeps the first and the last MaxExceptions/2 exceptions of a
+// longer chain (oldest first), as Sentry's trim_exceptions does.
+func trimChain[T any](chain []T) []T {
+	if len(chain) <= MaxExceptions {
+		return chain
+	}
+	half := MaxExceptions / 2
+	return append(chain[:half:half], chain[len(chain)-half:]...)
+}
+
+// reverse reverses a chain printed newest first into Sentry's order.
+func reverse[T any](chain []T) []T {
+	for i, j := 0, len(chain)-1; i < j; i, j = i+1, j-1 {
+		chain[i], chain[j] = chain[j], chain[i]
+	}
+	return chain
+}
+
+// splitQualified splits "a.b.C" into "a.b" and "C"; a name without a dot is
+// all name.
+func splitQualified(name string) (module, last string) {
+	if i := strings.LastIndexByte(name, '.'); i > 0 && i < len(name)-1 {
+		return name[:i], name[i+1:]
+	}
+	return "", name
+}
+
+// isAbsPath reports whether a printed file name is a full path or a URL,
+// which Sentry takes as "abs_path".
+func isAbsPath(p string) bool {
+	switch {
+	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
+		return true
+	case len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
+		return true // a Windows drive path
+	}
+	return strings.Contains(p, "://") || strings.HasPrefix(p, "file:")
+}
+
+// atoi reads a non-negative decimal number of at most 9 digits (line and
+// column numbers); ok is false for anything else.
+func atoi(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// cutTrailingNumber splits "x:12" into "x" and 12.
+func cutTrailingNumber(s string) (string, int, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0, false
+	}
+	n, ok := atoi(s[i+1:])
+	if !ok {
+		return s, 0, false
+	}
+	return s[:i], n, true
+}
