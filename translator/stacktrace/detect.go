@@ -9,9 +9,9 @@ import "strings"
 // frames in every format but Python's, so a message that imitates another
 // language's frame can mislead it; the frame shapes themselves do not
 // overlap.
-func detect(lines []line) Language {
+func detect(text string) Language {
 	first := true
-	for _, l := range lines {
+	for l := range linesOf(text) {
 		t := strings.TrimLeft(l.s, " \t")
 		if t == "" {
 			continue

@@ -24,61 +24,101 @@ const (
 // exception first, separated by "--- End of inner exception stack trace
 // ---". Sentry's order is the blocks' order. Frames print innermost first.
 // The "(Inner Exception #N)" list of an AggregateException is not read.
-func parseDotNet(text string, lines []line) []Exception {
-	headerFirst, headerLast := -1, -1
-	blocks := [][]Frame{nil}
-	inHeader := true
-	for i, l := range lines {
+func parseDotNet(text string) []Exception {
+	var (
+		headerStart, headerEnd = -1, -1
+		inHeader               = true
+		segments               []dotnetSegment // the kept ones, outermost first
+		total                  int             // segments in the header
+		block                  int             // frame blocks ended so far
+		cur                    *dotnetSegment  // the owner of the current block
+	)
+	// own finds the segment that owns the current block: segment i
+	// (outermost first) owns block total-1-i.
+	own := func() {
+		cur = nil
+		for i := range segments {
+			if segments[i].index == total-1-block {
+				cur = &segments[i]
+			}
+		}
+	}
+	endHeader := func() {
+		if !inHeader {
+			return
+		}
+		inHeader = false
+		header := ""
+		if headerStart >= 0 {
+			header = text[headerStart:headerEnd]
+		}
+		segments, total = splitDotNetHeader(header)
+		own()
+	}
+	for l := range linesOf(text) {
 		t := strings.TrimLeft(l.s, " \t")
 		if strings.HasPrefix(t, dotnetAggregate) {
 			break
 		}
 		switch {
 		case t == dotnetEndOfInner:
-			inHeader = false
-			blocks = append(blocks, nil)
+			endHeader()
+			block++
+			own()
 		case strings.HasPrefix(t, dotnetEndOfAsync):
-			inHeader = false
+			endHeader()
 		case strings.HasPrefix(t, "at "):
 			if f, ok := parseDotNetFrame(t[len("at "):]); ok {
-				inHeader = false
-				blocks[len(blocks)-1] = append(blocks[len(blocks)-1], f)
+				endHeader()
+				if cur != nil {
+					cur.Frames = appendInnermostFirst(cur.Frames, f)
+				}
 			}
 		case inHeader && t != "":
-			if headerFirst < 0 {
-				headerFirst = i
+			if headerStart < 0 {
+				headerStart = l.end() - len(t)
 			}
-			headerLast = i
+			headerEnd = l.end()
 		}
 	}
-	var segments []string
-	if headerFirst >= 0 {
-		header := text[lines[headerFirst].start:lines[headerLast].end()]
-		segments = strings.Split(strings.TrimLeft(header, " \t"), " ---> ")
-	}
-	// Segment i (outermost first) owns block len(blocks)-1-i.
-	chain := make([]Exception, 0, max(len(segments), 1))
+	endHeader()
+	chain := make([]Exception, 0, len(segments))
 	for i := len(segments) - 1; i >= 0; i-- {
-		e := parseDotNetHeader(segments[i])
-		if b := len(blocks) - 1 - i; b >= 0 {
-			e.Frames = blocks[b]
-		}
+		e := segments[i].Exception
+		e.Frames = innermostFirst(e.Frames)
 		chain = append(chain, e)
 	}
-	if len(chain) == 0 && len(blocks[0]) > 0 { // frames without a header
-		chain = append(chain, Exception{Frames: blocks[0]})
-	}
-	chain = trimChain(chain)
-	for i := range chain {
-		chain[i].Frames = innermostFirst(chain[i].Frames)
-	}
 	return chain
+}
+
+// dotnetSegment is one exception of the header and its place in it.
+type dotnetSegment struct {
+	Exception
+	index int // 0 for the outermost
+}
+
+// splitDotNetHeader cuts the header at " ---> " and keeps the segments
+// Sentry keeps. A text without a header has one exception without a
+// type, to own the frames.
+func splitDotNetHeader(header string) (kept []dotnetSegment, total int) {
+	var keeper chainKeeper[dotnetSegment]
+	for {
+		seg, rest, more := strings.Cut(header, " ---> ")
+		keeper.add(dotnetSegment{Exception: parseDotNetHeader(seg), index: total})
+		total++
+		if !more {
+			break
+		}
+		header = rest
+	}
+	return keeper.chain(), total
 }
 
 // parseDotNetHeader reads "Ns.TypeName: message"; Sentry's .NET SDK sends
 // the full type name as "type". Text that does not start with a type name
 // is all message.
 func parseDotNetHeader(s string) Exception {
+	s = strings.TrimRight(s, "\r\n") // .NET Core starts " ---> " on a line of its own
 	name, msg, _ := strings.Cut(s, ": ")
 	if !isDotNetName(name) {
 		return Exception{Value: s}

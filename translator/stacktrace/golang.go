@@ -23,22 +23,24 @@ import "strings"
 // belong to the last one. A trace without a panic line is one exception
 // with no type or value: the caller has them from exception.type and
 // exception.message.
-func parseGo(text string, lines []line) []Exception {
+func parseGo(text string) []Exception {
 	var (
-		chain       []Exception
+		chain       chainKeeper[Exception]
+		cur         *Exception
 		frames      []Frame
 		inGoroutine bool
-		pending     *Frame // a function line waiting for its file line
+		pending     Frame // a function line waiting for its file line
+		isPending   bool
 		valueStart  = -1
 	)
 	flush := func() {
-		if pending != nil {
-			frames = append(frames, *pending)
-			pending = nil
+		if isPending {
+			frames = appendInnermostFirst(frames, pending)
+			isPending = false
 		}
 	}
 lines:
-	for i, l := range lines {
+	for l := range linesOf(text) {
 		s := l.s
 		switch {
 		case isGoroutineHeader(s):
@@ -48,41 +50,41 @@ lines:
 			inGoroutine, valueStart = true, -1
 		case !inGoroutine:
 			if e, vs, ok := parseGoPanic(s); ok {
-				chain = append(chain, e)
+				cur = chain.add(e)
 				valueStart = offsetIn(l, s, vs)
 			} else if valueStart >= 0 && strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ") {
-				chain[len(chain)-1].Value = text[valueStart:l.end()] // a message printed over several lines
+				cur.Value = text[valueStart:l.end()] // a message printed over several lines
 			}
 		case s == "":
-			if len(frames) > 0 || pending != nil {
+			if len(frames) > 0 || isPending {
 				break lines
 			}
 		case strings.HasPrefix(s, "\t"):
-			if pending != nil {
-				parseGoFileLine(pending, s[1:])
+			if isPending {
+				parseGoFileLine(&pending, s[1:])
 				flush()
 			}
 		case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):
-			pending = nil // "...additional frames elided..."
-		case isGoFunctionLine(s) || i == len(lines)-1:
+			isPending = false // "...additional frames elided..."
+		case isGoFunctionLine(s) || l.final:
 			// The last line may be cut anywhere: runtime.Stack stops at the
 			// end of its buffer.
-			pending = &Frame{}
-			parseGoFunction(pending, s)
+			pending, isPending = Frame{}, true
+			parseGoFunction(&pending, s)
 		default:
 			break lines // not a goroutine trace any more
 		}
 	}
 	flush()
-	if len(chain) == 0 {
+	if chain.n == 0 {
 		if len(frames) == 0 {
 			return nil
 		}
-		chain = append(chain, Exception{})
+		chain.add(Exception{})
 	}
-	chain = trimChain(chain)
-	chain[len(chain)-1].Frames = innermostFirst(frames)
-	return chain
+	kept := chain.chain()
+	kept[len(kept)-1].Frames = innermostFirst(frames)
+	return kept
 }
 
 // parseGoPanic reads "panic: message", a re-panic "\tpanic: message" and
@@ -108,10 +110,10 @@ func isGoFunctionLine(s string) bool {
 // are printed as %2e, so the first dot after the last slash ends the path.
 func parseGoFunction(f *Frame, s string) {
 	name := s
-	if strings.HasSuffix(name, ")") {
-		if open := strings.LastIndexByte(name, '('); open > 0 {
-			name = name[:open]
-		}
+	// The arguments follow the last "(" (a receiver's "(*T)" comes before
+	// it); a line cut short may have lost the ")".
+	if open := strings.LastIndexByte(name, '('); open > 0 && name[open-1] != '.' {
+		name = name[:open]
 	}
 	slash := strings.LastIndexByte(name, '/')
 	if dot := strings.IndexByte(name[slash+1:], '.'); dot > 0 {

@@ -5,11 +5,34 @@ import "strings"
 // javaException is one exception of a Throwable.printStackTrace text.
 type javaException struct {
 	typ, module, value string
-	printed            []Frame // as printed: innermost first
+	// The frames it printed, innermost first: the first MaxFrames and the
+	// last ones (at least MaxFrames), all that a complete trace of this or
+	// of a cause can use; printed counts them all.
+	head, tail []Frame
+	printed    int
 	// more is the n of "... n more": the outermost n frames of this trace
 	// are the outermost n of the trace printed before it (its enclosing
 	// trace) and were left out.
 	more int
+}
+
+func (e *javaException) add(f Frame) {
+	e.printed++
+	e.head = appendInnermostFirst(e.head, f)
+	if e.printed > MaxFrames {
+		e.tail = appendInnermostLast(e.tail, f)
+	}
+}
+
+// frame returns printed frame i, if it was kept.
+func (e *javaException) frame(i int) (Frame, bool) {
+	if i < len(e.head) {
+		return e.head[i], true
+	}
+	if start := e.printed - len(e.tail); i >= start && i < e.printed {
+		return e.tail[i-start], true
+	}
+	return Frame{}, false
 }
 
 // parseJava reads Throwable.printStackTrace output:
@@ -23,13 +46,13 @@ type javaException struct {
 //
 // The caught exception is printed first and its causes after it; Sentry
 // lists the root cause first, so the chain is reversed.
-func parseJava(text string, lines []line) []Exception {
+func parseJava(text string) []Exception {
 	var (
 		printed    []javaException
 		valueStart = -1 // offset of the current message while it may go on
 		suppressed bool // inside a "Suppressed:" block
 	)
-	for _, l := range lines {
+	for l := range linesOf(text) {
 		depth, t := indentDepth(l.s)
 		cur := len(printed) - 1
 		switch {
@@ -61,7 +84,7 @@ func parseJava(text string, lines []line) []Exception {
 		case depth == 1 && strings.HasPrefix(t, "at "):
 			valueStart = -1
 			if f, ok := parseJavaFrame(t[len("at "):]); ok {
-				printed[cur].printed = append(printed[cur].printed, f)
+				printed[cur].add(f)
 			}
 		case depth == 1 && strings.HasPrefix(t, "... "):
 			valueStart = -1
@@ -86,7 +109,7 @@ func resolveJava(printed []javaException) []Exception {
 		} else {
 			printed[i].more = 0
 		}
-		full[i] = len(printed[i].printed) + printed[i].more
+		full[i] = printed[i].printed + printed[i].more
 	}
 	order := make([]int, len(printed))
 	for i := range order {
@@ -113,19 +136,22 @@ func javaFrames(printed []javaException, full []int, i, limit int) []Frame {
 	var frames []Frame
 	pos := 0 // index into the complete trace of exception i
 	for limit > len(frames) && i >= 0 {
-		own := printed[i].printed
-		if pos < len(own) {
-			n := min(len(own)-pos, limit-len(frames))
-			frames = append(frames, own[pos:pos+n]...)
-			pos += n
+		e := &printed[i]
+		if pos < e.printed {
+			f, ok := e.frame(pos)
+			if !ok {
+				break // in the middle of a trace longer than 2×MaxFrames: not kept
+			}
+			frames = append(frames, f)
+			pos++
 			continue
 		}
-		if printed[i].more == 0 || i == 0 {
+		if e.more == 0 || i == 0 {
 			break
 		}
-		// Index pos of trace i is index full[i-1]-more+(pos-len(own)) of
+		// Index pos of trace i is index full[i-1]-more+(pos-printed) of
 		// the trace enclosing it.
-		pos = full[i-1] - printed[i].more + (pos - len(own))
+		pos = full[i-1] - e.more + (pos - e.printed)
 		i--
 	}
 	return frames
@@ -224,6 +250,11 @@ func parseJavaFrame(rest string) (Frame, bool) {
 			return f, false
 		}
 		f.Package = jar
+	}
+	if i := strings.Index(name, "/0x"); i > 0 { // a hidden class: "Gen$$Lambda$14/0x0000000800c03000.apply"
+		if dot := strings.IndexByte(name[i:], '.'); dot > 0 {
+			name = name[:i] + name[i+dot:]
+		}
 	}
 	if slash := strings.LastIndexByte(name, '/'); slash >= 0 {
 		prefix := name[:slash] // "loader/module@version", "module@version" or "loader/"

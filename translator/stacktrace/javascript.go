@@ -18,12 +18,13 @@ import "strings"
 // "Caused by: " (how some loggers print a cause) is read like "[cause]: ".
 // The caught error is printed first and its causes after it, each innermost
 // frame first; both are reversed into Sentry's order.
-func parseJavaScript(text string, lines []line) []Exception {
+func parseJavaScript(text string) []Exception {
 	var (
-		printed    []Exception
+		printed    chainKeeper[Exception]
+		cur        *Exception
 		valueStart = -1
 	)
-	for _, l := range lines {
+	for l := range linesOf(text) {
 		t := strings.TrimLeft(l.s, " \t")
 		cause, isCause := cutCausePrefix(t)
 		switch {
@@ -33,24 +34,24 @@ func parseJavaScript(text string, lines []line) []Exception {
 			if !ok {
 				continue
 			}
-			if len(printed) == 0 { // a stack without its header line
-				printed = append(printed, Exception{})
+			if cur == nil { // a stack without its header line
+				cur = printed.add(Exception{})
 			}
-			printed[len(printed)-1].Frames = append(printed[len(printed)-1].Frames, f)
+			cur.Frames = appendInnermostFirst(cur.Frames, f)
 		case isCause:
 			e, vs := parseJSHeader(cause)
-			printed = append(printed, e)
+			cur = printed.add(e)
 			valueStart = offsetIn(l, cause, vs)
-		case len(printed) == 0 && t != "":
+		case cur == nil && t != "":
 			header := strings.TrimPrefix(t, "Uncaught ") // browsers' console
 			e, vs := parseJSHeader(header)
-			printed = append(printed, e)
+			cur = printed.add(e)
 			valueStart = offsetIn(l, header, vs)
 		case valueStart >= 0 && strings.TrimSpace(l.s) != "":
-			printed[len(printed)-1].Value = text[valueStart:l.end()]
+			cur.Value = text[valueStart:l.end()]
 		}
 	}
-	chain := trimChain(reverse(printed))
+	chain := reverse(printed.chain())
 	for i := range chain {
 		chain[i].Frames = innermostFirst(chain[i].Frames)
 	}

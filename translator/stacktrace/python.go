@@ -32,16 +32,24 @@ const (
 // Python prints the root cause first and every traceback innermost last,
 // Sentry's order for both. Exception groups ("| "-prefixed tracebacks) are
 // not read.
-func parsePython(text string, lines []line) []Exception {
+func parsePython(text string) []Exception {
 	var (
-		chain      []Exception
+		chain      chainKeeper[Exception]
+		cur        *Exception
 		frames     []Frame
 		state      = pythonOutside
 		seen       bool // a traceback or a separator was read
+		first      = true
 		valueStart int
 	)
-	for _, l := range lines {
+	for l := range linesOf(text) {
 		s := l.s
+		// A cause that was never raised prints no traceback, so the first
+		// line may be an exception line.
+		atFirst := first && strings.TrimSpace(s) != ""
+		if atFirst {
+			first = false
+		}
 		switch {
 		case strings.HasPrefix(s, "Traceback (most recent call last):"):
 			state, seen, frames = pythonFrames, true, nil
@@ -49,28 +57,28 @@ func parsePython(text string, lines []line) []Exception {
 			state, seen, frames = pythonOutside, true, nil
 		case state == pythonFrames && strings.HasPrefix(s, `  File "`):
 			if f, ok := parsePythonFrame(s[len(`  File "`):]); ok {
-				frames = append(frames, f)
+				frames = appendInnermostLast(frames, f)
 			}
 		case state == pythonFrames && strings.HasPrefix(s, "    "):
 			code := strings.TrimSpace(s)
 			if n := len(frames); n > 0 && frames[n-1].ContextLine == "" && !isCaretLine(code) {
 				frames[n-1].ContextLine = code
 			}
-		case state != pythonMessage && seen && s != "" && s[0] != ' ':
+		case state != pythonMessage && (seen || atFirst) && s != "" && s[0] != ' ':
 			e, vs, ok := parsePythonExceptionLine(s)
 			if !ok {
 				continue
 			}
 			e.Frames = outermostFirst(frames)
-			chain = append(chain, e)
+			cur = chain.add(e)
 			state, frames = pythonMessage, nil
 			valueStart = offsetIn(l, s, vs)
 		case state == pythonMessage && valueStart >= 0 && strings.TrimSpace(s) != "":
 			// a message printed over several lines, or notes added to it
-			chain[len(chain)-1].Value = text[valueStart:l.end()]
+			cur.Value = text[valueStart:l.end()]
 		}
 	}
-	return trimChain(chain)
+	return chain.chain()
 }
 
 // parsePythonFrame reads what follows `  File "`:

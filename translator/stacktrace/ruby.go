@@ -5,6 +5,7 @@ import "strings"
 // rubyException is an exception of a full_message text while it is read.
 type rubyException struct {
 	Exception
+	top Frame // the header's frame, the innermost; Frames holds the "from" lines
 	// The message's first line sits before " (Type)" on the header line;
 	// the lines after it (from contStart to contEnd in the text) go on.
 	contStart, contEnd int
@@ -23,16 +24,18 @@ type rubyException struct {
 // line of each exception holds its innermost frame; its cause follows its
 // frames with a header line of its own. The caught exception comes first and
 // frames print innermost first; both are reversed into Sentry's order.
-func parseRuby(text string, lines []line) []Exception {
-	var printed []rubyException
-	continues := false // the current message may go on over more lines
-	for _, l := range lines {
+func parseRuby(text string) []Exception {
+	var (
+		printed   chainKeeper[rubyException]
+		cur       *rubyException
+		continues bool // the current message may go on over more lines
+	)
+	for l := range linesOf(text) {
 		s := l.s
 		if rest, ok := strings.CutPrefix(s, "\tfrom "); ok {
 			continues = false
-			if f, _, ok := parseRubyLocation(rest); ok && len(printed) > 0 {
-				cur := &printed[len(printed)-1]
-				cur.Frames = append(cur.Frames, f)
+			if f, _, ok := parseRubyLocation(rest); ok && cur != nil {
+				cur.Frames = appendInnermostFirst(cur.Frames, f)
 			}
 			continue
 		}
@@ -41,32 +44,27 @@ func parseRuby(text string, lines []line) []Exception {
 		}
 		if f, rest, ok := parseRubyLocation(s); ok {
 			if msg, isHeader := strings.CutPrefix(rest, ": "); isHeader {
-				e := rubyException{Exception: parseRubyMessage(msg)}
-				e.Frames = []Frame{f}
-				printed = append(printed, e)
+				cur = printed.add(rubyException{Exception: parseRubyMessage(msg), top: f})
 				continues = true
 				continue
 			}
 		}
-		if continues && len(printed) > 0 && strings.TrimSpace(s) != "" {
-			cur := &printed[len(printed)-1]
+		if continues && strings.TrimSpace(s) != "" {
 			if cur.contEnd == 0 {
 				cur.contStart = l.start
 			}
 			cur.contEnd = l.end()
 		}
 	}
-	chain := make([]Exception, 0, len(printed))
-	for i := len(printed) - 1; i >= 0; i-- {
-		e := printed[i]
+	kept := printed.chain()
+	chain := make([]Exception, 0, len(kept))
+	for i := len(kept) - 1; i >= 0; i-- {
+		e := kept[i]
 		if e.contEnd > 0 {
 			e.Value += "\n" + text[e.contStart:e.contEnd]
 		}
+		e.Frames = innermostFirst(append([]Frame{e.top}, e.Frames...))
 		chain = append(chain, e.Exception)
-	}
-	chain = trimChain(chain)
-	for i := range chain {
-		chain[i].Frames = innermostFirst(chain[i].Frames)
 	}
 	return chain
 }

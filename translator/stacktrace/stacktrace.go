@@ -10,7 +10,10 @@
 // the language from the first line that only that language prints.
 package stacktrace
 
-import "strings"
+import (
+	"iter"
+	"strings"
+)
 
 // Frame is one frame as Sentry's event protocol names its fields
 // (exception.values[].stacktrace.frames[]).
@@ -74,21 +77,20 @@ const (
 // and MaxExceptions exceptions per chain. Strings in the result share
 // memory with text.
 func Parse(text string) (chain []Exception, lang Language, ok bool) {
-	lines := splitLines(text)
-	lang = detect(lines)
+	lang = detect(text)
 	switch lang {
 	case Java:
-		chain = parseJava(text, lines)
+		chain = parseJava(text)
 	case Python:
-		chain = parsePython(text, lines)
+		chain = parsePython(text)
 	case JavaScript:
-		chain = parseJavaScript(text, lines)
+		chain = parseJavaScript(text)
 	case Go:
-		chain = parseGo(text, lines)
+		chain = parseGo(text)
 	case DotNet:
-		chain = parseDotNet(text, lines)
+		chain = parseDotNet(text)
 	case Ruby:
-		chain = parseRuby(text, lines)
+		chain = parseRuby(text)
 	}
 	for _, e := range chain {
 		if len(e.Frames) > 0 || e.Type != "" {
@@ -104,37 +106,54 @@ func Parse(text string) (chain []Exception, lang Language, ok bool) {
 type line struct {
 	s     string // without its "\n" and a trailing "\r"
 	start int    // offset of s in the text
+	final bool   // no "\n" follows it
 }
 
 // end is the offset just past the line's text.
 func (l line) end() int { return l.start + len(l.s) }
 
-func splitLines(text string) []line {
-	lines := make([]line, 0, strings.Count(text, "\n")+1)
-	for start := 0; start <= len(text); {
-		n := strings.IndexByte(text[start:], '\n')
-		if n < 0 {
-			n = len(text) - start
+// linesOf yields the lines of text one by one, without holding them all.
+func linesOf(text string) iter.Seq[line] {
+	return func(yield func(line) bool) {
+		for start := 0; start <= len(text); {
+			n := strings.IndexByte(text[start:], '\n')
+			final := n < 0
+			if final {
+				n = len(text) - start
+			}
+			if !yield(line{s: strings.TrimSuffix(text[start:start+n], "\r"), start: start, final: final}) {
+				return
+			}
+			start += n + 1
 		}
-		lines = append(lines, line{s: strings.TrimSuffix(text[start:start+n], "\r"), start: start})
-		start += n + 1
 	}
-	return lines
 }
 
-// span returns the text from the start of line first through the end of
-// line last, trailing blank lines excluded: a message printed over several
-// lines.
-func span(text string, lines []line, first, last int) string {
-	for last > first && strings.TrimSpace(lines[last].s) == "" {
-		last--
+// The bounded collections below keep what Sentry keeps while the text is
+// read, so a trace of a million frames or exceptions costs the memory of
+// MaxFrames frames and MaxExceptions exceptions, not of the trace.
+
+// appendInnermostFirst collects frames printed innermost first (Java, V8,
+// Go, .NET, Ruby): Relay keeps the innermost MaxFrames, the first printed.
+func appendInnermostFirst(frames []Frame, f Frame) []Frame {
+	if len(frames) >= MaxFrames {
+		return frames
 	}
-	return text[lines[first].start:lines[last].end()]
+	return append(frames, f)
 }
 
-// innermostFirst orders frames printed innermost first (Java, V8, Go,
-// .NET, Ruby) as Sentry does, innermost last, and keeps the MaxFrames
-// innermost ones, as Relay's trimming does.
+// appendInnermostLast collects frames printed innermost last (Python):
+// Relay keeps the last MaxFrames. It holds at most 2×MaxFrames, dropping
+// the oldest MaxFrames at once so that the work per frame stays constant.
+func appendInnermostLast(frames []Frame, f Frame) []Frame {
+	if len(frames) == 2*MaxFrames {
+		frames = frames[:copy(frames, frames[MaxFrames:])]
+	}
+	return append(frames, f)
+}
+
+// innermostFirst orders frames printed innermost first as Sentry does,
+// innermost last, keeping the MaxFrames innermost ones.
 func innermostFirst(printed []Frame) []Frame {
 	if len(printed) > MaxFrames {
 		printed = printed[:MaxFrames]
@@ -147,7 +166,7 @@ func innermostFirst(printed []Frame) []Frame {
 }
 
 // outermostFirst keeps the MaxFrames innermost frames of frames printed
-// innermost last (Python), Sentry's order already.
+// innermost last, Sentry's order already.
 func outermostFirst(printed []Frame) []Frame {
 	if len(printed) > MaxFrames {
 		printed = printed[len(printed)-MaxFrames:]
@@ -155,14 +174,61 @@ func outermostFirst(printed []Frame) []Frame {
 	return printed
 }
 
-// trimChain keeps the first and the last MaxExceptions/2 exceptions of a
-// longer chain (oldest first), as Sentry's trim_exceptions does.
+const (
+	keepFirst = MaxExceptions / 2         // trim_exceptions keeps this many at each end
+	keepRing  = MaxExceptions - keepFirst // a chain of exactly MaxExceptions is kept whole
+)
+
+// chainKeeper holds what Sentry's trim_exceptions keeps of a chain read one
+// exception at a time: the first and the last MaxExceptions/2 when the
+// chain is longer than MaxExceptions, all of it otherwise. The rule is the
+// same read from either end, so it works in printed order.
+type chainKeeper[T any] struct {
+	first []T
+	ring  []T // the latest ones; ring[next] is the oldest once it is full
+	next  int
+	n     int
+}
+
+// add keeps e for now and returns where it is kept, valid until the next
+// add, so the parser can go on filling it in.
+func (k *chainKeeper[T]) add(e T) *T {
+	k.n++
+	if k.first == nil {
+		k.first = make([]T, 0, keepFirst)
+	}
+	if len(k.first) < keepFirst {
+		k.first = append(k.first, e)
+		return &k.first[len(k.first)-1]
+	}
+	if len(k.ring) < keepRing {
+		k.ring = append(k.ring, e)
+		return &k.ring[len(k.ring)-1]
+	}
+	slot := &k.ring[k.next]
+	*slot = e
+	k.next = (k.next + 1) % keepRing
+	return slot
+}
+
+// chain returns the kept exceptions in the order they were added.
+func (k *chainKeeper[T]) chain() []T {
+	out := make([]T, 0, len(k.first)+len(k.ring))
+	out = append(out, k.first...)
+	ring := append(append(make([]T, 0, len(k.ring)), k.ring[k.next:]...), k.ring[:k.next]...)
+	if k.n > MaxExceptions {
+		ring = ring[len(ring)-keepFirst:]
+	}
+	return append(out, ring...)
+}
+
+// trimChain applies the same rule to a chain held whole (Java's, whose
+// traces refer to each other).
 func trimChain[T any](chain []T) []T {
 	if len(chain) <= MaxExceptions {
 		return chain
 	}
-	half := MaxExceptions / 2
-	return append(chain[:half:half], chain[len(chain)-half:]...)
+	return append(chain[:keepFirst:keepFirst], chain[len(chain)-keepFirst:]...)
 }
 
 // reverse reverses a chain printed newest first into Sentry's order.
