@@ -62,6 +62,9 @@ lines:
 		case strings.HasPrefix(s, "\t"):
 			if isPending {
 				parseGoFileLine(&pending, s[1:])
+				if l.final && !strings.Contains(s, " +0x") {
+					pending.Lineno = 0 // the text may have been cut inside the number
+				}
 				flush()
 			}
 		case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):

@@ -152,6 +152,12 @@ func TestParseFormats(t *testing.T) {
 			lang: Go,
 			want: []brief{{Frames: []string{"main|b@:0:0", "main|a@/src/main.go:3:0"}}},
 		},
+		{
+			name: "go runtime.Stack cut inside a line number",
+			text: "goroutine 1 [running]:\nmain.a()\n\t/src/main.go:3 +0x1d\nmain.b(...)\n\t/src/main.go:5",
+			lang: Go,
+			want: []brief{{Frames: []string{"main|b@/src/main.go:0:0", "main|a@/src/main.go:3:0"}}},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -29,6 +29,9 @@ type program struct {
 	run func(t *testing.T, tmp, dir string) []byte
 	// cases are the expectations, written from the program's source.
 	cases map[string][]wantException
+	// custom checks the cases whose frames depend on where the text was
+	// cut, given the marked lines of the source.
+	custom map[string]func(t *testing.T, chain []Exception, lines map[string]int)
 }
 
 // wantException is what a test program's source says about one exception
@@ -131,6 +134,33 @@ var programs = []program{
 				{"main", "main", "main-closure"}, {"main.func1", "main", "main.func1"}, {"handle", "main", "handle"},
 				{"box[...].open", "main", "open"}, {"(*store).get", "main", "get-panic"}}}},
 		},
+		custom: map[string]func(*testing.T, []Exception, map[string]int){
+			// runtime.Stack into the SDK's 2048 bytes keeps the innermost
+			// frames of the 40 calls of deep and cuts the text mid-frame.
+			"otel-cut": func(t *testing.T, chain []Exception, lines map[string]int) {
+				if len(chain) != 1 {
+					t.Fatalf("%d exceptions, want 1", len(chain))
+				}
+				frames := chain[0].Frames
+				if len(frames) < 10 || len(frames) > 41 {
+					t.Fatalf("%d frames, want the 10 to 41 innermost", len(frames))
+				}
+				for i, f := range frames {
+					want, wantLine := "deep", lines["deep"]
+					switch i {
+					case len(frames) - 1:
+						want, wantLine = "recordStackTrace", lines["record"]
+					case len(frames) - 2:
+						wantLine = lines["deep-bottom"]
+					case 0:
+						wantLine = f.Lineno // where the text was cut: the file line may be lost
+					}
+					if f.Module != "main" || f.Function != want || f.Lineno != wantLine {
+						t.Errorf("frame %d: %s.%s line %d, want main.%s line %d", i, f.Module, f.Function, f.Lineno, want, wantLine)
+					}
+				}
+			},
+		},
 	},
 	{
 		lang: Ruby, dir: "ruby", source: "app.rb", needs: []string{"ruby"},
@@ -212,8 +242,17 @@ func checkProgram(t *testing.T, p program, out []byte) {
 	t.Helper()
 	lines := markers(t, filepath.Join("testdata", p.dir, p.source))
 	sections := splitSections(out)
-	if len(sections) != len(p.cases) {
-		t.Errorf("output has cases %v, want %d", keys(sections), len(p.cases))
+	if len(sections) != len(p.cases)+len(p.custom) {
+		t.Errorf("output has cases %v, want %d", keys(sections), len(p.cases)+len(p.custom))
+	}
+	for name, check := range p.custom {
+		chain, lang, ok := Parse(sections[name])
+		if !ok || lang != p.lang {
+			t.Errorf("case %q: Parse = lang %q, ok %v; want %q, true", name, lang, ok, p.lang)
+			continue
+		}
+		check(t, chain, lines)
+		t.Logf("%s %s: %d frames parsed / %d frame lines printed", p.lang, name, len(chain[0].Frames), countFrameLines(p.lang, sections[name]))
 	}
 	for name, want := range p.cases {
 		text, found := sections[name]

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 )
 
@@ -34,8 +35,28 @@ func handle(key string) []byte {
 	return b.open(&store{name: "db"}, key) // frame:handle
 }
 
+// recordStackTrace is what the OpenTelemetry Go SDK's span.RecordError
+// calls with trace.WithStackTrace(true): runtime.Stack into 2048 bytes, so
+// a deep stack is cut short.
+//
+//go:noinline
+func recordStackTrace() string {
+	stackTrace := make([]byte, 2048)
+	n := runtime.Stack(stackTrace, false) // frame:record
+	return string(stackTrace[0:n])
+}
+
+//go:noinline
+func deep(n int) string {
+	if n == 0 {
+		return recordStackTrace() // frame:deep-bottom
+	}
+	return deep(n - 1) // frame:deep
+}
+
 func main() {
 	fmt.Print(string(handle("stack"))) // frame:main
+	fmt.Print("=====otel-cut=====\n" + deep(40) + "\n")
 	fmt.Fprintln(os.Stderr, "=====panic=====")
 	func() {
 		handle("panic") // frame:main.func1
