@@ -214,7 +214,7 @@ func parseDotNetLocation(f *Frame, tail string) bool {
 		file, lineno, ok = cutTrailingNumber(loc)
 	}
 	if !ok {
-		return false
+		return true // a localized ":line" (":Zeile 12"): the frame without its file
 	}
 	if strings.HasPrefix(file, "<") && strings.HasSuffix(file, ">") {
 		return true // no symbols: no file, and the line printed is 0

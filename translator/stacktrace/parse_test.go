@@ -86,6 +86,12 @@ func TestParseFormats(t *testing.T) {
 			},
 		},
 		{
+			name: "dotnet file line with a localized line word",
+			text: "System.Exception: Fehler\n   at Shop.Program.Run() in /src/Program.cs:Zeile 12\n",
+			lang: DotNet,
+			want: []brief{{Type: "System.Exception", Value: "Fehler", Frames: []string{"Shop.Program|Run@:0:0"}}},
+		},
+		{
 			name: "java uncaught handler prefix, no message, loader prefix, packaging data, common frames omitted",
 			text: "Exception in thread \"main\" com.acme.BadThing\n" +
 				"\tat app//com.acme.Worker.run(Worker.kt:7) ~[acme.jar:1.2]\n" +
