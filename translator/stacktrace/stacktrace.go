@@ -32,6 +32,13 @@ type Frame struct {
 }
 
 // Exception is one exception of a chain as the text shows it.
+//
+// Type and Module follow what each platform's Sentry SDK sends: a Java or
+// Python qualified type is split at its last dot ("java.lang" +
+// "IllegalStateException", "json.decoder" + "JSONDecodeError"), a .NET type
+// keeps its full name ("System.InvalidOperationException"), V8 and Ruby
+// print no module. Type is empty when the text names none (a Go trace
+// without a panic line, a Ruby "unhandled exception").
 type Exception struct {
 	Type   string  // "type"   e.g. "IllegalStateException", "ValueError", "TypeError", "panic"
 	Value  string  // "value"  the message
