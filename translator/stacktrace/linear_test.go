@@ -29,6 +29,10 @@ var hostile = map[string]func(n int) string{
 		return "java.lang.Exception: m\n" + strings.Repeat("more of the message\n", n/20) + "\tat a.B.c(B.java:1)\n"
 	},
 	"python long chain": func(n int) string { return pythonTrace(n/200, 2) },
+	"python repeated lines": func(n int) string {
+		return strings.Repeat("Traceback (most recent call last):\n  File \"a\", line 1, in f\n"+
+			"  [Previous line repeated 999 more times]\nE: m\n", n/100)
+	},
 	"python message of many lines": func(n int) string {
 		return "Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nE: m\n" + strings.Repeat("line\n", n/5)
 	},

@@ -263,6 +263,21 @@ func TestParseLimits(t *testing.T) {
 				len(frames), frames[0].Lineno, frames[len(frames)-1].Lineno, MaxFrames)
 		}
 	})
+	t.Run("python spells out repeated lines up to the limit", func(t *testing.T) {
+		text := "Traceback (most recent call last):\n  File \"/a.py\", line 1, in <module>\n" +
+			"  File \"/a.py\", line 2, in f\n  [Previous line repeated 999999999 more times]\n" +
+			"  File \"/a.py\", line 3, in f\nRecursionError: maximum recursion depth exceeded\n"
+		chain, _, _ := Parse(text)
+		frames := chain[0].Frames
+		if len(frames) != MaxFrames || frames[len(frames)-1].Lineno != 3 {
+			t.Fatalf("%d frames, innermost line %d; want %d, 3", len(frames), frames[len(frames)-1].Lineno, MaxFrames)
+		}
+		for i, f := range frames[:len(frames)-1] {
+			if f.Lineno != 2 {
+				t.Fatalf("frame %d line %d, want the repeated line 2", i, f.Lineno)
+			}
+		}
+	})
 	for _, tc := range []struct {
 		lang Language
 		text string

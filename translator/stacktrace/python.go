@@ -8,6 +8,46 @@ const (
 	pythonContext = "During handling of the above exception, another exception occurred:"
 )
 
+// pythonFrame is a frame of a traceback and how many more times Python
+// said it repeats ("[Previous line repeated 27 more times]").
+type pythonFrame struct {
+	Frame
+	repeat int
+}
+
+// appendPythonFrame keeps the entries that can still be among the
+// MaxFrames innermost frames: each entry is at least one frame, so when
+// 2×MaxFrames are held the oldest MaxFrames can go at once.
+func appendPythonFrame(frames []pythonFrame, f Frame) []pythonFrame {
+	if len(frames) == 2*MaxFrames {
+		frames = frames[:copy(frames, frames[MaxFrames:])]
+	}
+	return append(frames, pythonFrame{Frame: f})
+}
+
+// expandPython returns the MaxFrames innermost frames, the repeated ones
+// spelled out as Python would have printed them without collapsing.
+func expandPython(frames []pythonFrame) []Frame {
+	n := 0
+	first := len(frames)
+	for first > 0 && n < MaxFrames {
+		first--
+		n += 1 + frames[first].repeat
+	}
+	out := make([]Frame, 0, min(n, MaxFrames))
+	skip := max(n-MaxFrames, 0) // the oldest entry may be kept in part
+	for _, f := range frames[first:] {
+		for i := 0; i < 1+f.repeat; i++ {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, f.Frame)
+		}
+	}
+	return out
+}
+
 type pythonState int
 
 const (
@@ -34,9 +74,9 @@ const (
 // not read.
 func parsePython(text string) []Exception {
 	var (
-		chain      chainKeeper[Exception]
-		cur        *Exception
-		frames     []Frame
+		chain      chainKeeper[pythonException]
+		cur        *pythonException
+		frames     []pythonFrame
 		state      = pythonOutside
 		seen       bool // a traceback or a separator was read
 		first      = true
@@ -57,7 +97,14 @@ func parsePython(text string) []Exception {
 			state, seen, frames = pythonOutside, true, nil
 		case state == pythonFrames && strings.HasPrefix(s, `  File "`):
 			if f, ok := parsePythonFrame(s[len(`  File "`):]); ok {
-				frames = appendInnermostLast(frames, f)
+				frames = appendPythonFrame(frames, f)
+			}
+		case state == pythonFrames && strings.HasPrefix(s, "  [Previous line repeated "):
+			n, _, _ := strings.Cut(s[len("  [Previous line repeated "):], " ")
+			if times, ok := atoi(n); ok && len(frames) > 0 {
+				// More than MaxFrames repeats would all fall out of the
+				// kept frames: no need to count further.
+				frames[len(frames)-1].repeat = min(frames[len(frames)-1].repeat+times, MaxFrames)
 			}
 		case state == pythonFrames && strings.HasPrefix(s, "    "):
 			code := strings.TrimSpace(s)
@@ -69,8 +116,7 @@ func parsePython(text string) []Exception {
 			if !ok {
 				continue
 			}
-			e.Frames = outermostFirst(frames)
-			cur = chain.add(e)
+			cur = chain.add(pythonException{Exception: e, frames: frames})
 			state, frames = pythonMessage, nil
 			valueStart = offsetIn(l, s, vs)
 		case state == pythonMessage && valueStart >= 0 && strings.TrimSpace(s) != "":
@@ -78,7 +124,20 @@ func parsePython(text string) []Exception {
 			cur.Value = text[valueStart:l.end()]
 		}
 	}
-	return chain.chain()
+	kept := chain.chain()
+	out := make([]Exception, len(kept))
+	for i, e := range kept {
+		out[i] = e.Exception
+		out[i].Frames = expandPython(e.frames)
+	}
+	return out
+}
+
+// pythonException is an exception of the chain while it is read; its
+// frames are spelled out only if it is kept.
+type pythonException struct {
+	Exception
+	frames []pythonFrame
 }
 
 // parsePythonFrame reads what follows `  File "`:

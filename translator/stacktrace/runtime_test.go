@@ -47,6 +47,14 @@ type wantFrame struct {
 	marker           string // the "frame:" comment on the expected line
 }
 
+func repeatFrame(f wantFrame, n int) []wantFrame {
+	frames := make([]wantFrame, n)
+	for i := range frames {
+		frames[i] = f
+	}
+	return frames
+}
+
 func runCommand(t *testing.T, dir string, name string, args ...string) []byte {
 	t.Helper()
 	cmd := exec.Command(name, args...)
@@ -92,7 +100,15 @@ var programs = []program{
 				[]wantFrame{{"load", "", "load-call"}, {"parse", "", "parse"}}},
 			{"AppError", "", "cannot load config", []wantFrame{{"handle", "", "handle-call"}, {"load", "", "load"}}},
 			{"KeyError", "", "'missing'", []wantFrame{{"main", "", "main"}, {"handle", "", "handle"}}},
-		}},
+		},
+			// countdown(30) recurses 30 times before countdown(0) raises;
+			// Python prints three of the 30 and "[Previous line repeated 27
+			// more times]". The notes join the message.
+			"recursion": {{"ValueError", "", "reached zero\nafter counting down\nnote: counted from 30", append(append(
+				[]wantFrame{{"main", "", "main-lambda"}, {"<lambda>", "", "main-lambda"}},
+				repeatFrame(wantFrame{"countdown", "", "countdown"}, 30)...),
+				wantFrame{"countdown", "", "countdown-raise"})}},
+		},
 	},
 	{
 		lang: JavaScript, dir: "node", source: "app.js", needs: []string{"node"},

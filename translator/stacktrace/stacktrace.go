@@ -149,9 +149,9 @@ func appendInnermostFirst(frames []Frame, f Frame) []Frame {
 	return append(frames, f)
 }
 
-// appendInnermostLast collects frames printed innermost last (Python):
-// Relay keeps the last MaxFrames. It holds at most 2×MaxFrames, dropping
-// the oldest MaxFrames at once so that the work per frame stays constant.
+// appendInnermostLast keeps the last MaxFrames (or more) of frames read one
+// by one: it holds at most 2×MaxFrames, dropping the oldest MaxFrames at
+// once so that the work per frame stays constant.
 func appendInnermostLast(frames []Frame, f Frame) []Frame {
 	if len(frames) == 2*MaxFrames {
 		frames = frames[:copy(frames, frames[MaxFrames:])]
@@ -170,15 +170,6 @@ func innermostFirst(printed []Frame) []Frame {
 		frames[len(printed)-1-i] = f
 	}
 	return frames
-}
-
-// outermostFirst keeps the MaxFrames innermost frames of frames printed
-// innermost last, Sentry's order already.
-func outermostFirst(printed []Frame) []Frame {
-	if len(printed) > MaxFrames {
-		printed = printed[len(printed)-MaxFrames:]
-	}
-	return printed
 }
 
 const (

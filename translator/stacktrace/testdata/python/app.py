@@ -28,11 +28,28 @@ def handle(doc):
         {}["missing"]  # frame:handle
 
 
+def countdown(n):
+    if n == 0:
+        err = ValueError("reached zero\nafter counting down")
+        err.add_note("note: counted from 30")
+        raise err  # frame:countdown-raise
+    return countdown(n - 1)  # frame:countdown
+
+
+def record(exc):
+    sys.stdout.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+
+
 def main():
     try:
         handle("{not json")  # frame:main
     except KeyError as exc:
-        sys.stdout.write("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+        record(exc)
+    sys.stdout.write("=====recursion=====\n")
+    try:
+        (lambda: countdown(30))()  # frame:main-lambda
+    except ValueError as exc:
+        record(exc)
 
 
 if __name__ == "__main__":
