@@ -111,6 +111,16 @@ func TestParseFormats(t *testing.T) {
 			},
 		},
 		{
+			name: "java re-indented by a logger, CRLF line ends",
+			text: "java.lang.IllegalStateException: boom\r\n    at a.B.c(B.java:3)\r\n    Suppressed: java.io.IOException: x\r\n" +
+				"        at a.B.close(B.java:9)\r\nCaused by: java.lang.Error\r\n    at a.B.d(B.java:7)\r\n    ... 1 more\r\n",
+			lang: Java,
+			want: []brief{
+				{Type: "Error", Module: "java.lang", Frames: []string{"a.B|c@B.java:3:0", "a.B|d@B.java:7:0"}},
+				{Type: "IllegalStateException", Module: "java.lang", Value: "boom", Frames: []string{"a.B|c@B.java:3:0"}},
+			},
+		},
+		{
 			name: "python cause printed without a traceback, exception without a message, syntax error frame",
 			text: "ValueError: bad\n\nThe above exception was the direct cause of the following exception:\n\n" +
 				"Traceback (most recent call last):\n  File \"<string>\", line 1\n    x = (\n        ^\nSyntaxError: '(' was never closed\n\n" +
