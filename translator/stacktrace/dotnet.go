@@ -120,24 +120,10 @@ func splitDotNetHeader(header string) (kept []dotnetSegment, total int) {
 func parseDotNetHeader(s string) Exception {
 	s = strings.TrimRight(s, "\r\n") // .NET Core starts " ---> " on a line of its own
 	name, msg, _ := strings.Cut(s, ": ")
-	if !isDotNetName(name) {
+	if !isQualifiedName(name, "`+") {
 		return Exception{Value: s}
 	}
 	return Exception{Type: name, Value: msg}
-}
-
-func isDotNetName(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '.' || c == '_' || c == '`' || c == '+' || c >= 0x80 ||
-			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseDotNetFrame reads what follows "at " in a .NET or Mono frame:

@@ -24,70 +24,93 @@ import "strings"
 // with no type or value: the caller has them from exception.type and
 // exception.message.
 func parseGo(text string) []Exception {
-	var (
-		chain       chainKeeper[Exception]
-		cur         *Exception
-		frames      []Frame
-		inGoroutine bool
-		pending     Frame // a function line waiting for its file line
-		isPending   bool
-		valueStart  = -1
-	)
-	flush := func() {
-		if isPending {
-			frames = appendInnermostFirst(frames, pending)
-			isPending = false
-		}
-	}
-lines:
+	r := goReader{text: text, valueStart: -1}
 	for l := range linesOf(text) {
-		s := l.s
-		switch {
-		case isGoroutineHeader(s):
-			if inGoroutine {
-				break lines
-			}
-			inGoroutine, valueStart = true, -1
-		case !inGoroutine:
-			if e, vs, ok := parseGoPanic(s); ok {
-				cur = chain.add(e)
-				valueStart = offsetIn(l, s, vs)
-			} else if valueStart >= 0 && strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ") {
-				cur.Value = text[valueStart:l.end()] // a message printed over several lines
-			}
-		case s == "":
-			if len(frames) > 0 || isPending {
-				break lines
-			}
-		case strings.HasPrefix(s, "\t"):
-			if isPending {
-				parseGoFileLine(&pending, s[1:])
-				if l.final && !strings.Contains(s, " +0x") {
-					pending.Lineno = 0 // the text may have been cut inside the number
-				}
-				flush()
-			}
-		case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):
-			isPending = false // "...additional frames elided..."
-		case isGoFunctionLine(s) || l.final:
-			// The last line may be cut anywhere: runtime.Stack stops at the
-			// end of its buffer.
-			pending, isPending = Frame{}, true
-			parseGoFunction(&pending, s)
-		default:
-			break lines // not a goroutine trace any more
+		if !r.read(l) {
+			break
 		}
 	}
-	flush()
-	if chain.n == 0 {
-		if len(frames) == 0 {
+	r.flush()
+	if r.chain.n == 0 {
+		if len(r.frames) == 0 {
 			return nil
 		}
-		chain.add(Exception{})
+		r.chain.add(Exception{})
 	}
-	kept := chain.chain()
-	kept[len(kept)-1].Frames = innermostFirst(frames)
+	kept := r.chain.chain()
+	kept[len(kept)-1].Frames = innermostFirst(r.frames)
 	return kept
+}
+
+// goReader is the state of parseGo between lines.
+type goReader struct {
+	text        string
+	chain       chainKeeper[Exception]
+	cur         *Exception
+	frames      []Frame
+	inGoroutine bool
+	pending     Frame // a function line waiting for its file line
+	isPending   bool
+	valueStart  int
+}
+
+// read takes one line; false when the first goroutine's trace has ended.
+func (r *goReader) read(l line) bool {
+	s := l.s
+	switch {
+	case isGoroutineHeader(s):
+		if r.inGoroutine {
+			return false
+		}
+		r.inGoroutine, r.valueStart = true, -1
+	case !r.inGoroutine:
+		r.panicLine(l)
+	case s == "":
+		return len(r.frames) == 0 && !r.isPending
+	case strings.HasPrefix(s, "\t"):
+		r.fileLine(l)
+	case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):
+		r.isPending = false // "...additional frames elided..."
+	case isGoFunctionLine(s) || l.final:
+		// The last line may be cut anywhere: runtime.Stack stops at the
+		// end of its buffer.
+		r.pending, r.isPending = Frame{}, true
+		parseGoFunction(&r.pending, s)
+	default:
+		return false // not a goroutine trace any more
+	}
+	return true
+}
+
+// panicLine reads what comes before the goroutine: panics and the lines of
+// their messages.
+func (r *goReader) panicLine(l line) {
+	s := l.s
+	if e, vs, ok := parseGoPanic(s); ok {
+		r.cur = r.chain.add(e)
+		r.valueStart = offsetIn(l, s, vs)
+	} else if r.valueStart >= 0 && strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ") {
+		r.cur.Value = r.text[r.valueStart:l.end()] // a message printed over several lines
+	}
+}
+
+// fileLine completes the pending frame with "\t/path/file.go:12 +0x1d".
+func (r *goReader) fileLine(l line) {
+	if !r.isPending {
+		return
+	}
+	parseGoFileLine(&r.pending, l.s[1:])
+	if l.final && !strings.Contains(l.s, " +0x") {
+		r.pending.Lineno = 0 // the text may have been cut inside the number
+	}
+	r.flush()
+}
+
+func (r *goReader) flush() {
+	if r.isPending {
+		r.frames = appendInnermostFirst(r.frames, r.pending)
+		r.isPending = false
+	}
 }
 
 // parseGoPanic reads "panic: message", a re-panic "\tpanic: message" and

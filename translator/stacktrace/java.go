@@ -47,55 +47,77 @@ func (e *javaException) frame(i int) (Frame, bool) {
 // The caught exception is printed first and its causes after it; Sentry
 // lists the root cause first, so the chain is reversed.
 func parseJava(text string) []Exception {
-	var (
-		printed    []javaException
-		valueStart = -1 // offset of the current message while it may go on
-		suppressed bool // inside a "Suppressed:" block
-	)
+	r := javaReader{text: text, valueStart: -1}
 	for l := range linesOf(text) {
-		depth, t := indentDepth(l.s)
-		cur := len(printed) - 1
-		switch {
-		case depth == 0 && strings.HasPrefix(t, "Caused by: "):
-			suppressed = false
-			valueStart = -1
-			if e, vs, ok := parseJavaHeader(t[len("Caused by: "):]); ok {
-				printed = append(printed, e)
-				valueStart = offsetIn(l, t[len("Caused by: "):], vs)
-			}
-		case cur < 0:
-			header := strings.TrimPrefix(t, "Exception in thread ")
-			if header != t { // `Exception in thread "main" java.lang.Error`
-				if _, after, ok := strings.Cut(header, `" `); ok {
-					header = after
-				}
-			}
-			if depth == 0 {
-				if e, vs, ok := parseJavaHeader(header); ok {
-					printed = append(printed, e)
-					valueStart = offsetIn(l, header, vs)
-				}
-			}
-		case suppressed || depth > 1:
-			// frames and causes of a suppressed exception
-		case depth == 1 && strings.HasPrefix(t, "Suppressed: "):
-			suppressed = true
-			valueStart = -1
-		case depth == 1 && strings.HasPrefix(t, "at "):
-			valueStart = -1
-			if f, ok := parseJavaFrame(t[len("at "):]); ok {
-				printed[cur].add(f)
-			}
-		case depth == 1 && strings.HasPrefix(t, "... "):
-			valueStart = -1
-			n, _, _ := strings.Cut(t[len("... "):], " ")
-			printed[cur].more, _ = atoi(n)
-		case valueStart >= 0 && strings.TrimSpace(l.s) != "":
-			// a message printed over several lines
-			printed[cur].value = text[valueStart:l.end()]
+		r.read(l)
+	}
+	return resolveJava(r.printed)
+}
+
+// javaReader is the state of parseJava between lines.
+type javaReader struct {
+	text       string
+	printed    []javaException
+	valueStart int  // offset of the current message while it may go on
+	suppressed bool // inside a "Suppressed:" block
+}
+
+func (r *javaReader) read(l line) {
+	depth, t := indentDepth(l.s)
+	switch {
+	case depth == 0 && strings.HasPrefix(t, "Caused by: "):
+		r.suppressed = false
+		r.header(l, t[len("Caused by: "):])
+	case len(r.printed) == 0:
+		if depth == 0 {
+			r.header(l, cutThreadPrefix(t))
+		}
+	case r.suppressed || depth > 1:
+		// frames and causes of a suppressed exception
+	case depth == 1 && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") || strings.HasPrefix(t, "Suppressed: ")):
+		r.valueStart = -1
+		r.indented(t)
+	case r.valueStart >= 0 && strings.TrimSpace(l.s) != "":
+		// a message printed over several lines
+		r.printed[len(r.printed)-1].value = r.text[r.valueStart:l.end()]
+	}
+}
+
+// header starts an exception at its "pkg.Type: message" line.
+func (r *javaReader) header(l line, header string) {
+	r.valueStart = -1
+	if e, vs, ok := parseJavaHeader(header); ok {
+		r.printed = append(r.printed, e)
+		r.valueStart = offsetIn(l, header, vs)
+	}
+}
+
+// indented reads a line one level in: a frame, "... n more" or the start
+// of a suppressed exception.
+func (r *javaReader) indented(t string) {
+	cur := &r.printed[len(r.printed)-1]
+	switch {
+	case strings.HasPrefix(t, "Suppressed: "):
+		r.suppressed = true
+	case strings.HasPrefix(t, "at "):
+		if f, ok := parseJavaFrame(t[len("at "):]); ok {
+			cur.add(f)
+		}
+	case strings.HasPrefix(t, "... "):
+		n, _, _ := strings.Cut(t[len("... "):], " ")
+		cur.more, _ = atoi(n)
+	}
+}
+
+// cutThreadPrefix drops the `Exception in thread "main" ` that the
+// default uncaught-exception handler prints before the header.
+func cutThreadPrefix(t string) string {
+	if rest, ok := strings.CutPrefix(t, "Exception in thread "); ok {
+		if _, after, ok := strings.Cut(rest, `" `); ok {
+			return after
 		}
 	}
-	return resolveJava(printed)
+	return t
 }
 
 // resolveJava turns the printed chain into Sentry's: root cause first, each
@@ -188,7 +210,7 @@ func offsetIn(l line, tail string, i int) int {
 // "pkg.Class". valueStart is the offset of the message in s.
 func parseJavaHeader(s string) (e javaException, valueStart int, ok bool) {
 	name, msg, hasMsg := strings.Cut(s, ": ")
-	if !isJavaName(name) {
+	if !isQualifiedName(name, "$") {
 		return e, 0, false
 	}
 	e.module, e.typ = splitQualified(name)
@@ -199,21 +221,6 @@ func parseJavaHeader(s string) (e javaException, valueStart int, ok bool) {
 		valueStart = -1 // no message: nothing continues it
 	}
 	return e, valueStart, true
-}
-
-// isJavaName reports whether s is a (possibly qualified) Java class name.
-func isJavaName(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '.' || c == '_' || c == '$' || c >= 0x80 ||
-			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseJavaFrame reads what follows "at " in a Java frame:
@@ -268,7 +275,7 @@ func parseJavaFrame(rest string) (Frame, bool) {
 		}
 	}
 	class, method := splitQualified(name)
-	if class == "" || !isJavaName(class) {
+	if class == "" || !isQualifiedName(class, "$") {
 		return f, false
 	}
 	f.Module, f.Function = class, method

@@ -72,7 +72,7 @@ func cutCausePrefix(t string) (string, bool) {
 func parseJSHeader(s string) (e Exception, valueStart int) {
 	name, msg, hasMsg := strings.Cut(s, ": ")
 	typ, _, _ := strings.Cut(name, " [") // node's error code
-	if !isJSName(typ) {
+	if !isQualifiedName(typ, "$") {
 		return Exception{Value: s}, 0
 	}
 	e.Type = typ
@@ -81,20 +81,6 @@ func parseJSHeader(s string) (e Exception, valueStart int) {
 	}
 	e.Value = msg
 	return e, len(name) + len(": ")
-}
-
-func isJSName(s string) bool {
-	if s == "" || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '_' || c == '$' || c == '.' || c >= 0x80 ||
-			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 // parseJSFrame reads what follows "at " in a V8 frame: "fn (location)" or a

@@ -111,6 +111,12 @@ func TestParseFormats(t *testing.T) {
 			},
 		},
 		{
+			name: "java message with an indented line",
+			text: "java.lang.IllegalArgumentException: bad config:\n\tkey = value\n\tat a.B.c(B.java:3)\n",
+			lang: Java,
+			want: []brief{{Type: "IllegalArgumentException", Module: "java.lang", Value: "bad config:\n\tkey = value", Frames: []string{"a.B|c@B.java:3:0"}}},
+		},
+		{
 			name: "java re-indented by a logger, CRLF line ends",
 			text: "java.lang.IllegalStateException: boom\r\n    at a.B.c(B.java:3)\r\n    Suppressed: java.io.IOException: x\r\n" +
 				"        at a.B.close(B.java:9)\r\nCaused by: java.lang.Error\r\n    at a.B.d(B.java:7)\r\n    ... 1 more\r\n",

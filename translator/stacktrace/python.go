@@ -73,64 +73,91 @@ const (
 // Sentry's order for both. Exception groups ("| "-prefixed tracebacks) are
 // not read.
 func parsePython(text string) []Exception {
-	var (
-		chain      chainKeeper[pythonException]
-		cur        *pythonException
-		frames     []pythonFrame
-		state      = pythonOutside
-		seen       bool // a traceback or a separator was read
-		first      = true
-		valueStart int
-	)
+	r := pythonReader{text: text, first: true}
 	for l := range linesOf(text) {
-		s := l.s
-		// A cause that was never raised prints no traceback, so the first
-		// line may be an exception line.
-		atFirst := first && strings.TrimSpace(s) != ""
-		if atFirst {
-			first = false
-		}
-		switch {
-		case strings.HasPrefix(s, "Traceback (most recent call last):"):
-			state, seen, frames = pythonFrames, true, nil
-		case s == pythonCause || s == pythonContext:
-			state, seen, frames = pythonOutside, true, nil
-		case state == pythonFrames && strings.HasPrefix(s, `  File "`):
-			if f, ok := parsePythonFrame(s[len(`  File "`):]); ok {
-				frames = appendPythonFrame(frames, f)
-			}
-		case state == pythonFrames && strings.HasPrefix(s, "  [Previous line repeated "):
-			n, _, _ := strings.Cut(s[len("  [Previous line repeated "):], " ")
-			if times, ok := atoi(n); ok && len(frames) > 0 {
-				// More than MaxFrames repeats would all fall out of the
-				// kept frames: no need to count further.
-				frames[len(frames)-1].repeat = min(frames[len(frames)-1].repeat+times, MaxFrames)
-			}
-		case state == pythonFrames && strings.HasPrefix(s, "    "):
-			code := strings.TrimSpace(s)
-			if n := len(frames); n > 0 && frames[n-1].ContextLine == "" && !isCaretLine(code) {
-				frames[n-1].ContextLine = code
-			}
-		case state != pythonMessage && (seen || atFirst) && s != "" && s[0] != ' ':
-			e, vs, ok := parsePythonExceptionLine(s)
-			if !ok {
-				continue
-			}
-			cur = chain.add(pythonException{Exception: e, frames: frames})
-			state, frames = pythonMessage, nil
-			valueStart = offsetIn(l, s, vs)
-		case state == pythonMessage && valueStart >= 0 && strings.TrimSpace(s) != "":
-			// a message printed over several lines, or notes added to it
-			cur.Value = text[valueStart:l.end()]
-		}
+		r.read(l)
 	}
-	kept := chain.chain()
+	kept := r.chain.chain()
 	out := make([]Exception, len(kept))
 	for i, e := range kept {
 		out[i] = e.Exception
 		out[i].Frames = expandPython(e.frames)
 	}
 	return out
+}
+
+// pythonReader is the state of parsePython between lines.
+type pythonReader struct {
+	text       string
+	chain      chainKeeper[pythonException]
+	cur        *pythonException
+	frames     []pythonFrame // of the traceback being read
+	state      pythonState
+	seen       bool // a traceback or a separator was read
+	first      bool // no line with text was read yet
+	valueStart int
+}
+
+func (r *pythonReader) read(l line) {
+	s := l.s
+	// A cause that was never raised prints no traceback, so the first
+	// line may be an exception line.
+	atFirst := r.first && strings.TrimSpace(s) != ""
+	if atFirst {
+		r.first = false
+	}
+	switch {
+	case strings.HasPrefix(s, "Traceback (most recent call last):"):
+		r.state, r.seen, r.frames = pythonFrames, true, nil
+	case s == pythonCause || s == pythonContext:
+		r.state, r.seen, r.frames = pythonOutside, true, nil
+	case r.state == pythonFrames && strings.HasPrefix(s, "  "):
+		r.frameLine(s)
+	case r.state != pythonMessage && (r.seen || atFirst) && s != "" && s[0] != ' ':
+		r.exceptionLine(l)
+	case r.state == pythonMessage && r.valueStart >= 0 && strings.TrimSpace(s) != "":
+		// a message printed over several lines, or notes added to it
+		r.cur.Value = r.text[r.valueStart:l.end()]
+	}
+}
+
+// frameLine reads an indented line of a traceback: a frame, the code
+// under it, the carets under the code, or a note that the previous frame
+// repeats.
+func (r *pythonReader) frameLine(s string) {
+	n := len(r.frames)
+	if rest, ok := strings.CutPrefix(s, `  File "`); ok {
+		if f, ok := parsePythonFrame(rest); ok {
+			r.frames = appendPythonFrame(r.frames, f)
+		}
+		return
+	}
+	if n == 0 {
+		return
+	}
+	if rest, ok := strings.CutPrefix(s, "  [Previous line repeated "); ok {
+		count, _, _ := strings.Cut(rest, " ")
+		if times, ok := atoi(count); ok {
+			// More than MaxFrames repeats would all fall out of the kept
+			// frames: no need to count further.
+			r.frames[n-1].repeat = min(r.frames[n-1].repeat+times, MaxFrames)
+		}
+		return
+	}
+	if code := strings.TrimSpace(s); strings.HasPrefix(s, "    ") && r.frames[n-1].ContextLine == "" && !isCaretLine(code) {
+		r.frames[n-1].ContextLine = code
+	}
+}
+
+// exceptionLine reads "pkg.Error: message", which ends a traceback.
+func (r *pythonReader) exceptionLine(l line) {
+	e, vs, ok := parsePythonExceptionLine(l.s)
+	if !ok {
+		return
+	}
+	r.cur = r.chain.add(pythonException{Exception: e, frames: r.frames})
+	r.state, r.frames = pythonMessage, nil
+	r.valueStart = offsetIn(l, l.s, vs)
 }
 
 // pythonException is an exception of the chain while it is read; its
@@ -169,7 +196,7 @@ func parsePythonFrame(rest string) (Frame, bool) {
 // offset in s, -1 when there is none.
 func parsePythonExceptionLine(s string) (e Exception, valueStart int, ok bool) {
 	name, msg, hasMsg := strings.Cut(s, ": ")
-	if !isPythonName(name) {
+	if !isQualifiedName(name, "") {
 		return e, -1, false
 	}
 	e.Module, e.Type = splitQualified(name)
@@ -178,21 +205,6 @@ func parsePythonExceptionLine(s string) (e Exception, valueStart int, ok bool) {
 	}
 	e.Value = msg
 	return e, len(name) + len(": "), true
-}
-
-// isPythonName reports whether s is a dotted Python name.
-func isPythonName(s string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || (s[0] >= '0' && s[0] <= '9') {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == '.' || c == '_' || c >= 0x80 ||
-			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
-			return false
-		}
-	}
-	return true
 }
 
 // isCaretLine reports whether s is the "^^^^" / "~~^^" line Python 3.11+

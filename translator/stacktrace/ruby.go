@@ -91,9 +91,7 @@ func isRubyConstant(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c == ':' || c == '_' || c >= 0x80 ||
-			(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+		if !isIdentByte(s[i]) && s[i] != ':' {
 			return false
 		}
 	}

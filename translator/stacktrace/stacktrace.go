@@ -246,6 +246,29 @@ func splitQualified(name string) (module, last string) {
 	return "", name
 }
 
+// isQualifiedName reports whether s is a dotted name of identifiers, such
+// as a Java class, a Python type or a .NET type; extra lists the bytes a
+// language allows besides letters, digits and "_" ("$" in Java and
+// JavaScript, "`" and "+" in .NET). Bytes of UTF-8 sequences count as
+// letters.
+func isQualifiedName(s, extra string) bool {
+	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || isDigit(s[0]) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !isIdentByte(c) && c != '.' && strings.IndexByte(extra, c) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 0x80 || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
 // isAbsPath reports whether a printed file name is a full path or a URL,
 // which Sentry takes as "abs_path".
 func isAbsPath(p string) bool {
