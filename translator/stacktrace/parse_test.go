@@ -324,3 +324,12 @@ func TestParseLimits(t *testing.T) {
 		})
 	}
 }
+
+// The exporter compiles against exactly this API.
+var (
+	_ func(string) ([]Exception, Language, bool) = Parse
+	_                                            = Frame{Function: "", Module: "", Filename: "", AbsPath: "", Lineno: 0, Colno: 0, Package: "", InApp: (*bool)(nil)}
+	_                                            = Exception{Type: "", Value: "", Module: "", Frames: []Frame(nil)}
+	_                                            = []Language{Java, Python, JavaScript, Go, DotNet, Ruby, ""}
+	_                                            = [2]int{MaxFrames, MaxExceptions}
+)
