@@ -1,0 +1,214 @@
+package stacktrace
+
+import "strings"
+
+// The lines Python prints between the exceptions of a chain.
+const (
+	pythonCause   = "The above exception was the direct cause of the following exception:"
+	pythonContext = "During handling of the above exception, another exception occurred:"
+)
+
+// pythonFrame is a frame of a traceback and how many more times Python
+// said it repeats ("[Previous line repeated 27 more times]").
+type pythonFrame struct {
+	Frame
+	repeat int
+}
+
+// appendPythonFrame keeps the entries that can still be among the
+// MaxFrames innermost frames: each entry is at least one frame, so when
+// 2×MaxFrames are held the oldest MaxFrames can go at once.
+func appendPythonFrame(frames []pythonFrame, f Frame) []pythonFrame {
+	if len(frames) == 2*MaxFrames {
+		frames = frames[:copy(frames, frames[MaxFrames:])]
+	}
+	return append(frames, pythonFrame{Frame: f})
+}
+
+// expandPython returns the MaxFrames innermost frames, the repeated ones
+// spelled out as Python would have printed them without collapsing.
+func expandPython(frames []pythonFrame) []Frame {
+	n := 0
+	first := len(frames)
+	for first > 0 && n < MaxFrames {
+		first--
+		n += 1 + frames[first].repeat
+	}
+	out := make([]Frame, 0, min(n, MaxFrames))
+	skip := max(n-MaxFrames, 0) // the oldest entry may be kept in part
+	for _, f := range frames[first:] {
+		for i := 0; i < 1+f.repeat; i++ {
+			if skip > 0 {
+				skip--
+				continue
+			}
+			out = append(out, f.Frame)
+		}
+	}
+	return out
+}
+
+type pythonState int
+
+const (
+	pythonOutside pythonState = iota // before a traceback or after a separator
+	pythonFrames                     // after "Traceback (most recent call last):"
+	pythonMessage                    // after the exception line
+)
+
+// parsePython reads traceback.format_exception output:
+//
+//	Traceback (most recent call last):
+//	  File "/app/x.py", line 3, in f
+//	    return parse(doc)
+//	           ^^^^^^^^^^
+//	json.decoder.JSONDecodeError: message
+//
+//	The above exception was the direct cause of the following exception:
+//
+//	Traceback (most recent call last):
+//	...
+//
+// Python prints the root cause first and every traceback innermost last,
+// Sentry's order for both. Exception groups ("| "-prefixed tracebacks) are
+// not read.
+func parsePython(text string) []Exception {
+	r := pythonReader{text: text, first: true}
+	for l := range linesOf(text) {
+		r.read(l)
+	}
+	kept := r.chain.chain()
+	out := make([]Exception, len(kept))
+	for i, e := range kept {
+		out[i] = e.Exception
+		out[i].Frames = expandPython(e.frames)
+	}
+	return out
+}
+
+// pythonReader is the state of parsePython between lines.
+type pythonReader struct {
+	text       string
+	chain      chainKeeper[pythonException]
+	cur        *pythonException
+	frames     []pythonFrame // of the traceback being read
+	state      pythonState
+	seen       bool // a traceback or a separator was read
+	first      bool // no line with text was read yet
+	valueStart int
+}
+
+func (r *pythonReader) read(l line) {
+	s := l.s
+	// A cause that was never raised prints no traceback, so the first
+	// line may be an exception line.
+	atFirst := r.first && strings.TrimSpace(s) != ""
+	if atFirst {
+		r.first = false
+	}
+	switch {
+	case strings.HasPrefix(s, "Traceback (most recent call last):"):
+		r.state, r.seen, r.frames = pythonFrames, true, nil
+	case s == pythonCause || s == pythonContext:
+		r.state, r.seen, r.frames = pythonOutside, true, nil
+	case r.state == pythonFrames && strings.HasPrefix(s, "  "):
+		r.frameLine(s)
+	case r.state != pythonMessage && (r.seen || atFirst) && s != "" && s[0] != ' ':
+		r.exceptionLine(l)
+	case r.state == pythonMessage && r.valueStart >= 0 && strings.TrimSpace(s) != "":
+		// a message printed over several lines, or notes added to it
+		r.cur.Value = r.text[r.valueStart:l.end()]
+	}
+}
+
+// frameLine reads an indented line of a traceback: a frame, the code
+// under it, the carets under the code, or a note that the previous frame
+// repeats.
+func (r *pythonReader) frameLine(s string) {
+	n := len(r.frames)
+	if rest, ok := strings.CutPrefix(s, `  File "`); ok {
+		if f, ok := parsePythonFrame(rest); ok {
+			r.frames = appendPythonFrame(r.frames, f)
+		}
+		return
+	}
+	if n == 0 {
+		return
+	}
+	if rest, ok := strings.CutPrefix(s, "  [Previous line repeated "); ok {
+		count, _, _ := strings.Cut(rest, " ")
+		if times, ok := atoi(count); ok {
+			// More than MaxFrames repeats would all fall out of the kept
+			// frames: no need to count further.
+			r.frames[n-1].repeat = min(r.frames[n-1].repeat+times, MaxFrames)
+		}
+		return
+	}
+	if code := strings.TrimSpace(s); strings.HasPrefix(s, "    ") && r.frames[n-1].ContextLine == "" && !isCaretLine(code) {
+		r.frames[n-1].ContextLine = code
+	}
+}
+
+// exceptionLine reads "pkg.Error: message", which ends a traceback.
+func (r *pythonReader) exceptionLine(l line) {
+	e, vs, ok := parsePythonExceptionLine(l.s)
+	if !ok {
+		return
+	}
+	r.cur = r.chain.add(pythonException{Exception: e, frames: r.frames})
+	r.state, r.frames = pythonMessage, nil
+	r.valueStart = offsetIn(l, l.s, vs)
+}
+
+// pythonException is an exception of the chain while it is read; its
+// frames are spelled out only if it is kept.
+type pythonException struct {
+	Exception
+	frames []pythonFrame
+}
+
+// parsePythonFrame reads what follows `  File "`:
+// `/app/x.py", line 3, in f` (or without ", in f" for a SyntaxError).
+func parsePythonFrame(rest string) (Frame, bool) {
+	var f Frame
+	path, after, ok := strings.Cut(rest, `", line `)
+	if !ok || path == "" {
+		return f, false
+	}
+	num, fn, hasFn := strings.Cut(after, ", in ")
+	lineno, ok := atoi(num)
+	if !ok {
+		return f, false
+	}
+	if hasFn {
+		f.Function = fn
+	}
+	f.Filename, f.Lineno = path, lineno
+	if isAbsPath(path) {
+		f.AbsPath = path
+	}
+	return f, true
+}
+
+// parsePythonExceptionLine reads "pkg.mod.Error: message" or "Error", as
+// traceback.format_exception_only prints them; the module of the type is
+// printed unless it is builtins or __main__. valueStart is the message's
+// offset in s, -1 when there is none.
+func parsePythonExceptionLine(s string) (e Exception, valueStart int, ok bool) {
+	name, msg, hasMsg := strings.Cut(s, ": ")
+	if !isQualifiedName(name, "") {
+		return e, -1, false
+	}
+	e.Module, e.Type = splitQualified(name)
+	if !hasMsg {
+		return e, -1, true
+	}
+	e.Value = msg
+	return e, len(name) + len(": "), true
+}
+
+// isCaretLine reports whether s is the "^^^^" / "~~^^" line Python 3.11+
+// prints under the code of a frame.
+func isCaretLine(s string) bool {
+	return s != "" && strings.Trim(s, "^~ ") == ""
+}
