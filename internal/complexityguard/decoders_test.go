@@ -2,6 +2,7 @@ package complexityguard
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/stacktrace"
 )
 
 // directRow measures a function of the input on the calling goroutine
@@ -59,9 +61,38 @@ func profileSize(tb testing.TB, p *sentry.Profile, err error) (int64, int64) {
 	return int64(len(sentry.AppendChunkJSON(nil, p))), int64(len(p.Samples))
 }
 
+// javaTrace is a Java stack trace of n frames ending in a chain of causes,
+// each "... N more" pointing back into the trace before it: the parser
+// keeps a record per exception of the chain to fill them.
+func javaTrace(n int) []byte {
+	var b strings.Builder
+	b.WriteString("java.lang.IllegalStateException: boom\n")
+	for i := range n {
+		fmt.Fprintf(&b, "\tat com.example.shop.Service%d.handle(Service%d.java:%d)\n", i%97, i%97, i+1)
+		if i%50 == 49 {
+			fmt.Fprintf(&b, "Caused by: java.io.IOException: cause %d\n\tat com.example.io.Reader.read(Reader.java:%d)\n\t... %d more\n", i, i, i/2)
+		}
+	}
+	return []byte(b.String())
+}
+
 func decoderRows() []row {
 	end := time.Unix(1_795_000_000, 0)
 	return []row{
+		{
+			// The exporter parses the exception.stacktrace text of any OTLP
+			// log record or span event it is sent.
+			name: "stacktrace_text_frames", dimension: "frame lines and causes of a stack-trace text", n: 2000, clock: ThreadClock,
+			fuzz: []string{"translator/stacktrace.FuzzParse"},
+			build: directRow(javaTrace, func(_ testing.TB, in []byte) (int64, int64) {
+				chain, _, _ := stacktrace.Parse(string(in))
+				var frames int64
+				for _, e := range chain {
+					frames += int64(len(e.Frames))
+				}
+				return frames * 64, int64(len(chain))
+			}),
+		},
 		{
 			name: "art_trace_methods", itemType: "profile", dimension: "methods and calls of an Android method trace", n: 2000, clock: ThreadClock,
 			fuzz: []string{"translator.FuzzDecodeARTTrace", "translator/art.FuzzDecode"},
