@@ -242,7 +242,12 @@ func levelOf(n plog.SeverityNumber, text string) string {
 	return "error"
 }
 
+// traceContext is contexts.trace of a span; nil for a span without ids,
+// which Relay would refuse.
 func traceContext(span ptrace.Span) map[string]any {
+	if span.TraceID().IsEmpty() || span.SpanID().IsEmpty() {
+		return nil
+	}
 	tc := map[string]any{
 		"trace_id": span.TraceID().String(),
 		"span_id":  span.SpanID().String(),

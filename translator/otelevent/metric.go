@@ -177,7 +177,7 @@ func (w *containerWriter) metric(m pmetric.Metric, key seriesBase, mem *Cumulati
 		pts := m.Histogram().DataPoints()
 		cumulative := m.Histogram().AggregationTemporality() == pmetric.AggregationTemporalityCumulative
 		for i := 0; i < pts.Len(); i++ {
-			w.histogram(m.Name(), unit, explicitBuckets(pts.At(i)), pts.At(i).Attributes(), pts.At(i).Exemplars(), cumulative, key, mem, note)
+			w.histogram(m.Name(), unit, explicitBuckets(pts.At(i), !cumulative), pts.At(i).Attributes(), pts.At(i).Exemplars(), cumulative, key, mem, note)
 		}
 	case pmetric.MetricTypeExponentialHistogram:
 		pts := m.ExponentialHistogram().DataPoints()
@@ -254,7 +254,9 @@ type buckets struct {
 	values    []float64
 }
 
-func explicitBuckets(p pmetric.HistogramDataPoint) buckets {
+// explicitBuckets reads a point; an open-ended bucket is represented by the
+// point's min or max when they describe the same observations (delta).
+func explicitBuckets(p pmetric.HistogramDataPoint, delta bool) buckets {
 	b := buckets{ts: p.Timestamp(), start: p.StartTimestamp(), count: p.Count(), sum: p.Sum(), hasSum: p.HasSum(),
 		min: p.Min(), max: p.Max(), hasMinMax: p.HasMin() && p.HasMax()}
 	bounds := p.ExplicitBounds().AsRaw()
@@ -265,8 +267,12 @@ func explicitBuckets(p pmetric.HistogramDataPoint) buckets {
 		switch {
 		case len(bounds) == 0:
 			v = b.sum / math.Max(1, float64(b.count))
+		case i == 0 && delta && b.hasMinMax:
+			v = b.min
 		case i == 0:
 			v = bounds[0]
+		case i >= len(bounds) && delta && b.hasMinMax:
+			v = b.max
 		case i >= len(bounds):
 			v = bounds[len(bounds)-1]
 		default:

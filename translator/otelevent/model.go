@@ -106,11 +106,17 @@ func resourceFacts(res pcommon.Resource, opts EventOptions) resource {
 	}
 	// resource.process.runtime.{name,version}
 	if name := str(a, "process.runtime.name"); name != "" {
-		r.runtime = map[string]any{"type": "runtime", "name": name, "version": str(a, "process.runtime.version")}
+		r.runtime = map[string]any{"type": "runtime", "name": name}
+		if v := str(a, "process.runtime.version"); v != "" {
+			r.runtime["version"] = v
+		}
 	}
 	// resource.os.{type,version}
 	if name := str(a, "os.type"); name != "" {
-		r.os = map[string]any{"type": "os", "name": name, "version": str(a, "os.version")}
+		r.os = map[string]any{"type": "os", "name": name}
+		if v := str(a, "os.version"); v != "" {
+			r.os["version"] = v
+		}
 	}
 	return r
 }
