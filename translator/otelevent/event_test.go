@@ -197,7 +197,10 @@ func TestFromLogs(t *testing.T) {
 		},
 		{
 			name: "no exception, at the configured severity: a message event",
-			fill: func(lr plog.LogRecord) { lr.SetSeverityNumber(plog.SeverityNumberWarn); lr.Body().SetStr("disk 95% full") },
+			fill: func(lr plog.LogRecord) {
+				lr.SetSeverityNumber(plog.SeverityNumberWarn)
+				lr.Body().SetStr("disk 95% full")
+			},
 			opts: EventOptions{LogMessageMinSeverity: plog.SeverityNumberWarn},
 			check: func(t *testing.T, evs []decoded) {
 				expectCount(t, evs, 1)
@@ -226,7 +229,10 @@ func TestFromLogs(t *testing.T) {
 		},
 		{
 			name: "long tag values cut to Relay's 200",
-			fill: func(lr plog.LogRecord) { withException(lr); lr.Attributes().PutStr("tenant", strings.Repeat("é", 300)) },
+			fill: func(lr plog.LogRecord) {
+				withException(lr)
+				lr.Attributes().PutStr("tenant", strings.Repeat("é", 300))
+			},
 			opts: EventOptions{TagAttributes: []string{"tenant"}},
 			check: func(t *testing.T, evs []decoded) {
 				if n := len([]rune(evs[0].Tags["tenant"])); n != MaxTagChars {
