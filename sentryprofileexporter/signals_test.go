@@ -258,3 +258,30 @@ func TestSignalPartialRetry(t *testing.T) {
 	requests, _ := limited.counts()
 	assert.Equal(t, 1, requests)
 }
+
+// BenchmarkPushLogs: exceptions through the exporter to a local Sentry
+// stand-in that accepts everything: translation, envelope, gzip, HTTP.
+func BenchmarkPushLogs(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+	}))
+	b.Cleanup(srv.Close)
+	cfg := newTestConfig("http://" + testPublicKey + "@" + srv.Listener.Addr().String() + "/" + testProjectID)
+	tel := componenttest.NewTelemetry()
+	exp, err := newExporter(cfg, metadatatest.NewSettings(tel))
+	require.NoError(b, err)
+	require.NoError(b, exp.start(context.Background(), componenttest.NewNopHost()))
+	b.Cleanup(func() { _ = exp.shutdown(context.Background()) })
+	ld := exceptionLogs(100, "checkout")
+	for _, lr := range ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().All() {
+		lr.Attributes().PutStr("exception.stacktrace", "panic: boom\n\ngoroutine 1 [running]:\nmain.main()\n\t/app/main.go:12 +0x1d\n")
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := exp.pushLogs(context.Background(), ld); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(100*b.N)/b.Elapsed().Seconds(), "exceptions/s")
+}
