@@ -121,7 +121,7 @@ func eventsOfSpan(span ptrace.Span, ri int, res resource, resAttrs pcommon.Resou
 		ev.Transaction = span.Name()
 		ev.Contexts = res.contexts(traceContext(span))
 		ev.Tags = tagsOf(opts.TagAttributes, se.Attributes(), span.Attributes(), resAttrs.Attributes())
-		ev.Extra = extraOf(se.Attributes(), span.Attributes())
+		ev.Extra = withUnparsed(extraOf(se.Attributes(), span.Attributes()), ev.Exception)
 		send(ev)
 	}
 	if sent == 0 && drop == nil && opts.ErrorSpans && span.Status().Code() == ptrace.StatusCodeError {
@@ -201,8 +201,20 @@ func eventOfRecord(lr plog.LogRecord, scope string, res resource, resAttrs pcomm
 		ev.Contexts = res.contexts(nil)
 	}
 	ev.Tags = tagsOf(opts.TagAttributes, attrs, resAttrs.Attributes())
-	ev.Extra = extraOf(attrs)
+	ev.Extra = withUnparsed(extraOf(attrs), exc)
 	return ev
+}
+
+// withUnparsed adds a stack trace the parser could not read to extra.
+func withUnparsed(extra map[string]any, exc *exceptionList) map[string]any {
+	if exc == nil || exc.unparsed == "" {
+		return extra
+	}
+	if extra == nil {
+		extra = map[string]any{}
+	}
+	extra["exception.stacktrace"] = cut(exc.unparsed, MaxExtraValueChars)
+	return extra
 }
 
 // isExceptionSummary reports whether a body only repeats the exception
@@ -265,7 +277,8 @@ func traceContext(span ptrace.Span) map[string]any {
 }
 
 // exceptionOf builds exception.values from an attribute set, or nil when it
-// names no exception.
+// names no exception. A stack trace the parser does not read is kept
+// whole in extra, so that nothing the producer sent is lost.
 func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 	// Our receiver keeps a Sentry event's whole exception here; reading it
 	// back keeps every frame field exactly.
@@ -282,7 +295,7 @@ func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 	}
 	chain, _, ok := stacktrace.Parse(text)
 	if !ok || len(chain) == 0 {
-		return &exceptionList{Values: []exceptionValue{{Type: cmpOr(typ, "Error"), Value: msg}}}
+		return &exceptionList{Values: []exceptionValue{{Type: cmpOr(typ, "Error"), Value: msg}}, unparsed: text}
 	}
 	values := make([]exceptionValue, len(chain))
 	for i, c := range chain {

@@ -346,3 +346,18 @@ func TestPlatformOf(t *testing.T) {
 		}
 	}
 }
+
+func TestFromLogsUnparsedStackKept(t *testing.T) {
+	const text = "this is not a stack trace any parser reads"
+	evs, _ := collectLogs(t, logsWith(func(lr plog.LogRecord) {
+		lr.Attributes().PutStr("exception.type", "Weird")
+		lr.Attributes().PutStr("exception.stacktrace", text)
+	}), EventOptions{})
+	expectCount(t, evs, 1)
+	if evs[0].Extra["exception.stacktrace"] != text {
+		t.Errorf("extra = %v, want the unparsed text kept", evs[0].Extra)
+	}
+	if evs[0].Exception.Values[0].Stacktrace != nil {
+		t.Error("frames invented for an unparsed trace")
+	}
+}

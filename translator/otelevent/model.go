@@ -38,6 +38,8 @@ type exceptionList struct {
 	// raw is the exception as our receiver kept it (every frame field);
 	// written instead of Values when set.
 	raw json.RawMessage
+	// unparsed is exception.stacktrace when the parser could not read it.
+	unparsed string
 }
 
 func (e *exceptionList) MarshalJSON() ([]byte, error) {

@@ -56,7 +56,11 @@ func Parse(text string) (chain []Exception, lang Language, ok bool) {
 			cur = &out[len(out)-1]
 		}
 	}
-	if len(out) == 0 {
+	frames := 0
+	for _, e := range out {
+		frames += len(e.Frames)
+	}
+	if frames == 0 {
 		return nil, "", false
 	}
 	// Sentry's order: oldest cause first, raised exception last.
