@@ -303,7 +303,9 @@ func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 	}
 	// The attributes name the raised exception, the chain's last value.
 	last := &values[len(values)-1]
-	if typ != "" {
+	// The parser may split a qualified type into module and type, as
+	// Sentry's Java SDK does; the attribute's full name then agrees.
+	if typ != "" && typ != last.Module+"."+last.Type {
 		last.Type = typ
 	}
 	if msg != "" {
@@ -331,7 +333,7 @@ func framesOf(frames []stacktrace.Frame, opts EventOptions) *stackTrace {
 	out := make([]frame, len(frames))
 	for i, f := range frames {
 		out[i] = frame{Function: f.Function, Module: f.Module, Filename: f.Filename, AbsPath: f.AbsPath,
-			Lineno: f.Lineno, Colno: f.Colno, Package: f.Package, InApp: inApp(f, opts.InAppPrefixes)}
+			Lineno: f.Lineno, Colno: f.Colno, Package: f.Package, InApp: inApp(f, opts.InAppPrefixes), ContextLine: f.ContextLine}
 	}
 	return &stackTrace{Frames: out}
 }

@@ -72,6 +72,8 @@ type frame struct {
 	Colno    int    `json:"colno,omitempty"`
 	Package  string `json:"package,omitempty"`
 	InApp    *bool  `json:"in_app,omitempty"`
+	// ContextLine is the source line, where the trace prints it (Python).
+	ContextLine string `json:"context_line,omitempty"`
 }
 
 type sdkInfo struct {

@@ -15,6 +15,7 @@ type Frame struct {
 	Lineno, Colno                       int
 	Package                             string
 	InApp                               *bool
+	ContextLine                         string
 }
 
 type Exception struct {
