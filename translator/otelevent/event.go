@@ -2,10 +2,12 @@ package otelevent
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -117,6 +119,8 @@ func eventsOfSpan(span ptrace.Span, ri int, res resource, resAttrs pcommon.Resou
 			continue
 		}
 		ev := newEvent(res, se.Timestamp(), "error")
+		ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "exception", strconv.Itoa(i),
+			strconv.FormatUint(uint64(se.Timestamp()), 10))
 		ev.Exception = exceptionOf(se.Attributes(), opts)
 		ev.Transaction = span.Name()
 		ev.Contexts = res.contexts(traceContext(span))
@@ -126,6 +130,8 @@ func eventsOfSpan(span ptrace.Span, ri int, res resource, resAttrs pcommon.Resou
 	}
 	if sent == 0 && drop == nil && opts.ErrorSpans && span.Status().Code() == ptrace.StatusCodeError {
 		ev := newEvent(res, span.EndTimestamp(), "error")
+		ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "status",
+			strconv.FormatUint(uint64(span.EndTimestamp()), 10))
 		msg := span.Status().Message()
 		if msg == "" {
 			msg = span.Name() + " failed"
@@ -155,6 +161,15 @@ func FromLogs(ld plog.Logs, opts EventOptions, emit func(Event)) []Drop {
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				ev := eventOfRecord(records.At(k), sl.Scope().Name(), res, rl.Resource(), opts)
+				if ev != nil && !fromReceiver(records.At(k)) {
+					// The record's place in its resource and what it says:
+					// the same in a retry of the resource, so Sentry drops
+					// a resent event as a duplicate.
+					lr := records.At(k)
+					ev.EventID = stableEventID(res.identity, strconv.Itoa(j), strconv.Itoa(k),
+						strconv.FormatUint(uint64(lr.Timestamp()), 10), strconv.FormatUint(uint64(lr.ObservedTimestamp()), 10),
+						lr.TraceID().String(), lr.SpanID().String(), lr.Body().AsString())
+				}
 				if ev == nil {
 					continue
 				}
@@ -186,10 +201,10 @@ func eventOfRecord(lr plog.LogRecord, scope string, res resource, resAttrs pcomm
 	if body := lr.Body().AsString(); body != "" && !isExceptionSummary(body, exc) {
 		ev.LogEntry = &logEntry{Formatted: cut(body, maxMessageChars)}
 	}
-	if id, ok := attrs.Get("log.record.uid"); ok && isHex32(id.AsString()) {
+	if fromReceiver(lr) {
 		// Our receiver keeps the Sentry event id here: the same event
 		// keeps its id through the round trip.
-		ev.EventID = id.AsString()
+		ev.EventID = str(attrs, "log.record.uid")
 	}
 	if !lr.TraceID().IsEmpty() {
 		tc := map[string]any{"trace_id": lr.TraceID().String()}
@@ -215,6 +230,13 @@ func withUnparsed(extra map[string]any, exc *exceptionList) map[string]any {
 	}
 	extra["exception.stacktrace"] = cut(exc.unparsed, MaxExtraValueChars)
 	return extra
+}
+
+// fromReceiver reports whether a record carries a Sentry event id
+// (log.record.uid, 32 hex digits), as our receiver writes it.
+func fromReceiver(lr plog.LogRecord) bool {
+	id, ok := lr.Attributes().Get("log.record.uid")
+	return ok && isHex32(id.AsString())
 }
 
 // isExceptionSummary reports whether a body only repeats the exception
@@ -474,6 +496,18 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// stableEventID is an event id derived from what identifies the event, so
+// that the event sent again (a retried request) has the same id and Sentry
+// keeps it once.
+func stableEventID(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		_, _ = h.Write([]byte(p))
+		_, _ = h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
 func newEventID() string {

@@ -363,3 +363,42 @@ func TestFromLogsUnparsedStackKept(t *testing.T) {
 		t.Error("frames invented for an unparsed trace")
 	}
 }
+
+// TestEventIDsStable: translating the same request twice (a retry) gives
+// the same event ids, so Sentry keeps a resent event once; different
+// exceptions get different ids.
+func TestEventIDsStable(t *testing.T) {
+	ld := logsWith(func(lr plog.LogRecord) {
+		lr.Attributes().PutStr("exception.type", "E")
+	})
+	ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().At(0).CopyTo(ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().AppendEmpty())
+	td := ptrace.NewTraces()
+	span := td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty()
+	span.SetTraceID(testTraceID)
+	span.SetSpanID(testSpanID)
+	for i := 0; i < 2; i++ {
+		ev := span.Events().AppendEmpty()
+		ev.SetName("exception")
+		ev.Attributes().PutStr("exception.type", "E")
+	}
+	ids := func() []string {
+		var out []string
+		FromLogs(ld, EventOptions{}, func(ev Event) { out = append(out, ev.EventID) })
+		FromTraces(td, EventOptions{}, func(ev Event) { out = append(out, ev.EventID) })
+		return out
+	}
+	first, second := ids(), ids()
+	if len(first) != 4 {
+		t.Fatalf("got %d events, want 4", len(first))
+	}
+	seen := map[string]bool{}
+	for i := range first {
+		if first[i] != second[i] {
+			t.Errorf("event %d: id %s, then %s on the retry", i, first[i], second[i])
+		}
+		if !isHex32(first[i]) || seen[first[i]] {
+			t.Errorf("event %d: id %q not a fresh 32-hex id", i, first[i])
+		}
+		seen[first[i]] = true
+	}
+}

@@ -89,6 +89,9 @@ type resource struct {
 	service                                    string
 	// attributes of the resource, bounded as extra, for contexts.otel
 	attributes map[string]any
+	// identity tells resources apart in event ids: the attributes that
+	// name a service instance.
+	identity string
 }
 
 func resourceFacts(res pcommon.Resource, opts EventOptions) resource {
@@ -104,6 +107,7 @@ func resourceFacts(res pcommon.Resource, opts EventOptions) resource {
 		service:    str(a, "service.name"),
 		attributes: extraOf(a),
 	}
+	r.identity = str(a, "service.name") + "\x00" + str(a, "service.namespace") + "\x00" + str(a, "service.instance.id") + "\x00" + r.serverName
 	// resource.telemetry.sdk.{name,version}
 	if name := str(a, "telemetry.sdk.name"); name != "" {
 		r.sdk = &sdkInfo{Name: name, Version: cmpOr(str(a, "telemetry.sdk.version"), "unknown")}
