@@ -43,13 +43,14 @@ const (
 
 // NewFactory returns the factory of the sentryprofile exporter.
 func NewFactory() xexporter.Factory {
+	shared := &sharedExporters{byConfig: map[*Config]*sharedExporter{}}
 	return xexporter.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		xexporter.WithProfiles(createProfiles, metadata.ProfilesStability),
-		xexporter.WithLogs(createLogs, metadata.LogsStability),
-		xexporter.WithTraces(createTraces, metadata.TracesStability),
-		xexporter.WithMetrics(createMetrics, metadata.MetricsStability),
+		xexporter.WithProfiles(shared.createProfiles, metadata.ProfilesStability),
+		xexporter.WithLogs(shared.createLogs, metadata.LogsStability),
+		xexporter.WithTraces(shared.createTraces, metadata.TracesStability),
+		xexporter.WithMetrics(shared.createMetrics, metadata.MetricsStability),
 	)
 }
 
@@ -87,9 +88,9 @@ func defaultQueueConfig() exporterhelper.QueueBatchConfig {
 	return q
 }
 
-func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
+func (s *sharedExporters) createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
 	c := cfg.(*Config)
-	exp, err := newExporter(c, set)
+	exp, err := s.get(c, set)
 	if err != nil {
 		return nil, err
 	}
@@ -108,28 +109,29 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 }
 
 // createLogs, createTraces and createMetrics build the exporter of the
-// signals beside profiles with the same delivery rules (signals.go).
-func createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+// signals beside profiles with the same delivery rules (signals.go), on the
+// same sentryExporter as every other pipeline of the configuration.
+func (s *sharedExporters) createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
 	c := cfg.(*Config)
-	exp, err := newExporter(c, set)
+	exp, err := s.get(c, set)
 	if err != nil {
 		return nil, err
 	}
 	return exporterhelper.NewLogs(ctx, set, cfg, exp.pushLogs, signalOptions(c, exp)...)
 }
 
-func createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+func (s *sharedExporters) createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
 	c := cfg.(*Config)
-	exp, err := newExporter(c, set)
+	exp, err := s.get(c, set)
 	if err != nil {
 		return nil, err
 	}
 	return exporterhelper.NewTraces(ctx, set, cfg, exp.pushTraces, signalOptions(c, exp)...)
 }
 
-func createMetrics(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
+func (s *sharedExporters) createMetrics(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
 	c := cfg.(*Config)
-	exp, err := newExporter(c, set)
+	exp, err := s.get(c, set)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +142,7 @@ func createMetrics(ctx context.Context, set exporter.Settings, cfg component.Con
 // batching off: sending_queue::batch gathers profiles into chunk-long
 // windows (50 s by default), which would hold an exception back as long;
 // events and trace_metric containers are batched by the translator.
-func signalOptions(c *Config, exp *sentryExporter) []exporterhelper.Option {
+func signalOptions(c *Config, exp *sharedExporter) []exporterhelper.Option {
 	queue := c.QueueConfig
 	if queue.HasValue() {
 		q := *queue.Get()

@@ -16,9 +16,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configopaque"
 	"go.opentelemetry.io/collector/consumer/consumererror"
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/exporter/exportertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -284,4 +288,39 @@ func BenchmarkPushLogs(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(100*b.N)/b.Elapsed().Seconds(), "exceptions/s")
+}
+
+// TestSignalsShareRateLimits: the pipelines of one configuration share
+// their projects, so a limit on every category that Sentry announced in
+// answer to an error event holds back the metrics as well, without a
+// request.
+func TestSignalsShareRateLimits(t *testing.T) {
+	relay := newSignalRelay(t, func(int) reply {
+		return reply{status: http.StatusTooManyRequests, header: http.Header{"X-Sentry-Rate-Limits": {"3600::organization"}}}
+	})
+	cfg := newTestConfig(relay.dsn())
+	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+	cfg.RetryConfig.Enabled = false
+	f := NewFactory()
+	set := exportertest.NewNopSettings(f.Type())
+	ctx := context.Background()
+	logsExp, err := f.CreateLogs(ctx, set, cfg)
+	require.NoError(t, err)
+	metricsExp, err := f.CreateMetrics(ctx, set, cfg)
+	require.NoError(t, err)
+	for _, c := range []component.Component{logsExp, metricsExp} {
+		require.NoError(t, c.Start(ctx, componenttest.NewNopHost()))
+		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
+	}
+
+	require.Error(t, logsExp.ConsumeLogs(ctx, exceptionLogs(1, "checkout")))
+	md := pmetric.NewMetrics()
+	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+	m.SetName("queue.depth")
+	m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+	err = metricsExp.ConsumeMetrics(ctx, md)
+	require.Error(t, err)
+	assert.False(t, consumererror.IsPermanent(err), "held, not dropped: %v", err)
+	requests, _ := relay.counts()
+	assert.Equal(t, 1, requests, "the metrics pipeline knew the limit the logs pipeline learnt")
 }
