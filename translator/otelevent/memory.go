@@ -22,10 +22,29 @@ type CumulativeMemory struct {
 	order   []uint64 // insertion order, for forgetting the oldest
 }
 
+// previous is the last point of a series, and the points before it whose
+// answers are kept for a retry.
 type previous struct {
+	point
+	// earlier are the points before it, oldest first, at most
+	// retriedPoints: a retried request holding several points of the
+	// series finds each one's answer.
+	earlier []point
+}
+
+// point is one point of a series and what delta answered for it, answered
+// again when the same point comes back (a retried request).
+type point struct {
 	start, ts pcommon.Timestamp
 	values    []float64
+	delta     []float64
+	ok        bool
 }
+
+// retriedPoints is how many earlier points of a series keep their answer:
+// an SDK sends one point per series and export, so a request rarely holds
+// more (unless a batch processor merged several exports).
+const retriedPoints = 4
 
 // NewCumulativeMemory returns a memory of at most capacity series, started
 // at now: a series whose first point starts at or after now began while
@@ -103,11 +122,34 @@ func (m *CumulativeMemory) delta(s seriesBase, start, ts pcommon.Timestamp, valu
 	defer m.mu.Unlock()
 	k := m.key(s)
 	prev, seen := m.series[k]
-	if seen && ts <= prev.ts {
-		// A repeated or late point: nothing new happened.
-		return make([]float64, len(values)), true
+	if seen {
+		// The same point again: a retry of a request whose first try did
+		// not reach Sentry. It stands for the same delta.
+		for _, p := range slices.Concat(prev.earlier, []point{prev.point}) {
+			if p.ts == ts && slices.Equal(p.values, values) {
+				return slices.Clone(p.delta), p.ok
+			}
+		}
+		if ts < prev.ts {
+			// A late point: the later one already counted what it holds.
+			return make([]float64, len(values)), true
+		}
 	}
-	m.remember(k, seen, previous{start: start, ts: ts, values: slices.Clone(values)})
+	delta, ok := m.diff(seen, prev.point, start, values)
+	next := previous{point: point{start: start, ts: ts, values: slices.Clone(values), delta: delta, ok: ok}}
+	if seen {
+		next.earlier = slices.Concat(prev.earlier, []point{prev.point})
+		if len(next.earlier) > retriedPoints {
+			next.earlier = next.earlier[len(next.earlier)-retriedPoints:]
+		}
+	}
+	m.remember(k, seen, next)
+	return slices.Clone(delta), ok
+}
+
+// diff is values minus the previous point's, or the values themselves when
+// the series (re)started while this memory watched.
+func (m *CumulativeMemory) diff(seen bool, prev point, start pcommon.Timestamp, values []float64) ([]float64, bool) {
 	if seen && prev.start == start && len(prev.values) == len(values) && values[0] >= prev.values[0] {
 		out := make([]float64, len(values))
 		for i := range values {

@@ -293,3 +293,33 @@ func equalFloats(a, b []float64) bool {
 	}
 	return true
 }
+
+// TestFromMetricsCumulativeRetried: a request translated again (retried
+// after a rate limit) sends the same deltas, not zeros.
+func TestFromMetricsCumulativeRetried(t *testing.T) {
+	mem := NewCumulativeMemory(10, start)
+	md := pmetric.NewMetrics()
+	s := newMetric(md, "requests", "").SetEmptySum()
+	s.SetAggregationTemporality(pmetric.AggregationTemporalityCumulative)
+	s.SetIsMonotonic(true)
+	for i, v := range []int64{4, 10} {
+		p := s.DataPoints().AppendEmpty()
+		p.SetStartTimestamp(tick(1))
+		p.SetTimestamp(tick(10 * (i + 1)))
+		p.SetIntValue(v)
+	}
+	var tries [][]float64
+	for try := 0; try < 2; try++ {
+		items, _, _ := collectMetrics(t, md, MetricOptions{Memory: mem})
+		var got []float64
+		for _, it := range items {
+			got = append(got, it.Value)
+		}
+		tries = append(tries, got)
+	}
+	for i, got := range tries {
+		if !equalFloats(got, []float64{4, 6}) {
+			t.Errorf("try %d: values %v, want [4 6]", i+1, got)
+		}
+	}
+}
