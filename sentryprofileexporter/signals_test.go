@@ -26,6 +26,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
+	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadatatest"
 )
@@ -323,4 +324,47 @@ func TestSignalsShareRateLimits(t *testing.T) {
 	assert.False(t, consumererror.IsPermanent(err), "held, not dropped: %v", err)
 	requests, _ := relay.counts()
 	assert.Equal(t, 1, requests, "the metrics pipeline knew the limit the logs pipeline learnt")
+}
+
+// TestSignalsLifecycle: every pipeline of one configuration is created,
+// started, fed and shut down, with and without the queue; the shared
+// exporter starts once and stops with the last pipeline (the package's
+// goleak check finds anything left running).
+func TestSignalsLifecycle(t *testing.T) {
+	relay := newSignalRelay(t, func(int) reply { return reply{status: http.StatusOK} })
+	tests := []struct {
+		name  string
+		queue bool
+	}{{"default queue", true}, {"no queue", false}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := newTestConfig(relay.dsn())
+			if !tt.queue {
+				cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
+			}
+			f := NewFactory()
+			set := exportertest.NewNopSettings(f.Type())
+			ctx := context.Background()
+			le, err := f.CreateLogs(ctx, set, cfg)
+			require.NoError(t, err)
+			te, err := f.CreateTraces(ctx, set, cfg)
+			require.NoError(t, err)
+			me, err := f.CreateMetrics(ctx, set, cfg)
+			require.NoError(t, err)
+			pe, err := f.CreateProfiles(ctx, set, cfg)
+			require.NoError(t, err)
+			comps := []component.Component{le, te, me, pe}
+			for _, c := range comps {
+				require.NoError(t, c.Start(ctx, componenttest.NewNopHost()))
+			}
+			require.NoError(t, le.ConsumeLogs(ctx, exceptionLogs(1, "checkout")))
+			require.NoError(t, te.ConsumeTraces(ctx, ptrace.NewTraces()))
+			require.NoError(t, me.ConsumeMetrics(ctx, pmetric.NewMetrics()))
+			for _, c := range comps {
+				require.NoError(t, c.Shutdown(ctx))
+			}
+		})
+	}
+	_, accepted := relay.counts()
+	assert.Equal(t, 2, accepted, "one event per run, flushed by Shutdown")
 }
