@@ -44,7 +44,6 @@ const (
 // Reasons an item is not sent.
 const (
 	ReasonExceedSizeLimit = "exceed_size_limit" // Relay's outcome reason for the same refusal
-	ReasonNoException     = "no_exception"      // not counted as a drop: not meant to be sent
 )
 
 // EventOptions configures FromTraces and FromLogs. The zero value sends only
@@ -317,7 +316,7 @@ func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 	}
 	chain, _, ok := stacktrace.Parse(text)
 	if !ok || len(chain) == 0 {
-		return &exceptionList{Values: []exceptionValue{{Type: cmpOr(typ, "Error"), Value: msg}}, unparsed: text}
+		return &exceptionList{Values: []exceptionValue{{Type: cmpOr(typ, "Error"), Value: msg, Mechanism: mechanismOf(attrs)}}, unparsed: text}
 	}
 	values := make([]exceptionValue, len(chain))
 	for i, c := range chain {
@@ -341,7 +340,20 @@ func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 			values[i].Type = "Error"
 		}
 	}
+	last.Mechanism = mechanismOf(attrs)
 	return &exceptionList{Values: values}
+}
+
+// mechanismOf marks an exception that escaped its span (exception.escaped)
+// as unhandled, which Sentry shows on the issue; nil when the attribute is
+// absent, since OTel says nothing then.
+func mechanismOf(attrs pcommon.Map) *mechanism {
+	v, ok := attrs.Get("exception.escaped")
+	if !ok || v.Type() != pcommon.ValueTypeBool {
+		return nil
+	}
+	handled := !v.Bool()
+	return &mechanism{Type: "opentelemetry", Handled: &handled}
 }
 
 func framesOf(frames []stacktrace.Frame, opts EventOptions) *stackTrace {

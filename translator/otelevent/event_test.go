@@ -2,6 +2,7 @@ package otelevent
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -402,3 +403,49 @@ func TestEventIDsStable(t *testing.T) {
 		seen[first[i]] = true
 	}
 }
+
+func TestFromLogsEscapedIsUnhandled(t *testing.T) {
+	tests := []struct {
+		name        string
+		escaped     *bool
+		wantHandled string // "" when no mechanism
+	}{
+		{"escaped", ptr(true), "false"},
+		{"caught", ptr(false), "true"},
+		{"not said", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var payload []byte
+			FromLogs(logsWith(func(lr plog.LogRecord) {
+				lr.Attributes().PutStr("exception.type", "E")
+				if tt.escaped != nil {
+					lr.Attributes().PutBool("exception.escaped", *tt.escaped)
+				}
+			}), EventOptions{}, func(ev Event) { payload = ev.Payload })
+			var ev struct {
+				Exception struct {
+					Values []struct {
+						Mechanism *struct {
+							Type    string
+							Handled *bool
+						}
+					}
+				}
+			}
+			if err := json.Unmarshal(payload, &ev); err != nil {
+				t.Fatal(err)
+			}
+			m := ev.Exception.Values[0].Mechanism
+			got := ""
+			if m != nil {
+				got = fmt.Sprint(*m.Handled)
+			}
+			if got != tt.wantHandled {
+				t.Errorf("mechanism.handled = %q, want %q", got, tt.wantHandled)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

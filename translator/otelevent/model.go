@@ -57,6 +57,12 @@ type exceptionValue struct {
 	Value      string      `json:"value,omitempty"`
 	Module     string      `json:"module,omitempty"`
 	Stacktrace *stackTrace `json:"stacktrace,omitempty"`
+	Mechanism  *mechanism  `json:"mechanism,omitempty"`
+}
+
+type mechanism struct {
+	Type    string `json:"type"`
+	Handled *bool  `json:"handled,omitempty"`
 }
 
 type stackTrace struct {

@@ -34,6 +34,7 @@ func TestEventsValidateAgainstSentrySchema(t *testing.T) {
 			lr.Attributes().PutStr("exception.message", "order 17 has no lines")
 			lr.Attributes().PutStr("exception.stacktrace", javaTrace)
 			lr.Attributes().PutStr("tenant", "acme")
+			lr.Attributes().PutBool("exception.escaped", true)
 			lr.Attributes().PutInt("attempt", 3)
 			lr.Attributes().PutDouble("ratio", 0.5)
 			lr.Attributes().PutEmptySlice("ids").AppendEmpty().SetStr("a")
