@@ -43,14 +43,25 @@ type signal struct {
 	dropped  metric.Int64Counter
 }
 
-// signalItem is one encoded item of a resource: an error event (count 1)
-// or a trace_metric container (count = its items).
+// signalItem is one encoded item: an error event of one resource (count
+// 1) or a trace_metric container of the resources of one project (count =
+// its items).
 type signalItem struct {
-	resource int
-	eventID  string
-	platform string
-	payload  []byte
-	count    int
+	resources map[int]int // items of each resource in it
+	eventID   string
+	payload   []byte
+	count     int
+}
+
+// firstResource is the lowest resource of an item, which names its project.
+func (it signalItem) firstResource() int {
+	first := -1
+	for r := range it.resources {
+		if first < 0 || r < first {
+			first = r
+		}
+	}
+	return first
 }
 
 // signalOutcome is what delivering a request's items came to, by resource.
@@ -78,7 +89,7 @@ func (e *sentryExporter) metricsSignal() *signal {
 func (e *sentryExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 	var items []signalItem
 	drops := otelevent.FromLogs(ld, e.eventOpts, func(ev otelevent.Event) {
-		items = append(items, signalItem{resource: ev.ResourceIndex, eventID: ev.EventID, platform: ev.Platform, payload: ev.Payload, count: 1})
+		items = append(items, signalItem{resources: map[int]int{ev.ResourceIndex: 1}, eventID: ev.EventID, payload: ev.Payload, count: 1})
 	})
 	rls := ld.ResourceLogs()
 	retry, err := e.pushSignal(ctx, ld, e.events, drops, items, rls.Len(), func(i int) pcommon.Resource { return rls.At(i).Resource() })
@@ -97,7 +108,7 @@ func (e *sentryExporter) pushLogs(ctx context.Context, ld plog.Logs) error {
 func (e *sentryExporter) pushTraces(ctx context.Context, td ptrace.Traces) error {
 	var items []signalItem
 	drops := otelevent.FromTraces(td, e.eventOpts, func(ev otelevent.Event) {
-		items = append(items, signalItem{resource: ev.ResourceIndex, eventID: ev.EventID, platform: ev.Platform, payload: ev.Payload, count: 1})
+		items = append(items, signalItem{resources: map[int]int{ev.ResourceIndex: 1}, eventID: ev.EventID, payload: ev.Payload, count: 1})
 	})
 	rss := td.ResourceSpans()
 	retry, err := e.pushSignal(ctx, td, e.events, drops, items, rss.Len(), func(i int) pcommon.Resource { return rss.At(i).Resource() })
@@ -115,11 +126,14 @@ func (e *sentryExporter) pushTraces(ctx context.Context, td ptrace.Traces) error
 // pushMetrics sends metric points as trace_metric containers.
 func (e *sentryExporter) pushMetrics(ctx context.Context, md pmetric.Metrics) error {
 	var items []signalItem
-	opts := e.metricOpts
-	drops := otelevent.FromMetrics(md, opts, func(c otelevent.Container) {
-		items = append(items, signalItem{resource: c.ResourceIndex, payload: c.Payload, count: c.Items})
-	})
 	rms := md.ResourceMetrics()
+	opts := e.metricOpts
+	// The resources of one project share containers: fewer, fuller
+	// envelopes, within the container limits.
+	opts.Group = func(i int) any { return e.router.route(rms.At(i).Resource()) }
+	drops := otelevent.FromMetrics(md, opts, func(c otelevent.Container) {
+		items = append(items, signalItem{resources: c.Resources, payload: c.Payload, count: c.Items})
+	})
 	retry, err := e.pushSignal(ctx, md, e.metrics, drops, items, rms.Len(), func(i int) pcommon.Resource { return rms.At(i).Resource() })
 	if retry == nil {
 		return err
@@ -203,50 +217,49 @@ func mapValues(m map[int]bool) []bool {
 func (e *sentryExporter) deliverSignal(ctx context.Context, s *signal, items []signalItem, resource func(int) pcommon.Resource) *signalOutcome {
 	out := &signalOutcome{retried: map[int]bool{}, unsent: map[int]int{}}
 	for _, it := range items {
-		out.unsent[it.resource] += it.count
+		for r, n := range it.resources {
+			out.unsent[r] += n
+		}
 	}
-	projects := map[int]*project{}
 	failed := map[*project]time.Duration{}
 	for _, it := range items {
-		if _, due := out.retried[it.resource]; due {
-			continue // an earlier item of the resource waits: so do the rest
+		if out.due(it) {
+			// An earlier item of one of its resources waits: a resource
+			// is retried whole, so this one waits too.
+			out.retry(it, nil, 0, true)
+			continue
 		}
-		p, routed := projects[it.resource]
-		if !routed {
-			p = e.router.route(resource(it.resource))
-			projects[it.resource] = p
-			if p == nil {
-				e.dropSignal(ctx, s, reasonNoDSN, out.unsent[it.resource])
-				e.logger.Warn("No DSN for resource; dropping its "+s.name,
-					zap.String("routing_attribute", e.router.attribute), zap.Int(s.name, out.unsent[it.resource]))
-			}
-		}
+		p := e.router.route(resource(it.firstResource()))
 		if p == nil {
+			e.dropSignal(ctx, s, reasonNoDSN, it.count)
+			e.logger.Warn("No DSN for resource; dropping its "+s.name,
+				zap.String("routing_attribute", e.router.attribute), zap.Int(s.name, it.count))
+			out.settled(it)
 			continue
 		}
 		now := time.Now()
 		if wait := p.limits.RetryAfter(s.category, now); wait > 0 {
-			out.retry(it.resource, fmt.Errorf("%s: category %s is rate limited for %s", p.name, s.category, wait.Round(time.Second)), wait, true)
+			out.retry(it, fmt.Errorf("%s: category %s is rate limited for %s", p.name, s.category, wait.Round(time.Second)), wait, true)
 			continue
 		}
 		if delay, ok := failed[p]; ok {
-			out.retry(it.resource, nil, delay, false)
+			out.retry(it, nil, delay, false)
 			continue
 		}
 		body := e.encodeSignalEnvelope(s, p, it, now)
 		d := e.post(ctx, p, s.category, body)
 		switch {
 		case d.err == nil:
-			out.unsent[it.resource] -= it.count
+			out.settled(it)
 			s.sent.Add(ctx, int64(it.count))
 			e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
 		case d.permanent:
-			out.unsent[it.resource] -= it.count
+			out.settled(it)
 			out.permErrs = append(out.permErrs, d.err)
 			e.dropSignal(ctx, s, cmpString(d.reason, reasonRejected), it.count)
 			e.logger.Error("Sentry rejected "+s.name+"; dropping them", zap.String("dsn", p.name), zap.Int(s.name, it.count), zap.Error(d.err))
 		default:
-			out.retry(it.resource, d.err, d.delay, d.rateLimited)
+			out.retry(it, d.err, d.delay, d.rateLimited)
 			if !d.rateLimited {
 				failed[p] = d.delay
 			}
@@ -255,8 +268,29 @@ func (e *sentryExporter) deliverSignal(ctx context.Context, s *signal, items []s
 	return out
 }
 
-func (o *signalOutcome) retry(resource int, err error, delay time.Duration, rateLimited bool) {
-	o.retried[resource] = o.retried[resource] || !rateLimited
+// due reports whether one of an item's resources is already due again.
+func (o *signalOutcome) due(it signalItem) bool {
+	for r := range it.resources {
+		if _, ok := o.retried[r]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// settled counts an item accepted or dropped for good.
+func (o *signalOutcome) settled(it signalItem) {
+	for r, n := range it.resources {
+		o.unsent[r] -= n
+	}
+}
+
+// retry marks an item's resources due again, for err (nil when the reason
+// is already among the errors).
+func (o *signalOutcome) retry(it signalItem, err error, delay time.Duration, rateLimited bool) {
+	for r := range it.resources {
+		o.retried[r] = o.retried[r] || !rateLimited
+	}
 	if err != nil {
 		o.retryErrs = append(o.retryErrs, err)
 	}

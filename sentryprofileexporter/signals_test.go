@@ -368,3 +368,28 @@ func TestSignalsLifecycle(t *testing.T) {
 	_, accepted := relay.counts()
 	assert.Equal(t, 2, accepted, "one event per run, flushed by Shutdown")
 }
+
+// TestPushMetricsBatchesPerProject: the resources routed to one project
+// share a trace_metric container, one envelope per project.
+func TestPushMetricsBatchesPerProject(t *testing.T) {
+	main := newSignalRelay(t, func(int) reply { return reply{status: http.StatusOK} })
+	billing := newSignalRelay(t, func(int) reply { return reply{status: http.StatusOK} })
+	exp, tel := startSignalExporter(t, main.dsn(), func(c *Config) {
+		c.Routing.DSNs = map[string]configopaque.String{"billing": configopaque.String(billing.dsn())}
+	})
+	md := pmetric.NewMetrics()
+	for _, svc := range []string{"checkout", "billing", "search"} {
+		rm := md.ResourceMetrics().AppendEmpty()
+		rm.Resource().Attributes().PutStr("service.name", svc)
+		m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+		m.SetName("requests")
+		m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+	}
+	require.NoError(t, exp.pushMetrics(context.Background(), md))
+	require.Len(t, main.envelopes, 1, "checkout and search in one envelope")
+	_, heads, _ := envelopeItems(t, main.envelopes[0])
+	require.Len(t, heads, 1)
+	assert.InDelta(t, 2, heads[0]["item_count"], 0)
+	require.Len(t, billing.envelopes, 1)
+	assert.Equal(t, int64(3), counter(t, tel, "metrics_sent", ""))
+}

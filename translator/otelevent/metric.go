@@ -53,13 +53,20 @@ type MetricOptions struct {
 	// Memory holds the previous point of each cumulative series; nil
 	// treats every cumulative point as the first of its series.
 	Memory *CumulativeMemory
+	// Group names the container a resource's items go to (the exporter:
+	// its project), so that the resources of one group share containers;
+	// nil gives each resource its own. Every item carries its resource's
+	// facts as attributes, so items of several resources mix freely.
+	Group func(resourceIndex int) any
 }
 
-// Container is one trace_metric item, encoded, of one resource.
+// Container is one trace_metric item, encoded: items of one resource, or
+// of several resources of one group.
 type Container struct {
-	ResourceIndex int
-	Items         int
-	Payload       []byte
+	// Resources counts the items of each resource in the container.
+	Resources map[int]int
+	Items     int
+	Payload   []byte
 }
 
 // metricItem is one entry of a trace_metric container, as the JavaScript
@@ -84,10 +91,22 @@ type typedValue struct {
 // resource, and returns what it did not send (Drop.Count in points).
 func FromMetrics(md pmetric.Metrics, opts MetricOptions, emit func(Container)) []Drop {
 	var drops []Drop
+	writers := map[any]*containerWriter{}
+	var order []*containerWriter
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
 		rm := rms.At(i)
-		w := &containerWriter{resource: i, emit: emit, base: resourceMetricAttributes(rm.Resource(), opts)}
+		var group any = i
+		if opts.Group != nil {
+			group = opts.Group(i)
+		}
+		w, ok := writers[group]
+		if !ok {
+			w = &containerWriter{emit: emit}
+			writers[group] = w
+			order = append(order, w)
+		}
+		w.resource, w.base = i, resourceMetricAttributes(rm.Resource(), opts)
 		w.fallbackTrace = newEventID()
 		resKey := mapHash(rm.Resource().Attributes())
 		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
@@ -100,6 +119,8 @@ func FromMetrics(md pmetric.Metrics, opts MetricOptions, emit func(Container)) [
 				}
 			}
 		}
+	}
+	for _, w := range order {
 		w.flush()
 	}
 	return drops
@@ -126,12 +147,15 @@ func resourceMetricAttributes(res pcommon.Resource, opts MetricOptions) map[stri
 	return base
 }
 
+// containerWriter fills the containers of one group; resource, base and
+// fallbackTrace are those of the resource being written.
 type containerWriter struct {
 	resource      int
 	emit          func(Container)
 	base          map[string]typedValue
 	fallbackTrace string
 	items         []json.RawMessage
+	resources     map[int]int
 	size          int
 }
 
@@ -144,6 +168,10 @@ func (w *containerWriter) add(it metricItem) {
 		w.flush()
 	}
 	w.items = append(w.items, raw)
+	if w.resources == nil {
+		w.resources = map[int]int{}
+	}
+	w.resources[w.resource]++
 	w.size += len(raw) + 1
 }
 
@@ -152,8 +180,8 @@ func (w *containerWriter) flush() {
 		return
 	}
 	payload, _ := json.Marshal(map[string]any{"items": w.items})
-	w.emit(Container{ResourceIndex: w.resource, Items: len(w.items), Payload: payload})
-	w.items, w.size = nil, 0
+	w.emit(Container{Resources: w.resources, Items: len(w.items), Payload: payload})
+	w.items, w.resources, w.size = nil, nil, 0
 }
 
 // metric writes the items of one metric's points.

@@ -3,6 +3,7 @@ package otelevent
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -321,5 +322,33 @@ func TestFromMetricsCumulativeRetried(t *testing.T) {
 		if !equalFloats(got, []float64{4, 6}) {
 			t.Errorf("try %d: values %v, want [4 6]", i+1, got)
 		}
+	}
+}
+
+// TestFromMetricsGrouped: resources of one group share containers, each
+// container counting the items of each resource; other groups get their own.
+func TestFromMetricsGrouped(t *testing.T) {
+	md := pmetric.NewMetrics()
+	for _, svc := range []string{"a", "b", "c"} {
+		rm := md.ResourceMetrics().AppendEmpty()
+		rm.Resource().Attributes().PutStr("service.name", svc)
+		m := rm.ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
+		m.SetName("g")
+		m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
+		m.Gauge().DataPoints().AppendEmpty().SetIntValue(2)
+	}
+	group := func(i int) any { return i == 1 } // a and c together, b alone
+	_, _, containers := collectMetrics(t, md, MetricOptions{Group: group})
+	if len(containers) != 2 {
+		t.Fatalf("%d containers, want 2", len(containers))
+	}
+	if got := containers[0].Resources; len(got) != 2 || got[0] != 2 || got[2] != 2 || containers[0].Items != 4 {
+		t.Errorf("first container resources %v (%d items), want {0:2, 2:2}", got, containers[0].Items)
+	}
+	if got := containers[1].Resources; len(got) != 1 || got[1] != 2 {
+		t.Errorf("second container resources %v, want {1:2}", got)
+	}
+	if !strings.Contains(string(containers[0].Payload), `"service.name":{"value":"c"`) {
+		t.Errorf("an item of c lacks its resource's facts: %s", containers[0].Payload)
 	}
 }
