@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -28,6 +30,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/otelevent"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 // bridgeReceiver is our receiver on a free port, its logs and metrics
@@ -140,6 +144,22 @@ func TestBridgeRoundTrip(t *testing.T) {
 	for _, ld := range first.logs.AllLogs() {
 		require.NoError(t, logsExp.ConsumeLogs(ctx, ld))
 	}
+	t.Run("schema", func(t *testing.T) {
+		// What the exporter sent of each real SDK event, against Sentry's
+		// published event schema.
+		schema := eventSchema(t)
+		n := 0
+		for _, ld := range first.logs.AllLogs() {
+			otelevent.FromLogs(ld, otelevent.EventOptions{}, func(ev otelevent.Event) {
+				inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(ev.Payload))
+				require.NoError(t, err)
+				assert.NoError(t, schema.Validate(inst), "%s", ev.Payload)
+				n++
+			})
+		}
+		require.Positive(t, n)
+		t.Logf("%d events of real SDKs, as this exporter writes them, valid against relay/event.schema.json", n)
+	})
 	for _, md := range first.metrics.AllMetrics() {
 		require.NoError(t, metricsExp.ConsumeMetrics(ctx, md))
 	}
@@ -304,4 +324,30 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// eventSchema compiles Sentry's event schema, kept (MIT) under
+// translator/otelevent/testdata, with Relay's reading of "uuid" (the simple
+// 32-hex form SDKs write is one).
+func eventSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "translator", "otelevent", "testdata", "sentry-data-schemas", "event.schema.json"))
+	require.NoError(t, err)
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	c.RegisterFormat(&jsonschema.Format{Name: "uuid", Validate: func(v any) error {
+		if s, ok := v.(string); ok {
+			if _, ok := sentry.CanonicalUUID(s); !ok {
+				return fmt.Errorf("%q is not a uuid as Relay reads one", s)
+			}
+		}
+		return nil
+	}})
+	c.AssertFormat()
+	require.NoError(t, c.AddResource("event.schema.json", doc))
+	s, err := c.Compile("event.schema.json")
+	require.NoError(t, err)
+	return s
 }

@@ -301,18 +301,21 @@ func traceContext(span ptrace.Span) map[string]any {
 // names no exception. A stack trace the parser does not read is kept
 // whole in extra, so that nothing the producer sent is lost.
 func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
+	typ := str(attrs, "exception.type")
+	msg := str(attrs, "exception.message")
+	text := str(attrs, "exception.stacktrace")
+	if typ == "" && msg == "" {
+		// Also when sentry.exception is there: our receiver keeps the
+		// synthetic exception of a captured message in it, which is no
+		// exception.
+		return nil
+	}
 	// Our receiver keeps a Sentry event's whole exception here; reading it
 	// back keeps every frame field exactly.
 	if v, ok := attrs.Get("sentry.exception"); ok && v.Type() == pcommon.ValueTypeMap {
 		if exc := fromSentryException(v.Map()); exc != nil {
 			return exc
 		}
-	}
-	typ := str(attrs, "exception.type")
-	msg := str(attrs, "exception.message")
-	text := str(attrs, "exception.stacktrace")
-	if typ == "" && msg == "" {
-		return nil
 	}
 	chain, _, ok := stacktrace.Parse(text)
 	if !ok || len(chain) == 0 {

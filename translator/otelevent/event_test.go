@@ -449,3 +449,23 @@ func TestFromLogsEscapedIsUnhandled(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestFromLogsSyntheticExceptionIsAMessage: our receiver keeps the
+// synthetic exception of a JavaScript captureMessage in sentry.exception,
+// without exception.type: a message, not sent unless messages are.
+func TestFromLogsSyntheticExceptionIsAMessage(t *testing.T) {
+	fill := func(lr plog.LogRecord) {
+		lr.SetSeverityNumber(plog.SeverityNumberInfo)
+		lr.Body().SetStr("hello")
+		v := lr.Attributes().PutEmptyMap("sentry.exception").PutEmptySlice("values").AppendEmpty().SetEmptyMap()
+		v.PutStr("value", "hello")
+		v.PutEmptyMap("mechanism").PutBool("synthetic", true)
+	}
+	evs, _ := collectLogs(t, logsWith(fill), EventOptions{})
+	expectCount(t, evs, 0)
+	evs, _ = collectLogs(t, logsWith(fill), EventOptions{LogMessageMinSeverity: plog.SeverityNumberInfo})
+	expectCount(t, evs, 1)
+	if evs[0].Exception != nil || evs[0].LogEntry == nil || evs[0].LogEntry.Formatted != "hello" {
+		t.Errorf("event = %+v, want a message without exception", evs[0])
+	}
+}
