@@ -111,6 +111,7 @@ var exampleEnv = map[string]string{
 	"SENTRY_RELEASE":         "example-app@1.0.0",
 	"SENTRY_ENVIRONMENT":     "example",
 	"SENTRY_UPSTREAM":        "https://o0.ingest.sentry.invalid",
+	"SENTRY_OTLP_URL":        "https://o0.ingest.sentry.invalid/api/42/integration/otlp",
 }
 
 var envReference = regexp.MustCompile(`\$\{env:([A-Za-z_][A-Za-z0-9_]*)`)

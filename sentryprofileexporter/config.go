@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/collector/config/configoptional"
 	"go.opentelemetry.io/collector/config/configretry"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
@@ -62,8 +63,53 @@ type Config struct {
 	// limit.
 	ChunkWindow time.Duration `mapstructure:"chunk_window"`
 
+	// Events configures the logs and traces signals: exceptions become
+	// Sentry error events.
+	Events EventsConfig `mapstructure:"events"`
+	// Metrics configures the metrics signal: points become trace_metric
+	// items.
+	Metrics MetricsConfig `mapstructure:"metrics"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
+}
+
+// EventsConfig configures how exceptions in logs and spans become Sentry
+// error events.
+type EventsConfig struct {
+	// InAppPrefixes mark a frame in_app when its module, package, function
+	// or file starts with one of them (and every other frame not in_app).
+	InAppPrefixes []string `mapstructure:"in_app_prefixes"`
+	// TagAttributes are the attribute keys copied into the event's tags
+	// (searchable in Sentry), looked up on the record or span event, the
+	// span, then the resource.
+	TagAttributes []string `mapstructure:"tag_attributes"`
+	// LogMessageMinSeverity sends log records without an exception as
+	// message events when their severity is at least this (trace, debug,
+	// info, warn, error, fatal); empty sends none.
+	LogMessageMinSeverity string `mapstructure:"log_message_min_severity"`
+	// ErrorSpans sends spans whose status is Error and that recorded no
+	// exception as error events.
+	ErrorSpans bool `mapstructure:"error_spans"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// MetricsConfig configures how metric points become trace_metric items.
+type MetricsConfig struct {
+	// MaxCumulativeSeries bounds the cumulative series whose last point is
+	// remembered to send the next one as a delta.
+	MaxCumulativeSeries int `mapstructure:"max_cumulative_series"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// severityNumbers are the names log_message_min_severity takes.
+var severityNumbers = map[string]plog.SeverityNumber{
+	"trace": plog.SeverityNumberTrace, "debug": plog.SeverityNumberDebug, "info": plog.SeverityNumberInfo,
+	"warn": plog.SeverityNumberWarn, "error": plog.SeverityNumberError, "fatal": plog.SeverityNumberFatal,
 }
 
 // RoutingConfig picks a DSN per resource from the value of a resource
@@ -121,6 +167,14 @@ func (cfg *Config) Validate() error {
 	}
 	if w := cfg.ChunkWindow; w < time.Second || w > maxChunkWindow {
 		errs = append(errs, fmt.Errorf("chunk_window: must be between 1s and %s (Relay's limit), got %s", maxChunkWindow, w))
+	}
+	if v := cfg.Events.LogMessageMinSeverity; v != "" {
+		if _, ok := severityNumbers[v]; !ok {
+			errs = append(errs, fmt.Errorf("events::log_message_min_severity: one of trace, debug, info, warn, error, fatal, got %q", v))
+		}
+	}
+	if cfg.Metrics.MaxCumulativeSeries < 1 {
+		errs = append(errs, fmt.Errorf("metrics::max_cumulative_series: must be positive, got %d", cfg.Metrics.MaxCumulativeSeries))
 	}
 	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror/xconsumererror"
 	"go.opentelemetry.io/collector/exporter"
 	"go.opentelemetry.io/collector/exporter/exporterhelper"
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/otelevent"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -55,6 +57,11 @@ type sentryExporter struct {
 	userAgent  string
 	client     *http.Client // built in start, where extensions (auth, middlewares) are known
 	retries    *retryBudget
+
+	// The logs, traces and metrics signals (signals.go).
+	eventOpts       otelevent.EventOptions
+	metricOpts      otelevent.MetricOptions
+	events, metrics *signal
 }
 
 func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
@@ -69,7 +76,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sentryprofile telemetry: %w", err)
 	}
-	return &sentryExporter{
+	e := &sentryExporter{
 		cfg:       cfg,
 		settings:  set.TelemetrySettings,
 		logger:    set.Logger,
@@ -90,7 +97,22 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 		retries: newRetryBudget(cfg.RetryConfig),
 		userAgent: fmt.Sprintf("%s/%s (%s; %s/%s)",
 			sdkName, version, set.BuildInfo.Description, runtime.GOOS, runtime.GOARCH),
-	}, nil
+		eventOpts: otelevent.EventOptions{
+			InAppPrefixes:         cfg.Events.InAppPrefixes,
+			TagAttributes:         cfg.Events.TagAttributes,
+			DefaultRelease:        cfg.DefaultRelease,
+			DefaultEnvironment:    cfg.DefaultEnvironment,
+			LogMessageMinSeverity: severityNumbers[cfg.Events.LogMessageMinSeverity],
+			ErrorSpans:            cfg.Events.ErrorSpans,
+		},
+		metricOpts: otelevent.MetricOptions{
+			DefaultRelease:     cfg.DefaultRelease,
+			DefaultEnvironment: cfg.DefaultEnvironment,
+			Memory:             otelevent.NewCumulativeMemory(cfg.Metrics.MaxCumulativeSeries, pcommon.NewTimestampFromTime(time.Now())),
+		},
+	}
+	e.events, e.metrics = e.eventsSignal(), e.metricsSignal()
+	return e, nil
 }
 
 // platformMemorySize is how many profilers keep their platform across

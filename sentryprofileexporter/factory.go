@@ -36,14 +36,21 @@ const (
 	// bounds memory: about 40 MiB of records, far above a minute of a busy
 	// host profiled at 20 Hz.
 	defaultBatchMinSize = 1 << 18
+	// defaultMaxCumulativeSeries: a few hundred bytes each, some tens of
+	// MiB at most.
+	defaultMaxCumulativeSeries = 100_000
 )
 
 // NewFactory returns the factory of the sentryprofile exporter.
 func NewFactory() xexporter.Factory {
+	shared := &sharedExporters{byConfig: map[*Config]*sharedExporter{}}
 	return xexporter.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		xexporter.WithProfiles(createProfiles, metadata.ProfilesStability),
+		xexporter.WithProfiles(shared.createProfiles, metadata.ProfilesStability),
+		xexporter.WithLogs(shared.createLogs, metadata.LogsStability),
+		xexporter.WithTraces(shared.createTraces, metadata.TracesStability),
+		xexporter.WithMetrics(shared.createMetrics, metadata.MetricsStability),
 	)
 }
 
@@ -61,6 +68,7 @@ func createDefaultConfig() component.Config {
 		Platform:     defaultPlatform,
 		SampleRateHz: defaultSampleRateHz,
 		ChunkWindow:  defaultChunkWindow,
+		Metrics:      MetricsConfig{MaxCumulativeSeries: defaultMaxCumulativeSeries},
 	}
 }
 
@@ -80,9 +88,9 @@ func defaultQueueConfig() exporterhelper.QueueBatchConfig {
 	return q
 }
 
-func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
+func (s *sharedExporters) createProfiles(ctx context.Context, set exporter.Settings, cfg component.Config) (xexporter.Profiles, error) {
 	c := cfg.(*Config)
-	exp, err := newExporter(c, set)
+	exp, err := s.get(c, set)
 	if err != nil {
 		return nil, err
 	}
@@ -98,6 +106,57 @@ func createProfiles(ctx context.Context, set exporter.Settings, cfg component.Co
 		exporterhelper.WithRetry(unlimitedElapsed(c.RetryConfig)),
 		exporterhelper.WithQueue(c.QueueConfig),
 	)
+}
+
+// createLogs, createTraces and createMetrics build the exporter of the
+// signals beside profiles with the same delivery rules (signals.go), on the
+// same sentryExporter as every other pipeline of the configuration.
+func (s *sharedExporters) createLogs(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Logs, error) {
+	c := cfg.(*Config)
+	exp, err := s.get(c, set)
+	if err != nil {
+		return nil, err
+	}
+	return exporterhelper.NewLogs(ctx, set, cfg, exp.pushLogs, signalOptions(c, exp)...)
+}
+
+func (s *sharedExporters) createTraces(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Traces, error) {
+	c := cfg.(*Config)
+	exp, err := s.get(c, set)
+	if err != nil {
+		return nil, err
+	}
+	return exporterhelper.NewTraces(ctx, set, cfg, exp.pushTraces, signalOptions(c, exp)...)
+}
+
+func (s *sharedExporters) createMetrics(ctx context.Context, set exporter.Settings, cfg component.Config) (exporter.Metrics, error) {
+	c := cfg.(*Config)
+	exp, err := s.get(c, set)
+	if err != nil {
+		return nil, err
+	}
+	return exporterhelper.NewMetrics(ctx, set, cfg, exp.pushMetrics, signalOptions(c, exp)...)
+}
+
+// signalOptions are the profiles' exporterhelper options with the queue's
+// batching off: sending_queue::batch gathers profiles into chunk-long
+// windows (50 s by default), which would hold an exception back as long;
+// events and trace_metric containers are batched by the translator.
+func signalOptions(c *Config, exp *sharedExporter) []exporterhelper.Option {
+	queue := c.QueueConfig
+	if queue.HasValue() {
+		q := *queue.Get()
+		q.Batch = configoptional.None[exporterhelper.BatchConfig]()
+		queue = configoptional.Some(q)
+	}
+	return []exporterhelper.Option{
+		exporterhelper.WithStart(exp.start),
+		exporterhelper.WithShutdown(exp.shutdown),
+		exporterhelper.WithCapabilities(consumer.Capabilities{MutatesData: false}),
+		exporterhelper.WithTimeout(exporterhelper.TimeoutConfig{Timeout: 0}),
+		exporterhelper.WithRetry(unlimitedElapsed(c.RetryConfig)),
+		exporterhelper.WithQueue(queue),
+	}
 }
 
 // unlimitedElapsed is cfg without a max_elapsed_time, for exporterhelper.

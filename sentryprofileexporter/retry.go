@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/config/configretry"
-	"go.opentelemetry.io/collector/pdata/pprofile"
 )
 
 // retryBudget applies retry_on_failure::max_elapsed_time to the time a
@@ -21,8 +20,8 @@ import (
 // limit is not. When the spent time passes the budget, pushProfiles drops
 // the request itself and counts it (reason retries_exhausted).
 //
-// Requests are told apart by their pprofile.Profiles value (the pointers
-// inside it): exporterhelper hands the same value to every retry of a
+// Requests are told apart by their pdata value (pprofile.Profiles,
+// plog.Logs, ptrace.Traces, pmetric.Metrics: the pointers inside it): exporterhelper hands the same value to every retry of a
 // request, and pushProfiles moves the record to the copy it returns for a
 // partial retry. Records of requests that never came back (a cancelled
 // context, a shutdown) are forgotten after staleAfter.
@@ -31,7 +30,7 @@ type retryBudget struct {
 	staleAfter time.Duration
 
 	mu       sync.Mutex
-	requests map[pprofile.Profiles]*retryState
+	requests map[any]*retryState
 }
 
 // retryState is one request's record.
@@ -46,7 +45,7 @@ type retryState struct {
 }
 
 func newRetryBudget(cfg configretry.BackOffConfig) *retryBudget {
-	b := &retryBudget{requests: map[pprofile.Profiles]*retryState{}}
+	b := &retryBudget{requests: map[any]*retryState{}}
 	if cfg.Enabled {
 		b.max = cfg.MaxElapsedTime
 	}
@@ -59,7 +58,7 @@ func newRetryBudget(cfg configretry.BackOffConfig) *retryBudget {
 
 // begin returns the record of a request, counting the time since its last
 // failure as spent.
-func (b *retryBudget) begin(pd pprofile.Profiles, now time.Time) *retryState {
+func (b *retryBudget) begin(pd any, now time.Time) *retryState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s, ok := b.requests[pd]
@@ -108,7 +107,7 @@ func (s *retryState) rateLimited() {
 }
 
 // end forgets a request that is done: delivered, or dropped for good.
-func (b *retryBudget) end(pd pprofile.Profiles) {
+func (b *retryBudget) end(pd any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.requests, pd)
@@ -116,7 +115,7 @@ func (b *retryBudget) end(pd pprofile.Profiles) {
 
 // move hands the record of a request over to the copy that will be retried
 // in its place.
-func (b *retryBudget) move(from, to pprofile.Profiles) {
+func (b *retryBudget) move(from, to any) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s, ok := b.requests[from]; ok {

@@ -15,4 +15,7 @@ var (
 
 const (
 	ProfilesStability = component.StabilityLevelDevelopment
+	LogsStability     = component.StabilityLevelDevelopment
+	TracesStability   = component.StabilityLevelDevelopment
+	MetricsStability  = component.StabilityLevelDevelopment
 )

@@ -28,6 +28,10 @@ type TelemetryBuilder struct {
 	registrations                       []metric.Registration
 	ExporterSentryprofileChunksDropped  metric.Int64Counter
 	ExporterSentryprofileChunksSent     metric.Int64Counter
+	ExporterSentryprofileEventsDropped  metric.Int64Counter
+	ExporterSentryprofileEventsSent     metric.Int64Counter
+	ExporterSentryprofileMetricsDropped metric.Int64Counter
+	ExporterSentryprofileMetricsSent    metric.Int64Counter
 	ExporterSentryprofileSamplesDropped metric.Int64Counter
 	ExporterSentryprofileSamplesSent    metric.Int64Counter
 	ExporterSentryprofileSentBytes      metric.Int64Counter
@@ -72,6 +76,30 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 		"otelcol_exporter_sentryprofile_chunks_sent",
 		metric.WithDescription("Profile chunks accepted by Sentry (HTTP 2xx). [Development]"),
 		metric.WithUnit("{chunk}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileEventsDropped, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_events_dropped",
+		metric.WithDescription("Error events that will never reach Sentry, by reason. [Development]"),
+		metric.WithUnit("{event}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileEventsSent, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_events_sent",
+		metric.WithDescription("Error events (exceptions of OTLP logs and spans) accepted by Sentry (HTTP 2xx). [Development]"),
+		metric.WithUnit("{event}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileMetricsDropped, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_metrics_dropped",
+		metric.WithDescription("Metric data points that will never reach Sentry, by reason (a histogram point counts once, however many items it would have made), and points sent with their attributes cut (attributes_truncated). [Development]"),
+		metric.WithUnit("{point}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ExporterSentryprofileMetricsSent, err = builder.meter.Int64Counter(
+		"otelcol_exporter_sentryprofile_metrics_sent",
+		metric.WithDescription("trace_metric items accepted by Sentry (HTTP 2xx). [Development]"),
+		metric.WithUnit("{metric}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ExporterSentryprofileSamplesDropped, err = builder.meter.Int64Counter(

@@ -21,6 +21,10 @@ func TestSetupTelemetry(t *testing.T) {
 	defer tb.Shutdown()
 	tb.ExporterSentryprofileChunksDropped.Add(context.Background(), 1)
 	tb.ExporterSentryprofileChunksSent.Add(context.Background(), 1)
+	tb.ExporterSentryprofileEventsDropped.Add(context.Background(), 1)
+	tb.ExporterSentryprofileEventsSent.Add(context.Background(), 1)
+	tb.ExporterSentryprofileMetricsDropped.Add(context.Background(), 1)
+	tb.ExporterSentryprofileMetricsSent.Add(context.Background(), 1)
 	tb.ExporterSentryprofileSamplesDropped.Add(context.Background(), 1)
 	tb.ExporterSentryprofileSamplesSent.Add(context.Background(), 1)
 	tb.ExporterSentryprofileSentBytes.Add(context.Background(), 1)
@@ -28,6 +32,18 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterSentryprofileChunksSent(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileEventsDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileEventsSent(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileMetricsDropped(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualExporterSentryprofileMetricsSent(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualExporterSentryprofileSamplesDropped(t, testTel,
