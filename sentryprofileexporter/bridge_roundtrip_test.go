@@ -28,10 +28,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryschema"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/otelevent"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 // bridgeReceiver is our receiver on a free port, its logs and metrics
@@ -147,7 +147,7 @@ func TestBridgeRoundTrip(t *testing.T) {
 	t.Run("schema", func(t *testing.T) {
 		// What the exporter sent of each real SDK event, against Sentry's
 		// published event schema.
-		schema := eventSchema(t)
+		schema := sentryschema.Event(t)
 		n := 0
 		for _, ld := range first.logs.AllLogs() {
 			otelevent.FromLogs(ld, otelevent.EventOptions{}, func(ev otelevent.Event) {
@@ -324,30 +324,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// eventSchema compiles Sentry's event schema, kept (MIT) under
-// translator/otelevent/testdata, with Relay's reading of "uuid" (the simple
-// 32-hex form SDKs write is one).
-func eventSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(filepath.Join("..", "translator", "otelevent", "testdata", "sentry-data-schemas", "event.schema.json"))
-	require.NoError(t, err)
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	require.NoError(t, err)
-	c := jsonschema.NewCompiler()
-	c.RegisterFormat(&jsonschema.Format{Name: "uuid", Validate: func(v any) error {
-		if s, ok := v.(string); ok {
-			if _, ok := sentry.CanonicalUUID(s); !ok {
-				return fmt.Errorf("%q is not a uuid as Relay reads one", s)
-			}
-		}
-		return nil
-	}})
-	c.AssertFormat()
-	require.NoError(t, c.AddResource("event.schema.json", doc))
-	s, err := c.Compile("event.schema.json")
-	require.NoError(t, err)
-	return s
 }

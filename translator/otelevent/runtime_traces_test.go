@@ -9,6 +9,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryschema"
 )
 
 // sections cuts a program's output at its "=====name=====" lines, the
@@ -24,7 +26,7 @@ func TestRuntimeTracesBecomeValidEvents(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("no runtime traces under translator/stacktrace/testdata (the stacktrace package's captures are not merged yet)")
 	}
-	schema := compileEventSchema(t)
+	schema := sentryschema.Event(t)
 	for _, f := range files {
 		raw, err := os.ReadFile(f)
 		if err != nil {

@@ -2,8 +2,6 @@ package otelevent
 
 import (
 	"bytes"
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -11,14 +9,14 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryschema"
 )
 
 // TestEventsValidateAgainstSentrySchema checks every kind of event this
 // package writes against Sentry's published event schema
-// (testdata/sentry-data-schemas, MIT).
+// (internal/sentryschema says where it is read from).
 func TestEventsValidateAgainstSentrySchema(t *testing.T) {
-	schema := compileEventSchema(t)
+	schema := sentryschema.Event(t)
 	var events []Event
 	collect := func(ev Event) { events = append(events, ev) }
 
@@ -90,43 +88,4 @@ func TestEventsValidateAgainstSentrySchema(t *testing.T) {
 		}
 	}
 	t.Logf("%d events valid against relay/event.schema.json", len(events))
-}
-
-func compileEventSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open("testdata/sentry-data-schemas/event.schema.json")
-	if err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatalf("schema: %v", err)
-	}
-	c := jsonschema.NewCompiler()
-	// The schema is generated from Relay's Rust types, whose "uuid" is
-	// read by the uuid crate: the hyphenated form and the simple one (32
-	// hex digits) that every Sentry SDK writes. JSON Schema's own uuid
-	// format knows only the first; Relay's meaning is the one that counts.
-	c.RegisterFormat(&jsonschema.Format{Name: "uuid", Validate: relayUUID})
-	c.AssertFormat()
-	if err := c.AddResource("event.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("event.schema.json")
-	if err != nil {
-		t.Fatalf("compile schema: %v", err)
-	}
-	return s
-}
-
-func relayUUID(v any) error {
-	s, ok := v.(string)
-	if !ok {
-		return nil
-	}
-	if _, ok := sentry.CanonicalUUID(s); !ok {
-		return fmt.Errorf("%q is not a uuid as Relay reads one", s)
-	}
-	return nil
 }
