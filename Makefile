@@ -13,6 +13,8 @@ GO          ?= go
 OCB_VERSION := v0.165.0
 BIN_DIR     := $(CURDIR)/bin
 OCB         := $(BIN_DIR)/builder
+GOLANGCI_LINT_VERSION := v2.15.0
+GOLANGCI_LINT := $(BIN_DIR)/golangci-lint
 DIST_DIR    := $(CURDIR)/_build
 DIST_NAME   := otelcol-sentryprofile
 COLLECTOR   := $(BIN_DIR)/$(DIST_NAME)
@@ -33,6 +35,9 @@ FUZZTIME ?= 10s
 # minimization stalls it at 0 execs/s.
 FUZZMINIMIZE ?= 200x
 FUZZ_PKGS ?= ./...
+# Extra flags for golangci-lint in `make lint`, e.g.
+# LINT_FLAGS=--new-from-rev=main to see only what a branch adds.
+LINT_FLAGS ?=
 # E2E=1 makes the real-SDK test mandatory (CI); unset, `make test` runs it
 # when node, npm and chromium are installed and says so when they are not.
 E2E ?=
@@ -82,9 +87,10 @@ run: $(COLLECTOR)
 	@mkdir -p data
 	$(COLLECTOR) --config $(CONFIG) $(FEATURE_GATES)
 
-## test: unit and integration tests, the built collector's smoke test, the container image's contents, then the real-SDK e2e test
+## test: lint, unit and integration tests, the built collector's smoke test, the container image's contents, then the real-SDK e2e test
 test:
 	@start=$$(date +%s); \
+	$(MAKE) --no-print-directory lint; \
 	$(MAKE) --no-print-directory unit; \
 	$(MAKE) --no-print-directory smoke; \
 	$(MAKE) --no-print-directory alerts-test; \
@@ -194,13 +200,20 @@ fuzz:
 		done; \
 	done
 
-## lint: gofmt (fails on any unformatted file) and go vet, on the module and the local replacement modules
-lint:
+$(GOLANGCI_LINT):
+	@mkdir -p $(BIN_DIR)
+	GOBIN=$(BIN_DIR) $(GO) install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_LINT_VERSION)
+
+## lint: gofmt (fails on any unformatted file) and go vet, then golangci-lint (.golangci.yml), on the module and the nested modules
+lint: | $(GOLANGCI_LINT)
 	@unformatted=$$(gofmt -l $$(find . -name '*.go' -not -path './_build/*' -not -path '*/node_modules/*')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt -l reports:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	cd compat/pyroscope/v04 && $(GO) vet ./...
 	cd deploy && $(GO) vet ./...
+	$(GOLANGCI_LINT) run $(LINT_FLAGS) ./...
+	cd compat/pyroscope/v04 && $(GOLANGCI_LINT) run $(LINT_FLAGS) ./...
+	cd deploy && $(GOLANGCI_LINT) run $(LINT_FLAGS) ./...
 
 ## bump-collector: move every collector and contrib module (go.mod files, builder-config.yaml, OCB_VERSION) to one release: make bump-collector COLLECTOR_VERSION=v0.166.0
 bump-collector:

@@ -183,7 +183,7 @@ service:
 				return
 			}
 			require.Error(t, err, "validate accepted %s:\n%s", rel, out)
-			assert.Contains(t, string(out), tt.wantErr, fmt.Sprintf("validate %s", rel))
+			assert.Contains(t, string(out), tt.wantErr, "validate %s", rel)
 		})
 	}
 }

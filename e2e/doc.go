@@ -102,10 +102,9 @@
 // counters (Metrics). sdkRunOptions adds environment variables or replaces
 // the collector configuration.
 //
-// sharedSDKRun(t, name) returns one run per client and test process, running
-// it if no test has yet, so that other tests of the same traffic (span
-// links, forwarding) reuse TestSDKs' runs when they run in the same `go
-// test`; sdkRequests(t, name) returns that run's requests.
+// sharedRuns.get(t, client) returns one run per client and test process,
+// running it if no test has yet, so that a run is kept for the test that
+// asks for it again in the same `go test`.
 //
 // The package has no code outside its tests; this file only documents it.
 package e2e

@@ -348,7 +348,7 @@ func scrapeReceiverMetrics(addr string) (receiverMetrics, error) {
 // name{label="value",...} value [timestamp].
 func parseMetricLine(line string) (string, map[string]string, float64, error) {
 	labels := map[string]string{}
-	name, rest := line, ""
+	var name, rest string
 	if i := strings.IndexByte(line, '{'); i >= 0 {
 		j := strings.LastIndexByte(line, '}')
 		if j < i {
@@ -403,10 +403,10 @@ func splitLabels(s string) []string {
 	return out
 }
 
-// sharedRuns keeps one run of each client per test process, so that tests
-// of the same traffic (span links, forwarding checks) reuse TestSDKs' runs
-// instead of running the programs again. It is test-process state by
-// design: a run takes seconds of CPU on a shared 2-core machine.
+// sharedRuns keeps one run of each client per test process, so that a test
+// asking for a client's default run again reuses it instead of running the
+// program again. It is test-process state by design: a run takes seconds of
+// CPU on a shared 2-core machine.
 var sharedRuns = &sdkRunCache{runs: map[string]*sdkRun{}, locks: map[string]*sync.Mutex{}}
 
 type sdkRunCache struct {
@@ -415,25 +415,9 @@ type sdkRunCache struct {
 	locks map[string]*sync.Mutex
 }
 
-// sharedSDKRun returns the run of the client named name with default
-// options, running it now (under t) if no test of this process has.
-// Only runs that completed are kept, so a failed run is retried.
-func sharedSDKRun(t *testing.T, name string) *sdkRun {
-	t.Helper()
-	client, ok := sdkClientByName(name)
-	if !ok {
-		t.Fatalf("no SDK client named %q", name)
-	}
-	return sharedRuns.get(t, client)
-}
-
-// sdkRequests returns every request the client named name made in its
-// shared run, bodies decompressed.
-func sdkRequests(t *testing.T, name string) []recordedRequest {
-	t.Helper()
-	return sharedSDKRun(t, name).Requests
-}
-
+// get returns the run of client with default options, running it now
+// (under t) if no test of this process has. Only runs that completed are
+// kept, so a failed run is retried.
 func (c *sdkRunCache) get(t *testing.T, client sdkClient) *sdkRun {
 	t.Helper()
 	c.mu.Lock()

@@ -324,7 +324,7 @@ func checkSignalLogs(t *testing.T, sent sdkSignals, path string, env sdkEnv, tal
 	logs, err := readLogLines(path)
 	require.NoError(t, err)
 	records = allRecords(logs)
-	assert.Equal(t, want, len(records), "every record once")
+	assert.Len(t, records, want, "every record once")
 	for _, ld := range logs {
 		for _, rl := range ld.ResourceLogs().All() {
 			assertRunResource(t, rl.Resource().Attributes(), env)

@@ -344,7 +344,7 @@ func isServiceName(port string) bool {
 		return false
 	}
 	for _, r := range port {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-' {
 			return false
 		}
 	}

@@ -217,18 +217,15 @@ func TestRespondsAfterConsumer(t *testing.T) {
 	require.NoError(t, err)
 	tr := startReceiver(t, next, nil)
 
-	answered := make(chan response, 1)
-	go func() {
-		answered <- post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
-	}()
+	answered := postInBackground(envelopeRequest(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil))
 	<-entered
 	select {
-	case resp := <-answered:
-		t.Fatalf("answered %d before the consumer returned", resp.status)
+	case a := <-answered:
+		t.Fatalf("answered %d (error %v) before the consumer returned", a.resp.status, a.err)
 	default:
 	}
 	close(release)
-	assert.Equal(t, http.StatusOK, (<-answered).status)
+	okAnswer(t, answered)
 }
 
 // TestConcurrentEnvelopesAreBounded holds the only envelope slot in the
@@ -245,12 +242,8 @@ func TestConcurrentEnvelopesAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	tr := startReceiver(t, next, func(c *Config) { c.MaxConcurrentEnvelopes = 1 })
 
-	answered := make(chan response, 2)
-	for range 2 {
-		go func() {
-			answered <- post(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil)
-		}()
-	}
+	first := postInBackground(envelopeRequest(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil))
+	second := postInBackground(envelopeRequest(t, tr, envelopeOf(eventHeader, chunkItem(chunkPayload)), nil))
 	<-entered
 	select {
 	case <-entered:
@@ -260,8 +253,8 @@ func TestConcurrentEnvelopesAreBounded(t *testing.T) {
 	release <- struct{}{}
 	<-entered // the waiting request got the slot
 	release <- struct{}{}
-	assert.Equal(t, http.StatusOK, (<-answered).status)
-	assert.Equal(t, http.StatusOK, (<-answered).status)
+	okAnswer(t, first)
+	okAnswer(t, second)
 }
 
 // TestBadItemAmongGood sends one envelope mixing good and bad items: the good
@@ -291,7 +284,7 @@ func TestBadItemAmongGood(t *testing.T) {
 	resp := post(t, tr, body, nil)
 	require.Equal(t, http.StatusOK, resp.status, "body: %s", resp.body)
 
-	require.Equal(t, 1, len(sink.AllProfiles()), "one Profiles per envelope")
+	require.Len(t, sink.AllProfiles(), 1, "one Profiles per envelope")
 	assert.Equal(t, 5, sink.AllProfiles()[0].ResourceProfiles().Len(), "one resource per accepted item")
 	assert.Equal(t, v1Samples+4*chunkSamples, sampleEvents(sink))
 

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -150,19 +152,63 @@ func (r response) detail(t *testing.T) string {
 // do sends one request and reads the whole response.
 func do(t *testing.T, req *http.Request) response {
 	t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := roundTrip(req)
 	require.NoError(t, err)
+	return resp
+}
+
+// roundTrip sends req and reads the whole answer. Unlike do it takes no
+// *testing.T: a goroutine other than the test's calls it and hands the
+// error back to the test's goroutine, where FailNow is allowed.
+func roundTrip(req *http.Request) (response, error) {
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return response{}, err
+	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return response{status: resp.StatusCode, header: resp.Header, body: string(body)}
+	if err != nil {
+		return response{}, fmt.Errorf("reading the answer to %s %s: %w", req.Method, req.URL.Path, err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: string(body)}, nil
 }
 
 // post sends an envelope to project 42 authenticated with testKey in the
 // query, as @sentry/node and the browser SDK do.
 func post(t *testing.T, tr *testReceiver, body []byte, headers map[string]string) response {
 	t.Helper()
-	return do(t, newRequest(t, http.MethodPost, tr.url+"/api/42/envelope/?sentry_key="+testKey+"&sentry_version=7", body, headers))
+	return do(t, envelopeRequest(t, tr, body, headers))
+}
+
+// envelopeRequest is the request post sends.
+func envelopeRequest(t *testing.T, tr *testReceiver, body []byte, headers map[string]string) *http.Request {
+	t.Helper()
+	return newRequest(t, http.MethodPost, tr.url+"/api/42/envelope/?sentry_key="+testKey+"&sentry_version=7", body, headers)
+}
+
+// answer is what roundTrip returned, sent from the goroutine that called it.
+type answer struct {
+	resp response
+	err  error
+}
+
+// postInBackground sends req from a new goroutine and delivers its answer
+// on the channel returned.
+func postInBackground(req *http.Request) <-chan answer {
+	out := make(chan answer, 1)
+	go func() {
+		resp, err := roundTrip(req)
+		out <- answer{resp, err}
+	}()
+	return out
+}
+
+// okAnswer waits for an answer and requires it to be 200.
+func okAnswer(t *testing.T, answered <-chan answer) {
+	t.Helper()
+	a := <-answered
+	require.NoError(t, a.err)
+	assert.Equal(t, http.StatusOK, a.resp.status, a.resp.body)
 }
 
 func newRequest(t *testing.T, method, url string, body []byte, headers map[string]string) *http.Request {

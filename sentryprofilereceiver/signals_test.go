@@ -454,7 +454,7 @@ func TestFourPipelineLifecycle(t *testing.T) {
 			resp := post(t, tr, envelopeOf(eventHeader, item{`{"type":"event"}`, eventPayload}, item{`{"type":"session"}`, sessionPayload}), nil)
 			require.Equal(t, http.StatusOK, resp.status, resp.body)
 			assert.Equal(t, 1, sinks.logs.LogRecordCount())
-			assert.Equal(t, 1, len(sinks.metrics.AllMetrics()))
+			assert.Len(t, sinks.metrics.AllMetrics(), 1)
 
 			require.NoError(t, handles[first].Shutdown(ctx))
 			_, err = http.Post(tr.url+"/api/42/envelope/", "", nil)

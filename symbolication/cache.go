@@ -130,15 +130,6 @@ func (c *Cache[K, V]) insert(e *cacheEntry[K, V]) {
 	}
 }
 
-// Forget drops the entry of key, so that the next Get loads it again.
-func (c *Cache[K, V]) Forget(key K) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		c.remove(el)
-	}
-}
-
 // remove drops an entry; c.mu is held.
 func (c *Cache[K, V]) remove(el *list.Element) {
 	e := el.Value.(*cacheEntry[K, V])

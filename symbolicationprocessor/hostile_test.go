@@ -228,9 +228,10 @@ func TestShutdownEndsAWaitingBatch(t *testing.T) {
 	p, err := NewFactory().CreateProfiles(context.Background(), processortest.NewNopSettings(metadata.Type), cfg, new(consumertest.ProfilesSink))
 	require.NoError(t, err)
 	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	pd := toProfiles(t, nativeChunk([]nativeImage{{buildID: strings.Repeat("ab", 20), imageAddr: 0x1000_0000, addr: 0x1000_1000}}))
 	done := make(chan error, 1)
 	go func() {
-		done <- p.ConsumeProfiles(context.Background(), toProfiles(t, nativeChunk([]nativeImage{{buildID: strings.Repeat("ab", 20), imageAddr: 0x1000_0000, addr: 0x1000_1000}})))
+		done <- p.ConsumeProfiles(context.Background(), pd)
 	}()
 	require.Eventually(t, func() bool { n, _ := server.counts(); return n == 1 }, 5*time.Second, 5*time.Millisecond, "the fetch started")
 	start := time.Now()

@@ -174,9 +174,9 @@ func frameOfLocation(loc pprofile.Location, dv *dictionaryView, chunkPlatform st
 				base.InApp = sentry.BoolOf(v.Bool())
 			}
 		case roleFrameSymbolAddr:
-			base.SymbolAddr, _ = parseHexAddr(v.AsString())
+			base.SymbolAddr = parseHexAddr(v.AsString())
 		case roleFrameImageAddr:
-			base.ImageAddr, _ = parseHexAddr(v.AsString())
+			base.ImageAddr = parseHexAddr(v.AsString())
 		case roleFrameAddrMode:
 			base.AddrMode = v.AsString()
 		case roleFrameStatus:

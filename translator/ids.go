@@ -49,15 +49,19 @@ func hexAddr(v uint64) string {
 	return "0x" + strconv.FormatUint(v, 16)
 }
 
-// parseHexAddr reads a Sentry address: 0x-prefixed hex, or decimal.
-func parseHexAddr(s string) (uint64, bool) {
+// parseHexAddr reads a Sentry address: 0x-prefixed hex, or decimal; 0,
+// Sentry's "no address", when s is neither.
+func parseHexAddr(s string) uint64 {
 	h, ok := strings.CutPrefix(strings.ToLower(s), "0x")
+	base := 16
 	if !ok {
-		n, err := strconv.ParseUint(s, 10, 64)
-		return n, err == nil
+		h, base = s, 10
 	}
-	n, err := strconv.ParseUint(h, 16, 64)
-	return n, err == nil
+	n, err := strconv.ParseUint(h, base, 64)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // uuidV4Hex formats 16 bytes of a digest as the 32 hex digits of a UUID with

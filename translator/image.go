@@ -114,8 +114,8 @@ func imagesFromAttr(s pcommon.Slice) []sentry.Image {
 			UUID:      mapStr(m, keyUUID),
 			Arch:      mapStr(m, keyArch),
 		}
-		img.ImageAddr, _ = parseHexAddr(mapStr(m, keyImageAddr))
-		img.ImageVMAddr, _ = parseHexAddr(mapStr(m, keyImageVMAddr))
+		img.ImageAddr = parseHexAddr(mapStr(m, keyImageAddr))
+		img.ImageVMAddr = parseHexAddr(mapStr(m, keyImageVMAddr))
 		if size, ok := m.Get(keyImageSize); ok && size.Type() == pcommon.ValueTypeInt {
 			img.ImageSize = uint64(size.Int())
 		}
@@ -166,7 +166,7 @@ func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, m
 			case attrImageArch:
 				img.Arch = v.AsString()
 			case attrImageImageVMAddr:
-				img.ImageVMAddr, _ = parseHexAddr(v.AsString())
+				img.ImageVMAddr = parseHexAddr(v.AsString())
 			}
 		})
 		if gnuBuildID != "" {

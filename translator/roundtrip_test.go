@@ -207,8 +207,9 @@ func TestRoundTripSentryToPdataToSentry(t *testing.T) {
 			for i := range want {
 				require.Equal(t, want[i], got[i], "sample %d", i)
 			}
-			for i := range out.Samples {
-				assert.Equal(t, sampleExtras(in, out.Samples[i]), [2]string{out.Samples[i].QueueAddress, out.Samples[i].State}, "sample %d queue and state", i)
+			for i, s := range out.Samples {
+				want, got := sampleExtras(in, s), [2]string{s.QueueAddress, s.State}
+				assert.Equal(t, want, got, "sample %d queue and state", i)
 			}
 			assert.Subset(t, in.Frames, out.Frames, "no frame is invented")
 		})

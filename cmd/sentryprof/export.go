@@ -110,7 +110,7 @@ func decodeOTLP(data []byte) ([]pprofile.Profiles, error) {
 	for i := 0; ; i++ {
 		var doc json.RawMessage
 		err := dec.Decode(&doc)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {

@@ -31,7 +31,7 @@ func isStdio(path string) bool { return path == "" || path == "-" }
 // decompressed by decode (decompress or gunzip). It refuses empty input and
 // input larger than maxInputBytes after decompression.
 func readInput(path string, e *env, prog *progress, decode decoder) ([]byte, error) {
-	var src io.Reader = e.stdin
+	src := e.stdin
 	name := "standard input"
 	if !isStdio(path) {
 		f, err := os.Open(path)

@@ -3,6 +3,7 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -131,7 +132,7 @@ func TestArchiveLoadsAsOCILayout(t *testing.T) {
 	require.NoError(t, err)
 	checkRuntimeConfig(t, cf)
 	assert.Equal(t, runtime.GOARCH, cf.Architecture)
-	assert.Equal(t, time.Unix(0, 0).UTC(), cf.Created.Time.UTC())
+	assert.Equal(t, time.Unix(0, 0).UTC(), cf.Created.UTC())
 
 	files := layerContents(t, img)
 	want, err := os.ReadFile(binary)
@@ -150,7 +151,7 @@ func loadArchive(t *testing.T, archive []byte, digest v1.Hash) v1.Image {
 	names := map[string]bool{}
 	for {
 		hdr, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err)
@@ -216,7 +217,7 @@ func layerContents(t *testing.T, img v1.Image) map[string]layerFile {
 	tr := tar.NewReader(rc)
 	for {
 		hdr, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err)

@@ -83,7 +83,7 @@ func TestLive(t *testing.T) {
 	for _, a := range f.alerts() {
 		_, fires := liveFiring[a.Alert]
 		_, silent := liveSilent[a.Alert]
-		require.True(t, fires != silent, "%s: in exactly one of liveFiring and liveSilent", a.Alert)
+		require.NotEqual(t, fires, silent, "%s: in exactly one of liveFiring and liveSilent", a.Alert)
 	}
 	started := time.Now()
 

@@ -201,8 +201,11 @@ func frontendResponses(statsAddr string) (map[string]int, error) {
 	r := csv.NewReader(resp.Body)
 	r.FieldsPerRecord = -1
 	rows, err := r.ReadAll()
-	if err != nil || len(rows) < 2 {
-		return nil, fmt.Errorf("HAProxy stats CSV: %v (%d rows)", err, len(rows))
+	if err != nil {
+		return nil, fmt.Errorf("HAProxy stats CSV: %w", err)
+	}
+	if len(rows) < 2 {
+		return nil, fmt.Errorf("HAProxy stats CSV: %d rows, want a header and a row", len(rows))
 	}
 	col := map[string]int{}
 	for i, name := range rows[0] {

@@ -165,12 +165,16 @@ func TestDeterminism(t *testing.T) {
 	other := small
 	other.Seed++
 
-	assert.Equal(t, ChunkV2(small), ChunkV2(small))
-	assert.NotEqual(t, ChunkV2(small), ChunkV2(other))
-	assert.Equal(t, ProfileV1Cocoa(7), ProfileV1Cocoa(7))
-	assert.NotEqual(t, ProfileV1Cocoa(7), ProfileV1Cocoa(8))
-	payload := ChunkV2(small)
-	assert.Equal(t, Envelope("profile_chunk", "python", payload), Envelope("profile_chunk", "python", payload))
+	// Each generator is called twice: the second call must rebuild the
+	// same bytes from the same seed.
+	first, second := ChunkV2(small), ChunkV2(small)
+	assert.Equal(t, first, second)
+	assert.NotEqual(t, first, ChunkV2(other))
+	cocoa, cocoaAgain := ProfileV1Cocoa(7), ProfileV1Cocoa(7)
+	assert.Equal(t, cocoa, cocoaAgain)
+	assert.NotEqual(t, cocoa, ProfileV1Cocoa(8))
+	env, envAgain := Envelope("profile_chunk", "python", first), Envelope("profile_chunk", "python", first)
+	assert.Equal(t, env, envAgain)
 }
 
 func TestProfileV1Cocoa(t *testing.T) {
@@ -306,7 +310,7 @@ func TestEnvelope(t *testing.T) {
 			item, rest, ok := bytes.Cut(rest, []byte("\n"))
 			require.True(t, ok)
 			assert.JSONEq(t, tt.wantHeader, string(item))
-			assert.Equal(t, string(tt.wantHeader), string(item), "key order is type, length, platform")
+			assert.Equal(t, tt.wantHeader, string(item), "key order is type, length, platform")
 			assert.Equal(t, append(append([]byte(nil), tt.payload...), '\n'), rest)
 		})
 	}

@@ -151,9 +151,10 @@ func Check(refs []Reference) (Release, []string) {
 	unstable, stable := map[int]int{}, map[int]int{}
 	for _, r := range refs {
 		if major, n, ok := minor(r.Version); ok && strings.HasPrefix(r.Module, corePrefix) {
-			if major == "v0" {
+			switch major {
+			case "v0":
 				unstable[n]++
-			} else if major == "v1" {
+			case "v1":
 				stable[n]++
 			}
 		}

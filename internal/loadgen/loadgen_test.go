@@ -29,8 +29,8 @@ func TestHistogramQuantiles(t *testing.T) {
 	}{
 		{name: "empty", q: 0.5, want: 0},
 		{name: "single", obs: []time.Duration{3 * time.Millisecond}, q: 0.99, want: 3 * time.Millisecond},
-		{name: "median of 1..100 ms", obs: ramp(100, time.Millisecond), q: 0.5, want: 50 * time.Millisecond, withinP: 0.09},
-		{name: "p99 of 1..100 ms", obs: ramp(100, time.Millisecond), q: 0.99, want: 99 * time.Millisecond, withinP: 0.09},
+		{name: "median of 1..100 ms", obs: rampMillis(100), q: 0.5, want: 50 * time.Millisecond, withinP: 0.09},
+		{name: "p99 of 1..100 ms", obs: rampMillis(100), q: 0.99, want: 99 * time.Millisecond, withinP: 0.09},
 		{name: "sub-microsecond", obs: []time.Duration{100, 200, 300}, q: 0.5, want: 300},
 		{name: "beyond the last bucket", obs: []time.Duration{10 * time.Hour}, q: 1, want: 10 * time.Hour},
 	}
@@ -53,10 +53,10 @@ func TestHistogramQuantiles(t *testing.T) {
 
 func TestHistogramMerge(t *testing.T) {
 	var a, b Histogram
-	for _, d := range ramp(50, time.Millisecond) {
+	for _, d := range rampMillis(50) {
 		a.Record(d)
 	}
-	for _, d := range ramp(50, time.Millisecond) {
+	for _, d := range rampMillis(50) {
 		b.Record(d + 50*time.Millisecond)
 	}
 	a.Merge(&b)
@@ -65,10 +65,11 @@ func TestHistogramMerge(t *testing.T) {
 	assert.InEpsilon(t, float64(50*time.Millisecond), float64(a.Quantile(0.5)), 0.09)
 }
 
-func ramp(n int, step time.Duration) []time.Duration {
+// rampMillis returns 1 ms, 2 ms, ..., n ms.
+func rampMillis(n int) []time.Duration {
 	out := make([]time.Duration, n)
 	for i := range out {
-		out[i] = time.Duration(i+1) * step
+		out[i] = time.Duration(i+1) * time.Millisecond
 	}
 	return out
 }
@@ -90,7 +91,7 @@ func TestChunkEnvelopeIsWhatSDKsSend(t *testing.T) {
 	assert.Equal(t, "python", items[0].Header.Platform)
 	p, err := sentry.DecodeProfile(items[0].Payload)
 	require.NoError(t, err)
-	assert.Equal(t, env.Samples, len(p.Samples))
+	assert.Len(t, p.Samples, env.Samples)
 	assert.Equal(t, env.ChunkID, p.ChunkID)
 	assert.Len(t, env.ChunkID, 32)
 

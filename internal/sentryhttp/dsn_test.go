@@ -107,7 +107,7 @@ func TestDSNStringNeverShowsKeys(t *testing.T) {
 		assert.True(t, strings.HasPrefix(s, "https://"), s)
 		assert.Contains(t, s, "…@h/1")
 	}
-	assert.Equal(t, "", sentryhttp.DSN{}.String())
+	assert.Empty(t, sentryhttp.DSN{}.String())
 }
 
 func TestCanonicalProjectID(t *testing.T) {

@@ -56,8 +56,9 @@ type Limits struct {
 	MaxPending int
 }
 
-// DefaultLimits: three minutes cover a 60 s chunk, a wait of a few seconds
-// and an SDK's send delays; 200,000 spans are about 25 MB.
+// DefaultLimits returns the index's bounds: three minutes cover a 60 s
+// chunk, a wait of a few seconds and an SDK's send delays; 200,000 spans
+// are about 25 MB.
 func DefaultLimits() Limits {
 	return Limits{
 		TTL:                 3 * time.Minute,

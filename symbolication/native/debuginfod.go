@@ -211,10 +211,3 @@ func (c *debuginfod) evict(incoming int64) {
 		delete(c.files, id)
 	}
 }
-
-// cachedBytes reports the bytes the cache directory holds.
-func (c *debuginfod) cachedBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
-}

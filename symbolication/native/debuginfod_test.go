@@ -146,7 +146,7 @@ func TestDebuginfodServers(t *testing.T) {
 
 	for range 2 {
 		_, err = r.Resolve(ctx, idB, 0x1000)
-		assert.True(t, errors.Is(err, ErrNotFound), "%v", err)
+		assert.ErrorIs(t, err, ErrNotFound)
 	}
 	assert.Equal(t, 1, empty.count(idB), "a miss is remembered")
 	assert.Equal(t, 1, full.count(idB))
@@ -179,7 +179,7 @@ func TestDebuginfodFailures(t *testing.T) {
 			require.NoError(t, err)
 			_, err = r.Resolve(context.Background(), idA, 0x1000)
 			require.ErrorContains(t, err, tt.wantErr)
-			assert.False(t, errors.Is(err, ErrNotFound))
+			assert.NotErrorIs(t, err, ErrNotFound)
 			entries, err := os.ReadDir(cache)
 			require.NoError(t, err)
 			assert.Empty(t, entries, "nothing kept, no temporary file left")
@@ -404,18 +404,18 @@ func TestBuildIDLayoutLinks(t *testing.T) {
 	}{
 		{name: "link within", layout: func(t *testing.T, dir, _ string) {
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "app.debug"), elf, 0o644))
-			linkBuildID(t, dir, idA, "../../app.debug")
+			linkBuildID(t, dir, "../../app.debug")
 		}},
 		{name: "link to the binary elsewhere", layout: func(t *testing.T, dir, outside string) {
 			require.NoError(t, os.WriteFile(filepath.Join(outside, "app"), elf, 0o644))
-			linkBuildID(t, dir, idA, filepath.Join(outside, "app"))
+			linkBuildID(t, dir, filepath.Join(outside, "app"))
 		}},
 		{name: "link to a file of another build id", wantErr: errBuildIDMismatch, layout: func(t *testing.T, dir, outside string) {
 			require.NoError(t, os.WriteFile(filepath.Join(outside, "other"), elfWithFunc(t, idB, 0), 0o644))
-			linkBuildID(t, dir, idA, filepath.Join(outside, "other"))
+			linkBuildID(t, dir, filepath.Join(outside, "other"))
 		}},
 		{name: "link to /dev/zero", wantErr: ErrNotFound, layout: func(t *testing.T, dir, _ string) {
-			linkBuildID(t, dir, idA, "/dev/zero")
+			linkBuildID(t, dir, "/dev/zero")
 		}},
 		{name: "FIFO", wantErr: ErrNotFound, layout: func(t *testing.T, dir, _ string) {
 			p := filepath.Join(dir, ".build-id", idA[:2], idA[2:]+".debug")
@@ -447,9 +447,10 @@ func TestBuildIDLayoutLinks(t *testing.T) {
 	}
 }
 
-func linkBuildID(t *testing.T, dir, id, target string) {
+// linkBuildID links idA's debug file in dir's .build-id tree to target.
+func linkBuildID(t *testing.T, dir, target string) {
 	t.Helper()
-	p := filepath.Join(dir, ".build-id", id[:2], id[2:]+".debug")
+	p := filepath.Join(dir, ".build-id", idA[:2], idA[2:]+".debug")
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.Symlink(target, p))
 }

@@ -31,7 +31,7 @@ func stripRustHash(s string) string {
 		return s
 	}
 	for _, c := range s[len(s)-16:] {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return s
 		}
 	}

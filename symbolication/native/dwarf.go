@@ -379,8 +379,9 @@ func (l *dwarfLoader) resolveName(off dwarf.Offset) string {
 	return plain
 }
 
-// line returns the source position of the row covering addr.
-func (t *dwarfTables) line(addr uint64) (file string, line int, ok bool) {
+// line returns the source position of the row covering addr; "" and 0
+// when no row covers it.
+func (t *dwarfTables) line(addr uint64) (file string, line int) {
 	i, found := slices.BinarySearchFunc(t.rows, addr, func(r lineRow, a uint64) int { return cmpUint64(r.addr, a) })
 	if found {
 		for i+1 < len(t.rows) && t.rows[i+1].addr == addr {
@@ -388,15 +389,15 @@ func (t *dwarfTables) line(addr uint64) (file string, line int, ok bool) {
 		}
 	} else {
 		if i == 0 {
-			return "", 0, false
+			return "", 0
 		}
 		i--
 	}
 	r := t.rows[i]
 	if r.file == endOfSequence {
-		return "", 0, false
+		return "", 0
 	}
-	return t.files[r.file], int(r.line), true
+	return t.files[r.file], int(r.line)
 }
 
 // function returns the subprogram whose range holds addr. Ranges of
@@ -419,7 +420,7 @@ func (t *dwarfTables) frames(addr uint64) []Frame {
 	if !ok {
 		return nil
 	}
-	file, line, _ := t.line(addr)
+	file, line := t.line(addr)
 	node := int32(-1)
 	i, _ := slices.BinarySearchFunc(t.segs, addr+1, func(s inlineSeg, a uint64) int { return cmpUint64(s.lo, a) })
 	if i > 0 && t.segs[i-1].lo <= addr && addr < t.segs[i-1].hi {

@@ -153,9 +153,11 @@ func textRange(t testing.TB, path string) (lo, hi uint64) {
 	return 0, 0
 }
 
-// sourceLine returns the line of the source file holding marker.
-func sourceLine(t testing.TB, src, marker string) int {
+// sourceLine returns the line of testdata/prof.c, the source of the test
+// binaries, holding marker.
+func sourceLine(t testing.TB, marker string) int {
 	t.Helper()
+	const src = "prof.c"
 	data, err := os.ReadFile(filepath.Join("testdata", src))
 	require.NoError(t, err)
 	for i, line := range strings.Split(string(data), "\n") {
@@ -182,3 +184,20 @@ func firstLoadVaddr(t testing.TB, path string) uint64 {
 	t.Fatalf("%s has no PT_LOAD", path)
 	return 0
 }
+
+// Accessors only the tests use; production code reaches the same state
+// through its own paths.
+
+// loadImageFile loads the debug file at path (for a universal Mach-O
+// file, its first architecture), unbounded.
+func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "", 0) }
+
+// cachedBytes reports the bytes the cache directory holds.
+func (c *debuginfod) cachedBytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.used
+}
+
+// len reports the images the cache holds.
+func (c *lru) len() int { return c.order.Len() }

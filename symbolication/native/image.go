@@ -24,10 +24,6 @@ type image struct {
 // errNotELF marks content that is not an ELF file at all.
 var errNotELF = errors.New("not an ELF file")
 
-// loadImageFile loads the debug file at path (for a universal Mach-O
-// file, its first architecture).
-func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "", 0) }
-
 // loadImageFileID loads the image with id from the ELF or Mach-O file at
 // path, a regular file of at most maxBytes (0: no bound).
 func loadImageFileID(path, id string, maxBytes int64) (*image, error) {
@@ -143,7 +139,7 @@ func (img *image) resolve(addr uint64) []Frame {
 	case ok:
 		f := Frame{Function: sym.name}
 		if img.dwarf != nil {
-			f.File, f.Line, _ = img.dwarf.line(addr)
+			f.File, f.Line = img.dwarf.line(addr)
 		}
 		return []Frame{f}
 	}

@@ -51,5 +51,3 @@ func (c *lru) add(key string, img *image) bool {
 	c.used += img.size
 	return true
 }
-
-func (c *lru) len() int { return c.order.Len() }

@@ -391,7 +391,7 @@ func validBuildID(id string) bool {
 		return false
 	}
 	for _, c := range id {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
 			return false
 		}
 	}

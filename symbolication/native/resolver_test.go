@@ -2,7 +2,6 @@ package native
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,10 +115,10 @@ func testSelfProfile(t *testing.T, flags []string) {
 	// The hot loop: mix inlined into checksum inlined into work, called
 	// by run, called by main, each caller at the line that calls.
 	callSites := []Frame{
-		{Function: "checksum", Line: sourceLine(t, "prof.c", "checksum: call mix"), Inlined: true},
-		{Function: "work", Line: sourceLine(t, "prof.c", "work: call checksum")},
-		{Function: "run", Line: sourceLine(t, "prof.c", "run: call work")},
-		{Function: "main", Line: sourceLine(t, "prof.c", "main: call run")},
+		{Function: "checksum", Line: sourceLine(t, "checksum: call mix"), Inlined: true},
+		{Function: "work", Line: sourceLine(t, "work: call checksum")},
+		{Function: "run", Line: sourceLine(t, "run: call work")},
+		{Function: "main", Line: sourceLine(t, "main: call run")},
 	}
 	hot := 0
 	for _, s := range profile.stacks {
@@ -211,7 +210,7 @@ func TestResolveErrors(t *testing.T) {
 	ctx := context.Background()
 
 	_, err = r.Resolve(ctx, "0123456789abcdef0123456789abcdef01234567", 0x1000)
-	assert.True(t, errors.Is(err, ErrNotFound), "%v", err)
+	assert.ErrorIs(t, err, ErrNotFound)
 	_, err = r.Resolve(ctx, "not-hex", 0x1000)
 	assert.ErrorContains(t, err, "hex")
 	_, err = r.ResolveAbsolute(ctx, "0123456789abcdef", 0x10, 0x20)

@@ -130,7 +130,7 @@ func DecodeBase64(s string) ([]byte, error) {
 	s = strings.TrimRight(strings.TrimSpace(s), "=")
 	b, err := base64.RawStdEncoding.DecodeString(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBase64, err)
+		return nil, fmt.Errorf("%w: %w", ErrBase64, err)
 	}
 	return b, nil
 }

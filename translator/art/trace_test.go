@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -247,11 +246,14 @@ func TestDecodeMalformed(t *testing.T) {
 				assert.NoError(t, err)
 				return
 			}
-			assert.True(t, errors.Is(err, tt.want), "got %v, want %v", err, tt.want)
+			assert.ErrorIs(t, err, tt.want)
 		})
 	}
 	_, err := art.DecodeBase64("not*base64")
 	assert.ErrorIs(t, err, art.ErrBase64)
+	var corrupt base64.CorruptInputError
+	require.ErrorAs(t, err, &corrupt, "the base64 decoder's error stays in the chain")
+	assert.Equal(t, base64.CorruptInputError(3), corrupt, "the offset of the first bad byte")
 	raw, err := art.DecodeBase64(strings.TrimRight(base64.StdEncoding.EncodeToString(good), "="))
 	require.NoError(t, err, "unpadded, as sentry-java writes it")
 	assert.Equal(t, good, raw)
@@ -328,7 +330,8 @@ func headerCounts(t *testing.T, data []byte) (calls, threads, methods int, names
 		case strings.HasPrefix(line, "*"):
 			section = line
 		case strings.HasPrefix(line, "num-method-calls="):
-			fmt.Sscanf(line, "num-method-calls=%d", &calls)
+			_, err := fmt.Sscanf(line, "num-method-calls=%d", &calls)
+			require.NoError(t, err, "header line %q", line)
 		case section == "*threads" && line != "":
 			threads++
 			id, name, _ := strings.Cut(line, "\t")
@@ -358,7 +361,7 @@ func TestDecodeSharedFixtures(t *testing.T) {
 			tr, err := art.Decode(data, art.DefaultLimits())
 			require.NoError(t, err)
 			calls, threads, methods, names := headerCounts(t, data)
-			assert.Equal(t, calls, len(tr.Events), "num-method-calls")
+			assert.Len(t, tr.Events, calls, "num-method-calls")
 			assert.Len(t, tr.Threads, threads)
 			assert.Len(t, tr.Methods, methods)
 			for _, th := range tr.Threads {

@@ -63,23 +63,23 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 	return rd
 }
 
-// Reset makes rd read a new envelope from r within limits, like a new
-// Reader, but with the read buffer and payload memory of rd: a server that
+// Reset makes r read a new envelope from src within limits, like a new
+// Reader, but with the read buffer and payload memory of r: a server that
 // keeps one Reader per worker reads an envelope without allocating them
-// again. The items rd returned before share that memory and must no longer
+// again. The items r returned before share that memory and must no longer
 // be used.
-func (rd *Reader) Reset(r io.Reader, limits Limits) {
+func (r *Reader) Reset(src io.Reader, limits Limits) {
 	if limits.MaxHeaderBytes <= 0 {
 		limits.MaxHeaderBytes = DefaultMaxHeaderBytes
 	}
-	arena := rd.arena[:0]
+	arena := r.arena[:0]
 	if cap(arena) > maxKeptArena {
 		arena = nil
 	}
-	rd.src.Reset(r)
-	*rd = Reader{src: rd.src, limits: limits, arena: arena}
-	if sized, ok := r.(interface{ Len() int }); ok {
-		rd.unread = sized.Len
+	r.src.Reset(src)
+	*r = Reader{src: r.src, limits: limits, arena: arena}
+	if sized, ok := src.(interface{ Len() int }); ok {
+		r.unread = sized.Len
 	}
 }
 
@@ -128,7 +128,7 @@ func Parse(data []byte, limits Limits) (Header, []Item, error) {
 	var items []Item
 	for {
 		item, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return h, items, nil
 		}
 		if err != nil {
@@ -140,7 +140,7 @@ func Parse(data []byte, limits Limits) (Header, []Item, error) {
 
 func (r *Reader) readHeader() (Header, error) {
 	if _, err := r.skipSpace(); err != nil {
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return Header{}, &SyntaxError{Offset: r.off, Item: -1, Msg: "missing envelope header", Err: io.ErrUnexpectedEOF}
 		}
 		return Header{}, r.readErr(-1, "envelope header", err)
@@ -193,7 +193,7 @@ func decodeSDK(raw []byte) *SDK {
 
 func (r *Reader) next() (Item, error) {
 	skipped, err := r.skipSpace()
-	if err == io.EOF {
+	if errors.Is(err, io.EOF) {
 		if skipped > 0 {
 			// Relay expects an item header after whitespace and fails the
 			// same way on an envelope ending in a blank line.
@@ -245,7 +245,7 @@ func (r *Reader) readSized(item *Item, index int, atEOF bool) error {
 	if limit := r.limits.MaxItemBytes; limit > 0 && n > limit {
 		skipped, err := io.CopyN(io.Discard, r.src, n)
 		r.off += skipped
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return r.truncated(index, n, skipped)
 		}
 		if err != nil {
@@ -368,7 +368,7 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 		if err == nil || err == io.EOF {
 			break
 		}
-		if err != bufio.ErrBufferFull {
+		if !errors.Is(err, bufio.ErrBufferFull) {
 			return r.readErr(index, "payload", err)
 		}
 	}
@@ -396,11 +396,11 @@ func (r *Reader) readLine(index int) ([]byte, bool, error) {
 	for {
 		chunk, err := r.src.ReadSlice('\n')
 		r.off += int64(len(chunk))
-		switch err {
-		case nil:
+		switch {
+		case err == nil:
 			chunk = chunk[:len(chunk)-1]
-		case io.EOF:
-		case bufio.ErrBufferFull:
+		case errors.Is(err, io.EOF):
+		case errors.Is(err, bufio.ErrBufferFull):
 			if len(long)+len(chunk) > limit {
 				return nil, false, r.headerTooLarge(index, start)
 			}

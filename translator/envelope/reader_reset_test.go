@@ -2,6 +2,7 @@ package envelope_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func readAll(t *testing.T, r *envelope.Reader, data []byte) []envelope.Item {
 	var items []envelope.Item
 	for {
 		it, err := r.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return items
 		}
 		require.NoError(t, err)
@@ -90,7 +91,7 @@ func FuzzReaderReset(f *testing.F) {
 				}
 				got = append(got, it)
 			}
-			if err == io.EOF {
+			if errors.Is(err, io.EOF) {
 				err = nil
 			}
 			if (err == nil) != (wantErr == nil) {

@@ -104,8 +104,8 @@ type Limits struct {
 	MaxDepth    int // frames per callstack
 }
 
-// DefaultLimits: a minute of sampling at 100 Hz on a few dozen threads is
-// tens of thousands of samples.
+// DefaultLimits returns the decoder's bounds: a minute of sampling at
+// 100 Hz on a few dozen threads is tens of thousands of samples.
 func DefaultLimits() Limits {
 	return Limits{MaxSamples: 1_000_000, MaxInterned: 1_000_000, MaxDepth: 4096}
 }
@@ -113,8 +113,8 @@ func DefaultLimits() Limits {
 // Errors a trace is refused with.
 var (
 	ErrMalformed = errors.New("malformed Perfetto trace")
-	ErrTooLarge  = errors.New("Perfetto trace exceeds the decoder's limits")
-	ErrUnknownID = errors.New("Perfetto trace refers to an interned id it never defined")
+	ErrTooLarge  = errors.New("trace exceeds the Perfetto decoder's limits")
+	ErrUnknownID = errors.New("trace refers to a Perfetto interned id it never defined")
 )
 
 type mapping struct {
@@ -396,7 +396,7 @@ func eachField(data []byte, fn func(num protowire.Number, typ protowire.Type, v 
 	for len(data) > 0 {
 		num, typ, l := protowire.ConsumeTag(data)
 		if l < 0 {
-			return fmt.Errorf("%w: %v", ErrMalformed, protowire.ParseError(l))
+			return fmt.Errorf("%w: %w", ErrMalformed, protowire.ParseError(l))
 		}
 		data = data[l:]
 		var v []byte
@@ -416,7 +416,7 @@ func eachField(data []byte, fn func(num protowire.Number, typ protowire.Type, v 
 			l = protowire.ConsumeFieldValue(num, typ, data)
 		}
 		if l < 0 {
-			return fmt.Errorf("%w: field %d: %v", ErrMalformed, num, protowire.ParseError(l))
+			return fmt.Errorf("%w: field %d: %w", ErrMalformed, num, protowire.ParseError(l))
 		}
 		data = data[l:]
 		if err := fn(num, typ, v, n); err != nil {
@@ -430,7 +430,7 @@ func eachPacked(data []byte, fn func(uint64)) error {
 	for len(data) > 0 {
 		x, l := protowire.ConsumeVarint(data)
 		if l < 0 {
-			return fmt.Errorf("%w: packed varint: %v", ErrMalformed, protowire.ParseError(l))
+			return fmt.Errorf("%w: packed varint: %w", ErrMalformed, protowire.ParseError(l))
 		}
 		fn(x)
 		data = data[l:]

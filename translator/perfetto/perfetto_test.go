@@ -1,7 +1,7 @@
 package perfetto_test
 
 import (
-	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -43,22 +43,26 @@ func TestDecode(t *testing.T) {
 func TestDecodeMalformed(t *testing.T) {
 	good := perfettotest.Trace()
 	tests := []struct {
-		name string
-		data []byte
-		want error
+		name  string
+		data  []byte
+		want  error
+		cause error // the protobuf decoder's own error, kept in the chain; nil: none
 	}{
-		{"truncated", good[:len(good)-3], perfetto.ErrMalformed},
+		{"truncated", good[:len(good)-3], perfetto.ErrMalformed, io.ErrUnexpectedEOF},
 		{"a sample naming a callstack never interned", func() []byte {
 			sample := protowire.AppendVarint(protowire.AppendTag(nil, 4, protowire.VarintType), 9) // callstack_iid
 			packet := protowire.AppendBytes(protowire.AppendTag(nil, 66, protowire.BytesType), sample)
 			return protowire.AppendBytes(protowire.AppendTag(nil, 1, protowire.BytesType), packet)
-		}(), perfetto.ErrUnknownID},
-		{"not protobuf", []byte{0xff, 0xff, 0xff}, perfetto.ErrMalformed},
+		}(), perfetto.ErrUnknownID, nil},
+		{"not protobuf", []byte{0xff, 0xff, 0xff}, perfetto.ErrMalformed, io.ErrUnexpectedEOF},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := perfetto.Decode(tt.data, perfetto.DefaultLimits())
-			assert.True(t, errors.Is(err, tt.want), "got %v, want %v", err, tt.want)
+			require.ErrorIs(t, err, tt.want)
+			if tt.cause != nil {
+				assert.ErrorIs(t, err, tt.cause)
+			}
 		})
 	}
 	_, err := perfetto.Decode(good, perfetto.Limits{MaxSamples: 2, MaxInterned: 100, MaxDepth: 10})

@@ -352,7 +352,7 @@ func (r *refConv) seconds(v any) (sec, nsec int64, ok bool) {
 		r.fail("expected seconds, got %T", v)
 		return 0, 0, false
 	}
-	if !json.Valid([]byte(text)) || strings.HasPrefix(strings.TrimLeft(text, "-"), "\"") || text == "" || !(text[0] == '-' || (text[0] >= '0' && text[0] <= '9')) {
+	if !json.Valid([]byte(text)) || strings.HasPrefix(strings.TrimLeft(text, "-"), "\"") || text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') {
 		r.fail("bad seconds %q", text)
 		return 0, 0, false
 	}

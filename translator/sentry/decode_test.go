@@ -3,7 +3,6 @@ package sentry
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -220,7 +219,7 @@ func TestDecodeProfileFixtures(t *testing.T) {
 				assert.Equal(t, "cpu_energy_usage", p.Measurements[0].Name)
 				assert.Equal(t, "nanojoule", p.Measurements[0].Unit)
 				assert.Equal(t, MeasurementValue{ElapsedSinceStartNS: 350203333, Value: 2302412}, p.Measurements[0].Values[0])
-				assert.Equal(t, 226.66665649414065, p.Measurements[1].Values[1].Value)
+				assert.InDelta(t, 226.66665649414065, p.Measurements[1].Values[1].Value, 1e-9)
 				assert.Equal(t, "memory_footprint", p.Measurements[2].Name)
 				assert.Equal(t, []Transaction{{
 					ID:             "748874cc7cea4178ba4cd3dd9dad3c1b",
@@ -392,10 +391,18 @@ func TestDecodeProfileForeignFormats(t *testing.T) {
 	})
 }
 
-func assertReason(t *testing.T, err error, want Reason) *Error {
+// assertReason asserts that err is a whole-payload *Error with reason want.
+func assertReason(t *testing.T, err error, want Reason) {
+	t.Helper()
+	_ = reasonError(t, err, want)
+}
+
+// reasonError asserts what assertReason does and returns the *Error, for
+// the tests that look further into it.
+func reasonError(t *testing.T, err error, want Reason) *Error {
 	t.Helper()
 	var e *Error
-	require.True(t, errors.As(err, &e), "want *Error with %s, got %v", want, err)
+	require.ErrorAs(t, err, &e, "want *Error with %s", want)
 	assert.Equal(t, want, e.Reason, "error: %v", err)
 	assert.Equal(t, -1, e.Item)
 	return e
@@ -496,6 +503,7 @@ func TestDecodeProfileFlexibleTypes(t *testing.T) {
 			name: "frame data kept compact and verbatim",
 			json: head + "\"profile\":{\"frames\":[{\"data\":{ \"a\" : [1, 2.50e0],\n\"s\":\"x y\\u00e9\" }},{\"data\":\"raw\"}]}}",
 			check: func(t *testing.T, p *Profile) {
+				//nolint:testifylint // byte for byte, not JSONEq: the case is that the data is compacted and otherwise kept verbatim
 				assert.Equal(t, `{"a":[1,2.50e0],"s":"x y\u00e9"}`, p.Frames[0].Data)
 				assert.Equal(t, `"raw"`, p.Frames[1].Data)
 			},
@@ -635,7 +643,7 @@ func TestDecodeProfileErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			p, err := DecodeProfile([]byte(tt.json))
 			assert.Nil(t, p)
-			e := assertReason(t, err, tt.want)
+			e := reasonError(t, err, tt.want)
 			assert.Contains(t, e.Error(), tt.msg)
 		})
 	}
@@ -655,7 +663,7 @@ func TestDecodeProfileDifferential(t *testing.T) {
 		}
 		if err != nil {
 			var e *Error
-			require.True(t, errors.As(err, &e))
+			require.ErrorAs(t, err, &e)
 			require.NotEqual(t, ReasonInvalidJSON, e.Reason, "DecodeProfile rejects what the reference accepts: %v\n%s", err, payload)
 			return
 		}

@@ -182,7 +182,7 @@ func TestValidate(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			e := assertReason(t, err, tt.want)
+			e := reasonError(t, err, tt.want)
 			want := position{-1, -1, -1}
 			if tt.want == ReasonMalformedSamples || tt.want == ReasonMalformedStacks {
 				want = tt.at
