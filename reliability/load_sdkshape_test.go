@@ -211,7 +211,8 @@ func TestLoadRealSDKShape(t *testing.T) {
 	after := scrapeSum(t, metricsAddr, "otelcol_receiver_accepted_profile_samples", "otelcol_receiver_refused_profile_samples",
 		"otelcol_exporter_send_failed_profile_samples")
 	accepted := after["otelcol_receiver_accepted_profile_samples"] - before["otelcol_receiver_accepted_profile_samples"]
-	assert.Equal(t, float64(res.Samples), accepted, "samples in envelopes answered 200 vs samples the receiver accepted")
+	// Counters scraped as floats hold whole numbers: compared exactly.
+	assert.Equal(t, int64(res.Samples), int64(accepted), "samples in envelopes answered 200 vs samples the receiver accepted")
 	assert.Zero(t, after["otelcol_exporter_send_failed_profile_samples"], "samples the exporters failed to write")
 	assert.Zero(t, res.Errors, "transport errors: %v", res.LastError)
 	assert.Equal(t, res.Requests, ok+res.Status[http.StatusTooManyRequests], "answers other than 200 and 429: %v", res.Status)

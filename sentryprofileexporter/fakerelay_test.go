@@ -305,15 +305,15 @@ func checkStringThreadIDs(payload []byte) error {
 	return nil
 }
 
-// waitDelivered waits for n accepted envelopes.
-func (r *fakeRelay) waitDelivered(t testing.TB, n int, timeout time.Duration) {
+// waitDelivered waits up to testTimeout for n accepted envelopes.
+func (r *fakeRelay) waitDelivered(t testing.TB, n int) {
 	t.Helper()
-	deadline := time.After(timeout)
+	deadline := time.After(testTimeout)
 	for i := 0; i < n; i++ {
 		select {
 		case <-r.delivered:
 		case <-deadline:
-			t.Fatalf("fake relay: %d of %d envelopes delivered after %s", i, n, timeout)
+			t.Fatalf("fake relay: %d of %d envelopes delivered after %s", i, n, testTimeout)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func TestProfilesLifecycle(t *testing.T) {
 			assert.False(t, exp.Capabilities().MutatesData)
 			require.NoError(t, exp.Start(context.Background(), componenttest.NewNopHost()))
 			require.NoError(t, exp.ConsumeProfiles(context.Background(), lifecycleProfiles()))
-			relay.waitDelivered(t, 1, testTimeout)
+			relay.waitDelivered(t, 1)
 			require.NoError(t, exp.Shutdown(context.Background()))
 			assert.Len(t, relay.envelopes(), before+1)
 		})

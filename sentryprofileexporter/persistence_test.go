@@ -72,7 +72,7 @@ func TestFileQueueSurvivesRestart(t *testing.T) {
 	id, storage = startFileStorage(t, dir)
 	defer func() { require.NoError(t, storage.Shutdown(context.Background())) }()
 	second := startExporter(t, cfg, storageHost{id: storage})
-	relay.waitDelivered(t, len(services), testTimeout)
+	relay.waitDelivered(t, len(services))
 	require.NoError(t, second.Shutdown(context.Background()))
 
 	assert.Equal(t, map[string]int{"r0": 1, "r1": 1, "r2": 1}, deliveredMarks(relay))
@@ -117,7 +117,7 @@ func TestFileQueueHoldsRateLimitedRequests(t *testing.T) {
 	id, storage = startFileStorage(t, dir)
 	defer func() { require.NoError(t, storage.Shutdown(context.Background())) }()
 	second := startExporter(t, cfg, storageHost{id: storage})
-	relay.waitDelivered(t, len(services), testTimeout)
+	relay.waitDelivered(t, len(services))
 	require.NoError(t, second.Shutdown(context.Background()))
 
 	assert.Equal(t, map[string]int{"r0": 1, "r1": 1, "r2": 1}, deliveredMarks(relay))

@@ -62,7 +62,7 @@ func TestLongRateLimitsHoldNotDrop(t *testing.T) {
 			require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("first")))
 			require.Eventually(t, func() bool { return len(relay.requestTimes()) == 1 }, testTimeout, 5*time.Millisecond)
 			require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("second")))
-			relay.waitDelivered(t, 2, testTimeout)
+			relay.waitDelivered(t, 2)
 			require.NoError(t, exp.Shutdown(context.Background()))
 
 			times := relay.requestTimes()

@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -249,7 +248,7 @@ func TestSignalPartialRetry(t *testing.T) {
 	err := exp.pushLogs(context.Background(), exceptionLogs(2, "checkout", "billing"))
 	require.Error(t, err)
 	var partial consumererror.Logs
-	require.True(t, errors.As(err, &partial), "want the resources to retry, got %v", err)
+	require.ErrorAs(t, err, &partial, "want the resources to retry")
 	retry := partial.Data()
 	require.Equal(t, 1, retry.ResourceLogs().Len())
 	svc, _ := retry.ResourceLogs().At(0).Resource().Attributes().Get("service.name")

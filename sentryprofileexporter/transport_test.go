@@ -123,7 +123,7 @@ func TestRateLimitHeaderHoldsBackTheCategory(t *testing.T) {
 	waitForLog(t, exp.logs, "Will retry")
 	// The limit is known now: a second request must wait without being sent.
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("second")))
-	relay.waitDelivered(t, 2, testTimeout)
+	relay.waitDelivered(t, 2)
 
 	times := relay.requestTimes()
 	require.Len(t, times, 3, "one 429, then one delivery per request")
@@ -146,7 +146,7 @@ func TestRateLimitRetryAfterOnly(t *testing.T) {
 	exp := startExporter(t, newTestConfig(relay.dsn()), nil)
 
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("only")))
-	relay.waitDelivered(t, 1, testTimeout)
+	relay.waitDelivered(t, 1)
 
 	times := relay.requestTimes()
 	require.Len(t, times, 2)
@@ -164,7 +164,7 @@ func TestServiceUnavailableThenDeliveredOnce(t *testing.T) {
 	exp := startExporter(t, newTestConfig(relay.dsn()), nil)
 
 	require.NoError(t, exp.ConsumeProfiles(context.Background(), markedProfiles("svc")))
-	relay.waitDelivered(t, 1, testTimeout)
+	relay.waitDelivered(t, 1)
 	require.NoError(t, exp.Shutdown(context.Background()))
 
 	assert.Len(t, relay.requestTimes(), 2)
@@ -244,7 +244,7 @@ func TestServerDownIsQueuedAndDeliveredLater(t *testing.T) {
 	assert.Empty(t, relay.requestTimes())
 
 	require.NoError(t, relay.listenOn(addr))
-	relay.waitDelivered(t, 1, testTimeout)
+	relay.waitDelivered(t, 1)
 	require.NoError(t, exp.Shutdown(context.Background()))
 	assert.Equal(t, map[string]int{"svc": 1}, deliveredMarks(relay))
 	assertNoSecret(t, exp.logs)

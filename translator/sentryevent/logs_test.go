@@ -1,6 +1,7 @@
 package sentryevent
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
@@ -230,8 +231,8 @@ func TestDecodeErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			dst := plog.NewLogRecordSlice()
 			n, err := AppendLogs([]byte(tt.payload), tt.opts, dst)
-			de, ok := err.(*sentrysignal.DecodeError)
-			if !ok || n != 0 || dst.Len() != 0 {
+			var de *sentrysignal.DecodeError
+			if !errors.As(err, &de) || n != 0 || dst.Len() != 0 {
 				t.Fatalf("AppendLogs = %d, %v (records %d), want a *DecodeError and nothing appended", n, err, dst.Len())
 			}
 			if de.Item != "event" || de.Field != tt.field {

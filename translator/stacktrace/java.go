@@ -184,13 +184,15 @@ func javaFrames(printed []javaException, full []int, i, limit int) []Frame {
 func indentDepth(s string) (int, string) {
 	tabs, spaces := 0, 0
 	i := 0
+scan:
 	for ; i < len(s); i++ {
-		if s[i] == '\t' {
+		switch s[i] {
+		case '\t':
 			tabs++
-		} else if s[i] == ' ' {
+		case ' ':
 			spaces++
-		} else {
-			break
+		default:
+			break scan
 		}
 	}
 	depth := tabs + (spaces+3)/4

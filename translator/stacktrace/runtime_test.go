@@ -3,6 +3,7 @@ package stacktrace
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -61,7 +62,8 @@ func runCommand(t *testing.T, dir string, name string, args ...string) []byte {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		if _, exit := err.(*exec.ExitError); !exit || name == "javac" || name == "mcs" || name == "go" {
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || name == "javac" || name == "mcs" || name == "go" {
 			t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 		}
 	}
