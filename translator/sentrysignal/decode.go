@@ -1,0 +1,400 @@
+package sentrysignal
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxNesting is encoding/json's nesting limit: a value nested deeper is
+// refused, by both decoders alike, and the recursion below stays bounded.
+const maxNesting = 10000
+
+// jsonParser decodes one JSON value into the values encoding/json's
+// Decoder gives with UseNumber (objects map[string]any, arrays []any,
+// numbers json.Number, strings with invalid UTF-8 and lone surrogates
+// replaced by U+FFFD), in one pass over the input. encoding/json reads a
+// value twice (a validating scan, then the decode) and goes through its
+// reflection machinery for every member; a signal item is decoded whole
+// on every request, so that was half of an error event's translation.
+// The differential test and fuzz target keep the two decoders' values and
+// their accepting the same inputs equal.
+type jsonParser struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+// syntaxError says where the input stopped being JSON.
+func (p *jsonParser) syntaxError(what string) error {
+	if p.pos >= len(p.data) {
+		return fmt.Errorf("unexpected end of JSON input (%s)", what)
+	}
+	return fmt.Errorf("invalid character %q at offset %d (%s)", p.data[p.pos], p.pos, what)
+}
+
+func (p *jsonParser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at pos (after any space).
+func (p *jsonParser) value() (any, error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return nil, p.syntaxError("looking for a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object()
+	case c == '[':
+		return p.array()
+	case c == '"':
+		return p.str()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	case c == '-' || ('0' <= c && c <= '9'):
+		return p.number()
+	}
+	return nil, p.syntaxError("looking for a value")
+}
+
+func (p *jsonParser) literal(word string) error {
+	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
+		return p.syntaxError("in literal " + word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *jsonParser) enter() error {
+	p.depth++
+	if p.depth > maxNesting {
+		return errors.New("exceeded max depth")
+	}
+	return nil
+}
+
+func (p *jsonParser) object() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // '{'
+	obj := make(map[string]any)
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		p.depth--
+		return obj, nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return nil, p.syntaxError("looking for an object key")
+		}
+		key, err := p.key()
+		if err != nil {
+			return nil, err
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return nil, p.syntaxError("after an object key")
+		}
+		p.pos++
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		obj[key] = v // a repeated key: the last one wins, as in encoding/json
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.syntaxError("after an object value")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			p.depth--
+			return obj, nil
+		default:
+			return nil, p.syntaxError("after an object value")
+		}
+	}
+}
+
+func (p *jsonParser) array() (any, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	p.pos++ // '['
+	arr := make([]any, 0)
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		p.depth--
+		return arr, nil
+	}
+	for {
+		v, err := p.value()
+		if err != nil {
+			return nil, err
+		}
+		arr = append(arr, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.syntaxError("after an array element")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			p.depth--
+			return arr, nil
+		default:
+			return nil, p.syntaxError("after an array element")
+		}
+	}
+}
+
+// number reads a number by JSON's grammar and keeps its text.
+func (p *jsonParser) number() (any, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	switch {
+	case p.pos < len(p.data) && p.data[p.pos] == '0':
+		p.pos++
+	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
+		p.digits()
+	default:
+		return nil, p.syntaxError("in numeric literal")
+	}
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		if !p.digits() {
+			return nil, p.syntaxError("after decimal point in numeric literal")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if !p.digits() {
+			return nil, p.syntaxError("in exponent of numeric literal")
+		}
+	}
+	return json.Number(p.data[start:p.pos]), nil
+}
+
+// digits skips one or more digits; false when there is none.
+func (p *jsonParser) digits() bool {
+	start := p.pos
+	for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+		p.pos++
+	}
+	return p.pos > start
+}
+
+// key reads an object key: the members every payload repeats (a frame's
+// "function", "lineno", "in_app", …) are shared strings rather than an
+// allocation each, a third of an error event's allocations.
+func (p *jsonParser) key() (string, error) {
+	// the quote, then plain ASCII up to the closing quote
+	end := p.pos + 1
+	for end < len(p.data) && end-p.pos <= maxKnownKey && p.data[end] != '"' && p.data[end] != '\\' && p.data[end] >= ' ' && p.data[end] < utf8.RuneSelf {
+		end++
+	}
+	if end < len(p.data) && p.data[end] == '"' {
+		if k, ok := knownKeys[string(p.data[p.pos+1:end])]; ok { // no allocation: a look-up
+			p.pos = end + 1
+			return k, nil
+		}
+	}
+	return p.str()
+}
+
+// str reads a string at pos (its opening quote). Text without escapes and
+// with valid UTF-8 is copied as it is; anything else is unquoted.
+func (p *jsonParser) str() (string, error) {
+	p.pos++ // '"'
+	start := p.pos
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			s := string(p.data[start:p.pos])
+			p.pos++
+			return s, nil
+		case c == '\\' || c < ' ':
+			return p.unquote(start)
+		case c < utf8.RuneSelf:
+			p.pos++
+		default:
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			if r == utf8.RuneError && size == 1 {
+				return p.unquote(start)
+			}
+			p.pos += size
+		}
+	}
+	return "", p.syntaxError("in string literal")
+}
+
+// unquote reads the string that started at start, from pos, writing
+// escapes and invalid UTF-8 as encoding/json does.
+func (p *jsonParser) unquote(start int) (string, error) {
+	b := make([]byte, p.pos-start, p.pos-start+16)
+	copy(b, p.data[start:p.pos])
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			p.pos++
+			return string(b), nil
+		case c < ' ':
+			return "", p.syntaxError("in string literal")
+		case c == '\\':
+			var err error
+			if b, err = p.escape(b); err != nil {
+				return "", err
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			p.pos++
+		default:
+			// invalid bytes become U+FFFD, one per byte
+			r, size := utf8.DecodeRune(p.data[p.pos:])
+			b = utf8.AppendRune(b, r)
+			p.pos += size
+		}
+	}
+	return "", p.syntaxError("in string literal")
+}
+
+// escape appends the escape at pos (its backslash) to b.
+func (p *jsonParser) escape(b []byte) ([]byte, error) {
+	if p.pos+1 >= len(p.data) {
+		p.pos = len(p.data)
+		return nil, p.syntaxError("in string escape code")
+	}
+	c := p.data[p.pos+1]
+	switch c {
+	case '"', '\\', '/':
+		p.pos += 2
+		return append(b, c), nil
+	case 'b':
+		p.pos += 2
+		return append(b, '\b'), nil
+	case 'f':
+		p.pos += 2
+		return append(b, '\f'), nil
+	case 'n':
+		p.pos += 2
+		return append(b, '\n'), nil
+	case 'r':
+		p.pos += 2
+		return append(b, '\r'), nil
+	case 't':
+		p.pos += 2
+		return append(b, '\t'), nil
+	case 'u':
+		r := hex4(p.data[p.pos:])
+		if r < 0 {
+			p.pos++
+			return nil, p.syntaxError("in \\u hexadecimal character escape")
+		}
+		p.pos += 6
+		if utf16.IsSurrogate(r) {
+			// a pair makes one rune; a lone half is U+FFFD, and what
+			// follows it is read on its own
+			if dec := utf16.DecodeRune(r, hex4(p.data[p.pos:])); dec != unicode.ReplacementChar {
+				p.pos += 6
+				return utf8.AppendRune(b, dec), nil
+			}
+			r = unicode.ReplacementChar
+		}
+		return utf8.AppendRune(b, r), nil
+	}
+	p.pos++
+	return nil, p.syntaxError("in string escape code")
+}
+
+// hex4 reads `\uXXXX` at the start of s as a rune; -1 when it is not one.
+func hex4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// knownKeys are the members of Sentry's events, frames, contexts, log
+// and metric items that every payload repeats; a read-only table.
+var knownKeys = func() map[string]string {
+	keys := []string{
+		// event
+		"event_id", "timestamp", "level", "platform", "release", "environment", "dist", "server_name",
+		"logger", "transaction", "message", "logentry", "formatted", "params", "exception", "threads",
+		"breadcrumbs", "contexts", "tags", "extra", "user", "request", "sdk", "modules", "fingerprint",
+		"debug_meta", "transaction_info", "source", "errors",
+		// exception and frames
+		"values", "type", "value", "module", "mechanism", "handled", "synthetic", "exception_id",
+		"parent_id", "is_exception_group", "stacktrace", "frames", "function", "raw_function", "filename",
+		"abs_path", "lineno", "colno", "in_app", "context_line", "pre_context", "post_context", "vars",
+		"instruction_addr", "package", "symbol", "data",
+		// breadcrumbs
+		"category", "origin",
+		// contexts
+		"trace", "trace_id", "span_id", "parent_span_id", "op", "status", "os", "runtime", "device",
+		"app", "browser", "culture", "cloud_resource", "name", "version", "build", "kernel_version",
+		"arch", "memory_size", "free_memory", "processor_count", "cpu_description", "processor_frequency",
+		"boot_time", "app_start_time", "app_memory", "locale", "timezone",
+		// sdk and user
+		"integrations", "packages", "id", "email", "username", "ip_address", "url", "method",
+		"headers", "query_string", "cookies", "env",
+		// logs, metrics, check-ins, sessions
+		"items", "body", "attributes", "severity_number", "unit", "sentry.sdk.name",
+		"sentry.sdk.version", "sentry.environment", "sentry.release", "sentry.origin",
+		"sentry.message.template", "sentry.timestamp.sequence", "server.address", "sentry.server.address",
+		"check_in_id", "monitor_slug", "duration", "monitor_config", "schedule", "sid", "did", "init",
+		"started", "attrs", "thread.id", "thread.name", "user_agent",
+	}
+	m := make(map[string]string, len(keys))
+	for _, k := range keys {
+		m[k] = k
+	}
+	return m
+}()
+
+// maxKnownKey is the length of the longest known key.
+const maxKnownKey = len("sentry.timestamp.sequence")
