@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -26,6 +28,8 @@ type jsonParser struct {
 	data  []byte
 	pos   int
 	depth int
+	// entries is the scratch space of typedAttributes.
+	entries []typedEntry
 }
 
 // syntaxError says where the input stopped being JSON.
@@ -88,12 +92,19 @@ func (p *jsonParser) enter() error {
 	return nil
 }
 
-func (p *jsonParser) object() (any, error) {
+func (p *jsonParser) object() (any, error) { return p.objectWith(nil, false) }
+
+// objectWith reads an object whose member values member reads (p.value
+// when nil); with discard it builds no map (member keeps what it needs).
+func (p *jsonParser) objectWith(member func(key string) (any, error), discard bool) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	p.pos++ // '{'
-	obj := make(map[string]any)
+	var obj map[string]any
+	if !discard {
+		obj = make(map[string]any)
+	}
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -114,11 +125,18 @@ func (p *jsonParser) object() (any, error) {
 			return nil, p.syntaxError("after an object key")
 		}
 		p.pos++
-		v, err := p.value()
+		var v any
+		if member != nil {
+			v, err = member(key)
+		} else {
+			v, err = p.value()
+		}
 		if err != nil {
 			return nil, err
 		}
-		obj[key] = v // a repeated key: the last one wins, as in encoding/json
+		if !discard {
+			obj[key] = v // a repeated key: the last one wins, as in encoding/json
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.syntaxError("after an object value")
@@ -136,7 +154,10 @@ func (p *jsonParser) object() (any, error) {
 	}
 }
 
-func (p *jsonParser) array() (any, error) {
+func (p *jsonParser) array() (any, error) { return p.arrayWith(p.value) }
+
+// arrayWith reads an array whose elements elem reads.
+func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
@@ -149,7 +170,7 @@ func (p *jsonParser) array() (any, error) {
 		return arr, nil
 	}
 	for {
-		v, err := p.value()
+		v, err := elem()
 		if err != nil {
 			return nil, err
 		}
@@ -169,6 +190,107 @@ func (p *jsonParser) array() (any, error) {
 			return nil, p.syntaxError("after an array element")
 		}
 	}
+}
+
+// at reports whether the next character after space is c.
+func (p *jsonParser) at(c byte) bool {
+	p.skipSpace()
+	return p.pos < len(p.data) && p.data[p.pos] == c
+}
+
+// containerMember reads a member of a container's top-level object:
+// "items" entries are read by entry.
+func (p *jsonParser) containerMember(key string) (any, error) {
+	if key == "items" && p.at('[') {
+		return p.arrayWith(p.entry)
+	}
+	return p.value()
+}
+
+// entry reads an entry of "items": an object's "attributes" object is
+// read as typed attributes.
+func (p *jsonParser) entry() (any, error) {
+	if p.at('{') {
+		return p.objectWith(func(key string) (any, error) {
+			if key == "attributes" && p.at('{') {
+				return p.typedAttributes()
+			}
+			return p.value()
+		}, false)
+	}
+	return p.value()
+}
+
+// typedAttributes reads an entry's "attributes" object into a
+// *TypedAttributes: the same attributes, types and values PutTyped reads
+// from the object as a map, a repeated key keeping its last value.
+func (p *jsonParser) typedAttributes() (any, error) {
+	base := len(p.entries)
+	_, err := p.objectWith(func(key string) (any, error) {
+		e := typedEntry{key: key}
+		var err error
+		if p.at('{') {
+			err = p.typedValue(&e)
+		} else {
+			e.raw, err = p.value()
+		}
+		p.entries = append(p.entries, e)
+		return nil, err
+	}, true)
+	if err != nil {
+		return nil, err
+	}
+	// one per key, the last one sent, in key order; p.entries is the
+	// parser's scratch space, the attributes get a slice of their size
+	entries := p.entries[base:]
+	slices.SortStableFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
+	n := 0
+	for i := range entries {
+		if i+1 == len(entries) || entries[i+1].key != entries[i].key {
+			n++
+		}
+	}
+	kept := make([]typedEntry, 0, n)
+	for i := range entries {
+		if i+1 == len(entries) || entries[i+1].key != entries[i].key {
+			kept = append(kept, entries[i])
+		}
+	}
+	clear(entries) // the scratch keeps no values alive
+	p.entries = p.entries[:base]
+	return &TypedAttributes{entries: kept}, nil
+}
+
+// typedValue reads one typed value's object ({"type", "value"} or a
+// legacy member) into e; its other members are read and left.
+func (p *jsonParser) typedValue(e *typedEntry) error {
+	e.isObject = true
+	_, err := p.objectWith(func(key string) (any, error) {
+		if key == "type" && p.at('"') {
+			// Sentry's type names, shared rather than allocated
+			s, err := p.key()
+			e.typ = s
+			return nil, err
+		}
+		v, err := p.value()
+		switch key {
+		case "type":
+			e.typ = "" // not a string: no type
+		case "value":
+			e.value = v
+		default:
+			for i, lt := range legacyTypes {
+				if key == lt.member {
+					if e.legacy == nil {
+						e.legacy = new([len(legacyTypes)]any)
+					}
+					e.legacy[i] = v
+				}
+			}
+		}
+		return nil, err
+	}, true)
+	return err
 }
 
 // number reads a number by JSON's grammar and keeps its text.
@@ -382,8 +504,8 @@ var knownKeys = func() map[string]string {
 		// sdk and user
 		"integrations", "packages", "id", "email", "username", "ip_address", "url", "method",
 		"headers", "query_string", "cookies", "env",
-		// logs, metrics, check-ins, sessions
-		"items", "body", "attributes", "severity_number", "unit", "sentry.sdk.name",
+		// logs, metrics, check-ins, sessions; typed attributes' types
+		TypeString, TypeBoolean, TypeInteger, TypeDouble, TypeArray, "items", "body", "attributes", "severity_number", "unit", "sentry.sdk.name",
 		"sentry.sdk.version", "sentry.environment", "sentry.release", "sentry.origin",
 		"sentry.message.template", "sentry.timestamp.sequence", "server.address", "sentry.server.address",
 		"check_in_id", "monitor_slug", "duration", "monitor_config", "schedule", "sid", "did", "init",

@@ -3,11 +3,14 @@ package sentrysignal
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
 // decodeStd is DecodeAny as it was written on encoding/json: the
@@ -124,4 +127,141 @@ func FuzzDecodeAny(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { sameAsStd(t, raw) })
+}
+
+// sameContainer fails t when decodeContainer and DecodeAny disagree on
+// raw: acceptance, the entries' members, and what their attributes write
+// (map, dropped count, error) under a few options.
+func sameContainer(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := DecodeAny(raw)
+	got, err := decodeContainer(raw)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("%.80q: decodeContainer error %v, DecodeAny error %v", raw, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	wantDoc, _ := want.(map[string]any)
+	gotDoc, _ := got.(map[string]any)
+	wantItems, _ := wantDoc["items"].([]any)
+	gotItems, _ := gotDoc["items"].([]any)
+	if len(gotItems) != len(wantItems) {
+		t.Fatalf("%d entries, want %d", len(gotItems), len(wantItems))
+	}
+	for i := range wantItems {
+		we, wok := wantItems[i].(map[string]any)
+		ge, gok := gotItems[i].(map[string]any)
+		if !wok || !gok {
+			if !reflect.DeepEqual(gotItems[i], wantItems[i]) {
+				t.Fatalf("entry %d: %#v, want %#v", i, gotItems[i], wantItems[i])
+			}
+			continue
+		}
+		for k := range we {
+			if k != "attributes" && !reflect.DeepEqual(ge[k], we[k]) {
+				t.Fatalf("entry %d member %q: %#v, want %#v", i, k, ge[k], we[k])
+			}
+		}
+		if len(ge) != len(we) {
+			t.Fatalf("entry %d: %d members, want %d", i, len(ge), len(we))
+		}
+		for _, opts := range []Options{{}, {IncludeUserData: true}, {MaxMapEntries: 2}} {
+			render := func(x any) (pcommon.Map, int, string) {
+				m := pcommon.NewMap()
+				l := NewLimiter(opts)
+				e := ""
+				if x != nil {
+					if err := l.PutEntryAttributes(m, x); err != nil {
+						e = err.Error()
+					}
+				}
+				return m, l.Dropped(), e
+			}
+			gm, gd, gerr := render(ge["attributes"])
+			wm, wd, werr := render(we["attributes"])
+			if gerr != werr || gd != wd || !gm.Equal(wm) {
+				t.Fatalf("entry %d attributes %+v:\n got %v dropped %d error %q\nwant %v dropped %d error %q",
+					i, opts, gm.AsRaw(), gd, gerr, wm.AsRaw(), wd, werr)
+			}
+		}
+	}
+	for k := range wantDoc {
+		if k != "items" && !reflect.DeepEqual(gotDoc[k], wantDoc[k]) {
+			t.Fatalf("member %q: %#v, want %#v", k, gotDoc[k], wantDoc[k])
+		}
+	}
+}
+
+func manyAttributes(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"items":[{"attributes":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%03d":{"type":"integer","value":%d}`, n-i, i)
+	}
+	b.WriteString(`}}]}`)
+	return b.String()
+}
+
+func TestContainerAttributesAsFromMaps(t *testing.T) {
+	for _, tc := range []struct{ name, in string }{
+		{"typed values", `{"version":2,"items":[{"body":"x","attributes":{"b":{"type":"string","value":"v"},"a":{"type":"integer","value":3},"c":{"type":"double","value":1},"d":{"type":"boolean","value":"true"},"e":{"type":"array","value":[1,"x"]}}}]}`},
+		{"repeated attribute: the last wins", `{"items":[{"attributes":{"a":{"type":"string","value":"1"},"b":{"type":"string","value":"x"},"a":{"type":"integer","value":2}}}]}`},
+		{"repeated members of a value", `{"items":[{"attributes":{"a":{"type":"string","type":"integer","value":"1","value":2,"x":[{}]}}}]}`},
+		{"legacy members", `{"items":[{"attributes":{"a":{"string_value":"s"},"b":{"int_value":1,"double_value":2.5},"c":{"bool_value":null,"type":"string","value":"t"}}}]}`},
+		{"null values are left out", `{"items":[{"attributes":{"a":null,"b":{"type":"string","value":null},"c":{}}}]}`},
+		{"type not a string", `{"items":[{"attributes":{"a":{"type":3,"value":"x"}}}]}`},
+		{"not typed", `{"items":[{"attributes":{"z":{"type":"string","value":"ok"},"a":"bare"}}]}`},
+		{"not of its type", `{"items":[{"attributes":{"a":{"type":"integer","value":"x"}}}]}`},
+		{"attributes not an object", `{"items":[{"attributes":[1]},{"attributes":"x"},{"attributes":null}]}`},
+		{"personal attributes", `{"items":[{"attributes":{"user.email":{"type":"string","value":"a@b"},"client.address":{"type":"string","value":"1.2.3.4"},"k":{"type":"string","value":"v"}}}]}`},
+		{"nested attributes stay maps", `{"items":[{"body":{"attributes":{"a":{"type":"string","value":"x"}}},"attributes":{}}],"attributes":{"a":1}}`},
+		{"entries not objects", `{"items":[1,"x",null,[{"attributes":{}}]]}`},
+		{"items not an array", `{"items":{"attributes":{}}}`},
+		{"repeated items", `{"items":[{"attributes":{"a":{"type":"string","value":"1"}}}],"items":[{"attributes":{"b":{"type":"string","value":"2"}}}]}`},
+		{"many attributes: the bulk path", manyAttributes(300)},
+		{"broken attributes", `{"items":[{"attributes":{"a":{"type":"string","value":}}}]}`},
+		{"trailing data", `{"items":[]} x`},
+		{"not an object", `[{"items":[]}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { sameContainer(t, []byte(tc.in)) })
+	}
+}
+
+// TestContainerCapturedPayloads: every captured log and metric container
+// reads as with DecodeAny.
+func TestContainerCapturedPayloads(t *testing.T) {
+	files, err := filepath.Glob("../sentry*/testdata/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(raw, []byte(`"items"`)) {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) { sameContainer(t, raw) })
+	}
+	if n < 6 {
+		t.Fatalf("only %d captured containers found", n)
+	}
+}
+
+// FuzzContainer: decodeContainer reads what DecodeAny reads.
+func FuzzContainer(f *testing.F) {
+	for _, s := range []string{
+		`{"items":[{"attributes":{"a":{"type":"string","value":"x"},"a":{"int_value":1}}}]}`,
+		`{"items":[{"attributes":{"u":{"type":"integer","value":1.5}}},{"attributes":[]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameContainer(t, raw) })
 }
