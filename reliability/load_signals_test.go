@@ -3,7 +3,6 @@ package reliability
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,6 +21,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
@@ -56,62 +56,24 @@ service:
 // signalCase is one SDK request and its OTLP protobuf equivalent: the
 // receiver's own output for it, taken from the file exporter.
 type signalCase struct {
-	name     string
-	envelope []byte
-	gzip     bool   // node compresses bodies above 32 KiB; the OTLP body too then
+	loadgen.Signal
 	otlpPath string // /v1/logs or /v1/metrics
 	otlp     []byte
 }
 
-// nodeGzipAbove is @sentry/node's threshold for compressing a request.
-const nodeGzipAbove = 32 << 10
-
-// containerOf repeats the items of a captured container to n items.
-func containerOf(t *testing.T, path string, n int) []byte {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	require.NoError(t, err)
-	var c struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &c))
-	require.NotEmpty(t, c.Items, path)
-	items := make([]json.RawMessage, n)
-	for i := range items {
-		items[i] = c.Items[i%len(c.Items)]
-	}
-	out, err := json.Marshal(map[string]any{"version": 2, "items": items})
-	require.NoError(t, err)
-	return out
-}
-
-// nodeEnvelope wraps one item as @sentry/node 11 sends it: no length
-// header, a container's item_count and content_type.
-func nodeEnvelope(t *testing.T, itemType string, payload []byte, items int) []byte {
-	t.Helper()
-	var compact bytes.Buffer
-	require.NoError(t, json.Compact(&compact, payload))
-	header := map[string]any{"type": itemType}
-	if items > 0 {
-		header["item_count"] = items
-		header["content_type"] = "application/vnd.sentry.items." + itemType + "+json"
-	}
-	h, err := json.Marshal(header)
-	require.NoError(t, err)
-	env := `{"event_id":"0f1e2d3c4b5a69788796a5b4c3d2e1f0","sent_at":"2026-11-25T22:00:05.000Z","sdk":{"name":"sentry.javascript.node","version":"11.1.0"}}` + "\n"
-	return slices.Concat([]byte(env), h, []byte("\n"), compact.Bytes(), []byte("\n"))
-}
-
 func signalCases(t *testing.T) []*signalCase {
 	t.Helper()
-	testdata := func(pkg, name string) string { return filepath.Join("..", "translator", pkg, "testdata", name) }
-	event, err := os.ReadFile(testdata("sentryevent", "node11_captured_event_2.json"))
+	signals, err := loadgen.Signals(filepath.Join("..", "translator"), 100)
 	require.NoError(t, err)
-	return []*signalCase{
-		{name: "ErrorEvent", envelope: nodeEnvelope(t, "event", event, 0), otlpPath: "/v1/logs"},
-		{name: "LogContainer100", envelope: nodeEnvelope(t, "log", containerOf(t, testdata("sentrylog", "node11_captured_logs_1.json"), 100), 100), otlpPath: "/v1/logs"},
-		{name: "TraceMetricContainer100", envelope: nodeEnvelope(t, "trace_metric", containerOf(t, testdata("sentrymetric", "node11_captured_metrics_1.json"), 100), 100), otlpPath: "/v1/metrics"},
+	var cases []*signalCase
+	for _, s := range signals {
+		path := "/v1/logs"
+		if s.ItemType == "trace_metric" {
+			path = "/v1/metrics"
+		}
+		cases = append(cases, &signalCase{Signal: s, otlpPath: path})
 	}
+	return cases
 }
 
 // post sends body and fails on any answer but 200.
@@ -165,7 +127,7 @@ func captureOTLP(t *testing.T, cases []*signalCase, sentryURL, out string) {
 	t.Helper()
 	client := &http.Client{}
 	for i, c := range cases {
-		require.NoError(t, post(client, sentryURL, c.envelope, false, "application/x-sentry-envelope"))
+		require.NoError(t, post(client, sentryURL, c.Envelope, false, "application/x-sentry-envelope"))
 		line := nextLine(t, out, i)
 		var err error
 		if c.otlpPath == "/v1/logs" {
@@ -180,12 +142,11 @@ func captureOTLP(t *testing.T, cases []*signalCase, sentryURL, out string) {
 			c.otlp, err = (&pmetric.ProtoMarshaler{}).MarshalMetrics(metrics)
 		}
 		require.NoError(t, err)
-		c.gzip = len(c.envelope) > nodeGzipAbove
-		if c.gzip {
-			c.envelope = compresstest.Bytes(t, "gzip", c.envelope)
+		t.Logf("%s: envelope %d bytes, OTLP protobuf %d bytes (both gzip'd: %v)", c.Name, len(c.Envelope), len(c.otlp), c.Gzip)
+		if c.Gzip {
+			c.Envelope = compresstest.Bytes(t, "gzip", c.Envelope)
 			c.otlp = compresstest.Bytes(t, "gzip", c.otlp)
 		}
-		t.Logf("%s: envelope %d bytes, OTLP protobuf %d bytes (gzip %v)", c.name, len(c.envelope), len(c.otlp), c.gzip)
 	}
 }
 
@@ -235,6 +196,11 @@ func (w window) rate() float64 { return float64(w.requests) / w.elapsed.Seconds(
 
 func (w window) cpuPerRequest() time.Duration { return w.cpu / time.Duration(max(w.requests, 1)) }
 
+// envSignalProfiles names a directory: with it, the collector runs its
+// pprof extension and, after the rounds, a CPU profile of 3 s of each
+// case's Sentry path is saved there (<case>.pprof).
+const envSignalProfiles = "LOAD_SIGNAL_PROFILES"
+
 // envSignalRounds sets the rounds of TestLoadSignalsAgainstOTLP (default 5).
 const envSignalRounds = "LOAD_SIGNAL_ROUNDS"
 
@@ -259,7 +225,14 @@ func TestLoadSignalsAgainstOTLP(t *testing.T) {
 	dir := t.TempDir()
 	sentryAddr, otlpAddr := testnet.FreeLoopbackAddr(t), testnet.FreeLoopbackAddr(t)
 	out := filepath.Join(dir, "signals.jsonl")
-	p := startCollector(t, bin, dir, fmt.Sprintf(signalsConfig, sentryAddr, otlpAddr, out))
+	config := fmt.Sprintf(signalsConfig, sentryAddr, otlpAddr, out)
+	profiles, pprofAddr := os.Getenv(envSignalProfiles), ""
+	if profiles != "" {
+		pprofAddr = testnet.FreeLoopbackAddr(t)
+		config = fmt.Sprintf("extensions:\n  pprof:\n    endpoint: %q\n", pprofAddr) +
+			strings.Replace(config, "\n  pipelines:\n", "\n  extensions: [pprof]\n  pipelines:\n", 1)
+	}
+	p := startCollector(t, bin, dir, config)
 	p.waitListening(t, sentryAddr)
 	p.waitListening(t, otlpAddr)
 	sentryURL := envelopeURL("http://" + sentryAddr)
@@ -273,8 +246,8 @@ func TestLoadSignalsAgainstOTLP(t *testing.T) {
 		var rateRatios, cpuRatios []float64
 		for r := range rounds {
 			var s, o window
-			sentry := func() { s = drive(t, p, sentryURL, c.envelope, c.gzip, "application/x-sentry-envelope", d) }
-			otlp := func() { o = drive(t, p, "http://"+otlpAddr+c.otlpPath, c.otlp, c.gzip, "application/x-protobuf", d) }
+			sentry := func() { s = drive(t, p, sentryURL, c.Envelope, c.Gzip, "application/x-sentry-envelope", d) }
+			otlp := func() { o = drive(t, p, "http://"+otlpAddr+c.otlpPath, c.otlp, c.Gzip, "application/x-protobuf", d) }
 			if r%2 == 0 {
 				sentry()
 				otlp()
@@ -286,11 +259,20 @@ func TestLoadSignalsAgainstOTLP(t *testing.T) {
 			cpu := float64(o.cpuPerRequest()) / float64(max(s.cpuPerRequest(), 1))
 			rateRatios, cpuRatios = append(rateRatios, rate), append(cpuRatios, cpu)
 			fmt.Fprintf(&report, "| %s | %d | %.0f | %.0f | %.2f | %v | %v | %.2f |\n",
-				c.name, r+1, s.rate(), o.rate(), rate, s.cpuPerRequest(), o.cpuPerRequest(), cpu)
+				c.Name, r+1, s.rate(), o.rate(), rate, s.cpuPerRequest(), o.cpuPerRequest(), cpu)
 		}
 		fmt.Fprintf(&report, "| **%s** | median | | | **%.2f** (%.2f–%.2f) | | | **%.2f** (%.2f–%.2f) |\n",
-			c.name, median(rateRatios), slices.Min(rateRatios), slices.Max(rateRatios),
+			c.Name, median(rateRatios), slices.Min(rateRatios), slices.Max(rateRatios),
 			median(cpuRatios), slices.Min(cpuRatios), slices.Max(cpuRatios))
+	}
+	for _, c := range cases {
+		if profiles == "" {
+			break
+		}
+		done := make(chan error, 1)
+		go func() { done <- saveCPUProfile(pprofAddr, filepath.Join(profiles, c.Name+".pprof"), 3) }()
+		drive(t, p, sentryURL, c.Envelope, c.Gzip, "application/x-sentry-envelope", 3*time.Second)
+		require.NoError(t, <-done)
 	}
 	_, peak, err := p.memory()
 	require.NoError(t, err)
