@@ -28,8 +28,17 @@ type jsonParser struct {
 	data  []byte
 	pos   int
 	depth int
-	// entries is the scratch space of typedAttributes.
-	entries []typedEntry
+	// entries is the scratch space of typedAttributes; members and
+	// elements are stacks of the objects and arrays being read.
+	entries  []typedEntry
+	members  []member
+	elements []any
+}
+
+// member is one member of an object being read.
+type member struct {
+	key   string
+	value any
 }
 
 // syntaxError says where the input stopped being JSON.
@@ -94,23 +103,28 @@ func (p *jsonParser) enter() error {
 
 func (p *jsonParser) object() (any, error) { return p.objectWith(nil, false) }
 
-// objectWith reads an object whose member values member reads (p.value
-// when nil); with discard it builds no map (member keeps what it needs).
-func (p *jsonParser) objectWith(member func(key string) (any, error), discard bool) (any, error) {
+// objectWith reads an object whose member values read reads (p.value
+// when nil); with discard it builds no map (read keeps what it needs).
+func (p *jsonParser) objectWith(read func(key string) (any, error), discard bool) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	p.pos++ // '{'
-	var obj map[string]any
-	if !discard {
-		obj = make(map[string]any)
-	}
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+	if p.at('}') {
 		p.pos++
 		p.depth--
-		return obj, nil
+		if discard {
+			return nil, nil
+		}
+		return make(map[string]any), nil
 	}
+	// the members wait on p.members until the object ends, so that its
+	// map is made at its size at once rather than grown
+	base := len(p.members)
+	defer func() {
+		clear(p.members[base:]) // the stack keeps no values alive
+		p.members = p.members[:base]
+	}()
 	for {
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -126,8 +140,8 @@ func (p *jsonParser) objectWith(member func(key string) (any, error), discard bo
 		}
 		p.pos++
 		var v any
-		if member != nil {
-			v, err = member(key)
+		if read != nil {
+			v, err = read(key)
 		} else {
 			v, err = p.value()
 		}
@@ -135,7 +149,7 @@ func (p *jsonParser) objectWith(member func(key string) (any, error), discard bo
 			return nil, err
 		}
 		if !discard {
-			obj[key] = v // a repeated key: the last one wins, as in encoding/json
+			p.members = append(p.members, member{key, v})
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
@@ -147,6 +161,14 @@ func (p *jsonParser) objectWith(member func(key string) (any, error), discard bo
 		case '}':
 			p.pos++
 			p.depth--
+			if discard {
+				return nil, nil
+			}
+			members := p.members[base:]
+			obj := make(map[string]any, len(members))
+			for _, m := range members {
+				obj[m.key] = m.value // a repeated key: the last one wins, as in encoding/json
+			}
 			return obj, nil
 		default:
 			return nil, p.syntaxError("after an object value")
@@ -162,19 +184,23 @@ func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
 		return nil, err
 	}
 	p.pos++ // '['
-	arr := make([]any, 0)
-	p.skipSpace()
-	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+	if p.at(']') {
 		p.pos++
 		p.depth--
-		return arr, nil
+		return make([]any, 0), nil
 	}
+	// the elements wait on p.elements until the array ends (see objectWith)
+	base := len(p.elements)
+	defer func() {
+		clear(p.elements[base:])
+		p.elements = p.elements[:base]
+	}()
 	for {
 		v, err := elem()
 		if err != nil {
 			return nil, err
 		}
-		arr = append(arr, v)
+		p.elements = append(p.elements, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.syntaxError("after an array element")
@@ -185,7 +211,7 @@ func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
 		case ']':
 			p.pos++
 			p.depth--
-			return arr, nil
+			return slices.Clone(p.elements[base:]), nil
 		default:
 			return nil, p.syntaxError("after an array element")
 		}
