@@ -163,23 +163,45 @@ type typedEntry struct {
 	raw      any
 	isObject bool
 	typ      string // "type" when it is a string
-	value    any    // "value"
+	value    any    // "value", unless it is a string or a number:
+	// text, which saves each a boxed copy (most attributes are strings)
+	text     string
+	textKind textKind
 	// legacy holds the legacy members (by legacyTypes' index); nil when
 	// there are none, as with every SDK of today.
 	legacy *[len(legacyTypes)]any
 }
+
+// textKind says what a typed value's text is.
+type textKind uint8
+
+const (
+	noText textKind = iota
+	stringText
+	numberText
+)
 
 // read reads the attribute as readTypedAttribute reads its object.
 func (e *typedEntry) read() (typedValue, bool, error) {
 	if !e.isObject {
 		return readTypedAttribute(e.raw)
 	}
+	if e.textKind != noText && e.legacy == nil {
+		return readTypedText(e.typ, e.text, e.textKind)
+	}
 	var none [len(legacyTypes)]any
 	legacy := e.legacy
 	if legacy == nil {
 		legacy = &none
 	}
-	return readTypedFields(e.typ, e.value, legacy)
+	x := e.value
+	switch e.textKind {
+	case stringText:
+		x = e.text
+	case numberText:
+		x = json.Number(e.text)
+	}
+	return readTypedFields(e.typ, x, legacy)
 }
 
 // readTypedAttribute reads one typed attribute; ok is false for one
@@ -212,6 +234,27 @@ func readTypedFields(typ string, x any, legacy *[len(legacyTypes)]any) (val type
 		return typedValue{}, false, nil
 	}
 	val, err = readTyped(typ, x)
+	return val, err == nil, err
+}
+
+// readTypedText is readTyped of a string or number value given as its
+// text, without boxing it where the type has a setter.
+func readTypedText(typ, text string, kind textKind) (val typedValue, ok bool, err error) {
+	val.typ = typ
+	switch typ {
+	case TypeString:
+		val.s = text // asString gives a string or a number's text as it is
+	case TypeInteger:
+		val.i, err = intOfText(text)
+	case TypeDouble:
+		val.f, err = strconv.ParseFloat(text, 64)
+	default: // booleans and the types without a setter take the value itself
+		var x any = text
+		if kind == numberText {
+			x = json.Number(text)
+		}
+		val, err = readTyped(typ, x)
+	}
 	return val, err == nil, err
 }
 
@@ -268,6 +311,11 @@ func asInt(x any) (int64, error) {
 	default:
 		return 0, fmt.Errorf("integer attribute holds %T", x)
 	}
+	return intOfText(text)
+}
+
+// intOfText reads an integer, also written as a float with no fraction.
+func intOfText(text string) (int64, error) {
 	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 		return i, nil
 	}

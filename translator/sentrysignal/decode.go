@@ -298,12 +298,25 @@ func (p *jsonParser) typedValue(e *typedEntry) error {
 			e.typ = s
 			return nil, err
 		}
+		if key == "value" && p.pos < len(p.data) {
+			// p.at('"') above has skipped the space
+			switch c := p.data[p.pos]; {
+			case c == '"':
+				s, err := p.str()
+				e.value, e.text, e.textKind = nil, s, stringText
+				return nil, err
+			case c == '-' || ('0' <= c && c <= '9'):
+				s, err := p.numberText()
+				e.value, e.text, e.textKind = nil, s, numberText
+				return nil, err
+			}
+		}
 		v, err := p.value()
 		switch key {
 		case "type":
 			e.typ = "" // not a string: no type
 		case "value":
-			e.value = v
+			e.value, e.text, e.textKind = v, "", noText
 		default:
 			for i, lt := range legacyTypes {
 				if key == lt.member {
@@ -321,6 +334,15 @@ func (p *jsonParser) typedValue(e *typedEntry) error {
 
 // number reads a number by JSON's grammar and keeps its text.
 func (p *jsonParser) number() (any, error) {
+	text, err := p.numberText()
+	if err != nil {
+		return nil, err
+	}
+	return json.Number(text), nil
+}
+
+// numberText is number's text.
+func (p *jsonParser) numberText() (string, error) {
 	start := p.pos
 	if p.data[p.pos] == '-' {
 		p.pos++
@@ -331,12 +353,12 @@ func (p *jsonParser) number() (any, error) {
 	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
 		p.digits()
 	default:
-		return nil, p.syntaxError("in numeric literal")
+		return "", p.syntaxError("in numeric literal")
 	}
 	if p.pos < len(p.data) && p.data[p.pos] == '.' {
 		p.pos++
 		if !p.digits() {
-			return nil, p.syntaxError("after decimal point in numeric literal")
+			return "", p.syntaxError("after decimal point in numeric literal")
 		}
 	}
 	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
@@ -345,10 +367,10 @@ func (p *jsonParser) number() (any, error) {
 			p.pos++
 		}
 		if !p.digits() {
-			return nil, p.syntaxError("in exponent of numeric literal")
+			return "", p.syntaxError("in exponent of numeric literal")
 		}
 	}
-	return json.Number(p.data[start:p.pos]), nil
+	return string(p.data[start:p.pos]), nil
 }
 
 // digits skips one or more digits; false when there is none.
