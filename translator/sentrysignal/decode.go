@@ -31,6 +31,7 @@ type jsonParser struct {
 	// entries is the scratch space of typedAttributes; members and
 	// elements are stacks of the objects and arrays being read.
 	entries  []typedEntry
+	order    []int32
 	members  []member
 	elements []any
 }
@@ -268,18 +269,30 @@ func (p *jsonParser) typedAttributes() (any, error) {
 	}
 	// one per key, the last one sent, in key order; p.entries is the
 	// parser's scratch space, the attributes get a slice of their size
+	// (indices are sorted: moving the entries themselves cost a sixth of
+	// a log container's translation)
 	entries := p.entries[base:]
-	slices.SortStableFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
-	n := 0
+	order := p.order[:0]
 	for i := range entries {
-		if i+1 == len(entries) || entries[i+1].key != entries[i].key {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(entries[a].key, entries[b].key); c != 0 {
+			return c
+		}
+		return int(a - b) // a repeated key: in the order sent
+	})
+	p.order = order
+	n := 0
+	for i := range order {
+		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
 			n++
 		}
 	}
 	kept := make([]typedEntry, 0, n)
-	for i := range entries {
-		if i+1 == len(entries) || entries[i+1].key != entries[i].key {
-			kept = append(kept, entries[i])
+	for i := range order {
+		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
+			kept = append(kept, entries[order[i]])
 		}
 	}
 	clear(entries) // the scratch keeps no values alive
@@ -392,6 +405,15 @@ func (p *jsonParser) key() (string, error) {
 		end++
 	}
 	if end < len(p.data) && p.data[end] == '"' {
+		// the members of every typed attribute, before the table
+		switch string(p.data[p.pos+1 : end]) {
+		case "type":
+			p.pos = end + 1
+			return "type", nil
+		case "value":
+			p.pos = end + 1
+			return "value", nil
+		}
 		if k, ok := knownKeys[string(p.data[p.pos+1:end])]; ok { // no allocation: a look-up
 			p.pos = end + 1
 			return k, nil
