@@ -28,6 +28,10 @@ type jsonParser struct {
 	data  []byte
 	pos   int
 	depth int
+	// strs shares the strings a payload repeats (a file name in every
+	// frame, a release in every log), boxed: half of a captured node
+	// error's strings are repeats.
+	strs map[string]any
 	// entries is the scratch space of typedAttributes; members and
 	// elements are stacks of the objects and arrays being read.
 	entries  []typedEntry
@@ -73,7 +77,7 @@ func (p *jsonParser) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		return p.strValue()
 	case c == 't':
 		return true, p.literal("true")
 	case c == 'f':
@@ -422,31 +426,89 @@ func (p *jsonParser) key() (string, error) {
 	return p.str()
 }
 
+// Bounds of the strings shared by a parser: a payload of long or
+// distinct strings costs at most maxShared look-ups more than one without.
+// Payloads under minSharedPayload repeat too little to pay for the map.
+const (
+	maxSharedLen     = 256
+	maxShared        = 4096
+	minSharedPayload = 4096
+)
+
+// sharedValue is the text b as a boxed string, the same one for the same
+// text (a string in a JSON value costs its bytes and its box).
+func (p *jsonParser) sharedValue(b []byte) any {
+	if len(b) > maxSharedLen || len(p.data) < minSharedPayload {
+		return string(b)
+	}
+	if v, ok := p.strs[string(b)]; ok { // no allocation: a look-up
+		return v
+	}
+	var v any = string(b)
+	if len(p.strs) < maxShared {
+		if p.strs == nil {
+			p.strs = make(map[string]any, min(len(p.data)/256, maxShared)) // about a string in 8 repeats
+		}
+		p.strs[v.(string)] = v
+	}
+	return v
+}
+
+// shared is string(b), the same string for the same text.
+func (p *jsonParser) shared(b []byte) string {
+	if len(b) > maxSharedLen || len(p.data) < minSharedPayload {
+		return string(b)
+	}
+	return p.sharedValue(b).(string)
+}
+
 // str reads a string at pos (its opening quote). Text without escapes and
-// with valid UTF-8 is copied as it is; anything else is unquoted.
+// with valid UTF-8 is copied as it is (shared, see shared); anything else
+// is unquoted.
 func (p *jsonParser) str() (string, error) {
+	if b, ok := p.plain(); ok {
+		return p.shared(b), nil
+	}
+	return p.unquote(p.pos)
+}
+
+// strValue is str as a JSON value: the boxed string, shared too.
+func (p *jsonParser) strValue() (any, error) {
+	if b, ok := p.plain(); ok {
+		return p.sharedValue(b), nil
+	}
+	s, err := p.unquote(p.pos)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// plain reads a string at pos (its opening quote) that needs no
+// unquoting and returns its text; otherwise it returns false and leaves
+// pos at the string's first character, for unquote.
+func (p *jsonParser) plain() ([]byte, bool) {
 	p.pos++ // '"'
 	start := p.pos
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	for i := start; i < len(p.data); {
+		c := p.data[i]
 		switch {
 		case c == '"':
-			s := string(p.data[start:p.pos])
-			p.pos++
-			return s, nil
+			p.pos = i + 1
+			return p.data[start:i], true
 		case c == '\\' || c < ' ':
-			return p.unquote(start)
+			return nil, false
 		case c < utf8.RuneSelf:
-			p.pos++
+			i++
 		default:
-			r, size := utf8.DecodeRune(p.data[p.pos:])
+			r, size := utf8.DecodeRune(p.data[i:])
 			if r == utf8.RuneError && size == 1 {
-				return p.unquote(start)
+				return nil, false
 			}
-			p.pos += size
+			i += size
 		}
 	}
-	return "", p.syntaxError("in string literal")
+	return nil, false
 }
 
 // unquote reads the string that started at start, from pos, writing

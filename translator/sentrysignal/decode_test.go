@@ -265,3 +265,38 @@ func FuzzContainer(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) { sameContainer(t, raw) })
 }
+
+// TestDecodeAnySharesRepeatedStrings: a text a payload repeats is one
+// string and one boxed value, not one per occurrence (encoding/json made
+// two allocations of each: 2,000 here); texts past maxSharedLen and
+// payloads under minSharedPayload are not shared, and equal values come
+// back either way.
+func TestDecodeAnySharesRepeatedStrings(t *testing.T) {
+	repeat := func(text string, n int) []byte {
+		q, _ := json.Marshal(text)
+		return []byte("[" + strings.TrimSuffix(strings.Repeat(string(q)+",", n), ",") + "]")
+	}
+	for _, tc := range []struct {
+		name      string
+		payload   []byte
+		maxAllocs float64
+	}{
+		{"a file name in 1,000 frames", repeat("/srv/shop/node_modules/@sentry/core/build/cjs/tracing/trace.js", 1000), 20},
+		{"long texts are not shared", repeat(strings.Repeat("x", maxSharedLen+1), 100), 250},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sameAsStd(t, tc.payload)
+			allocs := testing.AllocsPerRun(5, func() {
+				if _, err := DecodeAny(tc.payload); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs > tc.maxAllocs {
+				t.Fatalf("%.0f allocations, want at most %.0f", allocs, tc.maxAllocs)
+			}
+			if tc.maxAllocs > 100 && allocs < 150 {
+				t.Fatalf("%.0f allocations: long texts were shared", allocs)
+			}
+		})
+	}
+}
