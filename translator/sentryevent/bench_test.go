@@ -66,6 +66,16 @@ func BenchmarkDecodeErrorEvent(b *testing.B) {
 			}
 		}
 	})
+	// the receiver's default: no personal data, frames' vars left out
+	b.Run("sentryevent.AppendLogs.default", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := AppendLogs(payload, sentrysignal.Options{}, plog.NewLogRecordSlice()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("encoding-json.map", func(b *testing.B) {
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()

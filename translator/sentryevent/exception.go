@@ -127,27 +127,3 @@ func writeFrame(b *strings.Builder, f map[string]any) {
 	}
 	b.WriteByte('\n')
 }
-
-// withoutVars copies an exception or threads interface without the "vars"
-// of its frames: local variables are personal data as much as "user".
-// frame says x is an entry of a "frames" array.
-func withoutVars(x any, frame bool) any {
-	switch t := x.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, v := range t {
-			if frame && k == "vars" {
-				continue
-			}
-			out[k] = withoutVars(v, k == "frames")
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, v := range t {
-			out[i] = withoutVars(v, frame)
-		}
-		return out
-	}
-	return x
-}

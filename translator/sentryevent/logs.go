@@ -118,7 +118,8 @@ func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, doc map[string]any, m
 		case "exception", "threads":
 			depth += interfaceDepth
 			if !opts.IncludeUserData {
-				x = withoutVars(x, false)
+				l.PutAnyOmitting(attrs, AttrPrefix+k, x, depth, omitFrameVars)
+				continue
 			}
 		case "breadcrumbs", "contexts", "debug_meta", "_meta":
 			depth += interfaceDepth
@@ -126,6 +127,10 @@ func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, doc map[string]any, m
 		l.PutAny(attrs, AttrPrefix+k, x, depth)
 	}
 }
+
+// omitFrameVars are the "vars" of stack frames: local variables are personal
+// data as much as "user".
+var omitFrameVars = sentrysignal.Omission{Member: "vars", In: "frames"}
 
 // listInterfaces are the event interfaces Sentry takes either as a list or
 // as {"values": list} (sentry-go sends a bare exception list); the

@@ -53,6 +53,25 @@ func BenchmarkDecodeLogContainer(b *testing.B) {
 			}
 		}
 	})
+	// the same records as OTLP protobuf, decoded as the otlp receiver
+	// decodes a request: the yardstick of the receiver's speed
+	logs := plog.NewLogs()
+	if _, err := AppendLogs(payload, sentrysignal.Options{}, logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()); err != nil {
+		b.Fatal(err)
+	}
+	otlp, err := (&plog.ProtoMarshaler{}).MarshalLogs(logs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("otlp-protobuf.UnmarshalLogs", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(otlp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("encoding-json.map", func(b *testing.B) {
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()

@@ -1,6 +1,7 @@
 package sentrylog
 
 import (
+	"errors"
 	"sort"
 
 	"go.opentelemetry.io/collector/pdata/plog"
@@ -96,11 +97,9 @@ func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) 
 	l.SetAny(lr.Body(), members["body"], opts.MaxDepth)
 	// "attributes": typed, each keeps its type
 	if attrs := members["attributes"]; attrs != nil {
-		obj, ok := attrs.(map[string]any)
-		if !ok {
+		if err := l.PutEntryAttributes(lr.Attributes(), attrs); errors.Is(err, sentrysignal.ErrNotObject) {
 			return fail("attributes", "not an object", nil)
-		}
-		if err := l.PutTyped(lr.Attributes(), obj); err != nil {
+		} else if err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}

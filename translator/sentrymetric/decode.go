@@ -2,6 +2,7 @@ package sentrymetric
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -53,11 +54,9 @@ func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sent
 	p.attrs = pcommon.NewMap()
 	l := sentrysignal.NewLimiter(opts)
 	if a := members["attributes"]; a != nil {
-		obj, ok := a.(map[string]any)
-		if !ok {
+		if err := l.PutEntryAttributes(p.attrs, a); errors.Is(err, sentrysignal.ErrNotObject) {
 			return fail("attributes", "not an object", nil)
-		}
-		if err := l.PutTyped(p.attrs, obj); err != nil {
+		} else if err != nil {
 			return fail("attributes", "not typed attributes", err)
 		}
 	}

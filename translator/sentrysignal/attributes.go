@@ -2,8 +2,9 @@ package sentrysignal
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,26 +48,68 @@ func (l *Limiter) PutTypedAttributes(m pcommon.Map, raw json.RawMessage) error {
 // in m the rest (in key order) are dropped and counted, but still checked:
 // an attribute that is not of its type fails wherever it is.
 func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
-	keys := make([]string, 0, len(attrs))
-	for k := range attrs {
-		if l.opts.IncludeUserData || !PersonalAttribute(k) {
-			keys = append(keys, k)
+	entries := make([]typedEntry, 0, len(attrs))
+	for k, x := range attrs {
+		entries = append(entries, typedEntry{key: k, raw: x})
+	}
+	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
+	return l.putTypedEntries(m, entries)
+}
+
+// PutTypedAttrs is PutTyped for the "attributes" of a container entry as
+// Container decodes them.
+func (l *Limiter) PutTypedAttrs(m pcommon.Map, attrs *TypedAttributes) error {
+	return l.putTypedEntries(m, attrs.entries)
+}
+
+// ErrNotObject says a container entry's "attributes" is not an object.
+var ErrNotObject = errors.New("not an object")
+
+// PutEntryAttributes writes a container entry's "attributes" as Container
+// decoded them (a *TypedAttributes, or a map from DecodeAny); anything
+// else is ErrNotObject.
+func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any) error {
+	switch t := attrs.(type) {
+	case *TypedAttributes:
+		return l.PutTypedAttrs(m, t)
+	case map[string]any:
+		return l.PutTyped(m, t)
+	}
+	return ErrNotObject
+}
+
+// putTypedEntries is PutTyped of attributes sorted by key, one per key.
+func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry) error {
+	if !l.opts.IncludeUserData {
+		kept := 0
+		for _, e := range entries {
+			if !PersonalAttribute(e.key) {
+				kept++
+			}
+		}
+		if kept < len(entries) {
+			filtered := make([]typedEntry, 0, kept)
+			for _, e := range entries {
+				if !PersonalAttribute(e.key) {
+					filtered = append(filtered, e)
+				}
+			}
+			entries = filtered
 		}
 	}
-	sort.Strings(keys)
-	if m.Len() == 0 && len(keys) >= minBulkKeys {
-		return l.putTypedBulk(m, keys, attrs)
+	if m.Len() == 0 && len(entries) >= minBulkKeys {
+		return l.putTypedBulk(m, entries)
 	}
-	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
-	for _, k := range keys {
-		val, ok, err := readTypedAttribute(attrs[k])
+	m.EnsureCapacity(m.Len() + min(len(entries), l.opts.MaxMapEntries))
+	for i := range entries {
+		val, ok, err := entries[i].read()
 		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
+			return fmt.Errorf("%s: %w", entries[i].key, err)
 		}
 		if !ok {
 			continue
 		}
-		if v, kept := l.Put(m, k); kept {
+		if v, kept := l.Put(m, entries[i].key); kept {
 			l.setTyped(v, val)
 		}
 	}
@@ -76,16 +119,16 @@ func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 // putTypedBulk is PutTyped of many attributes into an empty map, in time
 // linear in their number (see Entries). Every attribute is checked before
 // any is put.
-func (l *Limiter) putTypedBulk(m pcommon.Map, keys []string, attrs map[string]any) error {
-	vals := make([]typedValue, 0, len(keys))
-	present := keys[:0]
-	for _, k := range keys {
-		val, ok, err := readTypedAttribute(attrs[k])
+func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry) error {
+	vals := make([]typedValue, 0, len(entries))
+	present := make([]string, 0, len(entries))
+	for i := range entries {
+		val, ok, err := entries[i].read()
 		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
+			return fmt.Errorf("%s: %w", entries[i].key, err)
 		}
 		if ok {
-			vals, present = append(vals, val), append(present, k)
+			vals, present = append(vals, val), append(present, entries[i].key)
 		}
 	}
 	values, kept := l.Entries(m, present)
@@ -102,6 +145,65 @@ var legacyTypes = [...]struct{ member, typ string }{
 	{"string_value", TypeString}, {"int_value", TypeInteger}, {"double_value", TypeDouble}, {"bool_value", TypeBoolean},
 }
 
+// TypedAttributes is the "attributes" object of a container entry as
+// Container decodes it: the typed values read straight into their
+// members, not into a map each (an attribute cost two maps, most of a log
+// container's decoding).
+type TypedAttributes struct {
+	entries []typedEntry // sorted by key, one per key: the last one sent
+}
+
+// Len is the number of attributes.
+func (a *TypedAttributes) Len() int { return len(a.entries) }
+
+// typedEntry is one typed attribute: raw when it is not an object (or
+// when it came from a map), else the members a typed value is read from.
+type typedEntry struct {
+	key      string
+	raw      any
+	isObject bool
+	typ      string // "type" when it is a string
+	value    any    // "value", unless it is a string or a number:
+	// text, which saves each a boxed copy (most attributes are strings)
+	text     string
+	textKind textKind
+	// legacy holds the legacy members (by legacyTypes' index); nil when
+	// there are none, as with every SDK of today.
+	legacy *[len(legacyTypes)]any
+}
+
+// textKind says what a typed value's text is.
+type textKind uint8
+
+const (
+	noText textKind = iota
+	stringText
+	numberText
+)
+
+// read reads the attribute as readTypedAttribute reads its object.
+func (e *typedEntry) read() (typedValue, bool, error) {
+	if !e.isObject {
+		return readTypedAttribute(e.raw)
+	}
+	if e.textKind != noText && e.legacy == nil {
+		return readTypedText(e.typ, e.text, e.textKind)
+	}
+	var none [len(legacyTypes)]any
+	legacy := e.legacy
+	if legacy == nil {
+		legacy = &none
+	}
+	x := e.value
+	switch e.textKind {
+	case stringText:
+		x = e.text
+	case numberText:
+		x = json.Number(e.text)
+	}
+	return readTypedFields(e.typ, x, legacy)
+}
+
 // readTypedAttribute reads one typed attribute; ok is false for one
 // whose value is null, which is left out.
 func readTypedAttribute(attr any) (val typedValue, ok bool, err error) {
@@ -112,9 +214,19 @@ func readTypedAttribute(attr any) (val typedValue, ok bool, err error) {
 		}
 		return typedValue{}, false, fmt.Errorf("a typed attribute cannot be a %T", attr)
 	}
-	typ, x := Str(tv, "type"), tv["value"]
-	for _, lt := range legacyTypes {
-		if v, ok := tv[lt.member]; ok && v != nil {
+	var legacy [len(legacyTypes)]any
+	for i, lt := range legacyTypes {
+		legacy[i] = tv[lt.member]
+	}
+	return readTypedFields(Str(tv, "type"), tv["value"], &legacy)
+}
+
+// readTypedFields reads a typed value from its "type", "value" and the
+// legacy members (by legacyTypes' index; null or absent is nil): a legacy
+// member overrides the pair, the last one in legacyTypes' order winning.
+func readTypedFields(typ string, x any, legacy *[len(legacyTypes)]any) (val typedValue, ok bool, err error) {
+	for i, lt := range legacyTypes {
+		if v := legacy[i]; v != nil {
 			typ, x = lt.typ, v
 		}
 	}
@@ -122,6 +234,27 @@ func readTypedAttribute(attr any) (val typedValue, ok bool, err error) {
 		return typedValue{}, false, nil
 	}
 	val, err = readTyped(typ, x)
+	return val, err == nil, err
+}
+
+// readTypedText is readTyped of a string or number value given as its
+// text, without boxing it where the type has a setter.
+func readTypedText(typ, text string, kind textKind) (val typedValue, ok bool, err error) {
+	val.typ = typ
+	switch typ {
+	case TypeString:
+		val.s = text // asString gives a string or a number's text as it is
+	case TypeInteger:
+		val.i, err = intOfText(text)
+	case TypeDouble:
+		val.f, err = strconv.ParseFloat(text, 64)
+	default: // booleans and the types without a setter take the value itself
+		var x any = text
+		if kind == numberText {
+			x = json.Number(text)
+		}
+		val, err = readTyped(typ, x)
+	}
 	return val, err == nil, err
 }
 
@@ -178,6 +311,11 @@ func asInt(x any) (int64, error) {
 	default:
 		return 0, fmt.Errorf("integer attribute holds %T", x)
 	}
+	return intOfText(text)
+}
+
+// intOfText reads an integer, also written as a float with no fraction.
+func intOfText(text string) (int64, error) {
 	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 		return i, nil
 	}

@@ -1,7 +1,7 @@
 package sentrysignal
 
 import (
-	"sort"
+	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -40,6 +40,8 @@ type Truncations struct {
 type Limiter struct {
 	opts    Options
 	dropped int
+	// keys is the sorting space of putMap.
+	keys []string
 }
 
 // NewLimiter returns a Limiter for one record under opts (zero limits take
@@ -98,21 +100,34 @@ func (l *Limiter) PutAny(m pcommon.Map, key string, x any, depth int) {
 // take m past MaxMapEntries, the first keys in that order are kept and the
 // rest counted as dropped.
 func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
-	keys := make([]string, 0, len(obj))
+	l.putMap(m, obj, depth, nil, false)
+}
+
+// putMap is PutMap; with omit, inList says obj is an element of an array
+// under a member called omit.In, so its member omit.Member is left out.
+// The keys are sorted on l.keys, a stack the nested calls share, so that
+// a record's maps cost one buffer rather than one slice each.
+func (l *Limiter) putMap(m pcommon.Map, obj map[string]any, depth int, omit *Omission, inList bool) {
+	base := len(l.keys)
 	for k, v := range obj {
 		// A null member says no more than an absent one (sentry-python
 		// writes "mechanism": null); as an empty value, stores that print
 		// the map as JSON print no value at all.
-		if v != nil {
-			keys = append(keys, k)
+		if v != nil && (!inList || omit == nil || k != omit.Member) {
+			l.keys = append(l.keys, k)
 		}
 	}
-	sort.Strings(keys)
+	// nested calls push above base and pop back to it; should they grow
+	// l.keys, keys keeps the array it was sorted in
+	keys := l.keys[base:]
+	defer func() { l.keys = l.keys[:base] }()
+	slices.Sort(keys)
+	child := func(k string) bool { return omit != nil && k == omit.In }
 	if m.Len() == 0 && len(keys) >= minBulkKeys {
 		values, kept := l.Entries(m, keys)
 		for i, k := range keys {
 			if kept[i] {
-				l.SetAny(values[i], obj[k], depth)
+				l.setAny(values[i], obj[k], depth, omit, child(k))
 			}
 		}
 		return
@@ -120,7 +135,7 @@ func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
 	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
 	for _, k := range keys {
 		if v, ok := l.Put(m, k); ok {
-			l.SetAny(v, obj[k], depth)
+			l.setAny(v, obj[k], depth, omit, child(k))
 		}
 	}
 }

@@ -16,17 +16,18 @@ func IsNull(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// DecodeAny decodes one JSON value keeping integers apart from floats
-// (json.Number), and refuses trailing data.
+// DecodeAny decodes one JSON value as encoding/json's Decoder does with
+// UseNumber (integers kept apart from floats as json.Number), in one pass
+// (see jsonParser), and refuses trailing data: anything but space after
+// the value, a stray "]" or "}" included.
 func DecodeAny(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var x any
-	if err := dec.Decode(&x); err != nil {
+	p := jsonParser{data: raw}
+	x, err := p.value()
+	if err != nil {
 		return nil, err
 	}
-	// More would pass a stray "]" or "}": anything but space is refused.
-	if len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
+	// as before this parser: any Unicode space may follow the value
+	if len(bytes.TrimSpace(raw[p.pos:])) != 0 {
 		return nil, errors.New("trailing data after the JSON value")
 	}
 	return x, nil
@@ -48,6 +49,34 @@ func (l *Limiter) PutJSON(v pcommon.Value, raw json.RawMessage, depth int) error
 
 // SetAny maps a value decoded by DecodeAny (see PutJSON).
 func (l *Limiter) SetAny(v pcommon.Value, x any, depth int) {
+	l.setAny(v, x, depth, nil, false)
+}
+
+// Omission names a member left out of the objects that are elements of
+// an array under a member called In (at any depth): {Member: "vars", In:
+// "frames"} leaves out stack frames' local variables. Writing a value
+// with an Omission costs what writing it costs, where copying the value
+// without the member first cost a map for every object of it.
+type Omission struct {
+	Member, In string
+}
+
+// SetAnyOmitting is SetAny leaving out what omit names; the value written
+// is the one SetAny writes of a copy of x without those members.
+func (l *Limiter) SetAnyOmitting(v pcommon.Value, x any, depth int, omit Omission) {
+	l.setAny(v, x, depth, &omit, false)
+}
+
+// PutAnyOmitting is Put and SetAnyOmitting.
+func (l *Limiter) PutAnyOmitting(m pcommon.Map, key string, x any, depth int, omit Omission) {
+	if v, ok := l.Put(m, key); ok {
+		l.SetAnyOmitting(v, x, depth, omit)
+	}
+}
+
+// setAny is SetAny; with omit, inList says x is an element (or nested in
+// an element) of an array under a member called omit.In.
+func (l *Limiter) setAny(v pcommon.Value, x any, depth int, omit *Omission, inList bool) {
 	switch t := x.(type) {
 	case nil:
 	case string:
@@ -58,21 +87,47 @@ func (l *Limiter) SetAny(v pcommon.Value, x any, depth int) {
 		setNumber(v, t)
 	case []any:
 		if depth <= 0 {
-			v.SetStr(compactText(t))
+			v.SetStr(compactText(omitted(t, omit, inList)))
 			return
 		}
 		s := v.SetEmptySlice()
 		s.EnsureCapacity(len(t))
 		for _, e := range t {
-			l.SetAny(s.AppendEmpty(), e, depth-1)
+			l.setAny(s.AppendEmpty(), e, depth-1, omit, inList)
 		}
 	case map[string]any:
 		if depth <= 0 {
-			v.SetStr(compactText(t))
+			v.SetStr(compactText(omitted(t, omit, inList)))
 			return
 		}
-		l.PutMap(v.SetEmptyMap(), t, depth-1)
+		l.putMap(v.SetEmptyMap(), t, depth-1, omit, inList)
 	}
+}
+
+// omitted is x without the members omit names (a copy where any is left
+// out), for the JSON text of a value below the depth limit.
+func omitted(x any, omit *Omission, inList bool) any {
+	if omit == nil {
+		return x
+	}
+	switch t := x.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, v := range t {
+			if inList && k == omit.Member {
+				continue
+			}
+			out[k] = omitted(v, omit, k == omit.In)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, v := range t {
+			out[i] = omitted(v, omit, inList)
+		}
+		return out
+	}
+	return x
 }
 
 func setNumber(v pcommon.Value, n json.Number) {

@@ -1,0 +1,302 @@
+package sentrysignal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+)
+
+// decodeStd is DecodeAny as it was written on encoding/json: the
+// reference the one-pass parser must equal.
+func decodeStd(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(raw[dec.InputOffset():])) != 0 {
+		return nil, errTrailing
+	}
+	return x, nil
+}
+
+var errTrailing = os.ErrInvalid
+
+// sameAsStd fails t when DecodeAny and encoding/json disagree on raw:
+// one accepting what the other refuses, or different values.
+func sameAsStd(t *testing.T, raw []byte) {
+	t.Helper()
+	got, err := DecodeAny(raw)
+	want, werr := decodeStd(raw)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("%.80q: DecodeAny error %v, encoding/json error %v", raw, err, werr)
+	}
+	if err == nil && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.80q: DecodeAny %#v, encoding/json %#v", raw, got, want)
+	}
+}
+
+func TestDecodeAnySameAsEncodingJSON(t *testing.T) {
+	deep := strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting)
+	tooDeep := strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1)
+	for _, tc := range []struct {
+		name, in string
+		ok       bool
+	}{
+		{"object", `{"a":1,"b":[true,false,null],"c":{"d":"e"}}`, true},
+		{"empty containers", ` { "a" : [ ] , "b" : { } } `, true},
+		{"repeated key: the last wins", `{"a":1,"a":2}`, true},
+		{"numbers", `[0,-0,1.5,-2e10,3E+2,4e-3,12345678901234567890123]`, true},
+		{"leading zero", `[01]`, false},
+		{"bare minus", `[-]`, false},
+		{"dot without digits", `[1.]`, false},
+		{"exponent without digits", `[1e]`, false},
+		{"escapes", `"\" \\ \/ \b \f \n \r \t \u00e9 \u20AC"`, true},
+		{"surrogate pair", `"\ud83d\ude00"`, true},
+		{"lone high surrogate", `"\ud83d x"`, true},
+		{"lone low surrogate", `"\ude00"`, true},
+		{"high then non-low escape", `"\ud83d\u0041"`, true},
+		{"invalid UTF-8", "\"a\xffb\xc3\"", true},
+		{"encoded surrogate", "\"\xed\xa0\x80\"", true},
+		{"valid UTF-8", "\"h\u00e9llo \u4e16\u754c\"", true},
+		{"apostrophe escape", `"\'"`, false},
+		{"short unicode escape", `"\u12"`, false},
+		{"control character", "\"a\x01b\"", false},
+		{"control character after an escape", "\"\\n\x01\"", false},
+		{"unterminated string", `"abc`, false},
+		{"unterminated escape", `"abc\`, false},
+		{"trailing comma in object", `{"a":1,}`, false},
+		{"trailing comma in array", `[1,]`, false},
+		{"missing colon", `{"a" 1}`, false},
+		{"unquoted key", `{a:1}`, false},
+		{"trailing data", `{} x`, false},
+		{"trailing bracket", `{}]`, false},
+		{"trailing Unicode space", "{}\f\u00a0", true},
+		{"leading form feed", "\f{}", false},
+		{"empty", ``, false},
+		{"space only", `  `, false},
+		{"broken literal", `[tru]`, false},
+		{"literal prefix", `nul`, false},
+		{"nesting at the limit", deep, true},
+		{"nesting past the limit", tooDeep, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sameAsStd(t, []byte(tc.in))
+			if _, err := DecodeAny([]byte(tc.in)); (err == nil) != tc.ok {
+				t.Fatalf("accepted %v, want %v (err %v)", err == nil, tc.ok, err)
+			}
+		})
+	}
+}
+
+// TestDecodeAnyCapturedPayloads: every captured SDK payload of the signal
+// translators decodes to the same values as with encoding/json.
+func TestDecodeAnyCapturedPayloads(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"testdata/*.json", "../sentry*/testdata/*.json"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 10 {
+		t.Fatalf("only %d captured payloads found", len(files))
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) { sameAsStd(t, raw) })
+	}
+}
+
+// FuzzDecodeAny: the one-pass parser and encoding/json accept the same
+// inputs and give the same values.
+func FuzzDecodeAny(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5e3,"x\u00e9\ud83d",true,null,{}]}`, "\"\xff\\ud800\\n\"", `[-0.0e+1]`, `{"a":1,"a":[]} `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameAsStd(t, raw) })
+}
+
+// sameContainer fails t when decodeContainer and DecodeAny disagree on
+// raw: acceptance, the entries' members, and what their attributes write
+// (map, dropped count, error) under a few options.
+func sameContainer(t *testing.T, raw []byte) {
+	t.Helper()
+	want, werr := DecodeAny(raw)
+	got, err := decodeContainer(raw)
+	if (err == nil) != (werr == nil) {
+		t.Fatalf("%.80q: decodeContainer error %v, DecodeAny error %v", raw, err, werr)
+	}
+	if err != nil {
+		return
+	}
+	wantDoc, _ := want.(map[string]any)
+	gotDoc, _ := got.(map[string]any)
+	wantItems, _ := wantDoc["items"].([]any)
+	gotItems, _ := gotDoc["items"].([]any)
+	if len(gotItems) != len(wantItems) {
+		t.Fatalf("%d entries, want %d", len(gotItems), len(wantItems))
+	}
+	for i := range wantItems {
+		we, wok := wantItems[i].(map[string]any)
+		ge, gok := gotItems[i].(map[string]any)
+		if !wok || !gok {
+			if !reflect.DeepEqual(gotItems[i], wantItems[i]) {
+				t.Fatalf("entry %d: %#v, want %#v", i, gotItems[i], wantItems[i])
+			}
+			continue
+		}
+		for k := range we {
+			if k != "attributes" && !reflect.DeepEqual(ge[k], we[k]) {
+				t.Fatalf("entry %d member %q: %#v, want %#v", i, k, ge[k], we[k])
+			}
+		}
+		if len(ge) != len(we) {
+			t.Fatalf("entry %d: %d members, want %d", i, len(ge), len(we))
+		}
+		for _, opts := range []Options{{}, {IncludeUserData: true}, {MaxMapEntries: 2}} {
+			render := func(x any) (pcommon.Map, int, string) {
+				m := pcommon.NewMap()
+				l := NewLimiter(opts)
+				e := ""
+				if x != nil {
+					if err := l.PutEntryAttributes(m, x); err != nil {
+						e = err.Error()
+					}
+				}
+				return m, l.Dropped(), e
+			}
+			gm, gd, gerr := render(ge["attributes"])
+			wm, wd, werr := render(we["attributes"])
+			if gerr != werr || gd != wd || !gm.Equal(wm) {
+				t.Fatalf("entry %d attributes %+v:\n got %v dropped %d error %q\nwant %v dropped %d error %q",
+					i, opts, gm.AsRaw(), gd, gerr, wm.AsRaw(), wd, werr)
+			}
+		}
+	}
+	for k := range wantDoc {
+		if k != "items" && !reflect.DeepEqual(gotDoc[k], wantDoc[k]) {
+			t.Fatalf("member %q: %#v, want %#v", k, gotDoc[k], wantDoc[k])
+		}
+	}
+}
+
+func manyAttributes(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"items":[{"attributes":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%03d":{"type":"integer","value":%d}`, n-i, i)
+	}
+	b.WriteString(`}}]}`)
+	return b.String()
+}
+
+func TestContainerAttributesAsFromMaps(t *testing.T) {
+	for _, tc := range []struct{ name, in string }{
+		{"typed values", `{"version":2,"items":[{"body":"x","attributes":{"b":{"type":"string","value":"v"},"a":{"type":"integer","value":3},"c":{"type":"double","value":1},"d":{"type":"boolean","value":"true"},"e":{"type":"array","value":[1,"x"]}}}]}`},
+		{"repeated attribute: the last wins", `{"items":[{"attributes":{"a":{"type":"string","value":"1"},"b":{"type":"string","value":"x"},"a":{"type":"integer","value":2}}}]}`},
+		{"repeated members of a value", `{"items":[{"attributes":{"a":{"type":"string","type":"integer","value":"1","value":2,"x":[{}]}}}]}`},
+		{"legacy members", `{"items":[{"attributes":{"a":{"string_value":"s"},"b":{"int_value":1,"double_value":2.5},"c":{"bool_value":null,"type":"string","value":"t"}}}]}`},
+		{"null values are left out", `{"items":[{"attributes":{"a":null,"b":{"type":"string","value":null},"c":{}}}]}`},
+		{"type not a string", `{"items":[{"attributes":{"a":{"type":3,"value":"x"}}}]}`},
+		{"not typed", `{"items":[{"attributes":{"z":{"type":"string","value":"ok"},"a":"bare"}}]}`},
+		{"not of its type", `{"items":[{"attributes":{"a":{"type":"integer","value":"x"}}}]}`},
+		{"attributes not an object", `{"items":[{"attributes":[1]},{"attributes":"x"},{"attributes":null}]}`},
+		{"personal attributes", `{"items":[{"attributes":{"user.email":{"type":"string","value":"a@b"},"client.address":{"type":"string","value":"1.2.3.4"},"k":{"type":"string","value":"v"}}}]}`},
+		{"nested attributes stay maps", `{"items":[{"body":{"attributes":{"a":{"type":"string","value":"x"}}},"attributes":{}}],"attributes":{"a":1}}`},
+		{"entries not objects", `{"items":[1,"x",null,[{"attributes":{}}]]}`},
+		{"items not an array", `{"items":{"attributes":{}}}`},
+		{"repeated items", `{"items":[{"attributes":{"a":{"type":"string","value":"1"}}}],"items":[{"attributes":{"b":{"type":"string","value":"2"}}}]}`},
+		{"many attributes: the bulk path", manyAttributes(300)},
+		{"broken attributes", `{"items":[{"attributes":{"a":{"type":"string","value":}}}]}`},
+		{"trailing data", `{"items":[]} x`},
+		{"not an object", `[{"items":[]}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) { sameContainer(t, []byte(tc.in)) })
+	}
+}
+
+// TestContainerCapturedPayloads: every captured log and metric container
+// reads as with DecodeAny.
+func TestContainerCapturedPayloads(t *testing.T) {
+	files, err := filepath.Glob("../sentry*/testdata/*.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(raw, []byte(`"items"`)) {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(f), func(t *testing.T) { sameContainer(t, raw) })
+	}
+	if n < 6 {
+		t.Fatalf("only %d captured containers found", n)
+	}
+}
+
+// FuzzContainer: decodeContainer reads what DecodeAny reads.
+func FuzzContainer(f *testing.F) {
+	for _, s := range []string{
+		`{"items":[{"attributes":{"a":{"type":"string","value":"x"},"a":{"int_value":1}}}]}`,
+		`{"items":[{"attributes":{"u":{"type":"integer","value":1.5}}},{"attributes":[]}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { sameContainer(t, raw) })
+}
+
+// TestDecodeAnySharesRepeatedStrings: a text a payload repeats is one
+// string and one boxed value, not one per occurrence (encoding/json made
+// two allocations of each: 2,000 here); texts past maxSharedLen and
+// payloads under minSharedPayload are not shared, and equal values come
+// back either way.
+func TestDecodeAnySharesRepeatedStrings(t *testing.T) {
+	repeat := func(text string, n int) []byte {
+		q, _ := json.Marshal(text)
+		return []byte("[" + strings.TrimSuffix(strings.Repeat(string(q)+",", n), ",") + "]")
+	}
+	for _, tc := range []struct {
+		name      string
+		payload   []byte
+		maxAllocs float64
+	}{
+		{"a file name in 1,000 frames", repeat("/srv/shop/node_modules/@sentry/core/build/cjs/tracing/trace.js", 1000), 20},
+		{"long texts are not shared", repeat(strings.Repeat("x", maxSharedLen+1), 100), 250},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sameAsStd(t, tc.payload)
+			allocs := testing.AllocsPerRun(5, func() {
+				if _, err := DecodeAny(tc.payload); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs > tc.maxAllocs {
+				t.Fatalf("%.0f allocations, want at most %.0f", allocs, tc.maxAllocs)
+			}
+			if tc.maxAllocs > 100 && allocs < 150 {
+				t.Fatalf("%.0f allocations: long texts were shared", allocs)
+			}
+		})
+	}
+}
