@@ -248,7 +248,7 @@ func receiverRows() []row {
 		},
 		{
 			name: "event_extra_keys", itemType: "event", dimension: "extra keys", n: 2000, clock: ProcessClock,
-			fuzz:   []string{"translator/sentrysignal.FuzzEntries"},
+			fuzz:   []string{"translator/sentrysignal.FuzzEntries", "translator/sentrysignal.FuzzDecodeAny"},
 			defect: "#4: each extra key is inserted with a linear search of the keys before it (60,000 keys: 3.5 s)",
 			build:  httpRow("envelope", env("event", func(n int) string { return eventWith(`"extra":{` + repeat(n, ",", `"extra_%d":"v%d"`) + `}`) })),
 		},
@@ -266,7 +266,7 @@ func receiverRows() []row {
 		},
 		{
 			name: "log_attributes", itemType: "log", dimension: "attributes of one log", n: 2000, clock: ProcessClock,
-			fuzz:   []string{"translator/sentrylog.FuzzAppendLogs", "translator/sentrysignal.FuzzPutJSON"},
+			fuzz:   []string{"translator/sentrylog.FuzzAppendLogs", "translator/sentrysignal.FuzzPutJSON", "translator/sentrysignal.FuzzContainer"},
 			defect: "#4: each log attribute is inserted with a linear search of the attributes before it",
 			build: httpRow("envelope", env("log", func(n int) string {
 				return `{"items":[{"timestamp":` + nowSeconds + `,"level":"info","body":"b","trace_id":"` + traceID + `","attributes":{` +
