@@ -67,7 +67,7 @@ func containerOf(path string, n int) ([]byte, error) {
 		Items []json.RawMessage `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil || len(c.Items) == 0 {
-		return nil, fmt.Errorf("%s: not a container with items: %v", path, err)
+		return nil, fmt.Errorf("%s: not a container with items: %w", path, err)
 	}
 	items := make([]json.RawMessage, n)
 	for i := range items {
