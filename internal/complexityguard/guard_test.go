@@ -225,6 +225,7 @@ func allRows() []row {
 	rows = append(rows, decoderRows()...)
 	rows = append(rows, symbolicationRows()...)
 	rows = append(rows, exporterRows()...)
+	rows = append(rows, oteleventRows()...)
 	return rows
 }
 
