@@ -90,17 +90,6 @@ func Decode(payload []byte, opts sentrysignal.Options) (*CheckIn, error) {
 	return c, nil
 }
 
-// AppendLogs decodes one check-in and appends its LogRecord; on error it
-// returns a *sentrysignal.DecodeError and appends nothing.
-func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	c, err := Decode(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	c.PutLogRecord(dst.AppendEmpty(), opts)
-	return 1, nil
-}
-
 // PutLogRecord writes the check-in into lr. A check-in has no time of its
 // own (Relay stamps it on arrival): the record's Timestamp stays unset for
 // the receiver's ObservedTimestamp to carry.

@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
-
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
 
 func TestAppendLogs(t *testing.T) {
@@ -62,11 +61,11 @@ func checkInFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]
 		case AttrDuration:
 			out["duration"] = v.Double()
 		case AttrMonitorConfig:
-			out["monitor_config"] = sentrysignal.ToAny(v)
+			out["monitor_config"] = signaltest.ToAny(v)
 		case AttrContexts:
-			out["contexts"] = sentrysignal.ToAny(v)
+			out["contexts"] = signaltest.ToAny(v)
 		default:
-			out[strings.TrimPrefix(k, AttrPrefix)] = sentrysignal.ToAny(v)
+			out[strings.TrimPrefix(k, AttrPrefix)] = signaltest.ToAny(v)
 		}
 	}
 	if res.Release != "" {

@@ -107,14 +107,3 @@ func (r *Report) readList(x any, member, outcome string, limit int) error {
 	}
 	return nil
 }
-
-// AppendDiscards decodes a client report and appends its counts to dst,
-// returning how many; on error dst is unchanged (see Decode).
-func AppendDiscards(payload []byte, opts sentrysignal.Options, dst *[]Discard) (int, error) {
-	r, err := Decode(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	*dst = append(*dst, r.Discards...)
-	return len(r.Discards), nil
-}

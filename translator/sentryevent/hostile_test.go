@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
 
 // Hostile events: a DSN key is public, so these come from anyone. Each
@@ -62,7 +63,7 @@ func TestHostileMessageFormatting(t *testing.T) {
 					t.Errorf("%s: template of %d bytes, want it whole", member, len(v.Str()))
 				}
 				params, _ := lr.Attributes().Get("sentry.message.parameters")
-				if got := sentrysignal.ToAny(params); fmt.Sprint(got) != fmt.Sprint(tt.logentry["params"]) {
+				if got := signaltest.ToAny(params); fmt.Sprint(got) != fmt.Sprint(tt.logentry["params"]) {
 					t.Errorf("%s: parameters not kept as sent", member)
 				}
 			}

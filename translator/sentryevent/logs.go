@@ -33,18 +33,6 @@ var specialMembers = map[string]bool{
 	"event_id": true, "timestamp": true, "tags": true, "user": true, "request": true,
 }
 
-// AppendLogs decodes one event payload and appends its LogRecord to dst.
-// It returns 1, or 0 and a *sentrysignal.DecodeError; on error dst is
-// unchanged.
-func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	ev, err := Decode(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	ev.PutLogRecord(dst.AppendEmpty(), opts)
-	return 1, nil
-}
-
 // PutLogRecord writes the event into lr.
 func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	opts = opts.WithDefaults()

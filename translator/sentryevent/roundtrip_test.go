@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
-
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
 
 // eventFromRecord reads a record written by PutLogRecord back into the
@@ -34,20 +33,20 @@ func eventFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]an
 		case k == AttrMessageTemplate:
 			logentry["message"] = v.Str()
 		case k == AttrMessageParameters:
-			logentry["params"] = sentrysignal.ToAny(v)
+			logentry["params"] = signaltest.ToAny(v)
 		case k == "exception.type" || k == "exception.message":
 			hasException = true // derived from sentry.exception
 		case k == "exception.stacktrace":
 		case strings.HasPrefix(k, AttrTagPrefix):
 			tags[strings.TrimPrefix(k, AttrTagPrefix)] = v.Str()
 		case strings.HasPrefix(k, AttrUserPrefix):
-			user[strings.TrimPrefix(k, AttrUserPrefix)] = sentrysignal.ToAny(v)
+			user[strings.TrimPrefix(k, AttrUserPrefix)] = signaltest.ToAny(v)
 		case strings.HasPrefix(k, AttrRequestPrefix):
-			request[strings.TrimPrefix(k, AttrRequestPrefix)] = sentrysignal.ToAny(v)
+			request[strings.TrimPrefix(k, AttrRequestPrefix)] = signaltest.ToAny(v)
 		case strings.HasPrefix(k, "http.request.header."):
 			headers[strings.TrimPrefix(k, "http.request.header.")] = v.Slice().At(0).Str()
 		case strings.HasPrefix(k, AttrPrefix):
-			ev[strings.TrimPrefix(k, AttrPrefix)] = sentrysignal.ToAny(v)
+			ev[strings.TrimPrefix(k, AttrPrefix)] = signaltest.ToAny(v)
 		default:
 			if member, ok := userMemberOf[k]; ok {
 				user[member] = v.Str()

@@ -32,19 +32,6 @@ const (
 // person who wrote it.
 var personalFeedback = [...]string{"contact_email", "name"}
 
-// AppendFeedback appends the LogRecord of one "feedback" item: the event
-// as sentryevent maps it (user, tags, contexts, trace), with the feedback's
-// message as body. On error it returns a *sentrysignal.DecodeError and
-// appends nothing.
-func AppendFeedback(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	ev, err := DecodeFeedback(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	PutFeedback(dst.AppendEmpty(), ev, opts)
-	return 1, nil
-}
-
 // DecodeFeedback reads a "feedback" item; it fails as sentryevent.Decode
 // does, and when contexts.feedback has no message.
 func DecodeFeedback(payload []byte, opts sentrysignal.Options) (*sentryevent.Event, error) {

@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
-
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
 
 func TestAppendLogsFromSDKs(t *testing.T) {
@@ -121,10 +120,10 @@ func TestContainerErrors(t *testing.T) {
 // log: the "back" column of README.md.
 func logFromRecord(lr plog.LogRecord) map[string]any {
 	out := map[string]any{
-		"timestamp":       sentrysignal.Seconds(lr.Timestamp()),
+		"timestamp":       signaltest.Seconds(lr.Timestamp()),
 		"level":           lr.SeverityText(),
 		"severity_number": int64(lr.SeverityNumber()),
-		"body":            sentrysignal.ToAny(lr.Body()),
+		"body":            signaltest.ToAny(lr.Body()),
 	}
 	if !lr.TraceID().IsEmpty() {
 		out["trace_id"] = lr.TraceID().String()
@@ -132,10 +131,10 @@ func logFromRecord(lr plog.LogRecord) map[string]any {
 	attrs := map[string]any{}
 	for k, v := range lr.Attributes().All() {
 		if member, ok := strings.CutPrefix(k, AttrPrefix); ok {
-			out[member] = sentrysignal.ToAny(v)
+			out[member] = signaltest.ToAny(v)
 			continue
 		}
-		typ, val := sentrysignal.TypedAttribute(v)
+		typ, val := signaltest.TypedAttribute(v)
 		attrs[k] = map[string]any{"type": typ, "value": val}
 	}
 	// a span id the attribute does not already carry was a top-level span_id
@@ -178,7 +177,7 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want["timestamp"] = sentrysignal.Seconds(ts)
+				want["timestamp"] = signaltest.Seconds(ts)
 				if _, sent := want["severity_number"]; !sent {
 					// back: the level's number when the SDK sent none
 					want["severity_number"] = int64(sentrysignal.Severity(want["level"].(string)))

@@ -10,12 +10,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
-
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
 
 func appendAll(t *testing.T, file string) pmetric.MetricSlice {
@@ -187,7 +186,7 @@ func numberPoint(base map[string]any, typ string, dp pmetric.NumberDataPoint) ma
 }
 
 func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.Map, ex pmetric.ExemplarSlice) map[string]any {
-	e := map[string]any{"type": typ, "timestamp": sentrysignal.Seconds(ts)}
+	e := map[string]any{"type": typ, "timestamp": signaltest.Seconds(ts)}
 	for k, v := range base {
 		e[k] = v
 	}
@@ -200,16 +199,16 @@ func entry(base map[string]any, typ string, ts pcommon.Timestamp, attrs pcommon.
 			e["span_id"] = ex.At(0).SpanID().String()
 		}
 		for k, v := range ex.At(0).FilteredAttributes().All() {
-			typ, val := sentrysignal.TypedAttribute(v)
+			typ, val := signaltest.TypedAttribute(v)
 			typed[k] = map[string]any{"type": typ, "value": val}
 		}
 	}
 	for k, v := range attrs.All() {
 		if member, ok := strings.CutPrefix(k, AttrPrefix); ok {
-			e[member] = sentrysignal.ToAny(v)
+			e[member] = signaltest.ToAny(v)
 			continue
 		}
-		typ, val := sentrysignal.TypedAttribute(v)
+		typ, val := signaltest.TypedAttribute(v)
 		typed[k] = map[string]any{"type": typ, "value": val}
 	}
 	if len(typed) > 0 {
@@ -240,7 +239,7 @@ func TestRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				item["timestamp"] = sentrysignal.Seconds(ts)
+				item["timestamp"] = signaltest.Seconds(ts)
 			}
 			// the output groups by name, type and unit: compare as sets
 			if !reflect.DeepEqual(sortedJSON(t, got), sortedJSON(t, in.Items)) {

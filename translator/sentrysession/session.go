@@ -73,20 +73,6 @@ func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
 	return u, nil
 }
 
-// AppendSession appends the metric points of one "session" item to dst
-// and returns their number: a started session counts in
-// sentry.sessions.started; an ended one in sentry.sessions.ended, in
-// sentry.sessions.errored when it had an error, its error count in
-// sentry.session.errors and its duration in sentry.session.duration. An update of a running session ("ok", not
-// "init") appends nothing. On error nothing is appended.
-func AppendSession(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
-	u, err := DecodeUpdate(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	return u.AppendMetrics(dst), nil
-}
-
 // AppendMetrics writes u's points (see AppendSession).
 func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 	set := metricSet{dst: dst}

@@ -20,27 +20,6 @@ const (
 	TypeArray   = "array"
 )
 
-// PutTypedAttributes maps Sentry's typed attributes (an object of key →
-// {type, value}) into m, in key order, keeping each declared type: an
-// "integer" is Int even when its value is written 3.0 or "3", a "double"
-// Double even when written 3, a "string" Str even when written 3 (its
-// text), a "boolean" Bool also from "true". Attributes whose value is null
-// are dropped.
-func (l *Limiter) PutTypedAttributes(m pcommon.Map, raw json.RawMessage) error {
-	if IsNull(raw) {
-		return nil
-	}
-	x, err := DecodeAny(raw)
-	if err != nil {
-		return err
-	}
-	obj, ok := x.(map[string]any)
-	if !ok {
-		return fmt.Errorf("attributes are a %T, not an object", x)
-	}
-	return l.PutTyped(m, obj)
-}
-
 // PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
 // Without Options.IncludeUserData it leaves out the attributes that
 // identify a person (see PersonalAttribute), which SDKs add to logs and
@@ -352,22 +331,6 @@ func asFloat(x any) (float64, error) {
 		return strconv.ParseFloat(t, 64)
 	}
 	return 0, fmt.Errorf("double attribute holds %T", x)
-}
-
-// TypedAttribute is PutTypedAttributes' inverse for one value: Sentry's
-// type name and the JSON value.
-func TypedAttribute(v pcommon.Value) (typ string, value any) {
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		return TypeString, v.Str()
-	case pcommon.ValueTypeBool:
-		return TypeBoolean, v.Bool()
-	case pcommon.ValueTypeInt:
-		return TypeInteger, v.Int()
-	case pcommon.ValueTypeDouble:
-		return TypeDouble, v.Double()
-	}
-	return TypeArray, ToAny(v)
 }
 
 // PersonalAttribute reports whether an attribute key names personal data:

@@ -86,15 +86,3 @@ func Values(x any) []any {
 	}
 	return nil
 }
-
-// RawOf re-encodes a decoded value (for the json.RawMessage readers).
-func RawOf(x any) json.RawMessage {
-	if x == nil {
-		return nil
-	}
-	b, err := json.Marshal(x)
-	if err != nil {
-		return nil
-	}
-	return b
-}

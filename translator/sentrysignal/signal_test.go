@@ -52,15 +52,6 @@ func TestTimestamp(t *testing.T) {
 	}
 }
 
-func TestSecondsRoundTrip(t *testing.T) {
-	for _, ns := range []uint64{1764108001234000000, 1764108001000000000, 1764108001000000001} {
-		got, err := Timestamp(json.RawMessage(Seconds(pcommon.Timestamp(ns))))
-		if err != nil || uint64(got) != ns {
-			t.Errorf("%d → %s → %d, %v", ns, Seconds(pcommon.Timestamp(ns)), got, err)
-		}
-	}
-}
-
 func TestIDs(t *testing.T) {
 	if id, err := TraceID("2c9f4e8a-1b7d-4f60-a3e5-c7b9d1f20486"); err != nil || id.String() != "2c9f4e8a1b7d4f60a3e5c7b9d1f20486" {
 		t.Errorf("dashed trace id: %s %v", id, err)
@@ -85,55 +76,6 @@ func TestSeverity(t *testing.T) {
 	} {
 		if got := Severity(level); got != want {
 			t.Errorf("Severity(%q) = %v, want %v", level, got, want)
-		}
-	}
-}
-
-func TestPutJSONDepthAndTypes(t *testing.T) {
-	v := pcommon.NewValueEmpty()
-	raw := `{"i":3,"f":3.5,"big":1e400,"s":"x","b":true,"n":null,"deep":{"a":{"b":[1]}}}`
-	if err := NewLimiter(Options{}).PutJSON(v, json.RawMessage(raw), 2); err != nil {
-		t.Fatal(err)
-	}
-	got := v.Map().AsRaw()
-	// A null member is left out: it says what an absent one says.
-	want := map[string]any{"i": int64(3), "f": 3.5, "big": "1e400", "s": "x", "b": true,
-		"deep": map[string]any{"a": `{"b":[1]}`}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %#v\nwant %#v", got, want)
-	}
-	if !reflect.DeepEqual(ToAny(v), want) {
-		t.Errorf("ToAny = %#v", ToAny(v))
-	}
-	for _, trailing := range []string{`{} 1`, `0]`, `{}}`} {
-		if err := NewLimiter(Options{}).PutJSON(v, json.RawMessage(trailing), 2); err == nil {
-			t.Errorf("trailing data accepted: %s", trailing)
-		}
-	}
-}
-
-func TestPutTypedAttributes(t *testing.T) {
-	raw := `{"s":{"type":"string","value":"x"},"i":{"type":"integer","value":4711},"i2":{"type":"integer","value":"12"},
-		"i3":{"type":"integer","value":3.0},"d":{"type":"double","value":3},"b":{"type":"boolean","value":false},
-		"old":{"int_value":7},"arr":{"type":"array","value":["a","b"]},"skip":{"type":"string","value":null},
-		"new":{"type":"string[]","value":["x"]},"sn":{"type":"string","value":5},"bs":{"type":"boolean","value":"true"}}`
-	m := pcommon.NewMap()
-	if err := NewLimiter(Options{MaxDepth: 4}).PutTypedAttributes(m, json.RawMessage(raw)); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]any{"s": "x", "i": int64(4711), "i2": int64(12), "i3": int64(3), "d": 3.0, "b": false,
-		"old": int64(7), "arr": []any{"a", "b"}, "new": []any{"x"}, "sn": "5", "bs": true}
-	if !reflect.DeepEqual(m.AsRaw(), want) {
-		t.Errorf("got %#v\nwant %#v", m.AsRaw(), want)
-	}
-	d, _ := m.Get("d")
-	if typ, val := TypedAttribute(d); typ != TypeDouble || val != 3.0 {
-		t.Errorf("TypedAttribute(d) = %s %v", typ, val)
-	}
-	for _, bad := range []string{`{"i":{"type":"integer","value":1.5}}`, `{"d":{"type":"double","value":"x"}}`, `[1]`,
-		`{"b":{"type":"boolean","value":1}}`, `{"s":{"type":"string","value":{}}}`, `{"x":7}`} {
-		if err := NewLimiter(Options{}).PutTypedAttributes(pcommon.NewMap(), json.RawMessage(bad)); err == nil {
-			t.Errorf("%s accepted", bad)
 		}
 	}
 }

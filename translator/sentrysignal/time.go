@@ -93,21 +93,6 @@ func splitDecimal(s string) (intPart, frac string, plain bool) {
 	return s[:dot], s[dot+1:], true
 }
 
-// Seconds writes a timestamp back as Sentry's float seconds text with
-// microsecond precision at least, trailing zeros trimmed.
-func Seconds(ts pcommon.Timestamp) json.Number {
-	ns := int64(ts)
-	s := strconv.FormatInt(ns/1e9, 10)
-	if frac := ns % 1e9; frac != 0 {
-		f := strconv.FormatInt(frac+1e9, 10)[1:]
-		for f[len(f)-1] == '0' {
-			f = f[:len(f)-1]
-		}
-		s += "." + f
-	}
-	return json.Number(s)
-}
-
 // TimestampOf reads a timestamp decoded by DecodeAny (a json.Number or a
 // string), as Timestamp reads its JSON text.
 func TimestampOf(x any) (pcommon.Timestamp, error) {

@@ -33,20 +33,6 @@ func DecodeAny(raw []byte) (any, error) {
 	return x, nil
 }
 
-// PutJSON maps a free-form JSON value into v: objects become maps (keys in
-// order), arrays slices, integers that fit int64 Int, other numbers Double,
-// null the empty value. Below depth levels a value is kept as its compact
-// JSON text, so a client cannot nest OTLP values without bound; maps hold
-// at most MaxMapEntries entries.
-func (l *Limiter) PutJSON(v pcommon.Value, raw json.RawMessage, depth int) error {
-	x, err := DecodeAny(raw)
-	if err != nil {
-		return err
-	}
-	l.SetAny(v, x, depth)
-	return nil
-}
-
 // SetAny maps a value decoded by DecodeAny (see PutJSON).
 func (l *Limiter) SetAny(v pcommon.Value, x any, depth int) {
 	l.setAny(v, x, depth, nil, false)
@@ -149,37 +135,4 @@ func compactText(x any) string {
 		return ""
 	}
 	return string(b)
-}
-
-// ToAny is PutJSON's inverse: the JSON value a pcommon value was mapped
-// from (maps as map[string]any, Int as int64, Double as float64, the empty
-// value as nil). Values kept as JSON text below the depth limit come back
-// as strings.
-func ToAny(v pcommon.Value) any {
-	switch v.Type() {
-	case pcommon.ValueTypeStr:
-		return v.Str()
-	case pcommon.ValueTypeBool:
-		return v.Bool()
-	case pcommon.ValueTypeInt:
-		return v.Int()
-	case pcommon.ValueTypeDouble:
-		return v.Double()
-	case pcommon.ValueTypeSlice:
-		s := v.Slice()
-		out := make([]any, s.Len())
-		for i := range out {
-			out[i] = ToAny(s.At(i))
-		}
-		return out
-	case pcommon.ValueTypeMap:
-		out := make(map[string]any, v.Map().Len())
-		for k, e := range v.Map().All() {
-			out[k] = ToAny(e)
-		}
-		return out
-	case pcommon.ValueTypeBytes:
-		return v.Bytes().AsRaw()
-	}
-	return nil
 }
