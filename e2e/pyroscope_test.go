@@ -3,11 +3,13 @@ package e2e
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -35,6 +37,12 @@ var pythonCaptures = []string{
 	"sentry-python-2.68.0__captured_http__v2_profile_chunk_1",
 	"sentry-python-2.68.0__captured_http__v2_profile_chunk_2",
 }
+
+// envSentryPythonSrc names a sentry-python 2.x source tree (its directory
+// holding sentry_sdk/): with it the check also runs sentrypython/chunks.py,
+// whose continuous profiler sends a full 60-s chunk of 4 threads, more
+// samples than Pyroscope's default max_profile_stacktrace_samples.
+const envSentryPythonSrc = "SENTRY_PYTHON_SRC"
 
 // captureKey is the public key of the captures' DSN.
 const captureKey = "0123456789abcdef0123456789abcdef"
@@ -75,6 +83,12 @@ func TestPyroscopeShowsSentrysTime(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, "%s: %s", name, answer)
 		bodies = append(bodies, plain)
 		items += countProfileItems(t, plain)
+	}
+	if src := os.Getenv(envSentryPythonSrc); src != "" {
+		for _, r := range runLongChunks(t, src, receiver) {
+			bodies = append(bodies, r.Body)
+			items += countProfileItems(t, r.Body)
+		}
 	}
 	if os.Getenv(envE2E) == "1" {
 		for _, client := range sdkClients() {
@@ -305,4 +319,39 @@ func shiftTime(v any, d time.Duration) (any, error) {
 		return at.Add(d).Format(time.RFC3339Nano), nil
 	}
 	return v, nil
+}
+
+// runLongChunks runs sentrypython/chunks.py with the SDK at src against the
+// receiver through a recording proxy and returns the envelope requests it
+// made, bodies decompressed.
+func runLongChunks(t *testing.T, src, receiver string) []recordedRequest {
+	t.Helper()
+	rec, proxy := newSDKRecorder(t, receiver)
+	python := os.Getenv(envPython)
+	if python == "" {
+		python = "/usr/bin/python3"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, python, "chunks.py")
+	cmd.Dir = filepath.Join(repoRoot(t), "e2e", "sentrypython")
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Env = append(os.Environ(),
+		"PYTHONPATH="+src, "PYTHONDONTWRITEBYTECODE=1",
+		"SENTRY_DSN=http://"+sdkPublicKey+"@"+proxy+"/"+sdkProject,
+		"E2E_RELEASE=e2e-python2-chunks@2.3.4", "E2E_ENVIRONMENT="+sdkEnvironment)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s chunks.py with %s=%s:\n%s", python, envSentryPythonSrc, src, out)
+	t.Logf("sentry-python %s from %s: a continuous-profiling run", strings.TrimSpace(string(out)), src)
+	require.NoError(t, waitForProfileItems(rec, 2, 20*time.Second))
+	reqs, err := rec.snapshot()
+	require.NoError(t, err)
+	var posts []recordedRequest
+	for _, r := range reqs {
+		if r.Method == http.MethodPost {
+			require.Equal(t, http.StatusOK, r.Status, "%s: %s", r.Path, r.Response)
+			posts = append(posts, r)
+		}
+	}
+	return posts
 }
