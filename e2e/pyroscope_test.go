@@ -233,7 +233,7 @@ func services(m map[string]float64) []string {
 // "sent_at" (epoch seconds or RFC 3339). Relative times (a V1 sample's
 // elapsed_since_start_ns) stay. Item lengths are rewritten.
 func shiftEnvelope(body []byte, d time.Duration) ([]byte, error) {
-	header, rest, _ := bytes.Cut(body, []byte("\n"))
+	header, _, _ := bytes.Cut(body, []byte("\n"))
 	var out bytes.Buffer
 	h, err := shiftJSON(header, d)
 	if err != nil {
@@ -245,7 +245,6 @@ func shiftEnvelope(body []byte, d time.Duration) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = rest
 	for i, it := range items {
 		payload, err := shiftJSON(it.Payload, d)
 		if err != nil {
