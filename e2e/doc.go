@@ -22,6 +22,14 @@
 //     mode) through the receiver and the symbolication processor, and
 //     checks that the hot frames come out with the names, file and lines of
 //     the source it wrote. `make e2e` runs it.
+//   - TestPyroscopeShowsSentrysTime (OTELCOL_BIN) sends the sentry-python
+//     captures (timestamps moved to now), with SENTRY_PYTHON_SRC a 65-s run
+//     of sentry-python 2.x's continuous profiler (sentrypython/chunks.py),
+//     and with E2E=1 every client's requests, through the built collector
+//     to Grafana Pyroscope (PYROSCOPE_BIN, else compat/pyroscope's model of
+//     what it keeps), and checks that each service's total there is the
+//     wall time Sentry's rule gives the same envelopes
+//     (docs/pyroscope-time.md).
 //
 // # The real-SDK clients
 //
