@@ -516,3 +516,15 @@ func itemSummary(items map[string]int) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// sharedSDKRun returns the run of the client named name with default
+// options, running it now (under t) if no test of this process has.
+// Only runs that completed are kept, so a failed run is retried.
+func sharedSDKRun(t *testing.T, name string) *sdkRun {
+	t.Helper()
+	client, ok := sdkClientByName(name)
+	if !ok {
+		t.Fatalf("no SDK client named %q", name)
+	}
+	return sharedRuns.get(t, client)
+}
