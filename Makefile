@@ -152,13 +152,13 @@ scale: $(COLLECTOR) e2e/node/node_modules/.package-lock.json
 		else echo "make scale: needs Debian's haproxy (apt-get install haproxy)"; exit 1; fi; }
 	cd deploy && SCALE=1 OTELCOL_BIN=$(COLLECTOR) $(GO) test -count=1 -timeout 30m -v -run '^(TestScaleOut|TestReplicaDies)$$' ./scale
 
-## e2e: run every real Sentry SDK (node 8, 9, 10 and 11, browser 10 and 11 in headless Chromium, sentry-go, Debian's sentry-python 1.x under WSGI) against the built collector, then print a per-client table; node 11 and node 9 also through forwarding to a stand-in Sentry; minified browser and Node builds through the symbolication processor; opentelemetry-go and opentelemetry-js exceptions and metrics through the exporter to a stand-in Sentry
+## e2e: run every real Sentry SDK (node 8, 9, 10 and 11, browser 10 and 11 in headless Chromium, sentry-go, Debian's sentry-python 1.x under WSGI) against the built collector, then print a per-client table; node 11 and node 9 also through forwarding to a stand-in Sentry; minified browser and Node builds through the symbolication processor; opentelemetry-go and opentelemetry-js exceptions and metrics through the exporter to a stand-in Sentry; each service's time in Pyroscope (or its model) against Sentry's rule
 # Clients run four at a time: most of a run is waiting (collector start,
 # the SDK's flush, Chromium), so more than the two cores pays.
 e2e: $(COLLECTOR) $(E2E_NPM_STAMPS)
 	@mkdir -p $(dir $(E2E_TABLE)); rm -f $(E2E_TABLE)
 	@status=0; \
-	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestSDKSignals|TestForwardRealSDK|TestSymbolicationRealBuilds|TestBridgeRealProducers)$$' -v ./e2e || status=$$?; \
+	E2E=1 OTELCOL_BIN=$(COLLECTOR) E2E_TABLE=$(E2E_TABLE) $(GO) test -count=1 -timeout 15m -parallel 4 -run '^(TestSDKs|TestSDKSignals|TestForwardRealSDK|TestSymbolicationRealBuilds|TestBridgeRealProducers|TestPyroscopeShowsSentrysTime)$$' -v ./e2e || status=$$?; \
 	if [ -f $(E2E_TABLE) ]; then echo; echo "make e2e: per-client results"; cat $(E2E_TABLE); fi; \
 	exit $$status
 
