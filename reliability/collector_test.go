@@ -2,10 +2,8 @@ package reliability
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -19,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile/pprofileotlp"
 
@@ -42,6 +39,13 @@ func requireLoad(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("load and fault tests do not run in -short mode")
 	}
+	return builtCollector(t)
+}
+
+// builtCollector returns OTELCOL_BIN, else ../bin/otelcol-sentryprofile,
+// skipping when there is no binary there.
+func builtCollector(t *testing.T) string {
+	t.Helper()
 	bin := os.Getenv("OTELCOL_BIN")
 	if bin == "" {
 		root, err := filepath.Abs("..")
@@ -203,7 +207,7 @@ func startOTLPSink(t *testing.T, delay time.Duration) *otlpSink {
 }
 
 func (s *otlpSink) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+	body, err := testnet.RequestBody(r)
 	if err == nil {
 		req := pprofileotlp.NewExportRequest()
 		if err = req.UnmarshalProto(body); err == nil {
@@ -218,30 +222,6 @@ func (s *otlpSink) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.failures.Add(1)
 	http.Error(w, err.Error(), http.StatusBadRequest)
-}
-
-// readBody reads a request body in the encodings collector exporters use.
-func readBody(r *http.Request) ([]byte, error) {
-	var src io.Reader = r.Body
-	switch enc := r.Header.Get("Content-Encoding"); enc {
-	case "":
-	case "gzip":
-		zr, err := gzip.NewReader(r.Body)
-		if err != nil {
-			return nil, fmt.Errorf("gzip body: %w", err)
-		}
-		src = zr
-	case "zstd":
-		zr, err := zstd.NewReader(r.Body)
-		if err != nil {
-			return nil, fmt.Errorf("zstd body: %w", err)
-		}
-		defer zr.Close()
-		src = zr
-	default:
-		return nil, fmt.Errorf("unexpected Content-Encoding %q", enc)
-	}
-	return io.ReadAll(src)
 }
 
 // fakeSentry is the Sentry a sentryprofile exporter delivers to. Its mode
@@ -312,7 +292,7 @@ func (s *fakeSentry) setMode(t *testing.T, m sentryMode) {
 }
 
 func (s *fakeSentry) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
+	body, err := testnet.RequestBody(r)
 	s.mu.Lock()
 	mode := s.mode
 	s.mu.Unlock()

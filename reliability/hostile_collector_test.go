@@ -72,16 +72,7 @@ func requireHostile(t *testing.T) string {
 	if os.Getenv(envHostile) != "1" {
 		t.Skipf("attack run against the built collector: set %s=1 (make hostile); it takes about two minutes", envHostile)
 	}
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		root, err := filepath.Abs("..")
-		require.NoError(t, err)
-		bin = filepath.Join(root, "bin", "otelcol-sentryprofile")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("no collector binary at %s (run `make build` first): %v", bin, err)
-	}
-	return bin
+	return builtCollector(t)
 }
 
 // canary sends correct requests at canaryInterval until stopped, and
@@ -697,7 +688,7 @@ func (s *misbehavingSentry) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusTooManyRequests)
 		return
 	}
-	body, err := readBody(r)
+	body, err := testnet.RequestBody(r)
 	if err == nil {
 		s.mu.Lock()
 		for _, m := range canaryFunction.FindAll(body, -1) {

@@ -20,7 +20,7 @@ import (
 // hz are the chunk's length (the SDK flushes every 60 s) and the sampling
 // rate (101 Hz asked; a run of the real SDK on this busy machine sampled
 // 4 threads 4,164 times in 60 s, 69 Hz).
-func pythonChunk(t *testing.T, release string, threads int, seconds, hz float64, start float64) []byte {
+func pythonChunk(t *testing.T, threads int, seconds, hz float64, start float64) []byte {
 	t.Helper()
 	type sample struct {
 		StackID   int     `json:"stack_id"`
@@ -44,7 +44,7 @@ func pythonChunk(t *testing.T, release string, threads int, seconds, hz float64,
 		}
 	}
 	chunk := map[string]any{
-		"version": "2", "platform": "python", "release": release, "environment": "production",
+		"version": "2", "platform": "python", "release": "worker@1.0.0", "environment": "production",
 		"profiler_id": "0d8cbd6ad85b4b5fb5b8a4c3d0e1f2a3", "chunk_id": fmt.Sprintf("%032x", int64(start*1000)),
 		"client_sdk": map[string]string{"name": "sentry.python", "version": "2.68.0"},
 		"profile":    map[string]any{"samples": samples, "stacks": stacks, "frames": frames, "thread_metadata": meta},
@@ -82,8 +82,8 @@ func exportRequest(t *testing.T, chunks ...[]byte) *collectorv1.ExportProfilesSe
 func TestStoreRefusesProfilesOverTheSampleLimit(t *testing.T) {
 	const t0 = 1795845303.0
 	measuredRun := [][]byte{ // the real SDK's run: a full chunk, then the last 10 s
-		pythonChunk(t, "worker@1.0.0", 4, 60, 69.4, t0),
-		pythonChunk(t, "worker@1.0.0", 5, 10, 58.8, t0+60),
+		pythonChunk(t, 4, 60, 69.4, t0),
+		pythonChunk(t, 5, 10, 58.8, t0+60),
 	}
 	tests := []struct {
 		name        string
@@ -94,10 +94,10 @@ func TestStoreRefusesProfilesOverTheSampleLimit(t *testing.T) {
 	}{
 		{"sentry-python run as measured, Pyroscope's default", measuredRun, DefaultMaxSamples, 1, 0.172},
 		{"sentry-python run as measured, limit off", measuredRun, 0, 0, 1},
-		{"3 threads at 101 Hz, Pyroscope's default", [][]byte{pythonChunk(t, "worker@1.0.0", 3, 60, 101, t0)}, DefaultMaxSamples, 1, 0},
-		{"3 threads at 101 Hz, limit sized for 4 threads", [][]byte{pythonChunk(t, "worker@1.0.0", 3, 60, 101, t0)}, 4 * 60 * 101, 0, 1},
-		{"one thread (Node's shape) at 101 Hz, Pyroscope's default", [][]byte{pythonChunk(t, "worker@1.0.0", 1, 60, 101, t0)}, DefaultMaxSamples, 0, 1},
-		{"the sentry-python captures' 3-s chunks, Pyroscope's default", [][]byte{pythonChunk(t, "worker@1.0.0", 3, 3, 101, t0)}, DefaultMaxSamples, 0, 1},
+		{"3 threads at 101 Hz, Pyroscope's default", [][]byte{pythonChunk(t, 3, 60, 101, t0)}, DefaultMaxSamples, 1, 0},
+		{"3 threads at 101 Hz, limit sized for 4 threads", [][]byte{pythonChunk(t, 3, 60, 101, t0)}, 4 * 60 * 101, 0, 1},
+		{"one thread (Node's shape) at 101 Hz, Pyroscope's default", [][]byte{pythonChunk(t, 1, 60, 101, t0)}, DefaultMaxSamples, 0, 1},
+		{"the sentry-python captures' 3-s chunks, Pyroscope's default", [][]byte{pythonChunk(t, 3, 3, 101, t0)}, DefaultMaxSamples, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
