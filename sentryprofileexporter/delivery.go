@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.uber.org/zap"
 
@@ -88,29 +89,59 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles) []*reso
 
 // outcome is what delivering a request's plans came to.
 type outcome struct {
-	retryErrs []error
-	permErrs  []error
+	retryWait
+	permErrs []error
 	// retried marks the plans due again, by index: true when a failure
 	// other than a rate limit (a 5xx, no answer, a temporary redirect) is
 	// among the reasons, false when only a rate limit is.
 	retried map[int]bool
-	// The longest wait Sentry asked for after a failure, and for a rate
-	// limit.
+}
+
+// retryWait is what the deliveries of one request that are due again say
+// of the retry, for profiles and the other signals alike: the reasons,
+// and the longest wait Sentry asked for after a failure and for a rate
+// limit.
+type retryWait struct {
+	retryErrs             []error
 	failDelay, limitDelay time.Duration
+}
+
+// note records one delivery due again, for err (nil when the reason is
+// already among the errors).
+func (w *retryWait) note(err error, delay time.Duration, rateLimited bool) {
+	if err != nil {
+		w.retryErrs = append(w.retryErrs, err)
+	}
+	if rateLimited {
+		w.limitDelay = max(w.limitDelay, delay)
+	} else {
+		w.failDelay = max(w.failDelay, delay)
+	}
+}
+
+// throttle gives err the wait exporterhelper retries after: the longest
+// failure's when a failure is among the reasons, else the rate limit's
+// (which then does not count against max_elapsed_time). A failure is
+// retried after its own delay, not after a rate limit of another resource:
+// until the limit ends, the limited resources are skipped again without a
+// request.
+func (w *retryWait) throttle(err error, failing bool, attempt *retryState) error {
+	delay := w.failDelay
+	if !failing {
+		attempt.rateLimited()
+		delay = w.limitDelay
+	}
+	if delay > 0 {
+		return exporterhelper.NewThrottleRetry(err, delay)
+	}
+	return err
 }
 
 // retryPlan marks a plan due again, for err (nil when the reason is
 // already among the errors).
 func (o *outcome) retryPlan(i int, err error, delay time.Duration, rateLimited bool) {
 	o.retried[i] = o.retried[i] || !rateLimited
-	if err != nil {
-		o.retryErrs = append(o.retryErrs, err)
-	}
-	if rateLimited {
-		o.limitDelay = max(o.limitDelay, delay)
-	} else {
-		o.failDelay = max(o.failDelay, delay)
-	}
+	o.note(err, delay, rateLimited)
 }
 
 // failing reports whether a plan is due again for a failure other than a

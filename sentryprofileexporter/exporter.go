@@ -14,7 +14,6 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumererror"
 	"go.opentelemetry.io/collector/consumer/consumererror/xconsumererror"
 	"go.opentelemetry.io/collector/exporter"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
@@ -193,17 +192,7 @@ func (e *sentryExporter) pushProfiles(ctx context.Context, pd pprofile.Profiles)
 		}
 		failing = false
 	}
-	// A failure is retried after its own delay (or the backoff), not
-	// after a rate limit of another resource: until the limit ends, the
-	// limited resources are skipped again without a request.
-	delay := out.failDelay
-	if !failing {
-		attempt.rateLimited()
-		delay = out.limitDelay
-	}
-	if delay > 0 {
-		err = exporterhelper.NewThrottleRetry(err, delay)
-	}
+	err = out.throttle(err, failing, attempt)
 	if retry := out.resources(plans); len(retry) < pd.ResourceProfiles().Len() {
 		next := resourcesOf(pd, retry)
 		e.retries.move(pd, next)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/consumer/consumererror"
-	"go.opentelemetry.io/collector/exporter/exporterhelper"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
@@ -66,12 +65,12 @@ func (it signalItem) firstResource() int {
 
 // signalOutcome is what delivering a request's items came to, by resource.
 type signalOutcome struct {
-	retryErrs, permErrs []error
+	retryWait
+	permErrs []error
 	// retried: resource → true when a failure other than a rate limit is
 	// among its reasons.
-	retried               map[int]bool
-	failDelay, limitDelay time.Duration
-	unsent                map[int]int // resource → items not yet accepted or dropped for good
+	retried map[int]bool
+	unsent  map[int]int // resource → items not yet accepted or dropped for good
 }
 
 func (e *sentryExporter) eventsSignal() *signal {
@@ -183,14 +182,7 @@ func (e *sentryExporter) pushSignal(ctx context.Context, key any, s *signal, dro
 		}
 		failing = false
 	}
-	delay := out.failDelay
-	if !failing {
-		attempt.rateLimited()
-		delay = out.limitDelay
-	}
-	if delay > 0 {
-		err = exporterhelper.NewThrottleRetry(err, delay)
-	}
+	err = out.throttle(err, failing, attempt)
 	retry := make([]int, 0, len(out.retried))
 	for r := range out.retried {
 		retry = append(retry, r)
@@ -291,14 +283,7 @@ func (o *signalOutcome) retry(it signalItem, err error, delay time.Duration, rat
 	for r := range it.resources {
 		o.retried[r] = o.retried[r] || !rateLimited
 	}
-	if err != nil {
-		o.retryErrs = append(o.retryErrs, err)
-	}
-	if rateLimited {
-		o.limitDelay = max(o.limitDelay, delay)
-	} else {
-		o.failDelay = max(o.failDelay, delay)
-	}
+	o.note(err, delay, rateLimited)
 }
 
 func cmpString(a, b string) string {
