@@ -189,11 +189,14 @@ func tool(t *testing.T, name, why string) string {
 }
 
 // collectorBin is the built collector (`make build`), from OTELCOL_BIN.
+// Without it the live test skips even under REQUIRE_TOOLS=1: OTELCOL_BIN
+// is the switch of the suites that run the built collector (`make
+// alerts-test` sets it; the module's unit run does not), not a tool.
 func collectorBin(t *testing.T) string {
 	t.Helper()
 	bin := os.Getenv("OTELCOL_BIN")
 	if bin == "" {
-		missing(t, "OTELCOL_BIN is not set: the live test needs the built collector (`make alerts-test` builds and sets it)")
+		t.Skip("OTELCOL_BIN is not set: the live test needs the built collector (`make alerts-test` builds and sets it)")
 	}
 	_, err := os.Stat(bin)
 	require.NoError(t, err, "OTELCOL_BIN")
