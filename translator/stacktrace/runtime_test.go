@@ -11,6 +11,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 )
 
 // update rewrites testdata/<lang>/output.txt from the runtimes installed
@@ -238,7 +240,7 @@ func TestRuntimeTraces(t *testing.T) {
 		t.Run(string(p.lang), func(t *testing.T) {
 			for _, exe := range p.needs {
 				if _, err := exec.LookPath(exe); err != nil {
-					t.Skipf("%s is not installed (%s); TestCapturedTraces still checks the output captured in testdata/%s", exe, p.install, p.dir)
+					testenv.MissingTool(t, "%s is not installed (%s); TestCapturedTraces still checks the output captured in testdata/%s", exe, p.install, p.dir)
 				}
 			}
 			dir, err := filepath.Abs(filepath.Join("testdata", p.dir))
