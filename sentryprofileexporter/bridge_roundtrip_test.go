@@ -87,11 +87,18 @@ func (r *bridgeReceiver) post(t *testing.T, itemType string, payload []byte) {
 // returns once Sentry answered), sending to dsn.
 func newBridgeExporter(t *testing.T, dsn string) (exporter.Logs, exporter.Metrics) {
 	t.Helper()
-	f := NewFactory()
-	cfg := f.CreateDefaultConfig().(*Config)
+	cfg := NewFactory().CreateDefaultConfig().(*Config)
 	cfg.DSN = configopaque.String(dsn)
 	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 	require.NoError(t, cfg.Validate())
+	return startLogsAndMetrics(t, cfg)
+}
+
+// startLogsAndMetrics creates the exporter's logs and metrics signals of
+// cfg (one shared exporter) and starts them until the test ends.
+func startLogsAndMetrics(t *testing.T, cfg *Config) (exporter.Logs, exporter.Metrics) {
+	t.Helper()
+	f := NewFactory()
 	set := exportertest.NewNopSettings(f.Type())
 	ctx := context.Background()
 	le, err := f.CreateLogs(ctx, set, cfg)

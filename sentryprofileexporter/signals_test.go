@@ -301,24 +301,15 @@ func TestSignalsShareRateLimits(t *testing.T) {
 	cfg := newTestConfig(relay.dsn())
 	cfg.QueueConfig = configoptional.None[exporterhelper.QueueBatchConfig]()
 	cfg.RetryConfig.Enabled = false
-	f := NewFactory()
-	set := exportertest.NewNopSettings(f.Type())
+	logsExp, metricsExp := startLogsAndMetrics(t, cfg)
 	ctx := context.Background()
-	logsExp, err := f.CreateLogs(ctx, set, cfg)
-	require.NoError(t, err)
-	metricsExp, err := f.CreateMetrics(ctx, set, cfg)
-	require.NoError(t, err)
-	for _, c := range []component.Component{logsExp, metricsExp} {
-		require.NoError(t, c.Start(ctx, componenttest.NewNopHost()))
-		t.Cleanup(func() { require.NoError(t, c.Shutdown(context.Background())) })
-	}
 
 	require.Error(t, logsExp.ConsumeLogs(ctx, exceptionLogs(1, "checkout")))
 	md := pmetric.NewMetrics()
 	m := md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics().AppendEmpty()
 	m.SetName("queue.depth")
 	m.SetEmptyGauge().DataPoints().AppendEmpty().SetIntValue(1)
-	err = metricsExp.ConsumeMetrics(ctx, md)
+	err := metricsExp.ConsumeMetrics(ctx, md)
 	require.Error(t, err)
 	assert.False(t, consumererror.IsPermanent(err), "held, not dropped: %v", err)
 	requests, _ := relay.counts()
