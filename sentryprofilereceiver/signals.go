@@ -25,6 +25,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryfeedback"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // reasonInvalidSignalItem is the drop log's reason for an event, log,
@@ -118,10 +120,10 @@ func containerMetrics(f func([]byte, sentrysignal.Options, pmetric.MetricSlice) 
 
 // Attributes of container entries that name their program.
 const (
-	attrSentryRelease     = "sentry.release"
-	attrSentryEnvironment = "sentry.environment"
-	attrSentrySDKName     = "sentry.sdk.name"
-	attrSentrySDKVersion  = "sentry.sdk.version"
+	attrSentryRelease     = sentryattr.Release
+	attrSentryEnvironment = sentryattr.Environment
+	attrSentrySDKName     = sentryattr.SDKName
+	attrSentrySDKVersion  = sentryattr.SDKVersion
 )
 
 // resourceOfAttributes reads an entry's "sentry.release",

@@ -9,21 +9,23 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // Where the sentryprofile receiver puts what identifies an artifact
 // (translator/README.md): debug_meta images become Mappings whose filename
 // is the image's code_file, with these attributes.
 const (
-	attrImageType    = "sentry.image.type"
-	attrImageDebugID = "sentry.image.debug_id"
-	attrImageUUID    = "sentry.image.uuid"
+	attrImageType    = sentryattr.ImageType
+	attrImageDebugID = sentryattr.ImageDebugID
+	attrImageUUID    = sentryattr.ImageUUID
 	// attrFrameModule holds a Sentry frame's module: the class of a JVM
 	// method.
-	attrFrameModule = "sentry.frame.module"
+	attrFrameModule = sentryattr.FrameModule
 	// attrDebugImages is the profile attribute in which the receiver keeps
 	// every debug_meta image of a Sentry profile.
-	attrDebugImages = "sentry.debug_meta.images"
+	attrDebugImages = sentryattr.DebugImages
 )
 
 // images are the artifact identifiers the batch's Mappings carry.

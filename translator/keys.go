@@ -3,36 +3,39 @@ package translator
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
-// Attribute keys for Sentry fields that have no semantic convention. Fields
-// that do have one use the semconv constants directly; README.md lists both.
+// Attribute keys for Sentry fields that have no semantic convention, as
+// internal/sentryattr declares them for every package. Fields that do have
+// one use the semconv constants directly; README.md lists both.
 //
 // Resource attributes (one resource per profile item).
 const (
-	attrPlatform             = "sentry.platform"
-	attrProjectID            = "sentry.project.id"
-	attrProfilerID           = "sentry.profiler_id"
-	attrChunkID              = "sentry.chunk_id"
-	attrEventID              = "sentry.event_id"
-	attrDist                 = "sentry.dist"
-	attrDeviceIsEmulator     = "sentry.device.is_emulator"
-	attrDeviceLocale         = "sentry.device.locale"
-	attrDeviceClassification = "sentry.device.classification"
-	attrTransactionName      = "sentry.transaction.name"
-	attrTransactionID        = "sentry.transaction.id"
-	attrTransactionTraceID   = "sentry.transaction.trace_id"
+	attrPlatform             = sentryattr.Platform
+	attrProjectID            = sentryattr.ProjectID
+	attrProfilerID           = sentryattr.ProfilerID
+	attrChunkID              = sentryattr.ChunkID
+	attrEventID              = sentryattr.EventID
+	attrDist                 = sentryattr.Dist
+	attrDeviceIsEmulator     = sentryattr.DeviceIsEmulator
+	attrDeviceLocale         = sentryattr.DeviceLocale
+	attrDeviceClassification = sentryattr.DeviceClassification
+	attrTransactionName      = sentryattr.TransactionName
+	attrTransactionID        = sentryattr.TransactionID
+	attrTransactionTraceID   = sentryattr.TransactionTraceID
 )
 
 // Profile attributes: the per-item collections OTLP has no place for. They are
 // structured values (maps and arrays) so that the exporter can rebuild them
 // exactly.
 const (
-	attrTransactions   = "sentry.transactions"
-	attrThreadMetadata = "sentry.thread_metadata"
-	attrQueueMetadata  = "sentry.queue_metadata"
-	attrDebugImages    = "sentry.debug_meta.images"
-	attrMeasurements   = "sentry.measurements"
+	attrTransactions   = sentryattr.Transactions
+	attrThreadMetadata = sentryattr.ThreadMetadata
+	attrQueueMetadata  = sentryattr.QueueMetadata
+	attrDebugImages    = sentryattr.DebugImages
+	attrMeasurements   = sentryattr.Measurements
 )
 
 // Sample attributes: the thread a sample ran on, besides semconv thread.id and
@@ -41,48 +44,48 @@ const (
 	// attrThreadID holds the Sentry thread id verbatim when it is not a
 	// canonical decimal integer (cocoa sends hex addresses); thread.id, an
 	// integer in semconv, cannot carry it exactly.
-	attrThreadID       = "sentry.thread.id"
-	attrThreadPriority = "sentry.thread.priority"
-	attrThreadActive   = "sentry.thread.active"
-	attrThreadState    = "sentry.thread.state"
-	attrQueueAddress   = "sentry.queue.address"
-	attrQueueLabel     = "sentry.queue.label"
+	attrThreadID       = sentryattr.ThreadID
+	attrThreadPriority = sentryattr.ThreadPriority
+	attrThreadActive   = sentryattr.ThreadActive
+	attrThreadState    = sentryattr.ThreadState
+	attrQueueAddress   = sentryattr.QueueAddress
+	attrQueueLabel     = sentryattr.QueueLabel
 	// attrSampleIdle marks a transaction profile's sample whose stack the
 	// SDK sent empty (the thread was idle); its stack is the one Sentry
 	// shows it with (receive_idle.go), and the exporter writes it back
 	// empty.
-	attrSampleIdle = "sentry.sample.idle"
+	attrSampleIdle = sentryattr.SampleIdle
 )
 
 // Location attributes: frame fields without a home in Function, Line or
 // Location.
 const (
-	attrFramePlatform    = "sentry.frame.platform"
-	attrFrameModule      = "sentry.frame.module"
-	attrFramePackage     = "sentry.frame.package"
-	attrFrameInApp       = "sentry.frame.in_app"
-	attrFrameRawFunction = "sentry.frame.raw_function"
+	attrFramePlatform    = sentryattr.FramePlatform
+	attrFrameModule      = sentryattr.FrameModule
+	attrFramePackage     = sentryattr.FramePackage
+	attrFrameInApp       = sentryattr.FrameInApp
+	attrFrameRawFunction = sentryattr.FrameRawFunction
 	// attrFrameFilename is present exactly when Function.filename holds the
 	// frame's abs_path; its value is the frame's filename, empty when the frame
 	// had none. Without it Function.filename is the frame's filename.
-	attrFrameFilename   = "sentry.frame.filename"
-	attrFrameSymbolAddr = "sentry.frame.symbol_addr"
-	attrFrameImageAddr  = "sentry.frame.image_addr"
-	attrFrameAddrMode   = "sentry.frame.addr_mode"
-	attrFrameStatus     = "sentry.frame.status"
-	attrFrameData       = "sentry.frame.data"
+	attrFrameFilename   = sentryattr.FrameFilename
+	attrFrameSymbolAddr = sentryattr.FrameSymbolAddr
+	attrFrameImageAddr  = sentryattr.FrameImageAddr
+	attrFrameAddrMode   = sentryattr.FrameAddrMode
+	attrFrameStatus     = sentryattr.FrameStatus
+	attrFrameData       = sentryattr.FrameData
 )
 
 // Mapping attributes: debug_meta image identifiers. An ELF code_id is the GNU
 // build id and goes to the semconv key instead of attrImageCodeID.
 const (
-	attrImageType        = "sentry.image.type"
-	attrImageCodeID      = "sentry.image.code_id"
-	attrImageDebugID     = "sentry.image.debug_id"
-	attrImageDebugFile   = "sentry.image.debug_file"
-	attrImageUUID        = "sentry.image.uuid"
-	attrImageArch        = "sentry.image.arch"
-	attrImageImageVMAddr = "sentry.image.image_vmaddr"
+	attrImageType        = sentryattr.ImageType
+	attrImageCodeID      = sentryattr.ImageCodeID
+	attrImageDebugID     = sentryattr.ImageDebugID
+	attrImageDebugFile   = sentryattr.ImageDebugFile
+	attrImageUUID        = sentryattr.ImageUUID
+	attrImageArch        = sentryattr.ImageArch
+	attrImageImageVMAddr = sentryattr.ImageImageVMAddr
 )
 
 // Keys inside the structured profile attributes, named after the Sentry JSON

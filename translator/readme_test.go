@@ -68,7 +68,7 @@ func TestReadmeRowsNameTheirFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	goFile := regexp.MustCompile(`[a-z_]+\.go`)
+	goFile := regexp.MustCompile(`[a-z_/]+\.go`)
 	field := regexp.MustCompile("`([a-z_.<>\\[\\]]+)`")
 	sources := map[string]string{}
 	source := func(name string) string {

@@ -23,79 +23,11 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 )
 
-// Resource is what Sentry says about the program that sent an envelope:
-// one value per envelope, filled from every item that names it (the
-// profile, the transaction or span container, and any other signal's
-// payload), and written by CopyTo as the resource of every signal made from
-// that envelope, so that a backend joins a service's profiles, spans, logs
-// and metrics by identical resource attributes. Each field names the
-// Sentry JSON it is read from and the attribute it becomes (semantic
-// conventions where one exists, sentry.* otherwise); an empty field writes
-// nothing.
-type Resource struct {
-	// ServiceName, when set, is service.name (the receiver's service_name);
-	// else service.name is the package of a `package@version` release, else
-	// "unknown_service:<platform>".
-	ServiceName string
-	// ProjectID: the project of the request path → sentry.project.id.
-	ProjectID string
-
-	Release     string // "release" → service.version
-	Environment string // "environment" → deployment.environment.name
-	Dist        string // "dist" → sentry.dist
-	Platform    string // "platform" → sentry.platform
-	ServerName  string // events' "server_name" → host.name
-
-	// SDK: "sdk" of events and transactions, "client_sdk" of profiles and
-	// chunks → telemetry.sdk.name, telemetry.sdk.version.
-	SDK sentry.ClientSDK
-	// OS: "os" of V1 profiles, "contexts.os" of events → os.name,
-	// os.version, os.build_id ("build_number").
-	OS sentry.OS
-	// Device: "device" of V1 profiles, "contexts.device" of events →
-	// host.arch ("architecture", verbatim, e.g. arm64e),
-	// device.model.identifier ("model"), device.manufacturer,
-	// sentry.device.locale, sentry.device.classification,
-	// sentry.device.is_emulator (bool).
-	Device sentry.Device
-	// Runtime: "runtime" of V1 profiles, "contexts.runtime" of events →
-	// process.runtime.name, process.runtime.version.
-	Runtime sentry.Runtime
-}
-
-// Fill sets what r lacks from o: each top-level field on its own, each
-// context (SDK, OS, Device, Runtime) whole from the first source that has
-// any of it, so that a name and a version never come from two payloads.
-// Filling from the envelope's items in a fixed order gives every signal of
-// the envelope the same resource.
-func (r *Resource) Fill(o Resource) {
-	fill := func(dst *string, src string) {
-		if *dst == "" {
-			*dst = src
-		}
-	}
-	fill(&r.ServiceName, o.ServiceName)
-	fill(&r.ProjectID, o.ProjectID)
-	fill(&r.Release, o.Release)
-	fill(&r.Environment, o.Environment)
-	fill(&r.Dist, o.Dist)
-	fill(&r.Platform, o.Platform)
-	fill(&r.ServerName, o.ServerName)
-	if r.SDK == (sentry.ClientSDK{}) {
-		r.SDK = o.SDK
-	}
-	if r.OS == (sentry.OS{}) {
-		r.OS = o.OS
-	}
-	if r.Device == (sentry.Device{}) {
-		r.Device = o.Device
-	}
-	if r.Runtime == (sentry.Runtime{}) {
-		r.Runtime = o.Runtime
-	}
-}
+// Resource is who sent an envelope (translator/sentryresource).
+type Resource = sentryresource.Resource
 
 // ResourceOfProfile is what a profile item says of its program: its
 // top-level "release", "environment", "dist", "platform", V1 "device",
@@ -107,77 +39,6 @@ func ResourceOfProfile(p *sentry.Profile) Resource {
 	}
 }
 
-// CopyTo writes r as the attributes of res (existing keys are replaced).
-func (r *Resource) CopyTo(res pcommon.Resource) {
-	attrs := res.Attributes()
-	attrs.EnsureCapacity(attrs.Len() + 20)
-	putStr := func(k, v string) {
-		if v != "" {
-			attrs.PutStr(k, v)
-		}
-	}
-	// "release" → service.name (its package part: serviceNameOf) and
-	// service.version; "environment" → deployment.environment.name;
-	// "dist" → sentry.dist; "platform" → sentry.platform; "server_name" →
-	// host.name.
-	attrs.PutStr(string(semconv.ServiceNameKey), r.serviceName())
-	putStr(string(semconv.ServiceVersionKey), r.Release)
-	putStr(string(semconv.DeploymentEnvironmentNameKey), r.Environment)
-	putStr(attrDist, r.Dist)
-	putStr(attrPlatform, r.Platform)
-	putStr(attrProjectID, r.ProjectID)
-	putStr(string(semconv.HostNameKey), r.ServerName)
-	// profiler_id, chunk_id, event_id and the transaction are per profile
-	// (or per process run): profile attributes, so that a backend that
-	// makes series of resource attributes gets one per service, not one
-	// per profile.
-
-	// "os"."name", "version", "build_number" → os.name, os.version,
-	// os.build_id. No way back: a V2 chunk has no os, device or runtime.
-	putStr(string(semconv.OSNameKey), r.OS.Name)
-	putStr(string(semconv.OSVersionKey), r.OS.Version)
-	putStr(string(semconv.OSBuildIDKey), r.OS.BuildNumber)
-	// "device"."architecture", "model", "manufacturer", "locale",
-	// "classification", "is_emulator" → host.arch,
-	// device.model.identifier, device.manufacturer, sentry.device.*.
-	putStr(string(semconv.HostArchKey), r.Device.Architecture)
-	putStr(string(semconv.DeviceModelIdentifierKey), r.Device.Model)
-	putStr(string(semconv.DeviceManufacturerKey), r.Device.Manufacturer)
-	putStr(attrDeviceLocale, r.Device.Locale)
-	putStr(attrDeviceClassification, r.Device.Classification)
-	if r.Device.IsEmulator.Set() {
-		attrs.PutBool(attrDeviceIsEmulator, r.Device.IsEmulator.True())
-	}
-	// "runtime"."name", "version" → process.runtime.name, .version.
-	putStr(string(semconv.ProcessRuntimeNameKey), r.Runtime.Name)
-	putStr(string(semconv.ProcessRuntimeVersionKey), r.Runtime.Version)
-	// "client_sdk" / "sdk"."name", "version" → telemetry.sdk.name,
-	// .version. Back: the exporter names itself (ExportOptions.SDKName,
-	// SDKVersion).
-	putStr(string(semconv.TelemetrySDKNameKey), r.SDK.Name)
-	putStr(string(semconv.TelemetrySDKVersionKey), r.SDK.Version)
-}
-
-func (r *Resource) serviceName() string {
-	return serviceNameOf(r.ServiceName, r.Release, r.Platform)
-}
-
-// serviceNameOf is the override when given, else the package part of a
-// release that follows Sentry's `package@version+build` convention, else
-// "unknown_service:<platform>" in the spirit of the semconv fallback.
-func serviceNameOf(override, release, platform string) string {
-	if override != "" {
-		return override
-	}
-	if pkg, _, ok := strings.Cut(release, "@"); ok && pkg != "" {
-		return pkg
-	}
-	if platform != "" {
-		return "unknown_service:" + platform
-	}
-	return "unknown_service"
-}
-
 // serviceAttrs are service.name, service.version and
 // deployment.environment.name as sample attributes too: consumers built on
 // the OTLP profiles protocol before resource attributes became string-table
@@ -185,7 +46,7 @@ func serviceNameOf(override, release, platform string) string {
 // only, and pdata writes references; a sample attribute they read.
 func serviceAttrs(r *Resource) [3]stringAttr {
 	return [3]stringAttr{
-		{string(semconv.ServiceNameKey), r.serviceName()},
+		{string(semconv.ServiceNameKey), r.ServiceNameOrDefault()},
 		{string(semconv.ServiceVersionKey), r.Release},
 		{string(semconv.DeploymentEnvironmentNameKey), r.Environment},
 	}

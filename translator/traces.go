@@ -9,6 +9,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // TraceOptions is what the receiver knows beyond a trace item.
@@ -30,11 +32,11 @@ type TraceOptions struct {
 
 // Attribute keys of spans with no semantic convention.
 const (
-	attrSpanOp          = "sentry.op"
-	attrSpanOrigin      = "sentry.origin"
-	attrSpanStatus      = "sentry.status"
-	attrSpanProfilerID  = "sentry.profiler_id"
-	attrSpanEventID     = "sentry.event_id"
+	attrSpanOp          = sentryattr.Op
+	attrSpanOrigin      = sentryattr.Origin
+	attrSpanStatus      = sentryattr.Status
+	attrSpanProfilerID  = sentryattr.ProfilerID
+	attrSpanEventID     = sentryattr.EventID
 	attrMeasurementPref = "sentry.measurements."
 )
 

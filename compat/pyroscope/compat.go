@@ -5,13 +5,15 @@ import (
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // PerProfileKeys are attributes that identify one profile or one process
 // run: a label made of one would create a series per profile.
 var PerProfileKeys = []string{
-	"sentry.profiler_id", "sentry.chunk_id", "sentry.event_id",
-	"sentry.transaction.id", "sentry.transaction.name", "sentry.transaction.trace_id",
+	sentryattr.ProfilerID, sentryattr.ChunkID, sentryattr.EventID,
+	sentryattr.TransactionID, sentryattr.TransactionName, sentryattr.TransactionTraceID,
 }
 
 // Check is what the compatibility tests assert of Pyroscope's reading of one

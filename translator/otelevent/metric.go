@@ -11,6 +11,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrymetric"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // Limits of trace_metric containers (Relay's values in the README).
@@ -136,11 +138,11 @@ func resourceMetricAttributes(res pcommon.Resource, opts MetricOptions) map[stri
 			base[k] = typedValue{Value: v, Type: "string"}
 		}
 	}
-	put("sentry.release", r.release)
-	put("sentry.environment", r.environment)
+	put(sentryattr.Release, r.release)
+	put(sentryattr.Environment, r.environment)
 	if r.sdk != nil {
-		put("sentry.sdk.name", r.sdk.Name)
-		put("sentry.sdk.version", r.sdk.Version)
+		put(sentryattr.SDKName, r.sdk.Name)
+		put(sentryattr.SDKVersion, r.sdk.Version)
 	}
 	put("server.address", r.serverName)
 	put("service.name", r.service)

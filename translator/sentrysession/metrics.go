@@ -5,6 +5,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // The metrics this package writes.
@@ -35,8 +37,8 @@ const (
 	AttrAbnormalMechanism = "sentry.session.abnormal_mechanism"
 	// AttrRelease and AttrEnvironment are "attrs.release" and
 	// "attrs.environment", the names Sentry's logs and metrics use.
-	AttrRelease     = "sentry.release"
-	AttrEnvironment = "sentry.environment"
+	AttrRelease     = sentryattr.Release
+	AttrEnvironment = sentryattr.Environment
 )
 
 // metricSet starts each metric the first time it gets a point, in a fixed

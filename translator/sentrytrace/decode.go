@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // rawTransaction is a `transaction` item as SDKs write it.
@@ -207,15 +209,15 @@ type rawSpanV2 struct {
 // Span v2 attributes that are the metadata of the segment rather than of
 // the span; they stay on the span as well.
 const (
-	keyOp         = "sentry.op"
-	keyOrigin     = "sentry.origin"
-	keyProfilerID = "sentry.profiler_id"
-	keyRelease    = "sentry.release"
-	keyEnv        = "sentry.environment"
-	keyPlatform   = "sentry.platform"
-	keyDist       = "sentry.dist"
-	keySDKName    = "sentry.sdk.name"
-	keySDKVersion = "sentry.sdk.version"
+	keyOp         = sentryattr.Op
+	keyOrigin     = sentryattr.Origin
+	keyProfilerID = sentryattr.ProfilerID
+	keyRelease    = sentryattr.Release
+	keyEnv        = sentryattr.Environment
+	keyPlatform   = sentryattr.Platform
+	keyDist       = sentryattr.Dist
+	keySDKName    = sentryattr.SDKName
+	keySDKVersion = sentryattr.SDKVersion
 	keyOSName     = "os.name"
 	keyOSVersion  = "os.version"
 )
