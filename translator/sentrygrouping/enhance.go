@@ -1,7 +1,6 @@
 package sentrygrouping
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -35,11 +34,21 @@ const (
 // caller, +1 its callee).
 type matcher struct {
 	field  field
+	how    matching
 	offset int
 	negate bool
-	exact  string         // family and category
-	glob   *regexp.Regexp // the other fields
+	exact  string // family and category
+	glob   glob   // the other fields
 }
+
+// matching is how a matcher compares its field.
+type matching uint8
+
+const (
+	byExact matching = iota
+	byPath
+	byName
+)
 
 // flagRange is where a flag action applies: the matched frame, the
 // frames it called (Sentry's ^) or the frames that called it (v).
@@ -80,43 +89,26 @@ type frameState struct {
 	grouped  bool
 }
 
-// globRegexp translates a rule's glob as Sentry's glob_match does with
-// double stars: ** is any text, * any text without a slash, ? one
-// character.
-func globRegexp(glob string, ignoreCase bool) *regexp.Regexp {
-	var b strings.Builder
-	if ignoreCase {
-		b.WriteString("(?is)^")
-	} else {
-		b.WriteString("(?s)^")
-	}
-	for i := 0; i < len(glob); i++ {
-		switch {
-		case strings.HasPrefix(glob[i:], "**"):
-			b.WriteString(".*")
-			i++
-		case glob[i] == '*':
-			b.WriteString("[^/]*")
-		case glob[i] == '?':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
-		}
-	}
-	b.WriteString("$")
-	return regexp.MustCompile(b.String())
-}
-
 // Matcher constructors, named after the rule syntax's keys.
 // javascript matches the frames of the JavaScript family (family:javascript),
 // the only family the rules kept here name.
 func javascript() matcher       { return matcher{field: fieldFamily, exact: familyJavaScript} }
 func category(c string) matcher { return matcher{field: fieldCategory, exact: c} }
-func path(g string) matcher     { return matcher{field: fieldPath, glob: globRegexp(g, true)} }
-func filename(g string) matcher { return matcher{field: fieldFilename, glob: globRegexp(g, true)} }
-func module(g string) matcher   { return matcher{field: fieldModule, glob: globRegexp(g, false)} }
-func function(g string) matcher { return matcher{field: fieldFunction, glob: globRegexp(g, false)} }
-func pkg(g string) matcher      { return matcher{field: fieldPackage, glob: globRegexp(g, true)} }
+func path(g string) matcher {
+	return matcher{field: fieldPath, how: byPath, glob: compileGlob(g, true)}
+}
+func filename(g string) matcher {
+	return matcher{field: fieldFilename, how: byPath, glob: compileGlob(g, true)}
+}
+func module(g string) matcher {
+	return matcher{field: fieldModule, how: byName, glob: compileGlob(g, false)}
+}
+func function(g string) matcher {
+	return matcher{field: fieldFunction, how: byName, glob: compileGlob(g, false)}
+}
+func pkg(g string) matcher {
+	return matcher{field: fieldPackage, how: byPath, glob: compileGlob(g, true)}
+}
 
 // caller, callee and not wrap a matcher: [ m ] | frame, frame | [ m ], !m.
 func caller(m matcher) matcher { m.offset = -1; return m }
@@ -309,31 +301,25 @@ func (m matcher) matches(views []frameView, states []frameState, i int) bool {
 }
 
 func (m matcher) test(v *frameView, s *frameState) bool {
-	switch m.field {
-	case fieldFamily:
-		return v.family == m.exact
-	case fieldCategory:
-		return s.category == m.exact
-	case fieldPath:
-		return globPath(m.glob, v.path)
-	case fieldFilename:
-		return globPath(m.glob, v.filename)
-	case fieldPackage:
-		return globPath(m.glob, v.pkg)
-	case fieldModule:
-		return v.module != "" && m.glob.MatchString(v.module)
-	default:
-		return v.function != "" && m.glob.MatchString(v.function)
+	text := fieldText[m.field](v, s)
+	switch m.how {
+	case byExact:
+		return text == m.exact
+	case byPath:
+		return m.glob.matchPath(text)
 	}
+	return text != "" && m.glob.match(text)
 }
 
-// globPath matches a path, and a relative one also with a leading slash,
-// so that **/x/** finds x/ at the start.
-func globPath(re *regexp.Regexp, p string) bool {
-	if p == "" {
-		return false
-	}
-	return re.MatchString(p) || (!strings.HasPrefix(p, "/") && re.MatchString("/"+p))
+// fieldText reads a field of a frame.
+var fieldText = [...]func(v *frameView, s *frameState) string{
+	fieldFamily:   func(v *frameView, _ *frameState) string { return v.family },
+	fieldPath:     func(v *frameView, _ *frameState) string { return v.path },
+	fieldFilename: func(v *frameView, _ *frameState) string { return v.filename },
+	fieldModule:   func(v *frameView, _ *frameState) string { return v.module },
+	fieldFunction: func(v *frameView, _ *frameState) string { return v.function },
+	fieldPackage:  func(v *frameView, _ *frameState) string { return v.pkg },
+	fieldCategory: func(_ *frameView, s *frameState) string { return s.category },
 }
 
 // matchedFrames lists the frames a rule matches, against the states
@@ -363,31 +349,42 @@ func (e *enhancement) matchesAt(views []frameView, states []frameState, i int) b
 // covers the frames past the first (or before the last) match, which the
 // union of its matches' ranges is.
 func applyEnhancements(frames []Frame, platform string) []frameState {
+	views, states := initialStates(frames, platform)
+	var matched []int
+	for _, grouping := range [...]bool{false, true} {
+		for i := range defaultEnhancements {
+			matched = defaultEnhancements[i].applyPass(views, states, grouping, matched)
+		}
+	}
+	return states
+}
+
+func initialStates(frames []Frame, platform string) ([]frameView, []frameState) {
 	views := make([]frameView, len(frames))
 	states := make([]frameState, len(frames))
 	for i := range frames {
 		views[i] = viewOf(&frames[i], platform)
 		states[i] = frameState{inApp: frames[i].InApp, grouped: true}
 	}
-	var matched []int
-	for _, pass := range [...]bool{false, true} {
-		for i := range defaultEnhancements {
-			e := &defaultEnhancements[i]
-			if !e.acts(pass) {
-				continue
-			}
-			matched = e.matchedFrames(views, states, matched)
-			if len(matched) == 0 {
-				continue
-			}
-			for _, a := range e.then {
-				if (a.flag == flagGroup) == pass {
-					a.apply(states, matched)
-				}
-			}
+	return views, states
+}
+
+// applyPass applies the rule's actions of one pass (grouping, or
+// categories and in_app) to the frames it matches; matched is scratch.
+func (e *enhancement) applyPass(views []frameView, states []frameState, grouping bool, matched []int) []int {
+	if !e.acts(grouping) {
+		return matched
+	}
+	matched = e.matchedFrames(views, states, matched)
+	if len(matched) == 0 {
+		return matched
+	}
+	for _, a := range e.then {
+		if (a.flag == flagGroup) == grouping {
+			a.apply(states, matched)
 		}
 	}
-	return states
+	return matched
 }
 
 // acts reports whether the rule has an action of the pass: grouping
@@ -403,34 +400,35 @@ func (e *enhancement) acts(grouping bool) bool {
 
 // apply sets the action's effect on the matched frames or their range.
 func (a action) apply(states []frameState, matched []int) {
-	if a.flag == flagNone {
-		for _, i := range matched {
-			states[i].category = a.category
-		}
-		return
-	}
-	from, to := 0, len(states)
-	switch a.rng {
-	case rangeCallees:
-		from = matched[0] + 1
-	case rangeCallers:
-		to = matched[len(matched)-1]
-	default:
+	if a.rng == rangeSelf {
 		for _, i := range matched {
 			a.set(&states[i])
 		}
 		return
 	}
+	from, to := a.span(len(states), matched)
 	for i := from; i < to; i++ {
 		a.set(&states[i])
 	}
 }
 
-func (a action) set(s *frameState) {
-	if a.flag == flagGroup {
-		s.grouped = a.value
-		return
+// span is the frames a ranged action covers: those the first match
+// called, or those that called the last.
+func (a action) span(n int, matched []int) (from, to int) {
+	if a.rng == rangeCallees {
+		return matched[0] + 1, n
 	}
-	v := a.value
-	s.inApp = &v
+	return 0, matched[len(matched)-1]
+}
+
+func (a action) set(s *frameState) {
+	switch a.flag {
+	case flagNone:
+		s.category = a.category
+	case flagGroup:
+		s.grouped = a.value
+	default:
+		v := a.value
+		s.inApp = &v
+	}
 }

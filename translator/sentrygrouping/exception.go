@@ -107,59 +107,71 @@ func filterExceptionGroups(ev *Event, comps []variants) []int {
 	for i := range all {
 		all[i] = i
 	}
-	if len(all) <= 1 || (ev.Platform == "python" && strings.HasPrefix(ev.SDKVersion, "3")) {
+	if !filtersGroups(ev) {
 		return all
 	}
-	tree, ok := exceptionTree(ev.Exceptions)
-	if !ok {
-		return all
+	if chosen, ok := groupDistinctExceptions(ev.Exceptions, comps); ok {
+		return chosen
 	}
-	root := tree[0]
-	if root == nil || root.index < 0 {
-		return all
+	return all
+}
+
+// filtersGroups: a chain of one is itself; sentry-python 3's groups are
+// kept whole, as Sentry keeps them to preserve their hashes.
+func filtersGroups(ev *Event) bool {
+	return len(ev.Exceptions) > 1 && !(ev.Platform == "python" && strings.HasPrefix(ev.SDKVersion, "3"))
+}
+
+func groupDistinctExceptions(exceptions []Exception, comps []variants) ([]int, bool) {
+	tree, ok := exceptionTree(exceptions)
+	if !ok || tree[0] == nil || tree[0].index < 0 {
+		return nil, false
 	}
-	leaves, ok := topLevelExceptions(ev.Exceptions, tree, root.index)
+	root := tree[0].index
+	leaves, ok := topLevelExceptions(exceptions, tree, root)
 	if !ok || len(leaves) == 0 {
-		return all
+		return nil, false
 	}
 	distinct := distinctExceptions(comps, leaves)
-	if len(distinct) == 1 {
-		if path, ok := firstPath(ev.Exceptions, tree, distinct[0]); ok {
-			return path
-		}
-		return all
+	if len(distinct) > 1 {
+		return append(distinct, root), true
 	}
-	return append(distinct, root.index)
+	return firstPath(exceptions, tree, distinct[0])
 }
 
 // exceptionTree links the exceptions by their mechanisms' ids; it fails
 // when one lacks an id, repeats one or is its own parent.
 func exceptionTree(exceptions []Exception) (map[int64]*exceptionNode, bool) {
 	tree := make(map[int64]*exceptionNode, len(exceptions))
-	get := func(id int64) *exceptionNode {
-		n := tree[id]
-		if n == nil {
-			n = &exceptionNode{index: -1}
-			tree[id] = n
-		}
-		return n
-	}
 	for i := len(exceptions) - 1; i >= 0; i-- {
 		m := exceptions[i].Mechanism
-		if m == nil || m.ExceptionID == nil || (m.ParentID != nil && *m.ParentID == *m.ExceptionID) {
+		if !hasTreeIDs(m) {
 			return nil, false
 		}
-		n := get(*m.ExceptionID)
+		n := treeNode(tree, *m.ExceptionID)
 		if n.index >= 0 {
 			return nil, false
 		}
 		n.index = i
 		if m.ParentID != nil {
-			p := get(*m.ParentID)
+			p := treeNode(tree, *m.ParentID)
 			p.children = append(p.children, i)
 		}
 	}
 	return tree, true
+}
+
+func hasTreeIDs(m *Mechanism) bool {
+	return m != nil && m.ExceptionID != nil && (m.ParentID == nil || *m.ParentID != *m.ExceptionID)
+}
+
+func treeNode(tree map[int64]*exceptionNode, id int64) *exceptionNode {
+	n := tree[id]
+	if n == nil {
+		n = &exceptionNode{index: -1}
+		tree[id] = n
+	}
+	return n
 }
 
 func childrenOf(exceptions []Exception, tree map[int64]*exceptionNode, i int) []int {

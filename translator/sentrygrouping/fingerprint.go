@@ -87,40 +87,40 @@ func variableValue(ev *Event, name string) (string, bool) {
 	if tag, ok := strings.CutPrefix(name, "tags."); ok {
 		return tagValue(ev.Tags, tag), true
 	}
-	switch name {
-	case "transaction":
-		return or(ev.Transaction, "<no-transaction>"), true
-	case "message":
-		return or(ev.Message.Formatted, ev.Message.Template, lastException(ev).Value, "<no-message>"), true
-	case "type", "error.type":
-		return or(lastException(ev).Type, "<no-type>"), true
-	case "value", "error.value":
-		return or(lastException(ev).Value, "<no-value>"), true
-	case "level":
-		return or(ev.Level, "<no-level>"), true
-	case "logger":
-		return or(ev.Logger, "<no-logger>"), true
+	if read := eventVariables[name]; read != nil {
+		return read(ev), true
 	}
-	return frameVariable(crashFrame(ev), name)
-}
-
-func frameVariable(f *Frame, name string) (string, bool) {
-	if f == nil {
-		f = &Frame{}
-	}
-	switch name {
-	case "function", "stack.function":
-		return or(f.Function, "<no-function>"), true
-	case "path", "stack.abs_path":
-		return or(f.AbsPath, f.Filename, "<no-abs-path>"), true
-	case "stack.filename":
-		return or(f.Filename, f.AbsPath, "<no-filename>"), true
-	case "module", "stack.module":
-		return or(f.Module, "<no-module>"), true
-	case "package", "stack.package":
-		return or(baseName(f.Package), "<no-package>"), true
+	if read := frameVariables[name]; read != nil {
+		return read(crashFrame(ev)), true
 	}
 	return "", false
+}
+
+// eventVariables read the event's members.
+var eventVariables = map[string]func(ev *Event) string{
+	"transaction": func(ev *Event) string { return or(ev.Transaction, "<no-transaction>") },
+	"message": func(ev *Event) string {
+		return or(ev.Message.Formatted, ev.Message.Template, lastException(ev).Value, "<no-message>")
+	},
+	"type":        func(ev *Event) string { return or(lastException(ev).Type, "<no-type>") },
+	"error.type":  func(ev *Event) string { return or(lastException(ev).Type, "<no-type>") },
+	"value":       func(ev *Event) string { return or(lastException(ev).Value, "<no-value>") },
+	"error.value": func(ev *Event) string { return or(lastException(ev).Value, "<no-value>") },
+	"level":       func(ev *Event) string { return or(ev.Level, "<no-level>") },
+	"logger":      func(ev *Event) string { return or(ev.Logger, "<no-logger>") },
+}
+
+// frameVariables read the crash frame (an empty one when there is none).
+var frameVariables = map[string]func(f *Frame) string{
+	"function":       func(f *Frame) string { return or(f.Function, "<no-function>") },
+	"stack.function": func(f *Frame) string { return or(f.Function, "<no-function>") },
+	"path":           func(f *Frame) string { return or(f.AbsPath, f.Filename, "<no-abs-path>") },
+	"stack.abs_path": func(f *Frame) string { return or(f.AbsPath, f.Filename, "<no-abs-path>") },
+	"stack.filename": func(f *Frame) string { return or(f.Filename, f.AbsPath, "<no-filename>") },
+	"module":         func(f *Frame) string { return or(f.Module, "<no-module>") },
+	"stack.module":   func(f *Frame) string { return or(f.Module, "<no-module>") },
+	"package":        func(f *Frame) string { return or(baseName(f.Package), "<no-package>") },
+	"stack.package":  func(f *Frame) string { return or(baseName(f.Package), "<no-package>") },
 }
 
 func tagValue(tags []Tag, key string) string {
@@ -151,11 +151,12 @@ func lastException(ev *Event) Exception {
 // crashFrame is the frame Sentry names the crash by: the innermost in-app
 // frame of the raised exception's stack trace (else of the event's, else
 // of its only thread), else the innermost frame; as normalized for
-// grouping (made-up modules, in_app after the rules).
+// grouping (made-up modules, in_app after the rules). With no frame, an
+// empty one.
 func crashFrame(ev *Event) *Frame {
 	st := crashStacktrace(ev)
-	if st == nil {
-		return nil
+	if st == nil || len(st.Frames) == 0 {
+		return &Frame{}
 	}
 	frames := prepare(st, ev.Platform).frames
 	for i := len(frames) - 1; i >= 0; i-- {
@@ -163,18 +164,14 @@ func crashFrame(ev *Event) *Frame {
 			return &frames[i]
 		}
 	}
-	if len(frames) > 0 {
-		return &frames[len(frames)-1]
-	}
-	return nil
+	return &frames[len(frames)-1]
 }
 
 func crashStacktrace(ev *Event) *Stacktrace {
-	if st := lastException(ev).Stacktrace; st != nil && len(st.Frames) > 0 {
-		return st
-	}
-	if ev.Stacktrace != nil && len(ev.Stacktrace.Frames) > 0 {
-		return ev.Stacktrace
+	for _, st := range [...]*Stacktrace{lastException(ev).Stacktrace, ev.Stacktrace} {
+		if st != nil {
+			return st
+		}
 	}
 	if len(ev.Threads) == 1 {
 		return ev.Threads[0].Stacktrace

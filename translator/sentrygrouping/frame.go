@@ -44,25 +44,19 @@ const maxContextLine = 120
 // frameComponent builds the grouping component of one frame, before the
 // stack trace decides whether the frame as a whole contributes.
 func frameComponent(f *Frame, platform string) *component {
-	if f.Platform != "" {
-		platform = f.Platform
-	}
-	filename := filenameComponent(f.AbsPath, f.Filename, platform)
+	platform = or(f.Platform, platform)
 	module := moduleComponent(f.AbsPath, f.Module, platform)
+	filename := filenameComponent(f.AbsPath, f.Filename, platform)
 	// a module takes precedence over the file name
-	if module.contributes && filename.contributes {
-		filename.contributes = false
-	}
-	var contextLine *component
-	if f.ContextLine != "" && contextLinePlatforms[platform] {
-		contextLine = contextLineComponent(f, platform)
-	}
-	contextUsed := contextLine != nil && contextLine.contributes
-	function := functionComponent(f.Function, f.RawFunction, platform, f.SourceMapUsed && contextUsed)
-	children := []*component{module, filename, function}
-	if contextLine != nil {
+	filename.contributes = filename.contributes && !module.contributes
+	children := []*component{module, filename, nil}
+	contextUsed := false
+	if contextLine := contextLineComponent(f, platform); contextLine != nil {
 		children = append(children, contextLine)
+		contextUsed = contextLine.contributes
 	}
+	function := functionComponent(f.Function, f.RawFunction, platform, f.SourceMapUsed && contextUsed)
+	children[2] = function
 	frame := node("frame", children...)
 	frame.inApp = f.InApp != nil && *f.InApp
 	if behaviourFamily(platform) == familyJavaScript {
@@ -71,24 +65,27 @@ func frameComponent(f *Frame, platform string) *component {
 	return frame
 }
 
+// Names browsers give anonymous code, and paths of code that is not the
+// application's source.
+var (
+	unknownJSFunctions = map[string]bool{"?": true, "<anonymous function>": true, "<anonymous>": true, "Anonymous function": true}
+	lowQualityJSPaths  = map[string]bool{"[native code]": true, "native code": true, "eval code": true, "<anonymous>": true}
+)
+
 // dropJavaScriptNoise ignores the function names browsers make up for
 // anonymous code, and frames of eval and native code.
 func dropJavaScriptNoise(f *Frame, frame, function *component) {
-	name := f.RawFunction
-	if name == "" {
-		name = f.Function
-	}
-	name = lastDotted(name)
-	switch {
-	case name == "":
-		function.contributes = false
-	case name == "?" || name == "<anonymous function>" || name == "<anonymous>" || name == "Anonymous function" || strings.HasSuffix(name, "/<"):
+	name := lastDotted(or(f.RawFunction, f.Function))
+	if isUnknownJSFunction(name) {
 		function.contributes = false
 	}
-	switch {
-	case name == "eval", f.AbsPath == "[native code]", f.AbsPath == "native code", f.AbsPath == "eval code", f.AbsPath == "<anonymous>":
+	if name == "eval" || lowQualityJSPaths[f.AbsPath] {
 		frame.contributes = false
 	}
+}
+
+func isUnknownJSFunction(name string) bool {
+	return name == "" || unknownJSFunctions[name] || strings.HasSuffix(name, "/<")
 }
 
 // lastDotted is the part after the last dot: Object.foo and Foo.foo are
@@ -131,13 +128,16 @@ func baseName(path string) string {
 func moduleComponent(absPath, module, platform string) *component {
 	c := leaf("module", module)
 	switch {
-	case module == "":
-	case platform == "javascript" && strings.Contains(module, "/") && absPath != "" && strings.HasSuffix(absPath, module):
+	case platform == "javascript" && isPathModule(absPath, module):
 		c.contributes = false
-	case platform == "java":
+	case platform == "java" && module != "":
 		cleanJavaModule(c)
 	}
 	return c
+}
+
+func isPathModule(absPath, module string) bool {
+	return strings.Contains(module, "/") && strings.HasSuffix(absPath, module)
 }
 
 func cleanJavaModule(c *component) {
@@ -160,33 +160,43 @@ func cleanJavaModule(c *component) {
 // groups does not group by function: source maps name functions
 // unreliably.
 func functionComponent(function, rawFunction, platform string, mappedWithContext bool) *component {
-	name := function
-	if platform == "csharp" && rawFunction != "" {
-		// Sentry trims C# names late and so keeps grouping by the raw one.
-		name = rawFunction
-	}
-	if name == "" {
-		name = rawFunction
-	}
-	c := leaf("function", name)
-	if name == "" {
+	c := leaf("function", functionName(function, rawFunction, platform))
+	if !c.contributes {
 		return c
 	}
-	switch {
-	case platform == "ruby":
-		rubyFunction(c)
-	case platform == "php":
-		phpFunction(c)
-	case platform == "java":
-		c.contributes = !strings.HasPrefix(name, "lambda$")
-	case behaviourFamily(platform) == familyNative:
-		c.contributes = name != "<redacted>" && name != "<unknown>"
-	case behaviourFamily(platform) == familyJavaScript:
-		c.value = lastDotted(name)
+	if normalize := functionNormalizers[platform]; normalize != nil {
+		normalize(c)
+		return c
+	}
+	switch behaviourFamily(platform) {
+	case familyNative:
+		c.contributes = !unknownNativeFunctions[c.value]
+	case familyJavaScript:
+		c.value = lastDotted(c.value)
 		c.contributes = !mappedWithContext
 	}
 	return c
 }
+
+// functionName is the function, else the raw one; C# groups by the raw
+// name, as Sentry trims C# names late and kept grouping by the untrimmed
+// one.
+func functionName(function, rawFunction, platform string) string {
+	if platform == "csharp" {
+		return or(rawFunction, function)
+	}
+	return or(function, rawFunction)
+}
+
+// functionNormalizers are the platforms whose function names Sentry
+// cleans by platform rather than by family.
+var functionNormalizers = map[string]func(*component){
+	"ruby": rubyFunction,
+	"php":  phpFunction,
+	"java": func(c *component) { c.contributes = !strings.HasPrefix(c.value, "lambda$") },
+}
+
+var unknownNativeFunctions = map[string]bool{"<redacted>": true, "<unknown>": true}
 
 func rubyFunction(c *component) {
 	if strings.HasPrefix(c.value, "block ") {
@@ -208,23 +218,36 @@ func phpFunction(c *component) {
 }
 
 // contextLineComponent groups by the source line with its whitespace
-// collapsed; a long line (minified code) and, in JavaScript, the line of
-// a nameless function at a URL do not group.
+// collapsed, on the platforms whose source Sentry trusts; nil elsewhere
+// and without a line.
 func contextLineComponent(f *Frame, platform string) *component {
-	c := leaf("context_line", strings.Join(strings.Fields(f.ContextLine), " "))
-	switch {
-	case !c.contributes:
-	case utf8.RuneCountInString(f.ContextLine) > maxContextLine:
-		c.contributes = false
-	case behaviourFamily(platform) == familyJavaScript && f.Function == "" && hasURLOrigin(f.AbsPath, true):
-		c.contributes = false
+	if f.ContextLine == "" || !contextLinePlatforms[platform] {
+		return nil
 	}
+	c := leaf("context_line", strings.Join(strings.Fields(f.ContextLine), " "))
+	c.contributes = c.contributes && !contextLineIgnored(f, platform)
 	return c
+}
+
+// contextLineIgnored: a long line is minified code; in JavaScript, the
+// line of a nameless function at a URL says little.
+func contextLineIgnored(f *Frame, platform string) bool {
+	if utf8.RuneCountInString(f.ContextLine) > maxContextLine {
+		return true
+	}
+	return behaviourFamily(platform) == familyJavaScript && f.Function == "" && hasURLOrigin(f.AbsPath, true)
 }
 
 // isRecursion reports whether a frame repeats the one before it: a
 // recursive call groups once.
-func isRecursion(f, prev *Frame) bool {
-	return f.AbsPath == prev.AbsPath && f.Package == prev.Package && f.Module == prev.Module &&
-		f.Filename == prev.Filename && f.Function == prev.Function && f.Lineno == prev.Lineno && f.Colno == prev.Colno
+func isRecursion(f, prev *Frame) bool { return recursionKeyOf(f) == recursionKeyOf(prev) }
+
+// recursionKey is what a recursive call repeats of its caller's frame.
+type recursionKey struct {
+	absPath, pkg, module, filename, function string
+	lineno, colno                            int64
+}
+
+func recursionKeyOf(f *Frame) recursionKey {
+	return recursionKey{f.AbsPath, f.Package, f.Module, f.Filename, f.Function, f.Lineno, f.Colno}
 }

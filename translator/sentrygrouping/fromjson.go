@@ -101,43 +101,52 @@ func FromEventJSON(data []byte) (Event, error) {
 		Tags:        tagsOf(doc.Tags),
 		Stacktrace:  doc.Stacktrace.model(),
 	}
-	var excs []exceptionJSON
-	if err := valuesOf(doc.Exception, &excs); err != nil {
+	var err error
+	if ev.Exceptions, err = decodeList(doc.Exception, (*exceptionJSON).model); err != nil {
 		return Event{}, fmt.Errorf("sentrygrouping: reading exception: %w", err)
 	}
-	for i := range excs {
-		ev.Exceptions = append(ev.Exceptions, excs[i].model())
-	}
-	var threads []threadJSON
-	if err := valuesOf(doc.Threads, &threads); err != nil {
+	if ev.Threads, err = decodeList(doc.Threads, (*threadJSON).model); err != nil {
 		return Event{}, fmt.Errorf("sentrygrouping: reading threads: %w", err)
 	}
-	for _, t := range threads {
-		ev.Threads = append(ev.Threads, Thread{Crashed: t.Crashed, Current: t.Current, Stacktrace: t.Stacktrace.model()})
-	}
 	return ev, nil
+}
+
+// decodeList decodes an interface's list and converts each entry.
+func decodeList[J, T any](raw json.RawMessage, model func(*J) T) ([]T, error) {
+	var list []J
+	if err := valuesOf(raw, &list); err != nil {
+		return nil, err
+	}
+	out := make([]T, len(list))
+	for i := range list {
+		out[i] = model(&list[i])
+	}
+	return out, nil
+}
+
+func (t *threadJSON) model() Thread {
+	return Thread{Crashed: t.Crashed, Current: t.Current, Stacktrace: t.Stacktrace.model()}
 }
 
 // valuesOf decodes an interface given as {"values": [...]} or as a list.
 func valuesOf(raw json.RawMessage, dst any) error {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+	if !isNull(raw) && raw[0] != '[' {
+		var wrapped struct {
+			Values json.RawMessage `json:"values"`
+		}
+		if err := json.Unmarshal(raw, &wrapped); err != nil {
+			return err
+		}
+		raw = bytes.TrimSpace(wrapped.Values)
+	}
+	if isNull(raw) {
 		return nil
 	}
-	if raw[0] == '[' {
-		return json.Unmarshal(raw, dst)
-	}
-	var wrapped struct {
-		Values json.RawMessage `json:"values"`
-	}
-	if err := json.Unmarshal(raw, &wrapped); err != nil {
-		return err
-	}
-	if len(wrapped.Values) == 0 || bytes.Equal(wrapped.Values, []byte("null")) {
-		return nil
-	}
-	return json.Unmarshal(wrapped.Values, dst)
+	return json.Unmarshal(raw, dst)
 }
+
+func isNull(raw []byte) bool { return len(raw) == 0 || bytes.Equal(raw, []byte("null")) }
 
 // messageOf reads "logentry", else "message" (a string is the formatted
 // text).
@@ -181,9 +190,7 @@ func tagsOf(raw json.RawMessage) []Tag {
 		return tags
 	}
 	var pairs [][]string
-	if json.Unmarshal(raw, &pairs) != nil {
-		return nil
-	}
+	_ = json.Unmarshal(raw, &pairs) // tags of another shape are none
 	var tags []Tag
 	for _, p := range pairs {
 		if len(p) == 2 {
@@ -194,23 +201,29 @@ func tagsOf(raw json.RawMessage) []Tag {
 }
 
 func (e *exceptionJSON) model() Exception {
+	return Exception{Type: e.Type, Value: valueText(e.Value), Module: e.Module, Stacktrace: e.Stacktrace.model(), Mechanism: e.Mechanism.model()}
+}
+
+// valueText is an exception's value; one that is not a string is kept as
+// its JSON text.
+func valueText(raw json.RawMessage) string {
 	var value string
-	if json.Unmarshal(e.Value, &value) != nil && len(e.Value) > 0 {
-		// a value that is not a string is kept as its JSON text
-		value = string(bytes.TrimSpace(e.Value))
-		if value == "null" {
-			value = ""
-		}
+	if json.Unmarshal(raw, &value) == nil || isNull(bytes.TrimSpace(raw)) {
+		return value
 	}
-	out := Exception{Type: e.Type, Value: value, Module: e.Module, Stacktrace: e.Stacktrace.model()}
-	if m := e.Mechanism; m != nil {
-		out.Mechanism = &Mechanism{
-			Type: m.Type, Source: m.Source, Synthetic: m.Synthetic, IsExceptionGroup: m.IsExceptionGroup,
-			ExceptionID: m.ExceptionID, ParentID: m.ParentID,
-		}
-		if ns := m.Meta.NSError; ns != nil {
-			out.Mechanism.NSError = &NSError{Domain: ns.Domain, Code: ns.Code}
-		}
+	return string(bytes.TrimSpace(raw))
+}
+
+func (m *mechanismJSON) model() *Mechanism {
+	if m == nil {
+		return nil
+	}
+	out := &Mechanism{
+		Type: m.Type, Source: m.Source, Synthetic: m.Synthetic, IsExceptionGroup: m.IsExceptionGroup,
+		ExceptionID: m.ExceptionID, ParentID: m.ParentID,
+	}
+	if ns := m.Meta.NSError; ns != nil {
+		out.NSError = &NSError{Domain: ns.Domain, Code: ns.Code}
 	}
 	return out
 }

@@ -19,26 +19,33 @@ func FromLogRecord(lr plog.LogRecord, platform string) Event {
 	attrs := lr.Attributes()
 	ev := Event{
 		Platform:    platform,
+		SDKVersion:  mapStr(attrMap(attrs, sentryattr.EventSDK), "version"),
+		Fingerprint: fingerprintOf(attrs),
 		Level:       lr.SeverityText(),
 		Transaction: attrStr(attrs, sentryattr.EventTransaction),
 		Logger:      attrStr(attrs, sentryattr.EventLogger),
-		Exceptions:  exceptionsOf(valuesOfAttr(attrs, sentryattr.EventException)),
-		Threads:     threadsOf(valuesOfAttr(attrs, sentryattr.EventThreads)),
+		Exceptions:  exceptionsOf(sliceOf(attrMap(attrs, sentryattr.EventException), "values")),
+		Threads:     threadsOf(sliceOf(attrMap(attrs, sentryattr.EventThreads), "values")),
+		Stacktrace:  stacktraceOf(attrMap(attrs, sentryattr.EventStacktrace)),
 	}
-	if v, ok := attrs.Get(sentryattr.EventStacktrace); ok && v.Type() == pcommon.ValueTypeMap {
-		ev.Stacktrace = stacktraceOf(v.Map())
-	}
-	if v, ok := attrs.Get(sentryattr.EventSDK); ok && v.Type() == pcommon.ValueTypeMap {
-		ev.SDKVersion = mapStr(v.Map(), "version")
-	}
-	if v, ok := attrs.Get(sentryattr.EventFingerprint); ok && v.Type() == pcommon.ValueTypeSlice {
-		for _, e := range v.Slice().All() {
-			ev.Fingerprint = append(ev.Fingerprint, e.AsString())
-		}
+	if len(ev.Fingerprint) > 0 {
+		// only a fingerprint's {{ tags.* }} read them
 		ev.Tags = tagsOfAttrs(attrs)
 	}
 	ev.Message = messageOfRecord(lr, ev.Exceptions)
 	return ev
+}
+
+func fingerprintOf(attrs pcommon.Map) []string {
+	v, ok := attrs.Get(sentryattr.EventFingerprint)
+	if !ok || v.Type() != pcommon.ValueTypeSlice {
+		return nil
+	}
+	out := make([]string, 0, v.Slice().Len())
+	for _, e := range v.Slice().All() {
+		out = append(out, e.AsString())
+	}
+	return out
 }
 
 // messageOfRecord is the body when it is the event's message: without a
@@ -73,89 +80,82 @@ func tagsOfAttrs(attrs pcommon.Map) []Tag {
 	return tags
 }
 
-// valuesOfAttr is the list of an interface attribute ({"values": [...]}).
-func valuesOfAttr(attrs pcommon.Map, key string) pcommon.Slice {
-	v, ok := attrs.Get(key)
-	if !ok || v.Type() != pcommon.ValueTypeMap {
-		return pcommon.NewSlice()
+// attrMap is a map attribute, empty when absent or not a map.
+func attrMap(attrs pcommon.Map, key string) pcommon.Map { return mapOf(attrs, key) }
+
+// mapOf is a map member, empty when absent or not a map.
+func mapOf(m pcommon.Map, key string) pcommon.Map {
+	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeMap {
+		return v.Map()
 	}
-	values, ok := v.Map().Get("values")
-	if !ok || values.Type() != pcommon.ValueTypeSlice {
-		return pcommon.NewSlice()
-	}
-	return values.Slice()
+	return pcommon.NewMap()
 }
 
-func exceptionsOf(values pcommon.Slice) []Exception {
-	var out []Exception
+// sliceOf is a list member, empty when absent or not a list.
+func sliceOf(m pcommon.Map, key string) pcommon.Slice {
+	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeSlice {
+		return v.Slice()
+	}
+	return pcommon.NewSlice()
+}
+
+// mapsOf calls read with each map of a list.
+func mapsOf[T any](values pcommon.Slice, read func(pcommon.Map) T) []T {
+	var out []T
 	for _, v := range values.All() {
-		if v.Type() != pcommon.ValueTypeMap {
-			continue
+		if v.Type() == pcommon.ValueTypeMap {
+			out = append(out, read(v.Map()))
 		}
-		m := v.Map()
-		e := Exception{Type: mapStr(m, "type"), Value: mapStr(m, "value"), Module: mapStr(m, "module")}
-		if st, ok := m.Get("stacktrace"); ok && st.Type() == pcommon.ValueTypeMap {
-			e.Stacktrace = stacktraceOf(st.Map())
-		}
-		if mech, ok := m.Get("mechanism"); ok && mech.Type() == pcommon.ValueTypeMap {
-			e.Mechanism = mechanismOf(mech.Map())
-		}
-		out = append(out, e)
 	}
 	return out
 }
 
-func mechanismOf(m pcommon.Map) *Mechanism {
-	mech := &Mechanism{
+func exceptionsOf(values pcommon.Slice) []Exception { return mapsOf(values, exceptionOf) }
+
+func exceptionOf(m pcommon.Map) Exception {
+	return Exception{
+		Type: mapStr(m, "type"), Value: mapStr(m, "value"), Module: mapStr(m, "module"),
+		Stacktrace: stacktraceOf(mapOf(m, "stacktrace")),
+		Mechanism:  mechanismOf(m),
+	}
+}
+
+// mechanismOf reads an exception's mechanism; nil when it has none.
+func mechanismOf(exception pcommon.Map) *Mechanism {
+	v, ok := exception.Get("mechanism")
+	if !ok || v.Type() != pcommon.ValueTypeMap {
+		return nil
+	}
+	m := v.Map()
+	return &Mechanism{
 		Type: mapStr(m, "type"), Source: mapStr(m, "source"),
 		Synthetic: mapBool(m, "synthetic"), IsExceptionGroup: mapBool(m, "is_exception_group"),
+		ExceptionID: optInt(m, "exception_id"), ParentID: optInt(m, "parent_id"),
+		NSError: nsErrorOf(mapOf(mapOf(m, "meta"), "ns_error")),
 	}
-	if id, ok := mapInt(m, "exception_id"); ok {
-		mech.ExceptionID = &id
+}
+
+func nsErrorOf(m pcommon.Map) *NSError {
+	if m.Len() == 0 {
+		return nil
 	}
-	if id, ok := mapInt(m, "parent_id"); ok {
-		mech.ParentID = &id
-	}
-	if meta, ok := m.Get("meta"); ok && meta.Type() == pcommon.ValueTypeMap {
-		if ns, ok := meta.Map().Get("ns_error"); ok && ns.Type() == pcommon.ValueTypeMap {
-			code, _ := mapInt(ns.Map(), "code")
-			mech.NSError = &NSError{Domain: mapStr(ns.Map(), "domain"), Code: code}
-		}
-	}
-	return mech
+	code, _ := mapInt(m, "code")
+	return &NSError{Domain: mapStr(m, "domain"), Code: code}
 }
 
 func threadsOf(values pcommon.Slice) []Thread {
-	var out []Thread
-	for _, v := range values.All() {
-		if v.Type() != pcommon.ValueTypeMap {
-			continue
-		}
-		m := v.Map()
-		t := Thread{Crashed: mapBool(m, "crashed"), Current: mapBool(m, "current")}
-		if st, ok := m.Get("stacktrace"); ok && st.Type() == pcommon.ValueTypeMap {
-			t.Stacktrace = stacktraceOf(st.Map())
-		}
-		out = append(out, t)
-	}
-	return out
+	return mapsOf(values, func(m pcommon.Map) Thread {
+		return Thread{Crashed: mapBool(m, "crashed"), Current: mapBool(m, "current"), Stacktrace: stacktraceOf(mapOf(m, "stacktrace"))}
+	})
 }
 
+// stacktraceOf reads a stack trace; nil without frames.
 func stacktraceOf(m pcommon.Map) *Stacktrace {
-	frames, ok := m.Get("frames")
-	if !ok || frames.Type() != pcommon.ValueTypeSlice || frames.Slice().Len() == 0 {
+	frames := mapsOf(sliceOf(m, "frames"), frameOf)
+	if len(frames) == 0 {
 		return nil
 	}
-	st := &Stacktrace{Frames: make([]Frame, 0, frames.Slice().Len())}
-	for _, f := range frames.Slice().All() {
-		if f.Type() == pcommon.ValueTypeMap {
-			st.Frames = append(st.Frames, frameOf(f.Map()))
-		}
-	}
-	if len(st.Frames) == 0 {
-		return nil
-	}
-	return st
+	return &Stacktrace{Frames: frames}
 }
 
 func frameOf(m pcommon.Map) Frame {
@@ -164,19 +164,28 @@ func frameOf(m pcommon.Map) Frame {
 		Module: mapStr(m, "module"), Package: mapStr(m, "package"),
 		Filename: mapStr(m, "filename"), AbsPath: mapStr(m, "abs_path"),
 		Platform: mapStr(m, "platform"), ContextLine: mapStr(m, "context_line"),
+		InApp: optBool(m, "in_app"),
 	}
 	f.Lineno, _ = mapInt(m, "lineno")
 	f.Colno, _ = mapInt(m, "colno")
-	if v, ok := m.Get("in_app"); ok && v.Type() == pcommon.ValueTypeBool {
-		b := v.Bool()
-		f.InApp = &b
-	}
-	if d, ok := m.Get("data"); ok && d.Type() == pcommon.ValueTypeMap {
-		if sm, ok := d.Map().Get("sourcemap"); ok && sm.Type() != pcommon.ValueTypeEmpty {
-			f.SourceMapUsed = true
-		}
-	}
+	sm, ok := mapOf(m, "data").Get("sourcemap")
+	f.SourceMapUsed = ok && sm.Type() != pcommon.ValueTypeEmpty
 	return f
+}
+
+func optInt(m pcommon.Map, key string) *int64 {
+	if n, ok := mapInt(m, key); ok {
+		return &n
+	}
+	return nil
+}
+
+func optBool(m pcommon.Map, key string) *bool {
+	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeBool {
+		b := v.Bool()
+		return &b
+	}
+	return nil
 }
 
 // attrStr is a string attribute's text; other types read as empty.

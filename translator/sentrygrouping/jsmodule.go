@@ -2,6 +2,7 @@ package sentrygrouping
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -22,24 +23,16 @@ var jsModuleSchemes = [...]string{"http:", "https:", "webpack:", "app:"}
 // the name.
 var cleanModuleRe = regexp.MustCompile(`(?i)^(?:/|(?:(?:java)?scripts?|js|build|static|node_modules|bower_components|[_.~][^/]*?|v?(?:\d+\.)*\d+|[a-f0-9]{7,8}|[a-f0-9]{32}|[a-f0-9]{40})/)+|[-.][a-f0-9]{7,}$`)
 
-// needsJSModule reports whether Sentry would give the frame a module.
+// needsJSModule reports whether Sentry would give the frame a module: a
+// JavaScript or Node frame without one, at a URL or bundle path.
 func needsJSModule(f *Frame, platform string) bool {
-	if f.Module != "" || f.AbsPath == "" {
+	if f.Module != "" || !isJSPlatform[or(f.Platform, platform)] {
 		return false
 	}
-	if f.Platform != "" {
-		platform = f.Platform
-	}
-	if platform != "javascript" && platform != "node" {
-		return false
-	}
-	for _, s := range jsModuleSchemes {
-		if strings.HasPrefix(f.AbsPath, s) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(jsModuleSchemes[:], func(s string) bool { return strings.HasPrefix(f.AbsPath, s) })
 }
+
+var isJSPlatform = map[string]bool{"javascript": true, "node": true}
 
 // JSModule is the module Sentry makes up for a JavaScript file's URL or
 // path: the path without host, query, fragment, extension, ".min", and
@@ -78,15 +71,7 @@ func afterHashFolder(p string) (string, bool) {
 	return "", false
 }
 
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') && (c < 'A' || c > 'F') {
-			return false
-		}
-	}
-	return true
-}
+func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
 
 // stripHost returns the path of a URL (from its first slash after the
 // host), of a ~-relative path without the tilde, or the path itself.

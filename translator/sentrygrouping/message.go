@@ -111,29 +111,51 @@ func parameterize(s string) string {
 	return b.String()
 }
 
-// placeholder is the text that replaces the match m: <kind>, keeping a
-// key=value pair's "=" and a minus sign that joins two words, and the
-// match itself when it is bare hex without a digit.
+// placeholder is the text that replaces the match m: <kind>, with the
+// corrections RE2's lack of lookaround needs.
 func placeholder(s string, m []int) string {
-	start, end := m[0], m[1]
-	for k, p := range parameters {
-		if m[2+2*k] < 0 {
-			continue
-		}
-		text := s[start:end]
-		switch {
-		case p.name == "quoted_str" || p.name == "bool":
-			return "=<" + p.name + ">"
-		case p.name == "hex" && !strings.HasPrefix(strings.ToLower(text), "0x") && !strings.ContainsAny(text, "0123456789"):
-			return text
-		case p.name == "int" && text[0] == '-' && start > 0 && isWordByte(s[start-1]):
-			return "-<int>"
-		}
-		return "<" + p.name + ">"
+	name := matchedKind(m)
+	text := s[m[0]:m[1]]
+	if fix := placeholderFixes[name]; fix != nil {
+		return fix(text, m[0] > 0 && isWordByte(s[m[0]-1]))
 	}
-	return s[start:end]
+	return "<" + name + ">"
 }
 
-func isWordByte(c byte) bool {
-	return c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+// matchedKind is the name of the parameter whose group matched.
+func matchedKind(m []int) string {
+	for k, p := range parameters {
+		if m[2+2*k] >= 0 {
+			return p.name
+		}
+	}
+	return ""
 }
+
+// placeholderFixes write the placeholders of the kinds whose pattern
+// matched more than Sentry's replaces: a key=value pair keeps its "=",
+// bare hex must hold a digit, and a minus sign joining two words is not
+// a sign. afterWord says a word character precedes the match.
+var placeholderFixes = map[string]func(text string, afterWord bool) string{
+	"quoted_str": func(string, bool) string { return "=<quoted_str>" },
+	"bool":       func(string, bool) string { return "=<bool>" },
+	"hex": func(text string, _ bool) string {
+		if strings.HasPrefix(strings.ToLower(text), "0x") || strings.ContainsAny(text, digits) {
+			return "<hex>"
+		}
+		return text
+	},
+	"int": func(text string, afterWord bool) string {
+		if afterWord && text[0] == '-' {
+			return "-<int>"
+		}
+		return "<int>"
+	},
+}
+
+const (
+	digits    = "0123456789"
+	wordBytes = "_" + digits + "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+)
+
+func isWordByte(c byte) bool { return strings.IndexByte(wordBytes, c) >= 0 }

@@ -26,11 +26,19 @@ type prepared struct {
 func prepare(st *Stacktrace, platform string) prepared {
 	frames := make([]Frame, len(st.Frames))
 	copy(frames, st.Frames)
+	// frames of one bundle share its module: made up once per path
+	modules := map[string]string{}
 	for i := range frames {
 		normalizePaths(&frames[i])
-		if needsJSModule(&frames[i], platform) {
-			frames[i].Module = JSModule(frames[i].AbsPath)
+		if !needsJSModule(&frames[i], platform) {
+			continue
 		}
+		m, ok := modules[frames[i].AbsPath]
+		if !ok {
+			m = JSModule(frames[i].AbsPath)
+			modules[frames[i].AbsPath] = m
+		}
+		frames[i].Module = m
 	}
 	states := applyEnhancements(frames, platform)
 	for i := range frames {
@@ -46,16 +54,20 @@ func normalizePaths(f *Frame) {
 	if f.AbsPath == "" {
 		f.AbsPath, f.Filename = f.Filename, ""
 	}
-	if f.Filename != "" || f.AbsPath == "" {
-		return
+	if f.Filename == "" {
+		f.Filename = urlPath(f.AbsPath)
 	}
-	f.Filename = f.AbsPath
-	if !isURL(f.AbsPath) {
-		return
+}
+
+// urlPath is a URL's path, or the path itself.
+func urlPath(p string) string {
+	if !isURL(p) {
+		return p
 	}
-	if u, err := url.Parse(f.AbsPath); err == nil && u.Path != "" && u.Path != "/" {
-		f.Filename = u.Path
+	if u, err := url.Parse(p); err == nil && u.Path != "" && u.Path != "/" {
+		return u.Path
 	}
+	return p
 }
 
 // isURL reports whether Relay takes a path for a URL.
@@ -88,20 +100,14 @@ func stacktraceVariant(p prepared, shared []*component, platform string, appOnly
 	frames := make([]*component, len(shared))
 	for i, s := range shared {
 		f := *s
-		if i > 0 && isRecursion(&p.frames[i], &p.frames[i-1]) {
-			f.contributes = false
-		}
-		if appOnly && !f.inApp {
-			f.contributes = false
-		}
+		repeats := i > 0 && isRecursion(&p.frames[i], &p.frames[i-1])
+		f.contributes = f.contributes && !repeats && (f.inApp || !appOnly)
 		frames[i] = &f
 	}
 	ignoreLoneURLFrame(p.frames, frames, platform)
 	// the rules' -group, after in_app: the frames they take out
 	for i := range frames {
-		if !p.states[i].grouped {
-			frames[i].contributes = false
-		}
+		frames[i].contributes = frames[i].contributes && p.states[i].grouped
 	}
 	return node("stacktrace", frames...)
 }
@@ -110,13 +116,11 @@ func stacktraceVariant(p prepared, shared []*component, platform string, appOnly
 // it has no function and points to a URL. (Sentry's hint calls it a
 // non-URL frame; newstyle:2023-01-11 keeps the test as it was shipped.)
 func ignoreLoneURLFrame(frames []Frame, comps []*component, platform string) {
-	if len(frames) != 1 || !comps[0].contributes || frames[0].Function != "" {
+	if len(frames) != 1 || frames[0].Function != "" {
 		return
 	}
-	if frames[0].Platform != "" {
-		platform = frames[0].Platform
-	}
-	if behaviourFamily(platform) == familyJavaScript && hasURLOrigin(frames[0].AbsPath, true) {
+	f := &frames[0]
+	if behaviourFamily(or(f.Platform, platform)) == familyJavaScript && hasURLOrigin(f.AbsPath, true) {
 		comps[0].contributes = false
 	}
 }
@@ -128,21 +132,9 @@ func ignoreLoneURLFrame(frames []Frame, comps []*component, platform string) {
 func countFrames(system, app *component) {
 	var c frameCounts
 	for _, f := range system.children {
-		if f.inApp {
-			c.inApp++
-		}
-		if f.contributes {
-			c.contributing++
-			if f.inApp {
-				c.inAppContributing++
-			}
-		}
+		c = c.add(frameCounts{inApp: boolInt(f.inApp), contributing: boolInt(f.contributes), inAppContributing: boolInt(f.inApp && f.contributes)})
 	}
 	system.counts, app.counts = c, c
-	if c.contributing == 0 {
-		system.contributes = false
-	}
-	if c.inAppContributing == 0 {
-		app.contributes = false
-	}
+	system.contributes = system.contributes && c.contributing > 0
+	app.contributes = app.contributes && c.inAppContributing > 0
 }

@@ -1,0 +1,33 @@
+package sentrygrouping
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzGroup: any event JSON groups without panicking, and the key is the
+// MD5 of the values it reports.
+func FuzzGroup(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, file := range files {
+		if data, err := os.ReadFile(file); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(browserError("3f2a1b7c", "Qi", "e", 41, 7)))
+	f.Add([]byte(`{"fingerprint":["{{ default }}","{{ tags.x }}"],"message":"a 1","exception":[{"mechanism":{"exception_id":0,"is_exception_group":true}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ev, err := FromEventJSON(data)
+		if err != nil {
+			return
+		}
+		r := Group(ev)
+		if len(r.Hash) != 32 {
+			t.Fatalf("hash %q", r.Hash)
+		}
+		if got := hashValues(unlabel(r.Components)); got != r.Hash {
+			t.Fatalf("hash %s is not the MD5 of its components %q (%s)", r.Hash, r.Components, got)
+		}
+	})
+}
