@@ -119,7 +119,11 @@ func filterExceptionGroups(ev *Event, comps []variants) []int {
 // filtersGroups: a chain of one is itself; sentry-python 3's groups are
 // kept whole, as Sentry keeps them to preserve their hashes.
 func filtersGroups(ev *Event) bool {
-	return len(ev.Exceptions) > 1 && !(ev.Platform == "python" && strings.HasPrefix(ev.SDKVersion, "3"))
+	return len(ev.Exceptions) > 1 && !isPython3SDK(ev)
+}
+
+func isPython3SDK(ev *Event) bool {
+	return ev.Platform == "python" && strings.HasPrefix(ev.SDKVersion, "3")
 }
 
 func groupDistinctExceptions(exceptions []Exception, comps []variants) ([]int, bool) {
