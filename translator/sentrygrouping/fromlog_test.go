@@ -38,6 +38,9 @@ func TestFromLogRecordGroupsAsTheEvent(t *testing.T) {
 			ev.PutLogRecord(lr, sentrysignal.Options{})
 			got := Group(FromLogRecord(lr, want.Platform))
 			assert.Equal(t, Group(want), got)
+			if name == "node with fingerprint variables" {
+				assert.Equal(t, []string{"fingerprint=GET /orders", "fingerprint=eu-1", "fingerprint=loadOrder"}, got.Components)
+			}
 		})
 	}
 }

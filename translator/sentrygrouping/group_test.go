@@ -138,6 +138,28 @@ func TestSameErrorGroupsOnce(t *testing.T) {
 	}
 }
 
+// minifiedError is the error of browserError before symbolication: the
+// bundle's frames as the browser reported them.
+func minifiedError(bundle, checkoutMin string, col int) string {
+	return `{"platform":"javascript","exception":{"values":[{"type":"TypeError","value":"cart.items is undefined",
+	"stacktrace":{"frames":[
+	 {"abs_path":"https://cdn.example/static/js/main.` + bundle + `.js","function":"HTMLButtonElement.e","lineno":1,"colno":` + itoa(col) + `,"in_app":true},
+	 {"abs_path":"https://cdn.example/static/js/main.` + bundle + `.js","function":"` + checkoutMin + `","lineno":1,"colno":` + itoa(col+913) + `,"in_app":true}
+	]}}]}}`
+}
+
+// Grouping needs the symbolicated frames: two builds' minified names
+// differ, so before symbolication the same error splits in two groups;
+// after, it groups once (TestSameErrorGroupsOnce).
+func TestSymbolicationComesFirst(t *testing.T) {
+	a, b := Group(mustEvent(t, minifiedError("3f2a1b7c", "Qi", 812))), Group(mustEvent(t, minifiedError("9e8d7c6b", "Zr", 4711)))
+	assert.NotEqual(t, a.Hash, b.Hash)
+	assert.Equal(t, []string{"module=main", "function=e", "module=main", "function=Qi", "type=TypeError"}, a.Components)
+	symbolicated := Group(mustEvent(t, browserError("3f2a1b7c", "Qi", "e", 41, 7)))
+	assert.NotEqual(t, a.Hash, symbolicated.Hash)
+	assert.Equal(t, symbolicated, Group(mustEvent(t, browserError("9e8d7c6b", "Zr", "t", 44, 19))))
+}
+
 func TestDifferentErrorsGroupApart(t *testing.T) {
 	base := browserError("3f2a1b7c", "Qi", "e", 41, 7)
 	tests := []struct {
