@@ -174,6 +174,8 @@ func fingerprintStrings(entries []any) []string {
 			out = append(out, v)
 		case float64:
 			out = append(out, strconv.FormatFloat(v, 'f', -1, 64))
+		case json.Number:
+			out = append(out, v.String())
 		}
 	}
 	return out

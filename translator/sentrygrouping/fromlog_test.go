@@ -13,8 +13,9 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
-// The log record the receiver writes for an event groups as the event
-// itself: FromLogRecord reads back every member grouping uses.
+// The log record the receiver writes for an event, and the receiver's
+// decoding of it, group as the event itself: FromLogRecord and
+// FromEventDoc read every member grouping uses.
 func TestFromLogRecordGroupsAsTheEvent(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	require.NoError(t, err)
@@ -38,6 +39,7 @@ func TestFromLogRecordGroupsAsTheEvent(t *testing.T) {
 			ev.PutLogRecord(lr, sentrysignal.Options{})
 			got := Group(FromLogRecord(lr, want.Platform))
 			assert.Equal(t, Group(want), got)
+			assert.Equal(t, Group(want), Group(FromEventDoc(ev.Doc)), "from the receiver's decoding")
 			if name == "node with fingerprint variables" {
 				assert.Equal(t, []string{"fingerprint=GET /orders", "fingerprint=eu-1", "fingerprint=loadOrder"}, got.Components)
 			}
