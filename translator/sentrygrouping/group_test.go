@@ -63,7 +63,7 @@ func TestGroupRealEvents(t *testing.T) {
 			// outranks the message
 			file: "python268_logging_error.json", variant: "app",
 			components: []string{"module=worker", "function=run", "context_line=log.error('loading order %s failed', order_id)"},
-			hash:       "701c82cbe0e5d35bce2e7c8d19b3e856",
+			hash:       "701c82cbe0e5d35bce2e7c8d19b3e856", // md5 of the three values joined
 		},
 		{
 			// @sentry/node with a cause and fingerprint
@@ -76,7 +76,7 @@ func TestGroupRealEvents(t *testing.T) {
 				"context_line=throw new TypeError(`could not load order ${id}`, { cause: err });",
 				"type=TypeError", "type=Error", "value=connect ECONNREFUSED <ip>:<int>", "fingerprint=db",
 			},
-			hash: "a17068406ccfe80f3daa2a4f3099c6e1",
+			hash: "a17068406ccfe80f3daa2a4f3099c6e1", // md5 of the seven values joined
 		},
 	}
 	for _, tt := range tests {
