@@ -17,9 +17,8 @@ import (
 // decoding of it, group as the event itself: FromLogRecord and
 // FromEventDoc read every member grouping uses.
 func TestFromLogRecordGroupsAsTheEvent(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.json")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	files := capturedEventPaths()
+	var err error
 	docs := map[string][]byte{}
 	for _, f := range files {
 		docs[filepath.Base(f)], err = os.ReadFile(f)

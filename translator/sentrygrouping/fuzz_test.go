@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 )
 
 // FuzzGroup: any event JSON groups without panicking, and the key is the
 // MD5 of the values it reports.
 func FuzzGroup(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
+	files := capturedEventPaths()
 	for _, file := range files {
 		if data, err := os.ReadFile(file); err == nil {
 			f.Add(data)

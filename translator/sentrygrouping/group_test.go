@@ -13,7 +13,7 @@ import (
 
 func readEvent(t *testing.T, file string) Event {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
+	data, err := os.ReadFile(filepath.Join(capturedEventsDir, file))
 	require.NoError(t, err)
 	ev, err := FromEventJSON(data)
 	require.NoError(t, err)
