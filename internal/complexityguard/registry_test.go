@@ -41,7 +41,7 @@ var externalRows = []externalRow{
 	},
 	{
 		name: "sentry_timestamps", test: "translator/internal/sentrytime/time_test.go:TestComplexityGuardSeconds",
-		fuzz: []string{"translator/internal/sentrytime.FuzzParseSeconds"},
+		fuzz: []string{"translator/internal/sentrytime.FuzzParseSeconds", "translator/sentry.FuzzFastNanos"},
 	},
 }
 

@@ -1,10 +1,12 @@
 package sentry
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/jsontext"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // DecodeProfile decodes a V1 `profile` or V2 `profile_chunk` payload.
@@ -354,33 +356,18 @@ func (d *profileDecoder) timestamp() (time.Time, error) {
 		if len(b) == 0 {
 			return time.Time{}, nil
 		}
-		t, perr := time.Parse(time.RFC3339Nano, string(b))
+		t, perr := sentrytime.ParseText(b)
 		if perr != nil {
-			return time.Time{}, s.errorAt(start, "invalid RFC 3339 timestamp "+strconv.Quote(string(b)))
+			return time.Time{}, s.errorAt(start, "invalid RFC 3339 timestamp "+strconv.Quote(string(b))+": "+perr.Error())
 		}
-		return t.UTC(), nil
+		return t.Time(), nil
 	case 'n':
 		_, err := s.null()
 		return time.Time{}, err
 	}
-	start := s.pos
-	sec, nsec, err := s.secondsValue()
-	if err != nil {
-		return time.Time{}, err
-	}
-	// Keep numeric timestamps in the years RFC 3339 can write (0000-9999),
-	// which is also where time.Time's Unix() is exact.
-	if sec < minTimestampSeconds || sec > maxTimestampSeconds {
-		return time.Time{}, s.errorAt(start, "timestamp out of range")
-	}
-	return time.Unix(sec, nsec).UTC(), nil
+	t, err := s.timeValue(sentrytime.ParseSeconds)
+	return t.Time(), err
 }
-
-// Seconds since the epoch of 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-const (
-	minTimestampSeconds = -62167219200
-	maxTimestampSeconds = 253402300799
-)
 
 // object runs member for each key of an object; null is an absent object.
 // The hot arrays (samples, stacks, frames) do not go through it.
@@ -973,20 +960,20 @@ const millisecondsThreshold = 100_000_000_000
 // measurementNanos reads a V2 measurement "timestamp" as Unix nanoseconds,
 // accepting epoch seconds or epoch milliseconds (see millisecondsThreshold).
 func (s *scanner) measurementNanos() (int64, error) {
-	start := s.pos
-	whole, frac, err := s.secondsValue()
-	if err != nil {
-		return 0, err
+	t, err := s.timeValue(secondsOrMilliseconds)
+	return t.UnixNano(), err
+}
+
+// secondsOrMilliseconds reads text as seconds, or as milliseconds when its
+// magnitude is millisecondsThreshold or more.
+func secondsOrMilliseconds(text []byte) (sentrytime.Time, error) {
+	t, err := sentrytime.ParseSeconds(text)
+	if !errors.Is(err, sentrytime.ErrOutOfRange) {
+		return t, err
 	}
-	if whole < millisecondsThreshold && whole > -millisecondsThreshold {
-		if whole > maxNanosSeconds || whole < -maxNanosSeconds {
-			return 0, s.errorAt(start, "timestamp out of range for Unix nanoseconds")
-		}
-		return whole*1e9 + frac, nil
+	ms, msErr := sentrytime.ParseMilliseconds(text)
+	if msErr != nil || (ms < millisecondsThreshold*1e6 && ms > -millisecondsThreshold*1e6) {
+		return 0, err // between the two clocks: out of range as seconds
 	}
-	// The text counts milliseconds: whole ms plus frac billionths of a ms.
-	if whole > maxNanosSeconds*1000 || whole < -maxNanosSeconds*1000 {
-		return 0, s.errorAt(start, "timestamp out of range for Unix nanoseconds")
-	}
-	return whole*1e6 + frac/1e3, nil
+	return ms, nil
 }

@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // rawTransaction is a `transaction` item as SDKs write it.
@@ -304,44 +303,12 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-// Unix seconds of 0000-01-01 and 9999-12-31, the years RFC 3339 can write.
-const minSeconds, maxSeconds = -62167219200, 253402300799
-
-// timestamp reads Sentry's timestamps: float seconds since the epoch, read
-// from the decimal text so that microseconds survive, or RFC 3339.
+// timestamp reads Sentry's timestamps (translator/internal/sentrytime):
+// float seconds since the epoch, read from the decimal text so that
+// nanoseconds survive, or RFC 3339; out of int64 nanoseconds' range, refused.
 func timestamp(raw json.RawMessage) (int64, error) {
-	text := strings.TrimSpace(string(raw))
-	if text == "" || text == "null" {
-		return 0, errors.New("missing")
-	}
-	if text[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, err
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return 0, fmt.Errorf("not RFC 3339: %q", s)
-		}
-		return t.UnixNano(), nil
-	}
-	// Range first, with the float: big.Rat would expand any exponent a
-	// client writes.
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || f < minSeconds || f > maxSeconds {
-		return 0, fmt.Errorf("not a timestamp in seconds: %.40s", text)
-	}
-	r, ok := new(big.Rat).SetString(text)
-	if !ok {
-		return 0, fmt.Errorf("not a number: %.40s", text)
-	}
-	num := new(big.Int).Mul(r.Num(), big.NewInt(int64(time.Second)))
-	q, rem := new(big.Int).QuoRem(num, r.Denom(), new(big.Int))
-	// Round half away from zero to the nanosecond.
-	if new(big.Int).Mul(rem.Abs(rem), big.NewInt(2)).Cmp(r.Denom()) >= 0 {
-		q.Add(q, big.NewInt(int64(num.Sign())))
-	}
-	return q.Int64(), nil
+	t, err := sentrytime.Parse(raw)
+	return t.UnixNano(), err
 }
 
 // objectAttributes reads "data" (key → value) or, typed, span v2

@@ -30,10 +30,23 @@ type decimal struct {
 // grammar, leading zeros allowed). It is exact: the nanoseconds are the
 // first nine digits after the point, the rest truncated toward zero.
 func ParseSeconds(text []byte) (Time, error) {
+	return parseScaled(text, 0)
+}
+
+// ParseMilliseconds reads decimal milliseconds since the epoch, as
+// ParseSeconds reads seconds (some SDKs write epoch milliseconds where the
+// protocol says seconds; their caller tells them apart).
+func ParseMilliseconds(text []byte) (Time, error) {
+	return parseScaled(text, -3)
+}
+
+// parseScaled reads the decimal text of a number of 10^shift seconds.
+func parseScaled(text []byte, shift int) (Time, error) {
 	d, ok := splitDecimal(text)
 	if !ok {
 		return 0, fmt.Errorf("%w: %.40q", ErrSyntax, text)
 	}
+	d.point += shift
 	sec, nsec, ok := d.secondsAndNanos()
 	if !ok || !inRange(d.negative, sec, nsec) {
 		return 0, fmt.Errorf("%w: %.40q", ErrOutOfRange, text)
