@@ -131,8 +131,8 @@ var knownItemTypes = map[string]struct{}{
 	"attachment": {}, "check_in": {}, "client_report": {}, "event": {}, "feedback": {},
 	"form_data": {}, "profile": {}, "profile_chunk": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
 	"otel_span": {}, "raw_security": {}, "replay_event": {}, "replay_recording": {},
-	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, "span": {},
-	"statsd": {}, "trace_metric": {}, "transaction": {}, "unreal_report": {}, "user_report": {},
+	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, sentrytrace.ItemTypeSpan: {},
+	"statsd": {}, "trace_metric": {}, sentrytrace.ItemTypeTransaction: {}, "unreal_report": {}, "user_report": {},
 }
 
 // router sends an envelope's items to the pipelines, each by its row of
