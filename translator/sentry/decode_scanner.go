@@ -559,43 +559,54 @@ func (s *scanner) scanNumber() (integer bool, err error) {
 	case i < len(data) && data[i] == '0':
 		i++
 	case i < len(data) && data[i] >= '1' && data[i] <= '9':
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(data, i)
 	default:
 		s.pos = i
 		return false, s.errorf("invalid number")
 	}
-	integer = true
-	if i < len(data) && data[i] == '.' {
-		integer = false
-		i++
-		d := i
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.pos = i
-			return false, s.errorf("invalid number")
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		integer = false
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.pos = i
-			return false, s.errorf("invalid number")
-		}
+	fraction, i, ok := numberFraction(data, i)
+	if ok {
+		var exponent bool
+		exponent, i, ok = numberExponent(data, i)
+		integer = !fraction && !exponent
 	}
 	s.pos = i
+	if !ok {
+		return false, s.errorf("invalid number")
+	}
 	return integer, nil
+}
+
+// digitsEnd is the end of the run of digits at data[i:].
+func digitsEnd(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// numberFraction skips a number's ".digits" at data[i:], if there; ok is
+// false for a point without digits.
+func numberFraction(data []byte, i int) (present bool, end int, ok bool) {
+	if i >= len(data) || data[i] != '.' {
+		return false, i, true
+	}
+	end = digitsEnd(data, i+1)
+	return true, end, end > i+1
+}
+
+// numberExponent skips a number's "e±digits" at data[i:], if there; ok is
+// false for an exponent without digits.
+func numberExponent(data []byte, i int) (present bool, end int, ok bool) {
+	if i >= len(data) || (data[i] != 'e' && data[i] != 'E') {
+		return false, i, true
+	}
+	i++
+	if i < len(data) && (data[i] == '+' || data[i] == '-') {
+		i++
+	}
+	end = digitsEnd(data, i)
+	return true, end, end > i
 }
 
 // int64Value reads an integer (stack and frame indices). Negative values are

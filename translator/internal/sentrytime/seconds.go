@@ -60,22 +60,16 @@ func parseScaled(text []byte, shift int) (Time, error) {
 // splitDecimal reads the sign, the mantissa's digits and the exponent of
 // text; ok is false when text is not a number.
 func splitDecimal(text []byte) (d decimal, ok bool) {
+	d.negative = len(text) > 0 && text[0] == '-'
 	i := 0
-	if i < len(text) && text[i] == '-' {
-		d.negative = true
-		i++
+	if d.negative {
+		i = 1
 	}
 	end := skipDigits(text, i)
-	if end == i {
+	d.whole, d.point = text[i:end], end-i
+	d.fracts, i, ok = readFraction(text, end)
+	if len(d.whole) == 0 || !ok {
 		return decimal{}, false
-	}
-	d.whole, d.point, i = text[i:end], end-i, end
-	if i < len(text) && text[i] == '.' {
-		end = skipDigits(text, i+1)
-		if end == i+1 {
-			return decimal{}, false
-		}
-		d.fracts, i = text[i+1:end], end
 	}
 	exp, i, ok := readExponent(text, i)
 	if !ok || i != len(text) {
@@ -85,29 +79,46 @@ func splitDecimal(text []byte) (d decimal, ok bool) {
 	return d, true
 }
 
+// readFraction reads ".digits" at text[i:], if there; ok is false for a
+// point without digits.
+func readFraction(text []byte, i int) (digits []byte, end int, ok bool) {
+	if i == len(text) || text[i] != '.' {
+		return nil, i, true
+	}
+	end = skipDigits(text, i+1)
+	return text[i+1 : end], end, end > i+1
+}
+
 // readExponent reads "e12", "E+3" or "e-7" at text[i:], if there, capped
 // at ±exponentCap; end is where it stops.
 func readExponent(text []byte, i int) (exp, end int, ok bool) {
 	if i == len(text) || (text[i] != 'e' && text[i] != 'E') {
 		return 0, i, true
 	}
-	i++
-	negative := false
-	if i < len(text) && (text[i] == '+' || text[i] == '-') {
-		negative = text[i] == '-'
-		i++
-	}
+	negative, i := readSign(text, i+1)
 	end = skipDigits(text, i)
-	if end == i {
-		return 0, end, false
-	}
-	for _, c := range text[i:end] {
-		exp = min(exp*10+int(c-'0'), exponentCap)
-	}
+	exp = cappedInt(text[i:end])
 	if negative {
 		exp = -exp
 	}
-	return exp, end, true
+	return exp, end, end > i
+}
+
+// readSign reads an optional '+' or '-' at text[i:].
+func readSign(text []byte, i int) (negative bool, next int) {
+	if i < len(text) && (text[i] == '+' || text[i] == '-') {
+		return text[i] == '-', i + 1
+	}
+	return false, i
+}
+
+// cappedInt is the value of digits, capped at exponentCap.
+func cappedInt(digits []byte) int {
+	n := 0
+	for _, c := range digits {
+		n = min(n*10+int(c-'0'), exponentCap)
+	}
+	return n
 }
 
 func skipDigits(text []byte, i int) int {
