@@ -30,20 +30,13 @@ type translation struct {
 	// is absent or unreadable.
 	arrived time.Time
 
-	// segments are the envelope's transaction and span items, decoded once
-	// for the span index and the traces signal.
-	segments []decodedSegment
+	// traceItems are the envelope's transaction and span items, decoded
+	// once (sentrytrace.AppendItems) for the span index, the traces signal
+	// and the profiles.
+	traceItems []sentrytrace.Item
 	// released marks the translation of a chunk that was held: it is not
 	// held again.
 	released bool
-}
-
-// decodedSegment is one transaction or span item, decoded (seg) or not
-// (err).
-type decodedSegment struct {
-	item int
-	seg  *sentrytrace.Segment
-	err  error
 }
 
 // translationPool keeps translations for the next envelopes. warm keeps
@@ -76,8 +69,8 @@ func (p *translationPool) put(t *translation) {
 	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)
 	t.items = t.items[:0]
-	clear(t.segments)
-	t.segments = t.segments[:0]
+	clear(t.traceItems)
+	t.traceItems = t.traceItems[:0]
 	t.sdkName, t.sentAt, t.arrived, t.released = "", "", time.Time{}, false
 	if t.reader != nil {
 		t.reader.Reset(nil, envelope.Limits{})

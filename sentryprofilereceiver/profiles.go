@@ -85,7 +85,7 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 		Items:      items,
 		SentAt:     t.sentAt,
 		Arrival:    t.arrived,
-		TraceItems: traceItems(t.segments),
+		TraceItems: t.traceItems,
 		Held:       rt.holdChunks(ctx, t, projectID),
 	})
 	for o := range outcomes {
@@ -108,19 +108,6 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 	samples := builder.SampleCount()
 	rt.countLinks(ctx, samples, builder.LinkedSampleCount())
 	return builder.Profiles(), samples
-}
-
-// traceItems are the envelope's decoded trace items, as the translator
-// takes them.
-func traceItems(segments []decodedSegment) []translator.TraceItem {
-	if len(segments) == 0 {
-		return nil
-	}
-	out := make([]translator.TraceItem, len(segments))
-	for i, s := range segments {
-		out[i] = translator.TraceItem{Index: s.item, Segment: s.seg, Err: s.err}
-	}
-	return out
 }
 
 // holdChunks holds the envelope's profile chunks for links::wait (see

@@ -49,9 +49,6 @@ type itemRoute struct {
 	// translator names what reads the item (ARCHITECTURE.md's table is
 	// checked against it).
 	translator string
-	// segment decodes a trace item, once: its spans feed the span index
-	// and the traces signal.
-	segment func([]byte) (*sentrytrace.Segment, error)
 	// logs and metrics translate an item of those signals into the
 	// envelope's records or metrics, filling the envelope's resource
 	// from what the payload says of its program (signals.go).
@@ -68,16 +65,17 @@ type itemRoute struct {
 //
 // Profile items are read together by translator.ItemDecoder, which applies
 // the envelope-wide rules (one V1 profile per envelope, a V1 profile's
-// transaction, taken from the trace items decoded here). Every item is
-// decoded once, here or by the ItemDecoder.
+// transaction, taken from the trace items decoded here with
+// sentrytrace.AppendItems). Every item is decoded once, here or by the
+// ItemDecoder.
 var itemRoutes = []itemRoute{
 	{itemType: translator.ItemTypeProfile, signal: signalProfiles, translator: "translator.ItemDecoder"},
 	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
 	{itemType: translator.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
-		segment: sentrytrace.DecodeTransaction, maxBytes: maxEventItemBytes},
-	{itemType: itemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
-		segment: sentrytrace.DecodeSpans, maxBytes: maxContainerItemBytes},
+	{itemType: sentrytrace.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
+		maxBytes: maxEventItemBytes},
+	{itemType: sentrytrace.ItemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
+		maxBytes: maxContainerItemBytes},
 	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Decode", logs: eventLogs,
 		maxBytes: maxEventItemBytes},
 	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.AppendLogs", logs: containerLogs(sentrylog.AppendLogs),
@@ -101,9 +99,6 @@ var itemRoutes = []itemRoute{
 	{itemType: sentryclientreport.ItemType, signal: signalTelemetry, translator: "sentryclientreport.Decode",
 		maxBytes: maxSignalItemBytes},
 }
-
-// itemTypeSpan is span streaming's item: a span v2 container.
-const itemTypeSpan = "span"
 
 // routeByType indexes itemRoutes.
 var routeByType = func() map[string]*itemRoute {
@@ -136,8 +131,8 @@ var knownItemTypes = map[string]struct{}{
 	"attachment": {}, "check_in": {}, "client_report": {}, "event": {}, "feedback": {},
 	"form_data": {}, "profile": {}, "profile_chunk": {}, "log": {}, "metric_buckets": {}, "nel": {}, "otel_log": {},
 	"otel_span": {}, "raw_security": {}, "replay_event": {}, "replay_recording": {},
-	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, "span": {},
-	"statsd": {}, "trace_metric": {}, "transaction": {}, "unreal_report": {}, "user_report": {},
+	"replay_video": {}, "security": {}, "session": {}, "sessions": {}, sentrytrace.ItemTypeSpan: {},
+	"statsd": {}, "trace_metric": {}, sentrytrace.ItemTypeTransaction: {}, "unreal_report": {}, "user_report": {},
 }
 
 // router sends an envelope's items to the pipelines, each by its row of
@@ -199,7 +194,7 @@ func (rt *router) consumes(s signal) bool {
 // were refused: an SDK does not send a refused envelope again.
 func (rt *router) route(ctx context.Context, t *translation, projectID string) error {
 	rt.countIgnored(ctx, t)
-	rt.decodeSegments(t)
+	rt.decodeTraceItems(t)
 	var err error
 	if rt.profiles != nil {
 		err = rt.consumeProfiles(ctx, t, projectID)
@@ -226,27 +221,21 @@ func (rt *router) countIgnored(ctx context.Context, t *translation) {
 	}
 }
 
-// decodeSegments decodes the envelope's trace items once, for the span
-// index, the traces signal and the profiles (their resource, a V1 profile's
-// transaction), and feeds the index.
-func (rt *router) decodeSegments(t *translation) {
+// decodeTraceItems decodes the envelope's trace items once
+// (sentrytrace.AppendItems), for the span index, the traces signal and the
+// profiles (their resource, a V1 profile's transaction), and feeds the
+// index.
+func (rt *router) decodeTraceItems(t *translation) {
 	if rt.index == nil && rt.traces == nil && (rt.profiles == nil || !hasProfileItem(t.items)) {
 		return
 	}
-	for i := range t.items {
-		item := &t.items[i]
-		r := routeByType[item.Header.Type]
-		if r == nil || r.segment == nil {
-			continue
-		}
-		if item.Oversized {
-			t.segments = append(t.segments, decodedSegment{item: i, err: errOversizedTraceItem})
-			continue
-		}
-		seg, err := r.segment(item.Payload)
-		t.segments = append(t.segments, decodedSegment{item: i, seg: seg, err: err})
-		if err == nil && rt.index != nil {
-			rt.index.Add(time.Now(), translator.IndexSpans(seg))
+	t.traceItems = sentrytrace.AppendItems(t.traceItems, t.items)
+	if rt.index == nil {
+		return
+	}
+	for _, d := range t.traceItems {
+		if d.Err == nil {
+			rt.index.Add(time.Now(), translator.IndexSpans(d.Segment))
 		}
 	}
 }

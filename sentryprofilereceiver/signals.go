@@ -349,9 +349,9 @@ func (rt *router) envelopeResource(t *translation, projectID string) translator.
 	if rt.profiles != nil {
 		res = t.builder.Resource()
 	}
-	for _, d := range t.segments {
-		if d.err == nil {
-			res.Fill(translator.ResourceOfSegment(d.seg))
+	for _, d := range t.traceItems {
+		if d.Err == nil {
+			res.Fill(translator.ResourceOfSegment(d.Segment))
 		}
 	}
 	res.ServiceName = rt.cfg.ServiceName

@@ -5,7 +5,6 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
@@ -19,8 +18,6 @@ import (
 // reasonInvalidTraceItem is the drop log's reason for a trace item that
 // cannot be read; Relay has no profiling reason for it.
 const reasonInvalidTraceItem sentry.Reason = "invalid_trace_item"
-
-var errOversizedTraceItem = errors.New("over max_profile_item_size")
 
 // consumeTraces sends the envelope's spans down the traces pipeline.
 func (rt *router) consumeTraces(ctx context.Context, t *translation, projectID string) error {
@@ -42,9 +39,9 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 	// One resource for the envelope: what its profiles carry (translate
 	// ran first), filled from every segment.
 	resource := t.builder.Resource()
-	for _, d := range t.segments {
-		if d.err == nil {
-			resource.Fill(translator.ResourceOfSegment(d.seg))
+	for _, d := range t.traceItems {
+		if d.Err == nil {
+			resource.Fill(translator.ResourceOfSegment(d.Segment))
 		}
 	}
 	opts := translator.TraceOptions{
@@ -54,12 +51,12 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 		Resource:        &resource,
 	}
 	spans := 0
-	for _, d := range t.segments {
-		if d.err != nil {
-			rt.discardTraceItem(ctx, t, projectID, d.item, d.err.Error())
+	for _, d := range t.traceItems {
+		if d.Err != nil {
+			rt.discardTraceItem(ctx, t, projectID, d.Index, d.Err.Error())
 			continue
 		}
-		spans += translator.AppendTraces(td, d.seg, opts)
+		spans += translator.AppendTraces(td, d.Segment, opts)
 	}
 	return td, spans
 }

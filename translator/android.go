@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -353,23 +353,14 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 	}
 }
 
-// androidTimestamp reads `timestamp`: float seconds or RFC 3339.
+// androidTimestamp reads `timestamp`: float seconds or RFC 3339
+// (translator/internal/sentrytime); one at or before the epoch is none.
 func androidTimestamp(raw json.RawMessage) (time.Time, bool) {
-	if len(raw) == 0 {
+	t, err := sentrytime.Parse(raw)
+	if err != nil || t <= 0 {
 		return time.Time{}, false
 	}
-	var secs float64
-	if json.Unmarshal(raw, &secs) == nil && secs > 0 && !math.IsInf(secs, 0) {
-		whole, frac := math.Modf(secs)
-		return time.Unix(int64(whole), int64(frac*1e9)), true
-	}
-	var text string
-	if json.Unmarshal(raw, &text) == nil {
-		if t, err := time.Parse(time.RFC3339Nano, text); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
+	return t.Time(), true
 }
 
 // androidDebugMeta maps debug_meta.images and build_id (the ProGuard

@@ -282,3 +282,30 @@ func TestDecodeARTTrace(t *testing.T) {
 	_, _, err := DecodeARTTrace([]byte("not a trace"), end, art.DefaultLimits())
 	assert.ErrorContains(t, err, "profiling_invalid_sampled_profile")
 }
+
+// TestAndroidTimestamp: an Android profile's `timestamp` is read as every
+// Sentry timestamp is (translator/internal/sentrytime): nanoseconds
+// survive, and a value out of range falls back like a missing one.
+func TestAndroidTimestamp(t *testing.T) {
+	fallback := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	trace := base64.RawStdEncoding.EncodeToString(proxyTrace(arttest.Write))
+	tests := []struct {
+		text string
+		want time.Time
+	}{
+		{`1795000000.123456789`, time.Unix(1795000000, 123456789).UTC()},
+		{`1795000000.0000001`, time.Unix(1795000000, 100).UTC()},
+		{`"2026-11-24T12:00:00.123456789Z"`, time.Date(2026, 11, 24, 12, 0, 0, 123456789, time.UTC)},
+		{`0`, fallback.Add(-100 * time.Microsecond)},
+		{`10000000000.5`, fallback.Add(-100 * time.Microsecond)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.text, func(t *testing.T) {
+			payload := []byte(`{"chunk_id":"0432a0a4c25f4697bf9f0a2fcbe6a814","profiler_id":"071bfc9a1f8e4cb4a0a2e0bd1c5bde55",` +
+				`"platform":"android","timestamp":` + tt.text + `,"sampled_profile":"` + trace + `"}`)
+			p, _, err := DecodeAndroid(payload, fallback, art.DefaultLimits())
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, p.Timestamp)
+		})
+	}
+}

@@ -91,13 +91,11 @@ func asItemError(err error, fallback sentry.Reason) *sentry.Error {
 	return e
 }
 
-// Envelope item types the translator reads.
+// Envelope item types of profiles (sentrytrace owns the trace items').
 const (
 	ItemTypeProfile        = "profile"          // V1, bound to the envelope's transaction
 	ItemTypeProfileChunk   = "profile_chunk"    // V2 (continuous profiling)
 	ItemTypeProfileChunkUI = "profile_chunk_ui" // alias of profile_chunk some Android SDKs send
-	ItemTypeTransaction    = "transaction"      // the transaction a V1 profile links to
-	ItemTypeSpan           = "span"             // a span streaming container (span v2)
 )
 
 // MaxProfileItemBytes is Relay's limit for one profile item (50 MiB).
@@ -136,10 +134,10 @@ type EnvelopeItems struct {
 	// SentAt is absent or unreadable.
 	Arrival time.Time
 	// TraceItems are the envelope's transaction and span items, decoded
-	// once by the caller (DecodeTraceItems) for every signal that reads
-	// them, in envelope order. The envelope's resource starts from them, and
+	// once by the caller (sentrytrace.AppendItems) for every signal that
+	// reads them, in envelope order. The envelope's resource starts from them, and
 	// a V1 profile links to one of its transactions.
-	TraceItems []TraceItem
+	TraceItems []sentrytrace.Item
 	// Held, when not nil, has one entry per item: true for a profile item
 	// the caller keeps to decode later. A held item yields nothing and does
 	// not count for the one-V1-profile rule (the receiver holds chunks for
@@ -225,7 +223,7 @@ func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 		next := 0 // the next entry of txs to report, if unreadable
 		for i := range items {
 			item := &items[i]
-			if item.Header.Type == ItemTypeTransaction {
+			if item.Header.Type == sentrytrace.ItemTypeTransaction {
 				if next < len(txs) && txs[next].index == i {
 					tx := txs[next]
 					next++
@@ -279,44 +277,6 @@ func hasProfileItem(items []envelope.Item) bool {
 	return false
 }
 
-// TraceItem is one transaction or span item of an envelope, decoded
-// (Segment) or not (Err).
-type TraceItem struct {
-	Index   int // the item's place in the envelope, from 0
-	Segment *sentrytrace.Segment
-	Err     error
-}
-
-// errTraceItemNotRead is the error of a trace item the envelope reader
-// skipped for its size.
-var errTraceItemNotRead = errors.New("oversized: not read")
-
-// DecodeTraceItems decodes the envelope's transaction and span items, in
-// envelope order: the TraceItems of EnvelopeItems, and the segments of the
-// traces signal (AppendTraces).
-func DecodeTraceItems(items []envelope.Item) []TraceItem {
-	var out []TraceItem
-	for i := range items {
-		item := &items[i]
-		var decode func([]byte) (*sentrytrace.Segment, error)
-		switch item.Header.Type {
-		case ItemTypeTransaction:
-			decode = sentrytrace.DecodeTransaction
-		case ItemTypeSpan:
-			decode = sentrytrace.DecodeSpans
-		default:
-			continue
-		}
-		if item.Oversized {
-			out = append(out, TraceItem{Index: i, Err: errTraceItemNotRead})
-			continue
-		}
-		seg, err := decode(item.Payload)
-		out = append(out, TraceItem{Index: i, Segment: seg, Err: err})
-	}
-	return out
-}
-
 // envelopeTransaction is one transaction item of an envelope: decoded (seg,
 // with its canonical event id) or not (err).
 type envelopeTransaction struct {
@@ -329,7 +289,7 @@ type envelopeTransaction struct {
 // envelopeTransactions are the transaction items among traceItems, in
 // envelope order, when the envelope has a V1 profile item; nil otherwise,
 // since only a V1 profile links to the envelope's transaction.
-func envelopeTransactions(items []envelope.Item, traceItems []TraceItem) []envelopeTransaction {
+func envelopeTransactions(items []envelope.Item, traceItems []sentrytrace.Item) []envelopeTransaction {
 	hasV1 := false
 	for i := range items {
 		if items[i].Header.Type == ItemTypeProfile {
@@ -344,7 +304,7 @@ func envelopeTransactions(items []envelope.Item, traceItems []TraceItem) []envel
 	for _, t := range traceItems {
 		item := &items[t.Index]
 		switch {
-		case item.Header.Type != ItemTypeTransaction:
+		case item.Header.Type != sentrytrace.ItemTypeTransaction:
 		case item.Oversized:
 			// The reader skipped it: there is nothing to link to.
 			txs = append(txs, envelopeTransaction{index: t.Index,

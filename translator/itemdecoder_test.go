@@ -14,6 +14,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // TestItemDecoder: the one set of item rules of the receiver and the CLI.
@@ -126,7 +127,7 @@ func readOutcomes(t *testing.T, env []byte, d *ItemDecoder, arrival time.Time, c
 	header, items, err := envelope.Parse(env, envelope.Limits{MaxItemBytes: MaxProfileItemBytes})
 	require.NoError(t, err)
 	var got []outcomeSummary
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival, TraceItems: DecodeTraceItems(items)}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: arrival, TraceItems: sentrytrace.AppendItems(nil, items)}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
 		if o.Err != nil {
 			s.Reason = o.Err.Reason
@@ -266,7 +267,7 @@ func TestProfileItemsOversizedTransaction(t *testing.T) {
 	items[1].Payload, items[1].Oversized = nil, true
 	var d ItemDecoder
 	var kinds []OutcomeKind
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items)}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: sentrytrace.AppendItems(nil, items)}) {
 		kinds = append(kinds, o.Kind)
 		if o.Kind == TransactionUnreadable {
 			assert.Equal(t, sentry.ReasonExceedSizeLimit, o.Err.Reason)
@@ -288,7 +289,7 @@ func TestProfileItemsHeld(t *testing.T) {
 	var got []outcomeSummary
 	// Only the last V1 profile is read.
 	held := []bool{true, false, true, false}
-	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: DecodeTraceItems(items), Held: held}) {
+	for o := range d.ProfileItems(EnvelopeItems{Items: items, TraceItems: sentrytrace.AppendItems(nil, items), Held: held}) {
 		s := outcomeSummary{Kind: o.Kind, Index: o.Index}
 		if o.Decoded.Transaction != nil {
 			s.Transaction = o.Decoded.Transaction.Spans[0].Name
@@ -351,7 +352,7 @@ func TestProfileItemsFixtures(t *testing.T) {
 			}
 			d := ItemDecoder{MaxSize: MaxProfileItemBytes}
 			accepted := 0
-			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now(), TraceItems: DecodeTraceItems(items)}) {
+			for o := range d.ProfileItems(EnvelopeItems{Items: items, Arrival: time.Now(), TraceItems: sentrytrace.AppendItems(nil, items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				accepted++
 				p := o.Decoded.Profile

@@ -27,14 +27,14 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 	chunk := sharedEnvelopeItems(t, "sentry-python-2.68.0__captured_http__v2_profile_chunk_1.envelope")
 	var pythonTx envelope.Item
 	for _, it := range v1 {
-		if it.Header.Type == ItemTypeTransaction {
+		if it.Header.Type == sentrytrace.ItemTypeTransaction {
 			pythonTx = it
 		}
 	}
 	require.NotEmpty(t, pythonTx.Payload)
 	nodeChunk := testdataItem(t, "v2_node_duplicate_frames.json", ItemTypeProfileChunk)
-	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), ItemTypeSpan)
-	nodeTx := testdataItem(t, filepath.Join("traces", "transaction_static.json"), ItemTypeTransaction)
+	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), sentrytrace.ItemTypeSpan)
+	nodeTx := testdataItem(t, filepath.Join("traces", "transaction_static.json"), sentrytrace.ItemTypeTransaction)
 
 	tests := []struct {
 		name  string
@@ -74,7 +74,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var dec ItemDecoder
 			b := NewProfilesBuilder(ReceiveOptions{ProjectID: "42"})
-			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: DecodeTraceItems(tt.items)}) {
+			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: sentrytrace.AppendItems(nil, tt.items)}) {
 				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				b.Add(o.Decoded)
 			}
@@ -86,9 +86,9 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 				var seg *sentrytrace.Segment
 				var err error
 				switch it.Header.Type {
-				case ItemTypeTransaction:
+				case sentrytrace.ItemTypeTransaction:
 					seg, err = sentrytrace.DecodeTransaction(it.Payload)
-				case ItemTypeSpan:
+				case sentrytrace.ItemTypeSpan:
 					seg, err = sentrytrace.DecodeSpans(it.Payload)
 				default:
 					continue

@@ -20,6 +20,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
 // Output formats of convert.
@@ -175,7 +176,7 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		problems       []error
 	)
 	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
-		TraceItems: translator.DecodeTraceItems(items)})
+		TraceItems: sentrytrace.AppendItems(nil, items)})
 	for o := range outcomes {
 		switch o.Kind {
 		case translator.TransactionUnreadable:

@@ -39,6 +39,10 @@ var externalRows = []externalRow{
 		name: "forward_spool_records", test: "sentryprofilereceiver/internal/forward/complexity_test.go:TestComplexityGuardSpoolRecord",
 		fuzz: []string{"sentryprofilereceiver/internal/forward.FuzzDecodeSpoolRecord"},
 	},
+	{
+		name: "sentry_timestamps", test: "translator/internal/sentrytime/time_test.go:TestComplexityGuardSeconds",
+		fuzz: []string{"translator/internal/sentrytime.FuzzParseSeconds", "translator/sentry.FuzzFastNanos"},
+	},
 }
 
 // routerItemTypes reads the item types of ARCHITECTURE.md's "The router's

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // referenceDecode is the slow, obviously-correct decoder the differential
@@ -352,7 +355,7 @@ func (r *refConv) seconds(v any) (sec, nsec int64, ok bool) {
 		r.fail("expected seconds, got %T", v)
 		return 0, 0, false
 	}
-	if !json.Valid([]byte(text)) || strings.HasPrefix(strings.TrimLeft(text, "-"), "\"") || text == "" || text[0] != '-' && (text[0] < '0' || text[0] > '9') {
+	if !secondsGrammar.MatchString(text) {
 		r.fail("bad seconds %q", text)
 		return 0, 0, false
 	}
@@ -375,11 +378,21 @@ func (r *refConv) nanos(v any) int64 {
 	if !ok {
 		return 0
 	}
-	if sec > maxNanosSeconds || sec < -maxNanosSeconds {
+	ns, fits := nanosOf(sec, nsec)
+	if !fits {
 		r.fail("nanoseconds out of range")
-		return 0
 	}
-	return sec*1e9 + nsec
+	return ns
+}
+
+// secondsGrammar is a timestamp's decimal text: JSON's number, leading
+// zeros allowed.
+var secondsGrammar = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+
+// nanosOf is sec*1e9+nsec, and whether it fits an int64, with math/big.
+func nanosOf(sec, nsec int64) (int64, bool) {
+	ns := new(big.Int).Add(new(big.Int).Mul(big.NewInt(sec), big.NewInt(1e9)), big.NewInt(nsec))
+	return ns.Int64(), ns.IsInt64()
 }
 
 func (r *refConv) timestamp(v any) time.Time {
@@ -387,17 +400,22 @@ func (r *refConv) timestamp(v any) time.Time {
 		if s == "" {
 			return time.Time{}
 		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			r.fail("%v", err)
+		if len(s) > 4 && s[4] == '-' {
+			t, err := time.Parse(time.RFC3339Nano, s)
+			if err != nil {
+				r.fail("%v", err)
+			}
+			if _, fits := nanosOf(t.Unix(), int64(t.Nanosecond())); !fits {
+				r.fail("timestamp out of range")
+			}
+			return t.UTC()
 		}
-		return t.UTC()
 	}
 	sec, nsec, ok := r.seconds(v)
 	if !ok || v == nil {
 		return time.Time{}
 	}
-	if sec < minTimestampSeconds || sec > maxTimestampSeconds {
+	if _, fits := nanosOf(sec, nsec); !fits {
 		r.fail("timestamp out of range")
 	}
 	return time.Unix(sec, nsec).UTC()
@@ -584,3 +602,7 @@ func diffProfiles(got, want *Profile) string {
 	}
 	return ""
 }
+
+// The whole seconds of the first and last instants a timestamp can hold
+// (translator/internal/sentrytime), for the generators.
+var minTimestampSeconds, maxTimestampSeconds = sentrytime.Earliest.Unix() + 1, sentrytime.Latest.Unix() - 1

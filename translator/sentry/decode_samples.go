@@ -249,44 +249,56 @@ func (s *scanner) sampleKey(n *int) (key int, unknown []byte, ok bool, err error
 // s.pos spells one exactly.
 func (s *scanner) matchSampleKey() int {
 	rest := s.data[s.pos:]
-	if len(rest) < 2 {
-		return sampleOther
-	}
-	// Comparisons with constant strings compile to a few wide loads.
-	k, n := sampleOther, 0
-	switch rest[1] {
-	case 's':
-		if len(rest) >= 10 && string(rest[:10]) == `"stack_id"` {
-			k, n = sampleStackID, 10
-		} else if len(rest) >= 7 && string(rest[:7]) == `"state"` {
-			k, n = sampleState, 7
-		}
-	case 't':
-		if len(rest) >= 11 && string(rest[:11]) == `"timestamp"` {
-			k, n = sampleTimestamp, 11
-		} else if len(rest) >= 11 && string(rest[:11]) == `"thread_id"` {
-			k, n = sampleThreadID, 11
-		}
-	case 'e':
-		if len(rest) >= 24 && string(rest[:24]) == `"elapsed_since_start_ns"` {
-			k, n = sampleElapsed, 24
-		}
-	case 'q':
-		if len(rest) >= 15 && string(rest[:15]) == `"queue_address"` {
-			k, n = sampleQueueAddress, 15
-		}
-	}
+	k, n := sampleKeyAt(rest)
 	if k == sampleOther {
 		return sampleOther
 	}
-	for n < len(rest) && (rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r' || rest[n] == '\t') {
-		n++
-	}
+	n = skipSpace(rest, n)
 	if n >= len(rest) || rest[n] != ':' {
 		return sampleOther
 	}
 	s.pos += n + 1
 	return k
+}
+
+// sampleKeyAt recognizes a known sample key, quoted, at the start of rest:
+// its kind and its length, or sampleOther.
+func sampleKeyAt(rest []byte) (k, n int) {
+	if len(rest) < 2 {
+		return sampleOther, 0
+	}
+	// Comparisons with constant strings compile to a few wide loads.
+	switch rest[1] {
+	case 's':
+		if len(rest) >= 10 && string(rest[:10]) == `"stack_id"` {
+			return sampleStackID, 10
+		} else if len(rest) >= 7 && string(rest[:7]) == `"state"` {
+			return sampleState, 7
+		}
+	case 't':
+		if len(rest) >= 11 && string(rest[:11]) == `"timestamp"` {
+			return sampleTimestamp, 11
+		} else if len(rest) >= 11 && string(rest[:11]) == `"thread_id"` {
+			return sampleThreadID, 11
+		}
+	case 'e':
+		if len(rest) >= 24 && string(rest[:24]) == `"elapsed_since_start_ns"` {
+			return sampleElapsed, 24
+		}
+	case 'q':
+		if len(rest) >= 15 && string(rest[:15]) == `"queue_address"` {
+			return sampleQueueAddress, 15
+		}
+	}
+	return sampleOther, 0
+}
+
+// skipSpace is the end of the JSON whitespace at data[i:].
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\n' || data[i] == '\r' || data[i] == '\t') {
+		i++
+	}
+	return i
 }
 
 // stacks decodes "profile.stacks" into the flat Stacks storage.

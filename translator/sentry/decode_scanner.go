@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // maxDepth bounds the nesting of arrays and objects. Sentry payloads nest a
@@ -557,43 +559,54 @@ func (s *scanner) scanNumber() (integer bool, err error) {
 	case i < len(data) && data[i] == '0':
 		i++
 	case i < len(data) && data[i] >= '1' && data[i] <= '9':
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
+		i = digitsEnd(data, i)
 	default:
 		s.pos = i
 		return false, s.errorf("invalid number")
 	}
-	integer = true
-	if i < len(data) && data[i] == '.' {
-		integer = false
-		i++
-		d := i
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.pos = i
-			return false, s.errorf("invalid number")
-		}
-	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
-		integer = false
-		i++
-		if i < len(data) && (data[i] == '+' || data[i] == '-') {
-			i++
-		}
-		d := i
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
-		if i == d {
-			s.pos = i
-			return false, s.errorf("invalid number")
-		}
+	fraction, i, ok := numberFraction(data, i)
+	if ok {
+		var exponent bool
+		exponent, i, ok = numberExponent(data, i)
+		integer = !fraction && !exponent
 	}
 	s.pos = i
+	if !ok {
+		return false, s.errorf("invalid number")
+	}
 	return integer, nil
+}
+
+// digitsEnd is the end of the run of digits at data[i:].
+func digitsEnd(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// numberFraction skips a number's ".digits" at data[i:], if there; ok is
+// false for a point without digits.
+func numberFraction(data []byte, i int) (present bool, end int, ok bool) {
+	if i >= len(data) || data[i] != '.' {
+		return false, i, true
+	}
+	end = digitsEnd(data, i+1)
+	return true, end, end > i+1
+}
+
+// numberExponent skips a number's "e±digits" at data[i:], if there; ok is
+// false for an exponent without digits.
+func numberExponent(data []byte, i int) (present bool, end int, ok bool) {
+	if i >= len(data) || (data[i] != 'e' && data[i] != 'E') {
+		return false, i, true
+	}
+	i++
+	if i < len(data) && (data[i] == '+' || data[i] == '-') {
+		i++
+	}
+	end = digitsEnd(data, i)
+	return true, end, end > i
 }
 
 // int64Value reads an integer (stack and frame indices). Negative values are
@@ -787,22 +800,16 @@ func (s *scanner) floatValue() (float64, error) {
 }
 
 // nanosValue reads a timestamp in seconds since the epoch (number or numeric
-// string) as Unix nanoseconds, parsing the decimal text exactly; null reads
-// as 0.
+// string) as Unix nanoseconds, parsing the decimal text exactly
+// (translator/internal/sentrytime); null reads as 0.
 func (s *scanner) nanosValue() (int64, error) {
 	s.peek()
 	if v, end, ok := fastNanos(s.data, s.pos); ok {
 		s.pos = end
 		return v, nil
 	}
-	sec, nsec, err := s.secondsValue()
-	if err != nil {
-		return 0, err
-	}
-	if sec > maxNanosSeconds || sec < -maxNanosSeconds {
-		return 0, s.errorf("timestamp out of range for Unix nanoseconds")
-	}
-	return sec*1e9 + nsec, nil
+	t, err := s.timeValue(sentrytime.ParseSeconds)
+	return t.UnixNano(), err
 }
 
 // fastNanos reads the common shape of a timestamp at data[i:]: up to 10
@@ -868,138 +875,47 @@ func isDelimiter(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'
 }
 
-// secondsValue reads seconds since the epoch (number or numeric string) as
-// whole seconds and nanoseconds, both truncated toward zero and of the same
-// sign; null reads as zero.
-func (s *scanner) secondsValue() (sec, nsec int64, err error) {
+// timeValue reads the text of a timestamp (number or numeric string) with
+// parse; null reads as 0.
+func (s *scanner) timeValue(parse func([]byte) (sentrytime.Time, error)) (sentrytime.Time, error) {
+	start := s.pos
+	text, err := s.numberText()
+	if err != nil || text == nil {
+		return 0, err
+	}
+	t, err := parse(text)
+	if err != nil {
+		return 0, s.secondsError(start, text, err)
+	}
+	return t, nil
+}
+
+// numberText reads a number, or a string holding one, as its text; null
+// reads as nil.
+func (s *scanner) numberText() ([]byte, error) {
 	c := s.peek()
-	var text []byte
 	start := s.pos
 	switch {
 	case c == 'n':
 		_, err := s.null()
-		return 0, 0, err
+		return nil, err
 	case c == '"':
-		b, err := s.readString()
-		if err != nil {
-			return 0, 0, err
-		}
-		text = b
+		return s.readString()
 	case c == '-' || (c >= '0' && c <= '9'):
 		if _, err := s.scanNumber(); err != nil {
-			return 0, 0, err
+			return nil, err
 		}
-		text = s.data[start:s.pos]
-	default:
-		return 0, 0, s.unexpected("number")
+		return s.data[start:s.pos], nil
 	}
-	sec, nsec, ok := parseDecimalSeconds(text)
-	if !ok {
-		return 0, 0, s.errorAt(start, "invalid or out-of-range seconds "+strconv.Quote(string(text)))
-	}
-	return sec, nsec, nil
+	return nil, s.unexpected("number")
 }
 
-// parseDecimalSeconds converts the decimal text of a number of seconds
-// (JSON number grammar, exponent allowed) to whole seconds and nanoseconds
-// without going through float64: digits beyond the ninth fractional digit are
-// truncated.
-func parseDecimalSeconds(b []byte) (sec, nsec int64, ok bool) {
-	neg := false
-	if len(b) > 0 && b[0] == '-' {
-		neg = true
-		b = b[1:]
+// secondsError is the error of a timestamp text that parse refused.
+func (s *scanner) secondsError(start int, text []byte, err error) error {
+	if errors.Is(err, sentrytime.ErrOutOfRange) {
+		return s.errorAt(start, sentrytime.ErrOutOfRange.Error()+": seconds "+strconv.Quote(string(text)))
 	}
-	// Split the mantissa into its digits and the position of the decimal
-	// point, then move the point by the exponent.
-	i := 0
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	intDigits := b[:i]
-	if len(intDigits) == 0 || (len(intDigits) > 1 && intDigits[0] == '0') {
-		return 0, 0, false
-	}
-	var fracDigits []byte
-	if i < len(b) && b[i] == '.' {
-		i++
-		f := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == f {
-			return 0, 0, false
-		}
-		fracDigits = b[f:i]
-	}
-	exp := 0
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			eneg = b[i] == '-'
-			i++
-		}
-		if i == len(b) {
-			return 0, 0, false
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			// Any exponent beyond a few hundred already decides the result
-			// (zero or overflow); clamp instead of overflowing int.
-			if exp < 100000 {
-				exp = exp*10 + int(b[i]-'0')
-			}
-			i++
-		}
-		if eneg {
-			exp = -exp
-		}
-	}
-	if i != len(b) {
-		return 0, 0, false
-	}
-	// The digit string is intDigits+fracDigits; the point sits after
-	// len(intDigits)+exp digits. Whole seconds are the digits before the
-	// point, nanoseconds the nine after it.
-	point := len(intDigits) + exp
-	digit := func(k int) int64 {
-		switch {
-		case k < 0:
-			return 0
-		case k < len(intDigits):
-			return int64(intDigits[k] - '0')
-		case k < len(intDigits)+len(fracDigits):
-			return int64(fracDigits[k-len(intDigits)] - '0')
-		}
-		return 0
-	}
-	total := len(intDigits) + len(fracDigits)
-	// Skip leading zeros so that "0.000…" and "0e5" do not count as long.
-	lead := 0
-	for lead < total && digit(lead) == 0 {
-		lead++
-	}
-	if lead == total {
-		return 0, 0, true
-	}
-	if point-lead > 19 {
-		return 0, 0, false
-	}
-	var u uint64
-	for k := min(lead, max(point, 0)); k < point; k++ {
-		u = u*10 + uint64(digit(k))
-		if u > 1<<63-1 {
-			return 0, 0, false
-		}
-	}
-	for k := point; k < point+9; k++ {
-		nsec = nsec*10 + digit(k)
-	}
-	sec = int64(u)
-	if neg {
-		sec, nsec = -sec, -nsec
-	}
-	return sec, nsec, true
+	return s.errorAt(start, "invalid or out-of-range seconds "+strconv.Quote(string(text)))
 }
 
 // skipValue consumes one value of any type, checking its syntax.

@@ -616,7 +616,7 @@ func TestDecodeProfileErrors(t *testing.T) {
 		{"timestamp NaN", `{"version":"2","profile":{"samples":[{"timestamp":"NaN"}]}}`, ReasonInvalidJSON, `profile.samples[0].timestamp: invalid or out-of-range seconds "NaN"`},
 		{"timestamp Infinity", `{"version":"2","profile":{"samples":[{"timestamp":Infinity}]}}`, ReasonInvalidJSON, "expected number"},
 		{"timestamp beyond int64 nanoseconds", `{"version":"2","profile":{"samples":[{"timestamp":9223372036.9}]}}`, ReasonInvalidJSON, "timestamp out of range for Unix nanoseconds"},
-		{"timestamp exponent overflow", `{"version":"2","profile":{"samples":[{"timestamp":1e30}]}}`, ReasonInvalidJSON, "invalid or out-of-range seconds"},
+		{"timestamp exponent overflow", `{"version":"2","profile":{"samples":[{"timestamp":1e30}]}}`, ReasonInvalidJSON, `timestamp out of range for Unix nanoseconds: seconds "1e30"`},
 		{"bad RFC 3339", `{"version":"1","timestamp":"yesterday"}`, ReasonInvalidJSON, `timestamp: invalid RFC 3339 timestamp "yesterday"`},
 		{"numeric timestamp beyond year 9999", `{"version":"2","timestamp":253402300800}`, ReasonInvalidJSON, "timestamp: timestamp out of range"},
 		{"negative thread id", `{"version":"2","profile":{"samples":[{"thread_id":-1}]}}`, ReasonInvalidJSON, "thread_id: negative id"},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -83,9 +84,9 @@ func TestAppendChunkJSONTimestamps(t *testing.T) {
 		t.Run(tt.want, func(t *testing.T) {
 			assert.Equal(t, tt.want, string(appendNanos(nil, tt.ns)))
 			if tt.ns > math.MinInt64+1e9 && tt.ns < math.MaxInt64-1e9 {
-				sec, nsec, ok := parseDecimalSeconds([]byte(tt.want))
-				require.True(t, ok)
-				assert.Equal(t, tt.ns, sec*1e9+nsec, "the text reads back exactly")
+				got, err := sentrytime.ParseSeconds([]byte(tt.want))
+				require.NoError(t, err)
+				assert.Equal(t, tt.ns, got.UnixNano(), "the text reads back exactly")
 			}
 		})
 	}

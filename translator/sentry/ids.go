@@ -19,35 +19,49 @@ func CanonicalUUID(id string) (canonical string, ok bool) {
 // written as 32 hex digits or in the dashed 8-4-4-4-12 form, in any case;
 // else id unchanged. It allocates only when id changes.
 func canonicalUUID(id string) string {
-	switch len(id) {
-	case 32:
-		if isLowerHex(id) {
-			return id
-		}
-	case 36:
-		if id[8] != '-' || id[13] != '-' || id[18] != '-' || id[23] != '-' {
-			return id
-		}
-	default:
+	if !uuidShaped(id) {
 		return id
 	}
 	var buf [32]byte
 	n := 0
 	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case len(id) == 36 && (i == 8 || i == 13 || i == 18 || i == 23):
+		if len(id) == 36 && isUUIDDash(i) {
 			continue
-		case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
-		case c >= 'A' && c <= 'F':
-			c += 'a' - 'A'
-		default:
+		}
+		c, ok := lowerHexDigit(id[i])
+		if !ok {
 			return id
 		}
 		buf[n] = c
 		n++
 	}
 	return string(buf[:])
+}
+
+// uuidShaped reports whether id has a UUID's length and dashes and may
+// change when made canonical (32 lower-case hex digits already are).
+func uuidShaped(id string) bool {
+	switch len(id) {
+	case 32:
+		return !isLowerHex(id)
+	case 36:
+		return id[8] == '-' && id[13] == '-' && id[18] == '-' && id[23] == '-'
+	}
+	return false
+}
+
+// isUUIDDash reports whether i is where the dashed form has a dash.
+func isUUIDDash(i int) bool { return i == 8 || i == 13 || i == 18 || i == 23 }
+
+// lowerHexDigit is c as a lower-case hex digit, if it is a hex digit.
+func lowerHexDigit(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9', c >= 'a' && c <= 'f':
+		return c, true
+	case c >= 'A' && c <= 'F':
+		return c + 'a' - 'A', true
+	}
+	return 0, false
 }
 
 // isUUID reports whether id is a UUID in a form canonicalUUID accepts.

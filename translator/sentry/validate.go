@@ -333,18 +333,46 @@ func isIdle(p *Profile, smp *Sample) bool {
 }
 
 func validateSamplesV1(p *Profile, maxDuration time.Duration) *Error {
-	var start, end uint64
-	ranged := false
-	if len(p.Transactions) > 0 && p.Transactions[0].RelativeEndNS > 0 {
-		start, end, ranged = p.Transactions[0].RelativeStartNS, p.Transactions[0].RelativeEndNS, true
-	}
-	inRange := func(smp *Sample) bool {
-		return !ranged || (smp.ElapsedSinceStartNS >= start && smp.ElapsedSinceStartNS <= end)
-	}
+	window := transactionWindow(p)
 	threads := newThreadSpans(p)
+	markActive(p, &threads, window)
+	countKept(p, &threads, window)
+	last, kept := lastKept(p, &threads, window)
+	if !kept {
+		return NewError(ReasonNotEnoughSamples, "no thread has two samples once idle edges and samples outside the transaction are left out")
+	}
+	if last > uint64(maxDuration) {
+		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("last sample at %s, more than %s", time.Duration(last), maxDuration))
+	}
+	return nil
+}
+
+// sampleWindow is the span of a V1 profile's transaction, in nanoseconds
+// since the profile's start; an unranged window holds every sample.
+type sampleWindow struct {
+	start, end uint64
+	ranged     bool
+}
+
+// transactionWindow is the window of the profile's first transaction,
+// when it says where it ends.
+func transactionWindow(p *Profile) sampleWindow {
+	if len(p.Transactions) == 0 || p.Transactions[0].RelativeEndNS == 0 {
+		return sampleWindow{}
+	}
+	return sampleWindow{start: p.Transactions[0].RelativeStartNS, end: p.Transactions[0].RelativeEndNS, ranged: true}
+}
+
+func (w sampleWindow) holds(smp *Sample) bool {
+	return !w.ranged || (smp.ElapsedSinceStartNS >= w.start && smp.ElapsedSinceStartNS <= w.end)
+}
+
+// markActive records each thread's first and last non-idle sample in the
+// window.
+func markActive(p *Profile, threads *threadSpans, window sampleWindow) {
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		if !inRange(smp) || isIdle(p, smp) {
+		if !window.holds(smp) || isIdle(p, smp) {
 			continue
 		}
 		ts := threads.get(i)
@@ -353,38 +381,33 @@ func validateSamplesV1(p *Profile, maxDuration time.Duration) *Error {
 		}
 		ts.lastActive = i
 	}
+}
+
+// countKept counts each thread's samples in the window between its first
+// and last active ones: the samples Relay keeps once idle edges are cut.
+func countKept(p *Profile, threads *threadSpans, window sampleWindow) {
 	for i := range p.Samples {
-		smp := &p.Samples[i]
-		if !inRange(smp) {
+		if !window.holds(&p.Samples[i]) {
 			continue
 		}
 		if ts := threads.get(i); ts.firstActive >= 0 && i >= ts.firstActive && i <= ts.lastActive {
 			ts.kept++
 		}
 	}
-	var last uint64
-	kept := false
+}
+
+// lastKept is the elapsed time of the last sample kept of a thread with
+// two or more, in payload order, as Relay reads the duration.
+func lastKept(p *Profile, threads *threadSpans, window sampleWindow) (last uint64, kept bool) {
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		if !inRange(smp) {
-			continue
-		}
 		ts := threads.get(i)
-		if ts.kept < 2 || i < ts.firstActive || i > ts.lastActive {
+		if !window.holds(smp) || ts.kept < 2 || i < ts.firstActive || i > ts.lastActive {
 			continue
 		}
-		// Relay reads the duration off the last sample it keeps, in
-		// payload order.
-		last = smp.ElapsedSinceStartNS
-		kept = true
+		last, kept = smp.ElapsedSinceStartNS, true
 	}
-	if !kept {
-		return NewError(ReasonNotEnoughSamples, "no thread has two samples once idle edges and samples outside the transaction are left out")
-	}
-	if last > uint64(maxDuration) {
-		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("last sample at %s, more than %s", time.Duration(last), maxDuration))
-	}
-	return nil
+	return last, kept
 }
 
 func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {

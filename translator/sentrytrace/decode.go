@@ -5,14 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/big"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // rawTransaction is a `transaction` item as SDKs write it.
@@ -84,53 +80,76 @@ func DecodeTransaction(data []byte) (*Segment, error) {
 	if err := strictUnmarshal(data, &tx); err != nil {
 		return nil, fmt.Errorf("transaction: %w", err)
 	}
-	seg := &Segment{
+	seg := segmentOf(&tx)
+	user, err := userAttributes(tx.User, tx.Request)
+	if err != nil {
+		return nil, err
+	}
+	seg.User = user
+	segment, err := rootSpan(&tx)
+	if err != nil {
+		return nil, err
+	}
+	seg.Spans = append(make([]Span, 0, 1+len(tx.Spans)), segment)
+	return seg, childSpans(seg, tx.Spans, &segment)
+}
+
+// segmentOf is the metadata of a transaction: who sent it.
+func segmentOf(tx *rawTransaction) *Segment {
+	return &Segment{
 		EventID: tx.EventID, Platform: tx.Platform, Release: tx.Release, Environment: tx.Environment, Dist: tx.Dist,
 		SDKName: tx.SDK.Name, SDKVersion: tx.SDK.Version,
 		OSName: tx.Contexts.OS.Name, OSVersion: tx.Contexts.OS.Version,
 		RuntimeName: tx.Contexts.Runtime.Name, RuntimeVersion: tx.Contexts.Runtime.Version,
 		DeviceArch: tx.Contexts.Device.Arch, DeviceModel: tx.Contexts.Device.Model, DeviceMaker: tx.Contexts.Device.Manufacturer,
 	}
-	user, err := userAttributes(tx.User, tx.Request)
-	if err != nil {
-		return nil, err
-	}
-	seg.User = user
+}
 
+// rootSpan is the transaction's segment span: "contexts.trace", named
+// after "transaction", with the event's own times, tags, profiler and
+// measurements.
+func rootSpan(tx *rawTransaction) (Span, error) {
 	root := tx.Contexts.Trace
 	if root.TraceID == "" || root.SpanID == "" {
-		return nil, errors.New("transaction: contexts.trace needs trace_id and span_id")
+		return Span{}, errors.New("transaction: contexts.trace needs trace_id and span_id")
 	}
-	// The transaction's own times and tags belong to its root span.
 	root.StartTimestamp, root.Timestamp, root.Tags = tx.StartTimestamp, tx.Timestamp, tx.Tags
 	segment, err := convertSpan(root, tx.Transaction, "contexts.trace")
 	if err != nil {
-		return nil, err
+		return Span{}, err
 	}
 	segment.IsSegment = true
 	segment.ProfilerID = firstNonEmpty(tx.Contexts.Profile.ProfilerID, tx.Contexts.Profile.ProfilerIDDotted,
 		profilerIDOf(segment.Attributes))
-	for name, m := range tx.Measurements {
-		segment.Measurements = append(segment.Measurements, Measurement{Name: name, Value: m.Value, Unit: m.Unit})
-	}
-	sort.Slice(segment.Measurements, func(i, j int) bool { return segment.Measurements[i].Name < segment.Measurements[j].Name })
-	seg.Spans = append(make([]Span, 0, 1+len(tx.Spans)), segment)
+	segment.Measurements = measurementsOf(tx)
+	return segment, nil
+}
 
-	for i, raw := range tx.Spans {
-		if raw.TraceID == "" {
-			raw.TraceID = root.TraceID
-		}
+// measurementsOf is "measurements", in name order.
+func measurementsOf(tx *rawTransaction) []Measurement {
+	var out []Measurement
+	for name, m := range tx.Measurements {
+		out = append(out, Measurement{Name: name, Value: m.Value, Unit: m.Unit})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// childSpans appends "spans" to seg in order: a span without trace_id
+// takes the segment's, one without description is named after its op, and
+// one without a profiler ran under the segment's.
+func childSpans(seg *Segment, spans []rawSpan, segment *Span) error {
+	for i, raw := range spans {
+		raw.TraceID = firstNonEmpty(raw.TraceID, segment.TraceID)
 		s, err := convertSpan(raw, raw.Description, fmt.Sprintf("spans[%d]", i))
 		if err != nil {
-			return nil, err
+			return err
 		}
-		if s.Name == "" {
-			s.Name = s.Op
-		}
+		s.Name = firstNonEmpty(s.Name, s.Op)
 		s.ProfilerID = firstNonEmpty(profilerIDOf(s.Attributes), segment.ProfilerID)
 		seg.Spans = append(seg.Spans, s)
 	}
-	return seg, nil
+	return nil
 }
 
 // Span "data" keys that name the profiler running while the span ran.
@@ -144,10 +163,20 @@ var spanDataProfilerIDKeys = [...]string{"profiler_id", "profiler.id", keyProfil
 // profilerIDOf returns the profiler a span's "data" names, or "".
 func profilerIDOf(attrs []Attribute) string {
 	for _, key := range spanDataProfilerIDKeys {
-		for _, a := range attrs {
-			if v, ok := a.Value.(string); ok && a.Key == key && v != "" {
-				return v
-			}
+		if v := stringAttribute(attrs, key); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// stringAttribute is the string value of key among attrs (whose keys are
+// unique), or "".
+func stringAttribute(attrs []Attribute, key string) string {
+	for _, a := range attrs {
+		if a.Key == key {
+			v, _ := a.Value.(string)
+			return v
 		}
 	}
 	return ""
@@ -162,20 +191,14 @@ func firstNonEmpty(values ...string) string {
 	return ""
 }
 
+// convertSpan maps a transaction's span; where names it in errors.
 func convertSpan(raw rawSpan, name, where string) (Span, error) {
 	s := Span{
 		TraceID: raw.TraceID, SpanID: raw.SpanID, ParentSpanID: raw.ParentSpanID,
 		Name: name, Op: raw.Op, Origin: raw.Origin, Status: raw.Status,
 	}
-	if s.TraceID == "" || s.SpanID == "" {
-		return Span{}, fmt.Errorf("%s: trace_id and span_id are required", where)
-	}
-	var err error
-	if s.Start, err = timestamp(raw.StartTimestamp); err != nil {
-		return Span{}, fmt.Errorf("%s.start_timestamp: %w", where, err)
-	}
-	if s.End, err = timestamp(raw.Timestamp); err != nil {
-		return Span{}, fmt.Errorf("%s.timestamp: %w", where, err)
+	if err := s.readTimes(raw.StartTimestamp, raw.Timestamp, "timestamp", where); err != nil {
+		return Span{}, err
 	}
 	data, err := objectAttributes(raw.Data, false)
 	if err != nil {
@@ -187,6 +210,22 @@ func convertSpan(raw rawSpan, name, where string) (Span, error) {
 	}
 	s.Attributes = mergeAttributes(data, tags)
 	return s, nil
+}
+
+// readTimes checks the span's ids and reads its start_timestamp and its
+// end (endKey: "timestamp", or span v2's "end_timestamp").
+func (s *Span) readTimes(start, end json.RawMessage, endKey, where string) error {
+	if s.TraceID == "" || s.SpanID == "" {
+		return fmt.Errorf("%s: trace_id and span_id are required", where)
+	}
+	var err error
+	if s.Start, err = timestamp(start); err != nil {
+		return fmt.Errorf("%s.start_timestamp: %w", where, err)
+	}
+	if s.End, err = timestamp(end); err != nil {
+		return fmt.Errorf("%s.%s: %w", where, endKey, err)
+	}
+	return nil
 }
 
 // rawContainer is a span v2 item: {"version":2,"items":[…]}.
@@ -222,6 +261,23 @@ const (
 	keyOSVersion  = "os.version"
 )
 
+// spanV2Metadata maps the span v2 string attributes that say what a span
+// is (its op, origin, profiler) or who sent it (the segment's release,
+// environment, SDK, platform, OS: the first span that carries each).
+var spanV2Metadata = map[string]func(seg *Segment, s *Span, v string){
+	keyOp:         func(_ *Segment, s *Span, v string) { s.Op = v },
+	keyOrigin:     func(_ *Segment, s *Span, v string) { s.Origin = v },
+	keyProfilerID: func(_ *Segment, s *Span, v string) { s.ProfilerID = v },
+	keyRelease:    func(seg *Segment, _ *Span, v string) { setOnce(&seg.Release, v) },
+	keyEnv:        func(seg *Segment, _ *Span, v string) { setOnce(&seg.Environment, v) },
+	keyPlatform:   func(seg *Segment, _ *Span, v string) { setOnce(&seg.Platform, v) },
+	keyDist:       func(seg *Segment, _ *Span, v string) { setOnce(&seg.Dist, v) },
+	keySDKName:    func(seg *Segment, _ *Span, v string) { setOnce(&seg.SDKName, v) },
+	keySDKVersion: func(seg *Segment, _ *Span, v string) { setOnce(&seg.SDKVersion, v) },
+	keyOSName:     func(seg *Segment, _ *Span, v string) { setOnce(&seg.OSName, v) },
+	keyOSVersion:  func(seg *Segment, _ *Span, v string) { setOnce(&seg.OSVersion, v) },
+}
+
 // DecodeSpans reads a span v2 container. Its metadata (release,
 // environment, SDK, platform, OS) is read from the first span that carries
 // each attribute: SDKs write it on every span of a container they send.
@@ -231,59 +287,40 @@ func DecodeSpans(data []byte) (*Segment, error) {
 		return nil, fmt.Errorf("span container: %w", err)
 	}
 	seg := &Segment{Spans: make([]Span, 0, len(c.Items))}
-	for i, raw := range c.Items {
-		where := fmt.Sprintf("items[%d]", i)
-		s := Span{TraceID: raw.TraceID, SpanID: raw.SpanID, ParentSpanID: raw.ParentSpanID,
-			Name: raw.Name, Status: raw.Status, IsSegment: raw.IsSegment}
-		if s.TraceID == "" || s.SpanID == "" {
-			return nil, fmt.Errorf("%s: trace_id and span_id are required", where)
+	for i := range c.Items {
+		s, err := convertSpanV2(&c.Items[i], fmt.Sprintf("items[%d]", i))
+		if err != nil {
+			return nil, err
 		}
-		var err error
-		if s.Start, err = timestamp(raw.StartTimestamp); err != nil {
-			return nil, fmt.Errorf("%s.start_timestamp: %w", where, err)
-		}
-		if s.End, err = timestamp(raw.EndTimestamp); err != nil {
-			return nil, fmt.Errorf("%s.end_timestamp: %w", where, err)
-		}
-		if s.Attributes, err = objectAttributes(raw.Attributes, true); err != nil {
-			return nil, fmt.Errorf("%s.attributes: %w", where, err)
-		}
-		for _, a := range s.Attributes {
-			v, ok := a.Value.(string)
-			if !ok {
-				continue
-			}
-			switch a.Key {
-			case keyOp:
-				s.Op = v
-			case keyOrigin:
-				s.Origin = v
-			case keyProfilerID:
-				s.ProfilerID = v
-			case keyRelease:
-				setOnce(&seg.Release, v)
-			case keyEnv:
-				setOnce(&seg.Environment, v)
-			case keyPlatform:
-				setOnce(&seg.Platform, v)
-			case keyDist:
-				setOnce(&seg.Dist, v)
-			case keySDKName:
-				setOnce(&seg.SDKName, v)
-			case keySDKVersion:
-				setOnce(&seg.SDKVersion, v)
-			case keyOSName:
-				setOnce(&seg.OSName, v)
-			case keyOSVersion:
-				setOnce(&seg.OSVersion, v)
-			}
-		}
-		if s.Name == "" {
-			s.Name = s.Op
-		}
+		applySpanV2Metadata(seg, &s)
+		s.Name = firstNonEmpty(s.Name, s.Op)
 		seg.Spans = append(seg.Spans, s)
 	}
 	return seg, nil
+}
+
+// convertSpanV2 maps one span of a container; where names it in errors.
+func convertSpanV2(raw *rawSpanV2, where string) (Span, error) {
+	s := Span{TraceID: raw.TraceID, SpanID: raw.SpanID, ParentSpanID: raw.ParentSpanID,
+		Name: raw.Name, Status: raw.Status, IsSegment: raw.IsSegment}
+	if err := s.readTimes(raw.StartTimestamp, raw.EndTimestamp, "end_timestamp", where); err != nil {
+		return Span{}, err
+	}
+	var err error
+	if s.Attributes, err = objectAttributes(raw.Attributes, true); err != nil {
+		return Span{}, fmt.Errorf("%s.attributes: %w", where, err)
+	}
+	return s, nil
+}
+
+// applySpanV2Metadata reads the span's metadata attributes (spanV2Metadata).
+func applySpanV2Metadata(seg *Segment, s *Span) {
+	for _, a := range s.Attributes {
+		v, ok := a.Value.(string)
+		if apply := spanV2Metadata[a.Key]; ok && apply != nil {
+			apply(seg, s, v)
+		}
+	}
 }
 
 func setOnce(dst *string, v string) {
@@ -304,253 +341,10 @@ func strictUnmarshal(data []byte, v any) error {
 	return nil
 }
 
-// Unix seconds of 0000-01-01 and 9999-12-31, the years RFC 3339 can write.
-const minSeconds, maxSeconds = -62167219200, 253402300799
-
-// timestamp reads Sentry's timestamps: float seconds since the epoch, read
-// from the decimal text so that microseconds survive, or RFC 3339.
+// timestamp reads Sentry's timestamps (translator/internal/sentrytime):
+// float seconds since the epoch, read from the decimal text so that
+// nanoseconds survive, or RFC 3339; out of int64 nanoseconds' range, refused.
 func timestamp(raw json.RawMessage) (int64, error) {
-	text := strings.TrimSpace(string(raw))
-	if text == "" || text == "null" {
-		return 0, errors.New("missing")
-	}
-	if text[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return 0, err
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return 0, fmt.Errorf("not RFC 3339: %q", s)
-		}
-		return t.UnixNano(), nil
-	}
-	// Range first, with the float: big.Rat would expand any exponent a
-	// client writes.
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || f < minSeconds || f > maxSeconds {
-		return 0, fmt.Errorf("not a timestamp in seconds: %.40s", text)
-	}
-	r, ok := new(big.Rat).SetString(text)
-	if !ok {
-		return 0, fmt.Errorf("not a number: %.40s", text)
-	}
-	num := new(big.Int).Mul(r.Num(), big.NewInt(int64(time.Second)))
-	q, rem := new(big.Int).QuoRem(num, r.Denom(), new(big.Int))
-	// Round half away from zero to the nanosecond.
-	if new(big.Int).Mul(rem.Abs(rem), big.NewInt(2)).Cmp(r.Denom()) >= 0 {
-		q.Add(q, big.NewInt(int64(num.Sign())))
-	}
-	return q.Int64(), nil
-}
-
-// objectAttributes reads "data" (key → value) or, typed, span v2
-// "attributes" (key → {"type", "value"}), in key order.
-func objectAttributes(raw json.RawMessage, typed bool) ([]Attribute, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return nil, err
-	}
-	out := make([]Attribute, 0, len(obj))
-	for k, v := range obj {
-		if typed {
-			var tv struct {
-				Value json.RawMessage `json:"value"`
-			}
-			if err := json.Unmarshal(v, &tv); err != nil {
-				return nil, fmt.Errorf("%s: %w", k, err)
-			}
-			v = tv.Value
-		}
-		if isNull(v) {
-			continue
-		}
-		val, err := value(v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		out = append(out, Attribute{Key: k, Value: val})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, nil
-}
-
-// tagAttributes reads "tags": an object, or the array of [key, value] pairs
-// some SDKs write. Tag values are strings in Sentry; others are printed.
-func tagAttributes(raw json.RawMessage) ([]Attribute, error) {
-	if isNull(raw) {
-		return nil, nil
-	}
-	var out []Attribute
-	if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) {
-		var pairs [][2]json.RawMessage
-		if err := json.Unmarshal(raw, &pairs); err != nil {
-			return nil, err
-		}
-		for _, p := range pairs {
-			var k string
-			if err := json.Unmarshal(p[0], &k); err != nil {
-				return nil, err
-			}
-			out = append(out, Attribute{Key: k, Value: tagText(p[1])})
-		}
-	} else {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, err
-		}
-		for k, v := range obj {
-			out = append(out, Attribute{Key: k, Value: tagText(v)})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, nil
-}
-
-func tagText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	return string(bytes.TrimSpace(raw))
-}
-
-// mergeAttributes adds the tags whose keys data does not have; both are
-// sorted by key, and so is the result.
-func mergeAttributes(data, tags []Attribute) []Attribute {
-	if len(tags) == 0 {
-		return data
-	}
-	have := make(map[string]bool, len(data))
-	for _, a := range data {
-		have[a.Key] = true
-	}
-	for _, t := range tags {
-		if !have[t.Key] {
-			have[t.Key] = true
-			data = append(data, t)
-		}
-	}
-	sort.SliceStable(data, func(i, j int) bool { return data[i].Key < data[j].Key })
-	return data
-}
-
-// userAttributes reads the PII-bearing "user" and "request" into
-// attributes under semantic-convention names where one exists.
-func userAttributes(user, request json.RawMessage) ([]Attribute, error) {
-	var out []Attribute
-	if !isNull(user) {
-		var u struct {
-			ID        json.RawMessage `json:"id"`
-			Email     string          `json:"email"`
-			Username  string          `json:"username"`
-			IPAddress string          `json:"ip_address"`
-		}
-		if err := json.Unmarshal(user, &u); err != nil {
-			return nil, fmt.Errorf("user: %w", err)
-		}
-		if !isNull(u.ID) {
-			out = append(out, Attribute{Key: "user.id", Value: tagText(u.ID)})
-		}
-		if u.IPAddress == "{{auto}}" {
-			u.IPAddress = "" // Sentry's "take it from the connection": not an address
-		}
-		for _, a := range []Attribute{{"user.email", u.Email}, {"user.name", u.Username}, {"client.address", u.IPAddress}} {
-			if a.Value != "" {
-				out = append(out, a)
-			}
-		}
-	}
-	if !isNull(request) {
-		var r struct {
-			URL     string          `json:"url"`
-			Method  string          `json:"method"`
-			Headers json.RawMessage `json:"headers"`
-		}
-		if err := json.Unmarshal(request, &r); err != nil {
-			return nil, fmt.Errorf("request: %w", err)
-		}
-		for _, a := range []Attribute{{"url.full", r.URL}, {"http.request.method", r.Method}} {
-			if a.Value != "" {
-				out = append(out, a)
-			}
-		}
-		headers, err := tagAttributes(r.Headers)
-		if err != nil {
-			return nil, fmt.Errorf("request.headers: %w", err)
-		}
-		for _, h := range headers {
-			out = append(out, Attribute{Key: "http.request.header." + strings.ToLower(h.Key), Value: h.Value})
-		}
-	}
-	return out, nil
-}
-
-func isNull(raw json.RawMessage) bool {
-	t := bytes.TrimSpace(raw)
-	return len(t) == 0 || string(t) == "null"
-}
-
-// value converts a JSON value to an attribute value: objects become their
-// JSON text, since OTLP maps would let a client nest without bound.
-func value(raw json.RawMessage) (any, error) {
-	t := bytes.TrimSpace(raw)
-	switch t[0] {
-	case '"':
-		var s string
-		err := json.Unmarshal(t, &s)
-		return s, err
-	case 't', 'f':
-		var b bool
-		err := json.Unmarshal(t, &b)
-		return b, err
-	case '{':
-		if !json.Valid(t) {
-			return nil, errors.New("invalid object")
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, t); err != nil {
-			return nil, err
-		}
-		return buf.String(), nil
-	case '[':
-		var elems []json.RawMessage
-		if err := json.Unmarshal(t, &elems); err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, len(elems))
-		for _, e := range elems {
-			if isNull(e) {
-				continue
-			}
-			v, err := value(e)
-			if err != nil {
-				return nil, err
-			}
-			if _, nested := v.([]any); nested {
-				v = string(bytes.TrimSpace(e)) // arrays of arrays: their JSON text
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	return number(string(t))
-}
-
-// number reads an integer as int64 when it is one that fits, else float64.
-func number(text string) (any, error) {
-	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
-		return i, nil
-	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return nil, fmt.Errorf("not a JSON value: %.40s", text)
-	}
-	if math.IsInf(f, 0) {
-		return nil, fmt.Errorf("number out of range: %.40s", text)
-	}
-	return f, nil
+	t, err := sentrytime.Parse(raw)
+	return t.UnixNano(), err
 }

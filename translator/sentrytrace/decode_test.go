@@ -1,45 +1,53 @@
 package sentrytrace
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-func TestTimestamp(t *testing.T) {
+// TestTransactionTimestamps: a transaction's start_timestamp is read by
+// the one Sentry time (translator/internal/sentrytime), and a value past
+// int64 nanoseconds refuses the transaction instead of wrapping around.
+func TestTransactionTimestamps(t *testing.T) {
 	tests := []struct {
 		text    string
 		want    int64
-		wantErr string
+		wantErr error
 	}{
 		{text: `1795000000`, want: 1795000000_000000000},
 		{text: `1795000000.000001`, want: 1795000000_000001000},
 		// float64 would give ...123456716; the decimal text is exact.
 		{text: `1795000000.123456789`, want: 1795000000_123456789},
-		{text: `1795000000.1234567895`, want: 1795000000_123456790}, // half rounds away from zero
+		{text: `1795000000.1234567895`, want: 1795000000_123456789}, // truncated, as profiles are
 		{text: `1.7950000001e9`, want: 1795000000_100000000},
 		{text: `"2026-11-24T12:00:00.123456Z"`, want: time.Date(2026, 11, 24, 12, 0, 0, 123456000, time.UTC).UnixNano()},
 		{text: `"2026-11-24T13:00:00+01:00"`, want: time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC).UnixNano()},
-		{text: `null`, wantErr: "missing"},
-		{text: ``, wantErr: "missing"},
-		{text: `"yesterday"`, wantErr: "not RFC 3339"},
-		{text: `1e999999999`, wantErr: "not a timestamp"}, // refused before any big arithmetic
-		{text: `99999999999999`, wantErr: "not a timestamp"},
-		{text: `true`, wantErr: "not a timestamp"},
+		{text: `null`, wantErr: sentrytime.ErrMissing},
+		{text: `"yesterday"`, wantErr: sentrytime.ErrSyntax},
+		{text: `true`, wantErr: sentrytime.ErrSyntax},
+		// Year 2286: main read it as -8446744073209551616.
+		{text: `10000000000.5`, wantErr: sentrytime.ErrOutOfRange},
+		{text: `1e999999999`, wantErr: sentrytime.ErrOutOfRange},
+		{text: `99999999999999`, wantErr: sentrytime.ErrOutOfRange},
 	}
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
-			got, err := timestamp(json.RawMessage(tt.text))
-			if tt.wantErr != "" {
-				assert.ErrorContains(t, err, tt.wantErr)
+			seg, err := DecodeTransaction([]byte(`{"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"}},` +
+				`"start_timestamp":` + tt.text + `,"timestamp":1795000001}`))
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+				assert.ErrorContains(t, err, "contexts.trace.start_timestamp")
 				return
 			}
 			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.want, seg.Spans[0].Start)
 		})
 	}
 }
@@ -198,6 +206,23 @@ func TestDecodeTransactionProfilerID(t *testing.T) {
 			require.Len(t, seg.Spans, 2)
 			assert.Equal(t, tt.wantRoot, seg.Spans[0].ProfilerID, "root")
 			assert.Equal(t, tt.wantChild, seg.Spans[1].ProfilerID, "child")
+		})
+	}
+}
+
+// TestProfileAndTransactionTimedAlike: the same timestamp text gives a
+// profile chunk's sample and a transaction the same instant, or refuses
+// both, so links that compare them do not depend on which decoder read it.
+func TestProfileAndTransactionTimedAlike(t *testing.T) {
+	for _, text := range []string{`1795000000.123456`, `1795000000.1234567895`, `1.7950000001234567895e9`, `"1795000000.5"`, `10000000000.5`, `-1.5`} {
+		t.Run(text, func(t *testing.T) {
+			p, perr := sentry.DecodeProfile([]byte(`{"version":"2","profile":{"samples":[{"timestamp":` + text + `}]}}`))
+			seg, terr := DecodeTransaction([]byte(`{"contexts":{"trace":{"trace_id":"0af7651916cd43dd8448eb211c80319c","span_id":"a1b2c3d4e5f60718"}},` +
+				`"start_timestamp":` + text + `,"timestamp":1795000001}`))
+			require.Equal(t, perr == nil, terr == nil, "profile: %v; transaction: %v", perr, terr)
+			if perr == nil {
+				assert.Equal(t, p.Samples[0].Timestamp, seg.Spans[0].Start)
+			}
 		})
 	}
 }

@@ -1,0 +1,185 @@
+package sentrytime
+
+import "fmt"
+
+// Seconds since the epoch at the ends of the range: Latest is
+// maxWholeSeconds.maxLastNanos, Earliest -maxWholeSeconds.(maxLastNanos+1).
+const (
+	maxWholeSeconds = 9223372036
+	maxLastNanos    = 854775807
+	// maxSecondDigits is the number of digits of maxWholeSeconds: a value
+	// with more whole digits is out of range whatever they are.
+	maxSecondDigits = 10
+	// exponentCap bounds the exponent read: any exponent past it already
+	// makes the value zero or out of range, and capping it keeps the
+	// arithmetic in an int.
+	exponentCap = 1 << 20
+)
+
+// decimal is the text of a number split into its parts: the mantissa's
+// digits before and after the point, and where the point falls among them
+// once the exponent has moved it.
+type decimal struct {
+	negative      bool
+	whole, fracts []byte
+	point         int
+}
+
+// ParseSeconds reads decimal seconds since the epoch: an optional '-',
+// digits, an optional fraction and an optional exponent (the JSON number
+// grammar, leading zeros allowed). It is exact: the nanoseconds are the
+// first nine digits after the point, the rest truncated toward zero.
+func ParseSeconds(text []byte) (Time, error) {
+	return parseScaled(text, 0)
+}
+
+// ParseMilliseconds reads decimal milliseconds since the epoch, as
+// ParseSeconds reads seconds (some SDKs write epoch milliseconds where the
+// protocol says seconds; their caller tells them apart).
+func ParseMilliseconds(text []byte) (Time, error) {
+	return parseScaled(text, -3)
+}
+
+// parseScaled reads the decimal text of a number of 10^shift seconds.
+func parseScaled(text []byte, shift int) (Time, error) {
+	d, ok := splitDecimal(text)
+	if !ok {
+		return 0, fmt.Errorf("%w: %.40q", ErrSyntax, text)
+	}
+	d.point += shift
+	sec, nsec, ok := d.secondsAndNanos()
+	if !ok || !inRange(d.negative, sec, nsec) {
+		return 0, fmt.Errorf("%w: %.40q", ErrOutOfRange, text)
+	}
+	if d.negative {
+		return Time(-sec*1e9 - nsec), nil
+	}
+	return Time(sec*1e9 + nsec), nil
+}
+
+// splitDecimal reads the sign, the mantissa's digits and the exponent of
+// text; ok is false when text is not a number.
+func splitDecimal(text []byte) (d decimal, ok bool) {
+	d.negative = len(text) > 0 && text[0] == '-'
+	i := 0
+	if d.negative {
+		i = 1
+	}
+	end := skipDigits(text, i)
+	d.whole, d.point = text[i:end], end-i
+	d.fracts, i, ok = readFraction(text, end)
+	if len(d.whole) == 0 || !ok {
+		return decimal{}, false
+	}
+	exp, i, ok := readExponent(text, i)
+	if !ok || i != len(text) {
+		return decimal{}, false
+	}
+	d.point += exp
+	return d, true
+}
+
+// readFraction reads ".digits" at text[i:], if there; ok is false for a
+// point without digits.
+func readFraction(text []byte, i int) (digits []byte, end int, ok bool) {
+	if i == len(text) || text[i] != '.' {
+		return nil, i, true
+	}
+	end = skipDigits(text, i+1)
+	return text[i+1 : end], end, end > i+1
+}
+
+// readExponent reads "e12", "E+3" or "e-7" at text[i:], if there, capped
+// at ±exponentCap; end is where it stops.
+func readExponent(text []byte, i int) (exp, end int, ok bool) {
+	if i == len(text) || (text[i] != 'e' && text[i] != 'E') {
+		return 0, i, true
+	}
+	negative, i := readSign(text, i+1)
+	end = skipDigits(text, i)
+	exp = cappedInt(text[i:end])
+	if negative {
+		exp = -exp
+	}
+	return exp, end, end > i
+}
+
+// readSign reads an optional '+' or '-' at text[i:].
+func readSign(text []byte, i int) (negative bool, next int) {
+	if i < len(text) && (text[i] == '+' || text[i] == '-') {
+		return text[i] == '-', i + 1
+	}
+	return false, i
+}
+
+// cappedInt is the value of digits, capped at exponentCap.
+func cappedInt(digits []byte) int {
+	n := 0
+	for _, c := range digits {
+		n = min(n*10+int(c-'0'), exponentCap)
+	}
+	return n
+}
+
+func skipDigits(text []byte, i int) int {
+	for i < len(text) && text[i] >= '0' && text[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// digit is the k-th digit of the mantissa, 0 past either end.
+func (d *decimal) digit(k int) int64 {
+	switch {
+	case k < 0:
+		return 0
+	case k < len(d.whole):
+		return int64(d.whole[k] - '0')
+	case k < len(d.whole)+len(d.fracts):
+		return int64(d.fracts[k-len(d.whole)] - '0')
+	}
+	return 0
+}
+
+// leadingZeros counts the mantissa's zeros before its first other digit.
+func (d *decimal) leadingZeros() int {
+	n, total := 0, len(d.whole)+len(d.fracts)
+	for n < total && d.digit(n) == 0 {
+		n++
+	}
+	return n
+}
+
+// secondsAndNanos are the whole seconds (the digits before the point) and
+// the nanoseconds (the nine after it) of d, both non-negative; ok is false
+// when the whole seconds have more digits than any in range.
+func (d *decimal) secondsAndNanos() (sec, nsec int64, ok bool) {
+	lead := d.leadingZeros()
+	if lead == len(d.whole)+len(d.fracts) {
+		return 0, 0, true // zero, whatever its exponent
+	}
+	if d.point-lead > maxSecondDigits {
+		return 0, 0, false
+	}
+	for k := lead; k < d.point; k++ {
+		sec = sec*10 + d.digit(k)
+	}
+	for k := d.point; k < d.point+9; k++ {
+		nsec = nsec*10 + d.digit(k)
+	}
+	return sec, nsec, true
+}
+
+// inRange reports whether ±(sec.nsec) seconds fit Unix nanoseconds in an
+// int64, whose negative end is one nanosecond further out.
+func inRange(negative bool, sec, nsec int64) bool {
+	switch {
+	case sec < maxWholeSeconds:
+		return true
+	case sec > maxWholeSeconds:
+		return false
+	case negative:
+		return nsec <= maxLastNanos+1
+	}
+	return nsec <= maxLastNanos
+}
