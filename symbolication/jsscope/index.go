@@ -1,0 +1,165 @@
+package jsscope
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"unsafe"
+)
+
+// Component is one piece of a scope's name: a name token of the minified
+// source (HasPos, at Pos) that a source map can turn into the original
+// identifier, or text the naming adds ("new ", ".", "get ", "<object>.").
+type Component struct {
+	Text   string
+	Pos    Position
+	HasPos bool
+	// Hidden marks the binding a function's or class's own name replaces
+	// (x of `x = function y(){}`): it is not written, unless y maps to
+	// the same original identifier, when its name stands for y's.
+	Hidden bool
+}
+
+// Scope is a function, arrow, method, getter, setter or class of the
+// minified source: from Start (inclusive) to End (exclusive), named by
+// Name, empty for an anonymous scope (a callback nothing names).
+type Scope struct {
+	Start, End Position
+	Name       []Component
+}
+
+// Anonymous reports whether nothing names the scope.
+func (s Scope) Anonymous() bool { return len(s.Name) == 0 }
+
+// Index is the scopes of one minified source, searchable by position. It
+// holds no reference to the source.
+type Index struct {
+	scopes []scopeRec
+	comps  []Component
+	// bounds are the positions where the innermost scope changes, sorted:
+	// from bounds[i].at to bounds[i+1].at the innermost scope is
+	// bounds[i].scope, -1 outside every scope.
+	bounds []bound
+	size   int64
+}
+
+type bound struct {
+	at    Position
+	scope int32
+}
+
+// Parse scans a minified (or any) JavaScript source into its scopes. It
+// works in time and memory linear in len(src). A source it cannot follow
+// (unbalanced brackets, an unterminated literal or comment, scopes that do
+// not nest) returns an error and no index: the caller then names frames
+// as it would without one.
+func Parse(src []byte) (*Index, error) {
+	toks, end, err := lex(src)
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{src: src, toks: toks, end: end}
+	if err := w.walk(); err != nil {
+		return nil, err
+	}
+	x := &Index{scopes: w.scopes, comps: w.comps}
+	if err := x.buildBounds(); err != nil {
+		return nil, err
+	}
+	x.size = x.bytes()
+	return x, nil
+}
+
+// buildBounds sorts the scopes by start (outer first) and turns their
+// nesting into the bounds.
+func (x *Index) buildBounds() error {
+	order := make([]int32, len(x.scopes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		sa, sb := &x.scopes[a], &x.scopes[b]
+		if sa.start != sb.start {
+			return comparePos(sa.start, sb.start)
+		}
+		return comparePos(sb.end, sa.end)
+	})
+	x.bounds = make([]bound, 0, 2*len(order)+1)
+	var open []int32
+	unwind := func(to Position) {
+		for len(open) > 0 && !to.Less(x.scopes[open[len(open)-1]].end) {
+			ended := x.scopes[open[len(open)-1]].end
+			open = open[:len(open)-1]
+			x.push(ended, open)
+		}
+	}
+	for _, s := range order {
+		sc := &x.scopes[s]
+		unwind(sc.start)
+		if n := len(open); n > 0 && x.scopes[open[n-1]].end.Less(sc.end) {
+			return fmt.Errorf("%w: scopes at %v and %v overlap", errSyntax, x.scopes[open[n-1]].start, sc.start)
+		}
+		open = append(open, s)
+		x.push(sc.start, open)
+	}
+	unwind(Position{Line: 1<<31 - 1})
+	return nil
+}
+
+// push records that from at the innermost scope is the top of open; a
+// bound at the same position as the last replaces it.
+func (x *Index) push(at Position, open []int32) {
+	scope := int32(-1)
+	if len(open) > 0 {
+		scope = open[len(open)-1]
+	}
+	if n := len(x.bounds); n > 0 && x.bounds[n-1].at == at {
+		x.bounds[n-1].scope = scope
+		return
+	}
+	x.bounds = append(x.bounds, bound{at: at, scope: scope})
+}
+
+func comparePos(a, b Position) int {
+	return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
+}
+
+// Lookup returns the innermost scope enclosing the generated position
+// (line and column 0-based, the column in UTF-16 units); false when the
+// position is outside every function (top-level code).
+func (x *Index) Lookup(line, column int) (Scope, bool) {
+	if x == nil {
+		return Scope{}, false
+	}
+	at := Position{Line: clamp32(line), Column: clamp32(column)}
+	i, found := slices.BinarySearchFunc(x.bounds, at, func(b bound, p Position) int { return comparePos(b.at, p) })
+	if !found {
+		i--
+	}
+	if i < 0 || x.bounds[i].scope < 0 {
+		return Scope{}, false
+	}
+	sc := &x.scopes[x.bounds[i].scope]
+	return Scope{Start: sc.start, End: sc.end, Name: x.comps[sc.name : sc.name+sc.nameLen : sc.name+sc.nameLen]}, true
+}
+
+func clamp32(v int) int32 {
+	return int32(max(-1, min(v, 1<<31-1)))
+}
+
+// Len is the number of scopes.
+func (x *Index) Len() int { return len(x.scopes) }
+
+// Size is the memory the index holds, in bytes, for a cache bounded in
+// bytes.
+func (x *Index) Size() int64 { return x.size }
+
+func (x *Index) bytes() int64 {
+	n := int64(len(x.scopes))*int64(unsafe.Sizeof(scopeRec{})) +
+		int64(len(x.comps))*int64(unsafe.Sizeof(Component{})) +
+		int64(len(x.bounds))*int64(unsafe.Sizeof(bound{}))
+	for _, c := range x.comps {
+		n += int64(len(c.Text))
+	}
+	return n
+}

@@ -1,0 +1,470 @@
+package jsscope
+
+import "fmt"
+
+// The second pass: over the tokens, with the brackets matched, find each
+// function, arrow, method, getter, setter and class, its extent, and the
+// name tokens Sentry's scope naming gives it. The open brackets are kept
+// as frames; each frame remembers what its current element is bound to
+// (`x =`, `var x =`, `key:`) and the arrows with an expression body still
+// open in it, which is all of the syntax tree the naming reads.
+
+type frameKind uint8
+
+const (
+	fkRoot frameKind = iota
+	fkBlock
+	fkBody // a function's, method's or arrow's body: names stop here
+	fkObject
+	fkClass
+	fkParen
+	fkParams // parameters: names stop here too
+	fkBracket
+	fkTemplate
+)
+
+type binderKind uint8
+
+const (
+	bkNone      binderKind = iota
+	bkKey                  // key: (an identifier key)
+	bkOpaqueKey            // "key": or [key]: (no name component)
+	bkIdent                // x = or var x =
+	bkMember               // a.b = or a[b] =
+)
+
+// binder is what the current element of a frame is bound to: tok is the
+// name's token (the last token of a member target), at the token where it
+// was bound.
+type binder struct {
+	kind    binderKind
+	tok, at int32
+}
+
+type frame struct {
+	kind frameKind
+	// scope is the scope this frame's closing bracket ends, -1 for none.
+	scope  int32
+	binder binder
+	// q counts the open `?` of conditionals; lastArrow is the `=>` token
+	// of the latest arrow with an expression body still open here, -1.
+	q, lastArrow int32
+	elemStart    bool
+	// classNameTok and classDecl describe a class body frame.
+	classNameTok int32
+	classDecl    bool
+}
+
+type openArrow struct {
+	scope, frame, q0, at int32
+}
+
+// pendingBody is a { (or class body) that will close a scope.
+type pendingBody struct {
+	tok, scope   int32
+	classNameTok int32
+	classDecl    bool
+}
+
+// scopeRec is one scope: its extent and its name, components
+// comps[name:name+nameLen].
+type scopeRec struct {
+	start, end    Position
+	name, nameLen int32
+}
+
+// Bounds that keep the naming of each scope constant work, whatever the
+// nesting: a name walks at most maxWalkFrames open brackets, keeps at
+// most maxNameComponents components, and a member target or class head
+// is read over at most maxTargetTokens tokens.
+const (
+	maxWalkFrames     = 256
+	maxNameComponents = 32
+	maxTargetTokens   = 64
+	maxClassHead      = 256
+)
+
+type walker struct {
+	src           []byte
+	toks          []token
+	end           Position
+	frames        []frame
+	arrows        []openArrow
+	bodies        []pendingBody
+	pendingParams int32
+	scopes        []scopeRec
+	comps         []Component
+}
+
+func (w *walker) text(i int) string { t := &w.toks[i]; return string(w.src[t.start:t.end]) }
+
+func (w *walker) is(i int, kind tokKind, text string) bool {
+	return i >= 0 && i < len(w.toks) && w.toks[i].kind == kind && (text == "" || w.text(i) == text)
+}
+
+func (w *walker) top() *frame { return &w.frames[len(w.frames)-1] }
+
+// walk finds the scopes of every token.
+func (w *walker) walk() error {
+	w.frames = append(w.frames, frame{kind: fkRoot, scope: -1, lastArrow: -1, classNameTok: -1})
+	w.pendingParams = -1
+	for i := 0; i < len(w.toks); i++ {
+		if w.asiBoundary(i) {
+			w.endElement(i)
+		}
+		if f := w.top(); (f.kind == fkObject || f.kind == fkClass) && f.elemStart {
+			f.elemStart = false
+			if j, ok := w.element(i); ok {
+				i = j
+				continue
+			}
+		}
+		if err := w.token(i); err != nil {
+			return err
+		}
+	}
+	w.closeArrows(len(w.frames)-1, w.end, -1)
+	return nil
+}
+
+// token handles one token outside an element's head.
+func (w *walker) token(i int) error {
+	t := &w.toks[i]
+	switch t.kind {
+	case tkParenOpen, tkBracketOpen, tkTemplateHead, tkBraceBlock, tkBraceObject, tkBraceClass:
+		w.open(i)
+	case tkParenClose, tkBracketClose, tkBraceClose, tkTemplateTail:
+		w.close(i)
+	case tkTemplateMiddle:
+		w.endElement(i)
+	case tkPunct:
+		w.punct(i)
+	case tkIdent:
+		if isPropertyName(w.src, w.toks, i) {
+			return nil
+		}
+		switch w.text(i) {
+		case "function":
+			return w.function(i)
+		case "class":
+			w.class(i)
+		}
+	}
+	return nil
+}
+
+func (w *walker) punct(i int) {
+	f := w.top()
+	switch s := w.text(i); s {
+	case ",", ";":
+		w.endElement(i)
+	case "?":
+		f.q++
+	case ":":
+		w.closeArrows(len(w.frames)-1, w.toks[i].pos, f.q)
+		if f.q > 0 {
+			f.q--
+		}
+	case "=>":
+		w.arrow(i)
+	default:
+		if isAssignment(s) {
+			w.assign(i)
+		}
+	}
+}
+
+func isAssignment(s string) bool {
+	switch s {
+	case "=", "+=", "-=", "*=", "/=", "%=", "**=", "<<=", ">>=", ">>>=", "&=", "|=", "^=", "&&=", "||=", "??=":
+		return true
+	}
+	return false
+}
+
+// endElement ends the current element of the top frame at token i: a
+// comma, semicolon, template substitution or inserted semicolon.
+func (w *walker) endElement(i int) {
+	d := len(w.frames) - 1
+	w.closeArrows(d, w.toks[i].pos, -1)
+	f := &w.frames[d]
+	f.binder = binder{}
+	f.q = 0
+	switch {
+	case f.kind == fkObject && w.text(i) == ",":
+		f.elemStart = true
+	case f.kind == fkClass:
+		f.elemStart = true
+	}
+}
+
+// closeArrows ends at pos the expression-bodied arrows open in frame d
+// (those opened since the q-th `?` when q ≥ 0, all when q < 0).
+func (w *walker) closeArrows(d int, pos Position, q int32) {
+	for n := len(w.arrows); n > 0; n-- {
+		a := w.arrows[n-1]
+		if int(a.frame) != d || q >= 0 && a.q0 < q {
+			break
+		}
+		w.scopes[a.scope].end = pos
+		w.arrows = w.arrows[:n-1]
+	}
+	f := &w.frames[d]
+	f.lastArrow = -1
+	if n := len(w.arrows); n > 0 && int(w.arrows[n-1].frame) == d {
+		f.lastArrow = w.arrows[n-1].at
+	}
+}
+
+// asiBoundary reports whether a semicolon is inserted before token i: a
+// line break between the end of an expression and a token that cannot
+// continue it, in a frame that holds statements.
+func (w *walker) asiBoundary(i int) bool {
+	if i == 0 || !w.toks[i].nl {
+		return false
+	}
+	switch w.top().kind {
+	case fkRoot, fkBlock, fkBody, fkClass:
+	default:
+		return false
+	}
+	return w.endsExpression(i-1) && w.startsStatement(i)
+}
+
+func (w *walker) endsExpression(i int) bool {
+	switch w.toks[i].kind {
+	case tkIdent:
+		return !keywordBeforeExpression(w.text(i))
+	case tkNum, tkStr, tkTemplate, tkTemplateTail, tkRegex, tkPrivate, tkParenClose, tkBracketClose, tkBraceClose:
+		return true
+	case tkPunct:
+		s := w.text(i)
+		return s == "++" || s == "--"
+	}
+	return false
+}
+
+func (w *walker) startsStatement(i int) bool {
+	switch w.toks[i].kind {
+	case tkIdent:
+		s := w.text(i)
+		return s != "in" && s != "instanceof" && s != "of"
+	case tkNum, tkStr, tkPrivate, tkBraceBlock, tkBraceObject, tkBraceClass:
+		return true
+	case tkPunct:
+		s := w.text(i)
+		return s == "++" || s == "--" || s == "!" || s == "~"
+	}
+	return false
+}
+
+// open pushes the frame of an open bracket.
+func (w *walker) open(i int) {
+	t := &w.toks[i]
+	f := frame{scope: -1, lastArrow: -1, classNameTok: -1}
+	if n := len(w.bodies); n > 0 && w.bodies[n-1].tok == int32(i) {
+		b := w.bodies[n-1]
+		w.bodies = w.bodies[:n-1]
+		f.scope, f.classNameTok, f.classDecl = b.scope, b.classNameTok, b.classDecl
+		f.kind = fkBody
+		if t.kind == tkBraceClass {
+			f.kind, f.elemStart = fkClass, true
+		}
+		w.frames = append(w.frames, f)
+		return
+	}
+	switch t.kind {
+	case tkParenOpen:
+		f.kind = fkParen
+		if w.pendingParams == int32(i) || w.is(int(t.match)+1, tkPunct, "=>") {
+			f.kind = fkParams
+		}
+	case tkBracketOpen:
+		f.kind = fkBracket
+	case tkTemplateHead:
+		f.kind = fkTemplate
+	case tkBraceObject:
+		f.kind, f.elemStart = fkObject, true
+	case tkBraceClass:
+		f.kind, f.elemStart = fkClass, true
+	default:
+		f.kind = fkBlock
+	}
+	w.frames = append(w.frames, f)
+}
+
+// close pops the frame a closing bracket ends, ending its scope and its
+// open arrows.
+func (w *walker) close(i int) {
+	d := len(w.frames) - 1
+	if d == 0 {
+		return // the lexer matched every bracket: not reached
+	}
+	w.closeArrows(d, w.toks[i].pos, -1)
+	f := w.frames[d]
+	w.frames = w.frames[:d]
+	if f.scope >= 0 {
+		w.scopes[f.scope].end = w.after(i)
+	}
+	if parent := w.top(); parent.kind == fkClass && f.kind == fkBody {
+		parent.elemStart = true
+	}
+}
+
+// after is the position just past token i: the next token's start, or the
+// end of the source.
+func (w *walker) after(i int) Position {
+	if i+1 < len(w.toks) {
+		return w.toks[i+1].pos
+	}
+	return w.end
+}
+
+// newScope records a scope starting at token start with the given name.
+func (w *walker) newScope(start int, name []Component) int32 {
+	w.scopes = append(w.scopes, scopeRec{
+		start: w.toks[start].pos, end: w.end,
+		name: int32(len(w.comps)), nameLen: int32(len(name)),
+	})
+	w.comps = append(w.comps, name...)
+	return int32(len(w.scopes) - 1)
+}
+
+// function handles the `function` keyword at i: a declaration or an
+// expression, named by its own identifier when it has one.
+func (w *walker) function(i int) error {
+	start := i
+	if w.is(i-1, tkIdent, "async") && !w.toks[i].nl && !isPropertyName(w.src, w.toks, i-1) {
+		start = i - 1
+	}
+	j := i + 1
+	if w.is(j, tkPunct, "*") {
+		j++
+	}
+	nameTok := -1
+	if w.is(j, tkIdent, "") {
+		nameTok = j
+		j++
+	}
+	if !w.is(j, tkParenOpen, "") || !w.is(int(w.toks[j].match)+1, tkBraceBlock, "") {
+		return fmt.Errorf("%w: function at byte %d has no parameters and body", errSyntax, w.toks[i].start)
+	}
+	name := w.withOwnName(w.inferName(len(w.frames)-1, nil), nameTok)
+	scope := w.newScope(start, name)
+	w.pendingParams = int32(j)
+	w.bodies = append(w.bodies, pendingBody{tok: w.toks[j].match + 1, scope: scope, classNameTok: -1})
+	return nil
+}
+
+// withOwnName replaces the innermost component of an inferred name with a
+// function's or class's own identifier, as Sentry's scope naming does.
+func (w *walker) withOwnName(name []Component, nameTok int) []Component {
+	if nameTok < 0 {
+		return name
+	}
+	if n := len(name); n > 0 {
+		if name[n-1].HasPos {
+			name[n-1].Hidden = true
+		} else {
+			name = name[:n-1]
+		}
+	}
+	return append(name, w.ident(nameTok))
+}
+
+// ident is the name component of identifier token i.
+func (w *walker) ident(i int) Component {
+	return Component{Text: w.text(i), Pos: w.toks[i].pos, HasPos: true}
+}
+
+func interp(s string) Component { return Component{Text: s} }
+
+// class handles the `class` keyword at i: its scope is the whole body
+// (field initializers and the constructor run in it).
+func (w *walker) class(i int) {
+	nameTok := -1
+	if w.is(i+1, tkIdent, "") && w.text(i+1) != "extends" {
+		nameTok = i + 1
+	}
+	body := w.classBody(i)
+	if body < 0 {
+		return
+	}
+	name := w.withOwnName(w.inferName(len(w.frames)-1, nil), nameTok)
+	if len(name) > 0 {
+		name = append([]Component{interp("new ")}, name...)
+	}
+	scope := w.newScope(i, name)
+	w.bodies = append(w.bodies, pendingBody{tok: int32(body), scope: scope, classNameTok: int32(nameTok), classDecl: nameTok >= 0 && w.atStatementStart(i)})
+}
+
+// classBody finds the body of the class at i, skipping its heritage
+// expression's brackets; -1 past maxClassHead tokens.
+func (w *walker) classBody(i int) int {
+	for k := i + 1; k < len(w.toks) && k <= i+maxClassHead; k++ {
+		switch w.toks[k].kind {
+		case tkBraceClass:
+			return k
+		case tkParenOpen, tkBracketOpen, tkBraceObject, tkBraceBlock, tkTemplateHead:
+			k = int(w.toks[k].match)
+		}
+	}
+	return -1
+}
+
+// atStatementStart reports whether token i starts a statement (a class
+// declaration rather than an expression).
+func (w *walker) atStatementStart(i int) bool {
+	if i == 0 {
+		return true
+	}
+	p := &w.toks[i-1]
+	switch p.kind {
+	case tkBraceBlock, tkBraceClose:
+		return true
+	case tkPunct:
+		return w.text(i-1) == ";"
+	case tkIdent:
+		return w.text(i-1) == "export" || w.text(i-1) == "default"
+	}
+	return w.toks[i].nl && w.endsExpression(i-1)
+}
+
+// arrow handles `=>` at i: the scope starts at its parameters.
+func (w *walker) arrow(i int) {
+	start := i - 1
+	if start < 0 {
+		return
+	}
+	if w.toks[start].kind == tkParenClose {
+		start = int(w.toks[start].match)
+	}
+	if w.is(start-1, tkIdent, "async") && !w.toks[start].nl && !isPropertyName(w.src, w.toks, start-1) {
+		start--
+	}
+	d := len(w.frames) - 1
+	scope := w.newScope(start, w.inferName(d, nil))
+	if w.is(i+1, tkBraceBlock, "") {
+		w.bodies = append(w.bodies, pendingBody{tok: int32(i + 1), scope: scope, classNameTok: -1})
+		return
+	}
+	f := &w.frames[d]
+	w.arrows = append(w.arrows, openArrow{scope: scope, frame: int32(d), q0: f.q, at: int32(i)})
+	f.lastArrow = int32(i)
+}
+
+// assign binds the top frame's element to the target of the assignment
+// operator at i, when the target can name a function (an identifier or a
+// member chain); other targets (destructuring, calls) leave the binding.
+func (w *walker) assign(i int) {
+	f := w.top()
+	if f.kind == fkParams || i == 0 {
+		return
+	}
+	switch p := &w.toks[i-1]; {
+	case p.kind == tkIdent && isPropertyName(w.src, w.toks, i-1), p.kind == tkBracketClose:
+		f.binder = binder{kind: bkMember, tok: int32(i - 1), at: int32(i)}
+	case p.kind == tkIdent:
+		f.binder = binder{kind: bkIdent, tok: int32(i - 1), at: int32(i)}
+	}
+}
