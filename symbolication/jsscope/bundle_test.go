@@ -24,8 +24,8 @@ type probe struct {
 	GenColumn int    `json:"genColumn"`
 	// FnLine and FnColumn are where a profiler places the frame of the
 	// minified function around the probe.
-	FnLine   int `json:"fnLine"`
-	FnColumn int `json:"fnColumn"`
+	FnLine    int    `json:"fnLine"`
+	FnColumn  int    `json:"fnColumn"`
 	Expected  string `json:"expected"`
 	Rewritten string `json:"rewritten"`
 }
@@ -104,7 +104,7 @@ func TestRealBundles(t *testing.T) {
 			var c probeCounts
 			for _, p := range e.Probes {
 				require.NotEmptyf(t, p.Expected, "node found no original function around %s", p.Marker)
-				assert.Equalf(t, p.Marker, p.Expected, "node's expectation disagrees with the probe's own marker")
+				assert.Equalf(t, p.Marker, p.Expected, "node's expectation disagrees with the probe's own marker") //nolint:testifylint // neither is the actual: two sources of one expectation
 				c.check(t, x, m, p)
 			}
 			t.Logf("%s: %d probes, %d in functions the bundler rewrote; error frames: scopes name %d right, the nearest named segment %d; "+

@@ -35,6 +35,7 @@ func (s Scope) Anonymous() bool { return len(s.Name) == 0 }
 // holds no reference to the source.
 type Index struct {
 	scopes []scopeRec
+	nodes  []nameNode
 	comps  []Component
 	// bounds are the positions where the innermost scope changes, sorted:
 	// from bounds[i].at to bounds[i+1].at the innermost scope is
@@ -62,7 +63,7 @@ func Parse(src []byte) (*Index, error) {
 	if err := w.walk(); err != nil {
 		return nil, err
 	}
-	x := &Index{scopes: w.scopes, comps: w.comps}
+	x := &Index{scopes: w.scopes, nodes: w.nodes, comps: w.comps}
 	if err := x.buildBounds(); err != nil {
 		return nil, err
 	}
@@ -140,7 +141,39 @@ func (x *Index) Lookup(line, column int) (Scope, bool) {
 		return Scope{}, false
 	}
 	sc := &x.scopes[x.bounds[i].scope]
-	return Scope{Start: sc.start, End: sc.end, Name: x.comps[sc.name : sc.name+sc.nameLen : sc.name+sc.nameLen]}, true
+	return Scope{Start: sc.start, End: sc.end, Name: x.name(sc)}, true
+}
+
+// name writes a scope's name: its prefixes, then its parts from the
+// outermost (at most maxNameParts of them) joined by dots.
+func (x *Index) name(sc *scopeRec) []Component {
+	var parts [][]Component
+	if sc.ownLen > 0 {
+		parts = append(parts, x.comps[sc.own:sc.own+sc.ownLen])
+	}
+	for n := sc.outer; n >= 0 && len(parts) < maxNameParts; n = x.nodes[n].next {
+		node := x.nodes[n]
+		parts = append(parts, x.comps[node.first:node.first+node.n])
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	var name []Component
+	for _, p := range []struct {
+		flag prefix
+		text string
+	}{{prefixGet, "get "}, {prefixSet, "set "}, {prefixNew, "new "}, {prefixObject, "<object>."}} {
+		if sc.prefix&p.flag != 0 {
+			name = append(name, interp(p.text))
+		}
+	}
+	for i := len(parts) - 1; i >= 0; i-- {
+		name = append(name, parts[i]...)
+		if i > 0 {
+			name = append(name, interp("."))
+		}
+	}
+	return name
 }
 
 func clamp32(v int) int32 {
@@ -156,6 +189,7 @@ func (x *Index) Size() int64 { return x.size }
 
 func (x *Index) bytes() int64 {
 	n := int64(len(x.scopes))*int64(unsafe.Sizeof(scopeRec{})) +
+		int64(len(x.nodes))*int64(unsafe.Sizeof(nameNode{})) +
 		int64(len(x.comps))*int64(unsafe.Sizeof(Component{})) +
 		int64(len(x.bounds))*int64(unsafe.Sizeof(bound{}))
 	for _, c := range x.comps {

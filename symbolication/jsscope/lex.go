@@ -265,17 +265,16 @@ func (lx *lexer) scanString(quote byte) error {
 	start := lx.i
 	lx.i++
 	for lx.i < len(lx.src) {
-		c := lx.src[lx.i]
-		switch {
-		case c == quote:
+		switch c := lx.src[lx.i]; c {
+		case quote:
 			lx.i++
 			return nil
-		case c == '\\':
+		case '\\':
 			lx.i++
 			if lx.i < len(lx.src) {
 				lx.i += lineTerminatorLen(lx.src, lx.i)
 			}
-		case c == '\n' || c == '\r':
+		case '\n', '\r':
 			return fmt.Errorf("%w: string at byte %d ends at a line break", errSyntax, start)
 		default:
 			lx.i++
@@ -354,7 +353,8 @@ func (lx *lexer) punct() error {
 	}
 	n := 1
 	for _, p := range punctuators {
-		if len(p) > n && hasPrefixAt(lx.src, start, p) && !(p == "?." && isDigit(lx.peek(2))) {
+		// ?. before a digit is a conditional and a number (a?.5:1).
+		if len(p) > n && hasPrefixAt(lx.src, start, p) && (p != "?." || !isDigit(lx.peek(2))) {
 			n = len(p)
 			break
 		}

@@ -2,92 +2,173 @@ package jsscope
 
 import "strings"
 
-// inferName names a function or class from where it stands, walking the
-// open frames outwards from frame d as Sentry's scope naming walks a
-// syntax tree's ancestors: an object key or a class name adds a component
-// and goes on; a variable or an assignment target ends the name; a
-// function boundary (a body, parameters, an open arrow) ends it too. seed
-// is what the scope itself adds first (a method's key), in order. An
-// empty answer is an anonymous scope.
-func (w *walker) inferName(d int, seed []Component) []Component {
-	n := nameBuilder{rev: reversed(seed)}
-	for walked := 0; d >= 0 && walked < maxWalkFrames && len(n.rev) < maxNameComponents; d, walked = d-1, walked+1 {
-		f := &w.frames[d]
-		if f.kind == fkBody || f.kind == fkParams {
-			return n.finish(true)
-		}
-		b := f.binder
-		if f.lastArrow >= 0 && (b.kind == bkNone || f.lastArrow > b.at) {
-			// An arrow with an expression body encloses the scope.
-			return n.finish(true)
-		}
-		switch b.kind {
-		case bkKey:
-			n.pushSep()
-			n.push(w.ident(int(b.tok)))
-		case bkIdent:
-			n.pushSep()
-			n.push(w.ident(int(b.tok)))
-			return n.finish(false)
-		case bkMember:
-			if target, ok := w.memberTarget(int(b.tok)); ok {
-				n.pushSep()
-				n.rev = append(n.rev, target...)
-				return n.finish(false)
-			}
-		}
-		switch f.kind {
-		case fkObject:
-			n.inObject = true
-		case fkClass:
-			if f.classNameTok >= 0 {
-				n.pushSep()
-				n.push(w.ident(int(f.classNameTok)))
-			}
-			if f.classDecl {
-				return n.finish(false)
-			}
-		}
-	}
-	return n.finish(true)
+// A scope's name is read from where it stands, walking the open frames
+// outwards as Sentry's scope naming walks a syntax tree's ancestors: an
+// object key or a class name adds a part and goes on; a variable or an
+// assignment target adds one and ends the name; a function boundary (a
+// body, parameters, an open arrow) ends it too. What the frames from one
+// frame outwards add is the same for every scope inside that frame until
+// the frame itself changes (its element's binding, its open arrows), so
+// each frame remembers it: naming a scope is constant work at any depth,
+// and the parts are stored once, shared by every scope they name.
+
+// nameNode is one part of a name (a key, a binding target, a class name),
+// comps[first:first+n], and the part outside it, -1 for none.
+type nameNode struct {
+	first, n, next int32
 }
 
-// nameBuilder holds a name's components last first, since the walk finds
-// them from the inside out.
-type nameBuilder struct {
-	rev      []Component
-	inObject bool
+// context is what the frames from one frame outwards add to a name: its
+// innermost part (-1 for none); whether the name ends open (at a function
+// boundary or the top level, where a name found inside an object literal
+// is written <object>.…); whether an object literal is among the frames.
+type context struct {
+	node         int32
+	open, object bool
+}
+
+var rootContext = context{node: -1, open: true}
+
+// context returns the context of frame d, computing it for the frames
+// whose remembered one is out of date, from the outermost of them in.
+func (w *walker) context(d int) context {
+	j := d
+	for j >= 0 && !w.frames[j].ctxValid {
+		j--
+	}
+	for k := j + 1; k <= d; k++ {
+		w.frames[k].ctx = w.frameContext(k)
+		w.frames[k].ctxValid = true
+	}
+	if d < 0 {
+		return rootContext
+	}
+	return w.frames[d].ctx
+}
+
+// frameContext is frame k's context, given that the frames outside it
+// are up to date.
+func (w *walker) frameContext(k int) context {
+	f := &w.frames[k]
+	if f.kind == fkBody || f.kind == fkParams {
+		return rootContext
+	}
+	b := f.binder
+	if f.lastArrow >= 0 && (b.kind == bkNone || f.lastArrow > b.at) {
+		// An arrow with an expression body encloses what is named.
+		return rootContext
+	}
+	part, stop := w.binderPart(b)
+	if f.kind == fkClass {
+		part, stop = nil, f.classDecl
+		if f.classNameTok >= 0 {
+			part = []Component{w.ident(int(f.classNameTok))}
+		}
+	}
+	object := f.kind == fkObject
+	if stop {
+		return context{node: w.newNode(part, -1), object: object}
+	}
+	out := rootContext
+	if k > 0 {
+		out = w.frames[k-1].ctx
+	}
+	if len(part) > 0 {
+		out.node = w.newNode(part, out.node)
+	}
+	out.object = out.object || object
+	return out
+}
+
+// binderPart is the part a frame's binding adds to a name, and whether
+// it ends the name (a variable or an assignment target does; an object
+// key does not).
+func (w *walker) binderPart(b binder) ([]Component, bool) {
+	switch b.kind {
+	case bkKey:
+		return []Component{w.ident(int(b.tok))}, false
+	case bkIdent:
+		return []Component{w.ident(int(b.tok))}, true
+	case bkMember:
+		if target, ok := w.memberTarget(int(b.tok)); ok {
+			return target, true
+		}
+	}
+	return nil, false
 }
 
 func reversed(c []Component) []Component {
-	r := make([]Component, 0, len(c)+4)
+	r := make([]Component, 0, len(c))
 	for i := len(c) - 1; i >= 0; i-- {
 		r = append(r, c[i])
 	}
 	return r
 }
 
-func (n *nameBuilder) push(c Component) { n.rev = append(n.rev, c) }
-
-func (n *nameBuilder) pushSep() {
-	if len(n.rev) > 0 {
-		n.push(interp("."))
-	}
+func (w *walker) newNode(part []Component, next int32) int32 {
+	w.nodes = append(w.nodes, nameNode{first: int32(len(w.comps)), n: int32(len(part)), next: next})
+	w.comps = append(w.comps, part...)
+	return int32(len(w.nodes) - 1)
 }
 
-// finish returns the name in order. A name that ran into a function
-// boundary or the top level from inside an object literal is marked as
-// such (`<object>.key`); one that ended at a binding is not.
-func (n *nameBuilder) finish(open bool) []Component {
-	if open && n.inObject && len(n.rev) > 0 {
-		n.push(interp("<object>."))
+// scopeName is a scope's name as found: its own innermost part, the
+// node of the parts outside it, and its prefixes.
+type scopeName struct {
+	own    []Component
+	outer  int32
+	prefix prefix
+}
+
+// prefix is what a name starts with: "get ", "set ", "new ", then
+// "<object>.".
+type prefix uint8
+
+const (
+	prefixGet prefix = 1 << iota
+	prefixSet
+	prefixNew
+	prefixObject
+)
+
+func (n scopeName) empty() bool { return len(n.own) == 0 && n.outer < 0 }
+
+// contextName is the name of an anonymous function, arrow or class: its
+// context's parts.
+func contextName(ctx context) scopeName {
+	n := scopeName{outer: ctx.node}
+	if ctx.open && ctx.object && ctx.node >= 0 {
+		n.prefix |= prefixObject
 	}
-	return reversed(n.rev)
+	return n
+}
+
+// withOwnName names a function or class by its own identifier: it
+// replaces the innermost component of its context's name, as Sentry's
+// scope naming does. The replaced binding stays, hidden, since a bundler
+// may have written one original name twice (`var X = class _X`).
+func (w *walker) withOwnName(ctx context, nameTok int) scopeName {
+	n := contextName(ctx)
+	if nameTok < 0 {
+		return n
+	}
+	own := []Component{}
+	if ctx.node >= 0 {
+		node := w.nodes[ctx.node]
+		own = append(own, w.comps[node.first:node.first+node.n]...)
+		if last := &own[len(own)-1]; last.HasPos {
+			last.Hidden = true
+		} else {
+			own = own[:len(own)-1]
+		}
+		n.outer = node.next
+	}
+	n.own = append(own, w.ident(nameTok))
+	return n
 }
 
 // memberTarget reads the member chain ending at token end (a.b.c,
-// this.x, a[b], a["k"]) into name components, last first; false when the
-// chain does not start at an identifier or `this` (a call's result).
+// this.x, a[b], a["k"]) into name components; false when the chain does
+// not start at an identifier or `this` (a call's result).
 func (w *walker) memberTarget(end int) ([]Component, bool) {
 	var rev []Component
 	for j := end; j >= 0 && end-j < maxTargetTokens; {
@@ -100,9 +181,9 @@ func (w *walker) memberTarget(end int) ([]Component, bool) {
 			rev = append(rev, w.computedKey(int(t.match), j)...)
 			j = int(t.match) - 1
 		case t.kind == tkIdent && w.text(j) == "this":
-			return append(rev, interp("this")), true
+			return reversed(append(rev, interp("this"))), true
 		case t.kind == tkIdent:
-			return append(rev, w.ident(j)), true
+			return reversed(append(rev, w.ident(j))), true
 		default:
 			return nil, false
 		}
@@ -151,7 +232,7 @@ func (w *walker) element(i int) (int, bool) {
 	case w.is(keyEnd+1, tkParenOpen, "") && w.is(int(w.toks[keyEnd+1].match)+1, tkBraceBlock, ""):
 		w.method(i, j, keyEnd, accessor)
 	case f.kind == fkObject && w.is(keyEnd+1, tkPunct, ":"):
-		f.binder = binder{kind: bkOpaqueKey, tok: int32(j), at: int32(keyEnd + 1)}
+		f.binder, f.ctxValid = binder{kind: bkOpaqueKey, tok: int32(j), at: int32(keyEnd + 1)}, false
 		if w.toks[j].kind == tkIdent {
 			f.binder.kind = bkKey
 		}
@@ -238,20 +319,18 @@ func (w *walker) method(i, key, keyEnd int, accessor string) {
 		w.bodies = append(w.bodies, pendingBody{tok: body, scope: -1, classNameTok: -1})
 		return
 	}
-	keyName := w.keyComponents(key)
-	var name []Component
-	if f.kind == fkObject && accessor != "" {
-		// An object's getter or setter: the object's name, then the key.
-		name = w.inferName(len(w.frames)-1, nil)
-		if len(name) > 0 {
-			name = append(name, interp("."))
-		}
-		name = append(name, keyName...)
-	} else {
-		name = w.inferName(len(w.frames)-1, keyName)
+	ctx := w.context(len(w.frames) - 1)
+	name := scopeName{own: w.keyComponents(key), outer: ctx.node}
+	// An object's getter or setter is named <object>.… only when the
+	// object itself is named by something; a method always is.
+	if ctx.open && ctx.object && (ctx.node >= 0 || accessor == "" || f.kind == fkClass) {
+		name.prefix |= prefixObject
 	}
-	if accessor != "" {
-		name = append([]Component{interp(accessor)}, name...)
+	switch accessor {
+	case "get ":
+		name.prefix |= prefixGet
+	case "set ":
+		name.prefix |= prefixSet
 	}
 	scope := w.newScope(i, name)
 	w.bodies = append(w.bodies, pendingBody{tok: body, scope: scope, classNameTok: -1})

@@ -20,10 +20,10 @@ func at(t *testing.T, src, marker string) (int, int) {
 	return line, len(utf16.Encode([]rune(lineText)))
 }
 
-// scopeName is the unresolved name of the innermost scope around marker:
+// nameAround is the unresolved name of the innermost scope around marker:
 // its components' minified text, "(anonymous)" for an anonymous scope,
 // "(top)" outside every scope.
-func scopeName(t *testing.T, x *Index, src, marker string) string {
+func nameAround(t *testing.T, x *Index, src, marker string) string {
 	t.Helper()
 	line, col := at(t, src, marker)
 	s, ok := x.Lookup(line, col)
@@ -149,7 +149,7 @@ func TestScopeNames(t *testing.T) {
 			x, err := Parse([]byte(tt.src))
 			require.NoError(t, err)
 			for marker, want := range tt.want {
-				assert.Equalf(t, want, scopeName(t, x, tt.src, marker), "scope around %s", marker)
+				assert.Equalf(t, want, nameAround(t, x, tt.src, marker), "scope around %s", marker)
 			}
 		})
 	}

@@ -53,6 +53,10 @@ type frame struct {
 	// classNameTok and classDecl describe a class body frame.
 	classNameTok int32
 	classDecl    bool
+	// ctx is what this frame and those outside it add to a name, valid
+	// until the frame's binding or open arrows change.
+	ctx      context
+	ctxValid bool
 }
 
 type openArrow struct {
@@ -66,21 +70,22 @@ type pendingBody struct {
 	classDecl    bool
 }
 
-// scopeRec is one scope: its extent and its name, components
-// comps[name:name+nameLen].
+// scopeRec is one scope: its extent and its name: its prefixes, the
+// parts of node outer (outermost first), then comps[own:own+ownLen].
 type scopeRec struct {
-	start, end    Position
-	name, nameLen int32
+	start, end  Position
+	own, ownLen int32
+	outer       int32
+	prefix      prefix
 }
 
-// Bounds that keep the naming of each scope constant work, whatever the
-// nesting: a name walks at most maxWalkFrames open brackets, keeps at
-// most maxNameComponents components, and a member target or class head
-// is read over at most maxTargetTokens tokens.
+// Bounds that keep the naming of each scope constant work: a member
+// target is read over at most maxTargetTokens tokens, a class's head over
+// maxClassHead; a lookup writes at most the innermost maxNameParts parts
+// of a name.
 const (
-	maxWalkFrames     = 256
-	maxNameComponents = 32
-	maxTargetTokens   = 64
+	maxNameParts    = 32
+	maxTargetTokens = 64
 	maxClassHead      = 256
 )
 
@@ -93,6 +98,7 @@ type walker struct {
 	bodies        []pendingBody
 	pendingParams int32
 	scopes        []scopeRec
+	nodes         []nameNode
 	comps         []Component
 }
 
@@ -189,6 +195,7 @@ func (w *walker) endElement(i int) {
 	w.closeArrows(d, w.toks[i].pos, -1)
 	f := &w.frames[d]
 	f.binder = binder{}
+	f.ctxValid = false
 	f.q = 0
 	switch {
 	case f.kind == fkObject && w.text(i) == ",":
@@ -211,6 +218,7 @@ func (w *walker) closeArrows(d int, pos Position, q int32) {
 	}
 	f := &w.frames[d]
 	f.lastArrow = -1
+	f.ctxValid = false
 	if n := len(w.arrows); n > 0 && int(w.arrows[n-1].frame) == d {
 		f.lastArrow = w.arrows[n-1].at
 	}
@@ -321,12 +329,12 @@ func (w *walker) after(i int) Position {
 }
 
 // newScope records a scope starting at token start with the given name.
-func (w *walker) newScope(start int, name []Component) int32 {
+func (w *walker) newScope(start int, name scopeName) int32 {
 	w.scopes = append(w.scopes, scopeRec{
 		start: w.toks[start].pos, end: w.end,
-		name: int32(len(w.comps)), nameLen: int32(len(name)),
+		own: int32(len(w.comps)), ownLen: int32(len(name.own)), outer: name.outer, prefix: name.prefix,
 	})
-	w.comps = append(w.comps, name...)
+	w.comps = append(w.comps, name.own...)
 	return int32(len(w.scopes) - 1)
 }
 
@@ -349,27 +357,10 @@ func (w *walker) function(i int) error {
 	if !w.is(j, tkParenOpen, "") || !w.is(int(w.toks[j].match)+1, tkBraceBlock, "") {
 		return fmt.Errorf("%w: function at byte %d has no parameters and body", errSyntax, w.toks[i].start)
 	}
-	name := w.withOwnName(w.inferName(len(w.frames)-1, nil), nameTok)
-	scope := w.newScope(start, name)
+	scope := w.newScope(start, w.withOwnName(w.context(len(w.frames)-1), nameTok))
 	w.pendingParams = int32(j)
 	w.bodies = append(w.bodies, pendingBody{tok: w.toks[j].match + 1, scope: scope, classNameTok: -1})
 	return nil
-}
-
-// withOwnName replaces the innermost component of an inferred name with a
-// function's or class's own identifier, as Sentry's scope naming does.
-func (w *walker) withOwnName(name []Component, nameTok int) []Component {
-	if nameTok < 0 {
-		return name
-	}
-	if n := len(name); n > 0 {
-		if name[n-1].HasPos {
-			name[n-1].Hidden = true
-		} else {
-			name = name[:n-1]
-		}
-	}
-	return append(name, w.ident(nameTok))
 }
 
 // ident is the name component of identifier token i.
@@ -390,9 +381,9 @@ func (w *walker) class(i int) {
 	if body < 0 {
 		return
 	}
-	name := w.withOwnName(w.inferName(len(w.frames)-1, nil), nameTok)
-	if len(name) > 0 {
-		name = append([]Component{interp("new ")}, name...)
+	name := w.withOwnName(w.context(len(w.frames)-1), nameTok)
+	if !name.empty() {
+		name.prefix |= prefixNew
 	}
 	scope := w.newScope(i, name)
 	w.bodies = append(w.bodies, pendingBody{tok: int32(body), scope: scope, classNameTok: int32(nameTok), classDecl: nameTok >= 0 && w.atStatementStart(i)})
@@ -443,7 +434,7 @@ func (w *walker) arrow(i int) {
 		start--
 	}
 	d := len(w.frames) - 1
-	scope := w.newScope(start, w.inferName(d, nil))
+	scope := w.newScope(start, contextName(w.context(d)))
 	if w.is(i+1, tkBraceBlock, "") {
 		w.bodies = append(w.bodies, pendingBody{tok: int32(i + 1), scope: scope, classNameTok: -1})
 		return
@@ -451,6 +442,7 @@ func (w *walker) arrow(i int) {
 	f := &w.frames[d]
 	w.arrows = append(w.arrows, openArrow{scope: scope, frame: int32(d), q0: f.q, at: int32(i)})
 	f.lastArrow = int32(i)
+	f.ctxValid = false
 }
 
 // assign binds the top frame's element to the target of the assignment
@@ -463,8 +455,8 @@ func (w *walker) assign(i int) {
 	}
 	switch p := &w.toks[i-1]; {
 	case p.kind == tkIdent && isPropertyName(w.src, w.toks, i-1), p.kind == tkBracketClose:
-		f.binder = binder{kind: bkMember, tok: int32(i - 1), at: int32(i)}
+		f.binder, f.ctxValid = binder{kind: bkMember, tok: int32(i - 1), at: int32(i)}, false
 	case p.kind == tkIdent:
-		f.binder = binder{kind: bkIdent, tok: int32(i - 1), at: int32(i)}
+		f.binder, f.ctxValid = binder{kind: bkIdent, tok: int32(i - 1), at: int32(i)}, false
 	}
 }
