@@ -57,7 +57,7 @@ func buildBundles(t *testing.T) (string, map[string]bundleExpectation) {
 
 // installModules runs npm ci when node_modules is missing or older than
 // the lockfile (npm writes node_modules/.package-lock.json last).
-func installModules(t *testing.T, npm string) {
+func installModules(t testing.TB, npm string) {
 	t.Helper()
 	lock, err := os.Stat(filepath.Join(bundlerDir, "package-lock.json"))
 	require.NoError(t, err)

@@ -354,7 +354,7 @@ func (lx *lexer) punct() error {
 	n := 1
 	for _, p := range punctuators {
 		// ?. before a digit is a conditional and a number (a?.5:1).
-		if len(p) > n && hasPrefixAt(lx.src, start, p) && (p != "?." || !isDigit(lx.peek(2))) {
+		if p[0] == c && hasPrefixAt(lx.src, start, p) && (p != "?." || !isDigit(lx.peek(2))) {
 			n = len(p)
 			break
 		}

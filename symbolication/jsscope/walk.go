@@ -86,7 +86,7 @@ type scopeRec struct {
 const (
 	maxNameParts    = 32
 	maxTargetTokens = 64
-	maxClassHead      = 256
+	maxClassHead    = 256
 )
 
 type walker struct {

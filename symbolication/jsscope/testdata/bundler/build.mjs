@@ -22,9 +22,13 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const out = process.argv[2];
+// With --large, it writes <outdir>/large.js(.map) instead: about 2 MB of
+// real libraries (terser, acorn, source-map, Babel) minified by esbuild,
+// for the benchmark of parsing a bundle against loading its map.
+const large = process.argv[2] === '--large';
+const out = process.argv[large ? 3 : 2];
 if (!out) {
-  console.error('usage: node build.mjs <outdir>');
+  console.error('usage: node build.mjs [--large] <outdir>');
   process.exit(2);
 }
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -194,6 +198,32 @@ async function expectations(dir) {
   consumer.destroy();
   const debugId = (code.match(/sentry-dbid-([0-9a-f-]{36})/) || [])[1] || '';
   return { probes, debugId };
+}
+
+async function buildLarge(dir) {
+  await esbuild.build({
+    stdin: {
+      contents: ['terser', 'acorn', 'acorn-walk', 'source-map', '@babel/core']
+        .map((m, i) => `export * as m${i} from '${m}';`)
+        .join('\n'),
+      resolveDir: here,
+    },
+    outfile: path.join(dir, 'large.js'),
+    bundle: true,
+    minify: true,
+    sourcemap: true,
+    platform: 'node',
+    format: 'cjs',
+    // Babel's optional TypeScript preset is not installed.
+    external: ['@babel/preset-typescript'],
+    logLevel: 'error',
+  });
+}
+
+if (large) {
+  fs.mkdirSync(out, { recursive: true });
+  await buildLarge(out);
+  process.exit(0);
 }
 
 const result = {};
