@@ -1,6 +1,7 @@
 package jsscope
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -82,17 +83,11 @@ func lex(src []byte) ([]token, Position, error) {
 	}
 	// One token per 4 bytes is about what minified bundles have.
 	lx := &lexer{src: src, toks: make([]token, 0, len(src)/4+1), cursor: positionCursor{src: src}}
-	lx.skipHashbang()
-	for {
-		if err := lx.skipSpace(); err != nil {
-			return nil, Position{}, err
-		}
-		if lx.i >= len(src) {
-			break
-		}
-		if err := lx.next(); err != nil {
-			return nil, Position{}, err
-		}
+	if bytes.HasPrefix(src, []byte("#!")) {
+		lx.i = lx.lineCommentLen()
+	}
+	if err := lx.tokens(); err != nil {
+		return nil, Position{}, err
 	}
 	if len(lx.stack) > 0 {
 		return nil, Position{}, fmt.Errorf("%w: %d brackets left open at the end", errSyntax, len(lx.stack))
@@ -100,10 +95,17 @@ func lex(src []byte) ([]token, Position, error) {
 	return lx.toks, lx.cursor.at(len(src)), nil
 }
 
-func (lx *lexer) skipHashbang() {
-	if len(lx.src) >= 2 && lx.src[0] == '#' && lx.src[1] == '!' {
-		for lx.i < len(lx.src) && !isLineTerminatorAt(lx.src, lx.i) {
-			lx.i++
+// tokens reads every token to the end of the source.
+func (lx *lexer) tokens() error {
+	for {
+		if err := lx.skipSpace(); err != nil {
+			return err
+		}
+		if lx.i >= len(lx.src) {
+			return nil
+		}
+		if err := lx.next(); err != nil {
+			return err
 		}
 	}
 }
@@ -111,52 +113,70 @@ func (lx *lexer) skipHashbang() {
 // skipSpace skips white space and comments, noting line terminators.
 func (lx *lexer) skipSpace() error {
 	for lx.i < len(lx.src) {
-		c := lx.src[lx.i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\v' || c == '\f':
-			lx.i++
-		case isLineTerminatorAt(lx.src, lx.i):
-			lx.nl = true
-			lx.i += lineTerminatorLen(lx.src, lx.i)
-		case c == '/' && lx.peek(1) == '/':
-			for lx.i < len(lx.src) && !isLineTerminatorAt(lx.src, lx.i) {
-				lx.i++
-			}
-		case c == '/' && lx.peek(1) == '*':
-			if err := lx.skipBlockComment(); err != nil {
-				return err
-			}
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRune(lx.src[lx.i:])
-			if !isSpaceRune(r) {
-				return nil
-			}
-			lx.i += size
-		default:
-			return nil
+		n, err := lx.spaceLen()
+		if n == 0 || err != nil {
+			return err
 		}
+		lx.i += n
 	}
 	return nil
 }
 
-func (lx *lexer) skipBlockComment() error {
-	start := lx.i
-	lx.i += 2
-	for lx.i+1 < len(lx.src) {
-		if lx.src[lx.i] == '*' && lx.src[lx.i+1] == '/' {
-			lx.i += 2
-			return nil
-		}
-		if isLineTerminatorAt(lx.src, lx.i) {
-			lx.nl = true
-		}
-		lx.i++
+// spaceLen is the length of the white space, line terminator or comment
+// at lx.i, 0 where a token starts.
+func (lx *lexer) spaceLen() (int, error) {
+	c := lx.src[lx.i]
+	switch {
+	case classes[c]&clSpace != 0:
+		return 1, nil
+	case isLineTerminatorAt(lx.src, lx.i):
+		lx.nl = true
+		return lineTerminatorLen(lx.src, lx.i), nil
+	case c == '/':
+		return lx.commentLen()
+	case c >= utf8.RuneSelf:
+		return unicodeSpaceLen(lx.src[lx.i:]), nil
 	}
-	return fmt.Errorf("%w: comment at byte %d is not closed", errSyntax, start)
+	return 0, nil
 }
 
-func isSpaceRune(r rune) bool {
-	return r == 0xa0 || r == 0xfeff || r == 0x1680 || (r >= 0x2000 && r <= 0x200a) || r == 0x202f || r == 0x205f || r == 0x3000
+func unicodeSpaceLen(b []byte) int {
+	if r, size := utf8.DecodeRune(b); isSpaceRune(r) {
+		return size
+	}
+	return 0
+}
+
+// commentLen is the length of the comment at lx.i, 0 for a `/` that
+// starts none.
+func (lx *lexer) commentLen() (int, error) {
+	switch lx.peek(1) {
+	case '/':
+		return lx.lineCommentLen(), nil
+	case '*':
+		return lx.blockCommentLen()
+	}
+	return 0, nil
+}
+
+// lineCommentLen is the length from lx.i to the end of its line.
+func (lx *lexer) lineCommentLen() int {
+	j := lx.i
+	for j < len(lx.src) && !isLineTerminatorAt(lx.src, j) {
+		j++
+	}
+	return j - lx.i
+}
+
+func (lx *lexer) blockCommentLen() (int, error) {
+	n := bytes.Index(lx.src[lx.i+2:], []byte("*/"))
+	if n < 0 {
+		return 0, fmt.Errorf("%w: comment at byte %d is not closed", errSyntax, lx.i)
+	}
+	if containsLineTerminator(lx.src[lx.i+2 : lx.i+2+n]) {
+		lx.nl = true
+	}
+	return n + 4, nil
 }
 
 func (lx *lexer) peek(d int) byte {
@@ -169,41 +189,65 @@ func (lx *lexer) peek(d int) byte {
 // next reads one token at lx.i.
 func (lx *lexer) next() error {
 	start := lx.i
-	c := lx.src[start]
-	var kind tokKind
-	var err error
-	switch {
-	case isIdentStart(c):
-		lx.scanIdent()
-		kind = tkIdent
-		lx.noteClass(start)
-	case c == '#':
-		lx.i++
-		lx.scanIdent()
-		kind = tkPrivate
-	case isDigit(c) || (c == '.' && isDigit(lx.peek(1))):
-		lx.scanNumber()
-		kind = tkNum
-	case c == '"' || c == '\'':
-		err = lx.scanString(c)
-		kind = tkStr
-	case c == '`':
-		lx.i++
-		kind, err = lx.scanTemplate(tkTemplate, tkTemplateHead)
-	case c == '/' && lx.regexAllowed():
-		err = lx.scanRegex()
-		kind = tkRegex
-	default:
+	kind, ok, err := lx.scanOperand()
+	if !ok {
 		return lx.punct()
 	}
 	if err != nil {
 		return err
+	}
+	if kind == tkIdent {
+		lx.noteClass(start)
 	}
 	lx.emit(kind, start)
 	if kind == tkTemplateHead {
 		lx.stack = append(lx.stack, lexFrame{tok: int32(len(lx.toks) - 1), kind: tkTemplateHead})
 	}
 	return nil
+}
+
+// scanOperand reads a word, number or literal at lx.i; false when a
+// punctuator is there.
+func (lx *lexer) scanOperand() (tokKind, bool, error) {
+	if kind, ok := lx.scanWord(); ok {
+		return kind, true, nil
+	}
+	return lx.scanLiteral()
+}
+
+// scanWord reads an identifier (or keyword), a private name or a number.
+func (lx *lexer) scanWord() (tokKind, bool) {
+	switch c := lx.src[lx.i]; {
+	case isIdentStart(c):
+		lx.scanIdent()
+		return tkIdent, true
+	case c == '#':
+		lx.i++
+		lx.scanIdent()
+		return tkPrivate, true
+	case isDigit(c) || c == '.' && isDigit(lx.peek(1)):
+		lx.scanNumber()
+		return tkNum, true
+	}
+	return 0, false
+}
+
+// scanLiteral reads a string, a template (up to its first substitution)
+// or a regular expression.
+func (lx *lexer) scanLiteral() (tokKind, bool, error) {
+	switch c := lx.src[lx.i]; c {
+	case '"', '\'':
+		return tkStr, true, lx.scanString(c)
+	case '`':
+		lx.i++
+		kind, err := lx.scanTemplate(tkTemplate, tkTemplateHead)
+		return kind, true, err
+	case '/':
+		if lx.regexAllowed() {
+			return tkRegex, true, lx.scanRegex()
+		}
+	}
+	return 0, false, nil
 }
 
 // emit appends the token from start to lx.i.
@@ -215,72 +259,76 @@ func (lx *lexer) emit(kind tokKind, start int) {
 	lx.nl = false
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isIdentStart(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c == '$' || c == '\\' || c >= utf8.RuneSelf
-}
-
-func isIdentPart(c byte) bool { return isIdentStart(c) || isDigit(c) }
-
 // scanIdent reads an identifier; any non-ASCII character that is not a
 // space or line terminator is taken as part of one (bundles escape the
 // rest), and a backslash as the start of a \u escape.
 func (lx *lexer) scanIdent() {
 	for lx.i < len(lx.src) {
-		c := lx.src[lx.i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(lx.src[lx.i:])
-			if isSpaceRune(r) || r == 0x2028 || r == 0x2029 {
-				return
-			}
-			lx.i += size
-			continue
-		}
-		if !isIdentPart(c) {
+		n := identCharLen(lx.src[lx.i:])
+		if n == 0 {
 			return
 		}
-		lx.i++
+		lx.i += n
 	}
+}
+
+// identCharLen is the length of the identifier character b starts with,
+// 0 when it is none.
+func identCharLen(b []byte) int {
+	if b[0] < utf8.RuneSelf {
+		if isIdentPart(b[0]) {
+			return 1
+		}
+		return 0
+	}
+	r, size := utf8.DecodeRune(b)
+	if endsIdentRune(r) {
+		return 0
+	}
+	return size
 }
 
 // scanNumber reads a numeric literal loosely: digits, letters (hex,
 // exponent, BigInt n), separators, a dot, and the sign of an exponent.
 func (lx *lexer) scanNumber() {
-	hex := lx.src[lx.i] == '0' && (lx.peek(1)|0x20 == 'x')
-	for lx.i < len(lx.src) {
-		c := lx.src[lx.i]
-		switch {
-		case isIdentPart(c) && c < utf8.RuneSelf && c != '\\' && c != '$', c == '.':
-			lx.i++
-		case (c == '+' || c == '-') && !hex && lx.src[lx.i-1]|0x20 == 'e':
-			lx.i++
-		default:
-			return
-		}
+	hex := lx.src[lx.i] == '0' && lx.peek(1)|0x20 == 'x'
+	for lx.i < len(lx.src) && numberGoesOn(lx.src, lx.i, hex) {
+		lx.i++
 	}
+}
+
+// numberGoesOn reports whether src[i] continues the number before it.
+func numberGoesOn(src []byte, i int, hex bool) bool {
+	c := src[i]
+	if classes[c]&clNumberPart != 0 {
+		return true
+	}
+	return (c == '+' || c == '-') && !hex && src[i-1]|0x20 == 'e'
 }
 
 func (lx *lexer) scanString(quote byte) error {
 	start := lx.i
 	lx.i++
 	for lx.i < len(lx.src) {
-		switch c := lx.src[lx.i]; c {
+		switch lx.src[lx.i] {
 		case quote:
 			lx.i++
 			return nil
-		case '\\':
-			lx.i++
-			if lx.i < len(lx.src) {
-				lx.i += lineTerminatorLen(lx.src, lx.i)
-			}
 		case '\n', '\r':
 			return fmt.Errorf("%w: string at byte %d ends at a line break", errSyntax, start)
-		default:
-			lx.i++
 		}
+		lx.i += charLen(lx.src, lx.i)
 	}
 	return fmt.Errorf("%w: string at byte %d is not closed", errSyntax, start)
+}
+
+// charLen is the length of the literal's character at src[i]: an escape
+// takes the character after its backslash (a whole line terminator).
+func charLen(src []byte, i int) int {
+	if src[i] != '\\' || i+1 >= len(src) {
+		return 1
+	}
+	return 1 + lineTerminatorLen(src, i+1)
 }
 
 // scanTemplate reads template characters up to the closing backquote
@@ -289,21 +337,15 @@ func (lx *lexer) scanString(quote byte) error {
 func (lx *lexer) scanTemplate(whole, head tokKind) (tokKind, error) {
 	start := lx.i
 	for lx.i < len(lx.src) {
-		switch lx.src[lx.i] {
-		case '`':
+		switch {
+		case lx.src[lx.i] == '`':
 			lx.i++
 			return whole, nil
-		case '\\':
+		case lx.src[lx.i] == '$' && lx.peek(1) == '{':
 			lx.i += 2
-		case '$':
-			if lx.peek(1) == '{' {
-				lx.i += 2
-				return head, nil
-			}
-			lx.i++
-		default:
-			lx.i++
+			return head, nil
 		}
+		lx.i += charLen(lx.src, lx.i)
 	}
 	return 0, fmt.Errorf("%w: template at byte %d is not closed", errSyntax, start)
 }
@@ -314,24 +356,30 @@ func (lx *lexer) scanRegex() error {
 	inClass := false
 	for lx.i < len(lx.src) {
 		c := lx.src[lx.i]
-		switch {
-		case c == '\\':
-			lx.i += 2
-			continue
-		case c == '\n' || c == '\r':
-			return fmt.Errorf("%w: regular expression at byte %d ends at a line break", errSyntax, start)
-		case c == '[':
-			inClass = true
-		case c == ']':
-			inClass = false
-		case c == '/' && !inClass:
+		if c == '\n' || c == '\r' {
+			break
+		}
+		if c == '/' && !inClass {
 			lx.i++
 			lx.scanIdent() // flags
 			return nil
 		}
-		lx.i++
+		inClass = inCharacterClass(c, inClass)
+		lx.i += charLen(lx.src, lx.i)
 	}
-	return fmt.Errorf("%w: regular expression at byte %d is not closed", errSyntax, start)
+	return fmt.Errorf("%w: regular expression at byte %d is not closed on its line", errSyntax, start)
+}
+
+// inCharacterClass says whether a regular expression is inside [...]
+// after the character c: a / there does not end it.
+func inCharacterClass(c byte, in bool) bool {
+	switch c {
+	case '[':
+		return true
+	case ']':
+		return false
+	}
+	return in
 }
 
 // punctuators, longest first within each leading character's group.
@@ -343,36 +391,40 @@ var punctuators = []string{
 
 // punct reads a punctuator; brackets are matched here.
 func (lx *lexer) punct() error {
-	start := lx.i
-	c := lx.src[start]
+	c := lx.src[lx.i]
 	switch c {
 	case '(', '[', '{':
 		return lx.open(c)
 	case ')', ']', '}':
 		return lx.close(c)
 	}
-	n := 1
-	for _, p := range punctuators {
-		// ?. before a digit is a conditional and a number (a?.5:1).
-		if p[0] == c && hasPrefixAt(lx.src, start, p) && (p != "?." || !isDigit(lx.peek(2))) {
-			n = len(p)
-			break
-		}
+	n := lx.punctLen(c)
+	if n == 0 {
+		return fmt.Errorf("%w: unexpected byte %q at %d", errSyntax, c, lx.i)
 	}
-	if n == 1 && !isSinglePunct(c) {
-		return fmt.Errorf("%w: unexpected byte %q at %d", errSyntax, c, start)
-	}
+	start := lx.i
 	lx.i += n
 	lx.emit(tkPunct, start)
 	return nil
 }
 
-func isSinglePunct(c byte) bool {
-	switch c {
-	case '.', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '@':
-		return true
+// punctLen is the length of the longest punctuator at lx.i, 0 for none.
+func (lx *lexer) punctLen(c byte) int {
+	for _, p := range punctuators {
+		if p[0] == c && lx.hasPunct(p) {
+			return len(p)
+		}
 	}
-	return false
+	if classes[c]&clSinglePunct != 0 {
+		return 1
+	}
+	return 0
+}
+
+// hasPunct reports whether punctuator p is at lx.i; ?. before a digit is
+// a conditional and a number (a?.5:1).
+func (lx *lexer) hasPunct(p string) bool {
+	return hasPrefixAt(lx.src, lx.i, p) && (p != "?." || !isDigit(lx.peek(2)))
 }
 
 func hasPrefixAt(src []byte, i int, p string) bool {
@@ -397,35 +449,41 @@ func (lx *lexer) open(c byte) error {
 }
 
 func (lx *lexer) close(c byte) error {
-	start := lx.i
 	if len(lx.stack) == 0 {
-		return fmt.Errorf("%w: %q at byte %d closes nothing", errSyntax, c, start)
+		return fmt.Errorf("%w: %q at byte %d closes nothing", errSyntax, c, lx.i)
 	}
 	open := lx.stack[len(lx.stack)-1]
 	if open.kind == tkTemplateHead && c == '}' {
-		// The substitution ends: the template goes on.
-		lx.i++
-		kind, err := lx.scanTemplate(tkTemplateTail, tkTemplateMiddle)
-		if err != nil {
-			return err
-		}
-		lx.emit(kind, start)
-		if kind == tkTemplateTail {
-			lx.stack = lx.stack[:len(lx.stack)-1]
-			lx.toks[open.tok].match = int32(len(lx.toks) - 1)
-		}
-		return nil
+		return lx.continueTemplate(open)
 	}
 	want, kind := closerOf(open.kind)
 	if c != want {
-		return fmt.Errorf("%w: %q at byte %d closes %q", errSyntax, c, start, want)
+		return fmt.Errorf("%w: %q at byte %d closes %q", errSyntax, c, lx.i, want)
 	}
+	start := lx.i
 	lx.i++
 	lx.emit(kind, start)
 	lx.stack = lx.stack[:len(lx.stack)-1]
 	closeIdx := int32(len(lx.toks) - 1)
 	lx.toks[open.tok].match = closeIdx
 	lx.toks[closeIdx].match = open.tok
+	return nil
+}
+
+// continueTemplate reads on after the } that ends a template's
+// substitution, to the next substitution or the template's end.
+func (lx *lexer) continueTemplate(open lexFrame) error {
+	start := lx.i
+	lx.i++
+	kind, err := lx.scanTemplate(tkTemplateTail, tkTemplateMiddle)
+	if err != nil {
+		return err
+	}
+	lx.emit(kind, start)
+	if kind == tkTemplateTail {
+		lx.stack = lx.stack[:len(lx.stack)-1]
+		lx.toks[open.tok].match = int32(len(lx.toks) - 1)
+	}
 	return nil
 }
 

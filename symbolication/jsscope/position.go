@@ -1,6 +1,9 @@
 package jsscope
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Position is a place in the generated (minified) source as source maps
 // and JavaScript engines count it: a 0-based line and a 0-based column in
@@ -26,27 +29,35 @@ type positionCursor struct {
 // at returns the position of byte offset off, off ≥ every earlier one.
 func (c *positionCursor) at(off int) Position {
 	for c.off < off {
-		b := c.src[c.off]
-		switch {
-		case b == '\n':
-			c.newLine(1)
-		case b == '\r':
-			if c.off+1 < len(c.src) && c.src[c.off+1] == '\n' {
-				// Counted at the \n, so that an offset between the two
-				// is still on this line.
-				c.off++
-				c.pos.Column++
-				continue
-			}
-			c.newLine(1)
-		case b < utf8.RuneSelf:
-			c.off++
-			c.pos.Column++
-		default:
-			c.rune()
-		}
+		c.step()
 	}
 	return c.pos
+}
+
+// step moves past one character.
+func (c *positionCursor) step() {
+	switch b := c.src[c.off]; {
+	case b == '\n':
+		c.newLine(1)
+	case b == '\r':
+		c.carriageReturn()
+	case b < utf8.RuneSelf:
+		c.off++
+		c.pos.Column++
+	default:
+		c.rune()
+	}
+}
+
+// carriageReturn ends a line, except before a \n, where the line ends at
+// the \n: an offset between the two is still on this line.
+func (c *positionCursor) carriageReturn() {
+	if c.off+1 < len(c.src) && c.src[c.off+1] == '\n' {
+		c.off++
+		c.pos.Column++
+		return
+	}
+	c.newLine(1)
 }
 
 func (c *positionCursor) newLine(size int) {
@@ -77,19 +88,30 @@ func isLineTerminatorAt(src []byte, i int) bool {
 	case '\n', '\r':
 		return true
 	case 0xe2:
-		return i+2 < len(src) && src[i+1] == 0x80 && (src[i+2] == 0xa8 || src[i+2] == 0xa9)
+		return isUnicodeLineEnd(src[i:])
 	}
 	return false
+}
+
+// isUnicodeLineEnd reports whether b starts with U+2028 or U+2029.
+func isUnicodeLineEnd(b []byte) bool {
+	s := string(b[:min(3, len(b))])
+	return s == "\u2028" || s == "\u2029"
 }
 
 // lineTerminatorLen is the length of the line terminator at src[i] (2 for
 // \r\n), or 1 when there is none (an escaped character).
 func lineTerminatorLen(src []byte, i int) int {
 	switch {
-	case src[i] == '\r' && i+1 < len(src) && src[i+1] == '\n':
+	case string(src[i:min(i+2, len(src))]) == "\r\n":
 		return 2
-	case src[i] == 0xe2 && isLineTerminatorAt(src, i):
+	case isUnicodeLineEnd(src[i:]):
 		return 3
 	}
 	return 1
+}
+
+// containsLineTerminator reports whether b holds a line terminator.
+func containsLineTerminator(b []byte) bool {
+	return bytes.ContainsAny(b, "\n\r\u2028\u2029")
 }
