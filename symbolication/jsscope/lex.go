@@ -57,9 +57,8 @@ const maxSourceBytes = 1<<31 - 1
 // lexFrame is an open bracket while lexing: the kind decides what a `/`
 // after its closing bracket is.
 type lexFrame struct {
-	tok     int32
-	kind    tokKind
-	control bool // ( of if/while/for/with: a `/` after its ) starts a regex
+	tok  int32
+	kind tokKind
 }
 
 type lexer struct {
@@ -437,7 +436,7 @@ func (lx *lexer) open(c byte) error {
 	f := lexFrame{tok: int32(len(lx.toks))}
 	switch c {
 	case '(':
-		f.kind, f.control = tkParenOpen, lx.prevIsControlKeyword()
+		f.kind = tkParenOpen
 	case '[':
 		f.kind = tkBracketOpen
 	default:

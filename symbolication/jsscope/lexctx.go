@@ -15,18 +15,21 @@ func (lx *lexer) prevTok() *token {
 
 func (lx *lexer) text(t *token) string { return string(lx.src[t.start:t.end]) }
 
-// isPropertyName reports whether the identifier token at index i follows a
-// `.` or `?.`: a keyword there is a property name (x.return / 2).
+// isPropertyName reports whether the token at index i follows a `.` or
+// `?.`: a keyword there is a property name (x.return / 2).
 func isPropertyName(src []byte, toks []token, i int) bool {
-	if i == 0 {
+	return i > 0 && isDot(src, &toks[i-1])
+}
+
+func isDot(src []byte, t *token) bool {
+	if t.kind != tkPunct {
 		return false
 	}
-	p := toks[i-1]
-	if p.kind != tkPunct {
-		return false
+	switch string(src[t.start:t.end]) {
+	case ".", "?.":
+		return true
 	}
-	s := string(src[p.start:p.end])
-	return s == "." || s == "?."
+	return false
 }
 
 // regexAllowed reports whether a `/` here starts a regular expression:
@@ -37,34 +40,38 @@ func (lx *lexer) regexAllowed() bool {
 		return true
 	}
 	switch p.kind {
-	case tkIdent:
-		if isPropertyName(lx.src, lx.toks, len(lx.toks)-1) {
-			return false
-		}
-		return keywordBeforeExpression(lx.text(p))
+	case tkIdent, tkParenClose, tkBraceClose, tkPunct:
+		return lx.regexAfter(p)
+	}
+	return !endsOperand(p.kind)
+}
+
+// endsOperand reports whether a token of this kind ends an operand: a `/`
+// after it divides.
+func endsOperand(kind tokKind) bool {
+	switch kind {
 	case tkNum, tkStr, tkTemplate, tkTemplateTail, tkRegex, tkPrivate, tkBracketClose:
-		return false
+		return true
+	}
+	return false
+}
+
+// regexAfter decides a `/` after a word, a ), a } or a punctuator.
+func (lx *lexer) regexAfter(p *token) bool {
+	switch p.kind {
+	case tkIdent:
+		return !isPropertyName(lx.src, lx.toks, len(lx.toks)-1) && keywordBeforeExpression(lx.text(p))
 	case tkParenClose:
-		return lx.closedControl(p)
+		return lx.controlBefore(int(p.match))
 	case tkBraceClose:
 		// After a block a statement starts; after an object literal the
 		// expression goes on.
 		return lx.toks[p.match].kind != tkBraceObject
-	case tkPunct:
-		s := lx.text(p)
-		return s != "++" && s != "--"
 	}
-	return true
+	return !isPostfix(lx.text(p))
 }
 
-// closedControl reports whether the ) token p closed the condition of an
-// if, while, for or with.
-func (lx *lexer) closedControl(p *token) bool {
-	open := int(p.match)
-	return open > 0 && lx.toks[open-1].kind == tkIdent && !isPropertyName(lx.src, lx.toks, open-1) &&
-		isControlKeyword(lx.text(&lx.toks[open-1])) ||
-		open > 1 && lx.text(&lx.toks[open-1]) == "await" && lx.text(&lx.toks[open-2]) == "for"
-}
+func isPostfix(s string) bool { return s == "++" || s == "--" }
 
 // keywordBeforeExpression reports whether an expression may follow the
 // identifier s: true for operators and statement keywords written as
@@ -79,18 +86,30 @@ func keywordBeforeExpression(s string) bool {
 }
 
 func isControlKeyword(s string) bool {
-	return s == "if" || s == "while" || s == "for" || s == "with"
+	switch s {
+	case "if", "while", "for", "with":
+		return true
+	}
+	return false
 }
 
-// prevIsControlKeyword reports whether a ( here opens the condition of a
-// control statement.
-func (lx *lexer) prevIsControlKeyword() bool {
-	n := len(lx.toks)
-	if n == 0 || lx.toks[n-1].kind != tkIdent || isPropertyName(lx.src, lx.toks, n-1) {
-		return false
+// wordBefore returns the word before token index i, false when that is
+// not a word (or is a property name).
+func (lx *lexer) wordBefore(i int) (string, bool) {
+	if i <= 0 || lx.toks[i-1].kind != tkIdent || isPropertyName(lx.src, lx.toks, i-1) {
+		return "", false
 	}
-	s := lx.text(&lx.toks[n-1])
-	return isControlKeyword(s) || s == "await" && n > 1 && lx.text(&lx.toks[n-2]) == "for"
+	return lx.text(&lx.toks[i-1]), true
+}
+
+// controlBefore reports whether the ( at token index i (or about to be)
+// opens the condition of if, while, for (or for await) or with.
+func (lx *lexer) controlBefore(i int) bool {
+	s, _ := lx.wordBefore(i)
+	if s == "await" {
+		s, _ = lx.wordBefore(i - 1)
+	}
+	return isControlKeyword(s)
 }
 
 // noteClass remembers the depth of a `class` keyword: the next { at that
@@ -105,22 +124,16 @@ func (lx *lexer) noteClass(start int) {
 // method's name ({class: 1}, {class() {}}): what follows it is not a
 // class's name, heritage or body.
 func (lx *lexer) keyFollows() bool {
-	for j := lx.i; j < len(lx.src); j++ {
-		switch lx.src[j] {
-		case ' ', '\t':
-			continue
-		case '(', ':', ',', '}', '=', ';', ')':
-			return true
-		}
-		return false
+	j := lx.i
+	for j < len(lx.src) && classes[lx.src[j]]&clSpace != 0 {
+		j++
 	}
-	return true
+	return j == len(lx.src) || isKeyEnd(string(lx.src[j]))
 }
 
 // braceKind decides what a { opens from the token before it.
 func (lx *lexer) braceKind() tokKind {
-	if n := len(lx.classAt); n > 0 && lx.classAt[n-1] == len(lx.stack) {
-		lx.classAt = lx.classAt[:n-1]
+	if lx.opensClassBody() {
 		return tkBraceClass
 	}
 	p := lx.prevTok()
@@ -129,10 +142,7 @@ func (lx *lexer) braceKind() tokKind {
 	}
 	switch p.kind {
 	case tkIdent:
-		if keywordBeforeExpression(lx.text(p)) && lx.text(p) != "do" && lx.text(p) != "else" {
-			return tkBraceObject
-		}
-		return tkBraceBlock
+		return braceAfterWord(lx.text(p))
 	case tkPunct:
 		return lx.braceAfterPunct(lx.text(p))
 	case tkTemplateHead, tkTemplateMiddle, tkParenOpen, tkBracketOpen:
@@ -142,57 +152,107 @@ func (lx *lexer) braceKind() tokKind {
 	return tkBraceBlock
 }
 
+// opensClassBody reports whether a { here is the body of the last
+// `class` keyword, which waits at this depth.
+func (lx *lexer) opensClassBody() bool {
+	n := len(lx.classAt)
+	if n == 0 || lx.classAt[n-1] != len(lx.stack) {
+		return false
+	}
+	lx.classAt = lx.classAt[:n-1]
+	return true
+}
+
+// braceAfterWord decides a { after the word s: an object after an
+// operator word (return {…}), a block after else, do and names.
+func braceAfterWord(s string) tokKind {
+	if s != "do" && s != "else" && keywordBeforeExpression(s) {
+		return tkBraceObject
+	}
+	return tkBraceBlock
+}
+
 // braceAfterPunct decides a { after the punctuator s.
 func (lx *lexer) braceAfterPunct(s string) tokKind {
 	switch s {
 	case "=>", ";":
 		return tkBraceBlock
 	case ":":
-		// A label's or a case's block inside a block; a property value
-		// or the branch of a conditional elsewhere.
-		if len(lx.stack) == 0 || lx.stack[len(lx.stack)-1].kind == tkBraceBlock {
-			if !lx.openConditional() {
-				return tkBraceBlock
-			}
-		}
-		return tkBraceObject
+		return lx.braceAfterColon()
+	}
+	return tkBraceObject
+}
+
+// braceAfterColon: a label's or a case's block inside a block; a
+// property value or the branch of a conditional elsewhere.
+func (lx *lexer) braceAfterColon() tokKind {
+	inBlock := len(lx.stack) == 0 || lx.stack[len(lx.stack)-1].kind == tkBraceBlock
+	if inBlock && !lx.openConditional() {
+		return tkBraceBlock
 	}
 	return tkBraceObject
 }
 
 // openConditional reports whether a `?` of a conditional is open in the
 // current statement: scanning back from the `:` to the statement's start
-// counts the `?` against the `:`. Bounded by the statement, which is
-// scanned once per `:` followed by a `{`, a case or label block in
-// practice.
+// counts the `?` against the `:`. The look back is bounded by
+// maxConditionalScan tokens, so a long run of `a:{` cannot make the lexer
+// quadratic.
 func (lx *lexer) openConditional() bool {
 	depth := 0
-	for i := len(lx.toks) - 2; i >= 0 && i >= len(lx.toks)-maxConditionalScan; i-- {
+	for i := len(lx.toks) - 2; i >= max(0, len(lx.toks)-maxConditionalScan); i-- {
 		t := &lx.toks[i]
-		switch t.kind {
-		case tkParenClose, tkBracketClose, tkBraceClose:
+		if isCloser(t.kind) {
 			i = int(t.match)
 			continue
-		case tkBraceBlock, tkBraceObject, tkBraceClass, tkParenOpen, tkBracketOpen, tkTemplateHead:
-			return depth > 0
-		case tkPunct:
-			switch lx.text(t) {
-			case "?":
-				depth++
-			case ":":
-				depth--
-			case ";":
-				return depth > 0
-			}
-		case tkIdent:
-			if lx.text(t) == "case" || lx.text(t) == "default" {
-				return depth > 0
-			}
 		}
+		d, stop := lx.conditionalStep(t)
+		if stop {
+			break
+		}
+		depth += d
 	}
 	return depth > 0
 }
 
-// maxConditionalScan bounds openConditional's look back, so that a long
-// run of `a:{` cannot make the lexer quadratic.
+// conditionalStep is what token t counts looking back for an open `?`:
+// +1 for a `?`, -1 for a `:`; stop at the start of the statement (an
+// open bracket, a `;`, a case).
+func (lx *lexer) conditionalStep(t *token) (int, bool) {
+	switch t.kind {
+	case tkBraceBlock, tkBraceObject, tkBraceClass, tkParenOpen, tkBracketOpen, tkTemplateHead:
+		return 0, true
+	case tkPunct:
+		return conditionalPunct(lx.text(t))
+	case tkIdent:
+		s := lx.text(t)
+		return 0, s == "case" || s == "default"
+	}
+	return 0, false
+}
+
+func conditionalPunct(s string) (int, bool) {
+	switch s {
+	case "?":
+		return 1, false
+	case ":":
+		return -1, false
+	}
+	return 0, s == ";"
+}
+
+func isCloser(kind tokKind) bool {
+	return kind == tkParenClose || kind == tkBracketClose || kind == tkBraceClose
+}
+
 const maxConditionalScan = 256
+
+// isKeyEnd reports whether s, after a word, makes the word a key or a
+// method's name rather than a keyword.
+func isKeyEnd(s string) bool {
+	switch s {
+	case "(", ")", ":", ",", "}", "=", ";":
+		return true
+	}
+	return false
+}

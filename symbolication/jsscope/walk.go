@@ -115,22 +115,30 @@ func (w *walker) walk() error {
 	w.frames = append(w.frames, frame{kind: fkRoot, scope: -1, lastArrow: -1, classNameTok: -1})
 	w.pendingParams = -1
 	for i := 0; i < len(w.toks); i++ {
-		if w.asiBoundary(i) {
-			w.endElement(i)
-		}
-		if f := w.top(); (f.kind == fkObject || f.kind == fkClass) && f.elemStart {
-			f.elemStart = false
-			if j, ok := w.element(i); ok {
-				i = j
-				continue
-			}
-		}
-		if err := w.token(i); err != nil {
+		j, err := w.step(i)
+		if err != nil {
 			return err
 		}
+		i = j
 	}
 	w.closeArrows(len(w.frames)-1, w.end, -1)
 	return nil
+}
+
+// step handles token i (and, for an element's head, the tokens after
+// it), returning the last token it handled.
+func (w *walker) step(i int) (int, error) {
+	if w.asiBoundary(i) {
+		w.endElement(i)
+	}
+	if f := w.top(); f.elemStart {
+		// Only object literals and class bodies have elements.
+		f.elemStart = false
+		if j, ok := w.element(i); ok {
+			return j, nil
+		}
+	}
+	return i, w.token(i)
 }
 
 // token handles one token outside an element's head.
@@ -146,15 +154,21 @@ func (w *walker) token(i int) error {
 	case tkPunct:
 		w.punct(i)
 	case tkIdent:
-		if isPropertyName(w.src, w.toks, i) {
-			return nil
-		}
-		switch w.text(i) {
-		case "function":
-			return w.function(i)
-		case "class":
-			w.class(i)
-		}
+		return w.word(i)
+	}
+	return nil
+}
+
+// word handles the keywords that open scopes.
+func (w *walker) word(i int) error {
+	if isPropertyName(w.src, w.toks, i) {
+		return nil
+	}
+	switch w.text(i) {
+	case "function":
+		return w.function(i)
+	case "class":
+		w.class(i)
 	}
 	return nil
 }
@@ -167,10 +181,7 @@ func (w *walker) punct(i int) {
 	case "?":
 		f.q++
 	case ":":
-		w.closeArrows(len(w.frames)-1, w.toks[i].pos, f.q)
-		if f.q > 0 {
-			f.q--
-		}
+		w.colon(i)
 	case "=>":
 		w.arrow(i)
 	default:
@@ -178,6 +189,14 @@ func (w *walker) punct(i int) {
 			w.assign(i)
 		}
 	}
+}
+
+// colon ends the branch of a conditional: the arrows opened since its
+// `?` end with it.
+func (w *walker) colon(i int) {
+	f := w.top()
+	w.closeArrows(len(w.frames)-1, w.toks[i].pos, f.q)
+	f.q = max(0, f.q-1)
 }
 
 func isAssignment(s string) bool {
@@ -208,20 +227,27 @@ func (w *walker) endElement(i int) {
 // closeArrows ends at pos the expression-bodied arrows open in frame d
 // (those opened since the q-th `?` when q ≥ 0, all when q < 0).
 func (w *walker) closeArrows(d int, pos Position, q int32) {
-	for n := len(w.arrows); n > 0; n-- {
-		a := w.arrows[n-1]
-		if int(a.frame) != d || q >= 0 && a.q0 < q {
-			break
-		}
-		w.scopes[a.scope].end = pos
+	for n := len(w.arrows); n > 0 && w.arrows[n-1].closesAt(d, q); n-- {
+		w.scopes[w.arrows[n-1].scope].end = pos
 		w.arrows = w.arrows[:n-1]
 	}
 	f := &w.frames[d]
-	f.lastArrow = -1
+	f.lastArrow = w.lastArrowOf(d)
 	f.ctxValid = false
+}
+
+// closesAt reports whether the arrow ends with what ends frame d's
+// element (q < 0) or the branch of its q-th conditional.
+func (a openArrow) closesAt(d int, q int32) bool {
+	return int(a.frame) == d && (q < 0 || a.q0 >= q)
+}
+
+// lastArrowOf returns the `=>` of the last arrow open in frame d, -1.
+func (w *walker) lastArrowOf(d int) int32 {
 	if n := len(w.arrows); n > 0 && int(w.arrows[n-1].frame) == d {
-		f.lastArrow = w.arrows[n-1].at
+		return w.arrows[n-1].at
 	}
+	return -1
 }
 
 // asiBoundary reports whether a semicolon is inserted before token i: a
@@ -255,50 +281,79 @@ func (w *walker) endsExpression(i int) bool {
 func (w *walker) startsStatement(i int) bool {
 	switch w.toks[i].kind {
 	case tkIdent:
-		s := w.text(i)
-		return s != "in" && s != "instanceof" && s != "of"
+		return !isInfixWord(w.text(i))
 	case tkNum, tkStr, tkPrivate, tkBraceBlock, tkBraceObject, tkBraceClass:
 		return true
 	case tkPunct:
-		s := w.text(i)
-		return s == "++" || s == "--" || s == "!" || s == "~"
+		return isPrefixOperator(w.text(i))
+	}
+	return false
+}
+
+// isInfixWord reports whether the word s continues an expression.
+func isInfixWord(s string) bool { return s == "in" || s == "instanceof" || s == "of" }
+
+// isPrefixOperator reports whether s starts an expression (after a line
+// break, a new statement).
+func isPrefixOperator(s string) bool {
+	switch s {
+	case "++", "--", "!", "~":
+		return true
 	}
 	return false
 }
 
 // open pushes the frame of an open bracket.
 func (w *walker) open(i int) {
-	t := &w.toks[i]
 	f := frame{scope: -1, lastArrow: -1, classNameTok: -1}
-	if n := len(w.bodies); n > 0 && w.bodies[n-1].tok == int32(i) {
-		b := w.bodies[n-1]
-		w.bodies = w.bodies[:n-1]
+	if b, ok := w.takeBody(i); ok {
 		f.scope, f.classNameTok, f.classDecl = b.scope, b.classNameTok, b.classDecl
 		f.kind = fkBody
-		if t.kind == tkBraceClass {
-			f.kind, f.elemStart = fkClass, true
-		}
-		w.frames = append(w.frames, f)
-		return
 	}
-	switch t.kind {
-	case tkParenOpen:
-		f.kind = fkParen
-		if w.pendingParams == int32(i) || w.is(int(t.match)+1, tkPunct, "=>") {
-			f.kind = fkParams
-		}
-	case tkBracketOpen:
-		f.kind = fkBracket
-	case tkTemplateHead:
-		f.kind = fkTemplate
-	case tkBraceObject:
-		f.kind, f.elemStart = fkObject, true
-	case tkBraceClass:
-		f.kind, f.elemStart = fkClass, true
-	default:
-		f.kind = fkBlock
+	switch {
+	case w.toks[i].kind == tkBraceClass:
+		f.kind = fkClass
+	case f.kind != fkBody:
+		f.kind = w.frameKind(i)
 	}
+	f.elemStart = f.kind == fkObject || f.kind == fkClass
 	w.frames = append(w.frames, f)
+}
+
+// takeBody returns the pending body that opens at token i.
+func (w *walker) takeBody(i int) (pendingBody, bool) {
+	n := len(w.bodies)
+	if n == 0 || w.bodies[n-1].tok != int32(i) {
+		return pendingBody{}, false
+	}
+	b := w.bodies[n-1]
+	w.bodies = w.bodies[:n-1]
+	return b, true
+}
+
+// frameKind is the kind of the frame bracket i opens, when it is no
+// function's body.
+func (w *walker) frameKind(i int) frameKind {
+	switch w.toks[i].kind {
+	case tkParenOpen:
+		return w.parenKind(i)
+	case tkBracketOpen:
+		return fkBracket
+	case tkTemplateHead:
+		return fkTemplate
+	case tkBraceObject:
+		return fkObject
+	}
+	return fkBlock
+}
+
+// parenKind tells a function's or an arrow's parameters from other
+// parentheses.
+func (w *walker) parenKind(i int) frameKind {
+	if w.pendingParams == int32(i) || w.is(int(w.toks[i].match)+1, tkPunct, "=>") {
+		return fkParams
+	}
+	return fkParen
 }
 
 // close pops the frame a closing bracket ends, ending its scope and its
@@ -341,26 +396,36 @@ func (w *walker) newScope(start int, name scopeName) int32 {
 // function handles the `function` keyword at i: a declaration or an
 // expression, named by its own identifier when it has one.
 func (w *walker) function(i int) error {
-	start := i
-	if w.is(i-1, tkIdent, "async") && !w.toks[i].nl && !isPropertyName(w.src, w.toks, i-1) {
-		start = i - 1
+	nameTok, j := w.functionName(i)
+	if !w.is(j, tkParenOpen, "") || !w.is(int(w.toks[j].match)+1, tkBraceBlock, "") {
+		return fmt.Errorf("%w: function at byte %d has no parameters and body", errSyntax, w.toks[i].start)
 	}
+	scope := w.newScope(w.asyncStart(i), w.withOwnName(w.context(len(w.frames)-1), nameTok))
+	w.pendingParams = int32(j)
+	w.bodies = append(w.bodies, pendingBody{tok: w.toks[j].match + 1, scope: scope, classNameTok: -1})
+	return nil
+}
+
+// functionName returns the name token of the function keyword at i (-1
+// for none) and the token after the head (its parameters).
+func (w *walker) functionName(i int) (int, int) {
 	j := i + 1
 	if w.is(j, tkPunct, "*") {
 		j++
 	}
-	nameTok := -1
 	if w.is(j, tkIdent, "") {
-		nameTok = j
-		j++
+		return j, j + 1
 	}
-	if !w.is(j, tkParenOpen, "") || !w.is(int(w.toks[j].match)+1, tkBraceBlock, "") {
-		return fmt.Errorf("%w: function at byte %d has no parameters and body", errSyntax, w.toks[i].start)
+	return -1, j
+}
+
+// asyncStart is where the function or arrow starting at token i starts:
+// at an `async` before it on the same line.
+func (w *walker) asyncStart(i int) int {
+	if w.is(i-1, tkIdent, "async") && !w.toks[i].nl && !isPropertyName(w.src, w.toks, i-1) {
+		return i - 1
 	}
-	scope := w.newScope(start, w.withOwnName(w.context(len(w.frames)-1), nameTok))
-	w.pendingParams = int32(j)
-	w.bodies = append(w.bodies, pendingBody{tok: w.toks[j].match + 1, scope: scope, classNameTok: -1})
-	return nil
+	return i
 }
 
 // ident is the name component of identifier token i.
@@ -423,16 +488,14 @@ func (w *walker) atStatementStart(i int) bool {
 
 // arrow handles `=>` at i: the scope starts at its parameters.
 func (w *walker) arrow(i int) {
-	start := i - 1
-	if start < 0 {
+	if i == 0 {
 		return
 	}
+	start := i - 1
 	if w.toks[start].kind == tkParenClose {
 		start = int(w.toks[start].match)
 	}
-	if w.is(start-1, tkIdent, "async") && !w.toks[start].nl && !isPropertyName(w.src, w.toks, start-1) {
-		start--
-	}
+	start = w.asyncStart(start)
 	d := len(w.frames) - 1
 	scope := w.newScope(start, contextName(w.context(d)))
 	if w.is(i+1, tkBraceBlock, "") {
