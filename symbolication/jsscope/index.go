@@ -74,37 +74,43 @@ func Parse(src []byte) (*Index, error) {
 // buildBounds sorts the scopes by start (outer first) and turns their
 // nesting into the bounds.
 func (x *Index) buildBounds() error {
-	order := make([]int32, len(x.scopes))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		sa, sb := &x.scopes[a], &x.scopes[b]
-		if sa.start != sb.start {
-			return comparePos(sa.start, sb.start)
-		}
-		return comparePos(sb.end, sa.end)
-	})
-	x.bounds = make([]bound, 0, 2*len(order)+1)
+	x.bounds = make([]bound, 0, 2*len(x.scopes)+1)
 	var open []int32
-	unwind := func(to Position) {
-		for len(open) > 0 && !to.Less(x.scopes[open[len(open)-1]].end) {
-			ended := x.scopes[open[len(open)-1]].end
-			open = open[:len(open)-1]
-			x.push(ended, open)
-		}
-	}
-	for _, s := range order {
+	for _, s := range x.byStart() {
 		sc := &x.scopes[s]
-		unwind(sc.start)
+		open = x.unwind(open, sc.start)
 		if n := len(open); n > 0 && x.scopes[open[n-1]].end.Less(sc.end) {
 			return fmt.Errorf("%w: scopes at %v and %v overlap", errSyntax, x.scopes[open[n-1]].start, sc.start)
 		}
 		open = append(open, s)
 		x.push(sc.start, open)
 	}
-	unwind(Position{Line: 1<<31 - 1})
+	x.unwind(open, Position{Line: 1<<31 - 1})
 	return nil
+}
+
+// byStart returns the scopes' indices by start, the longer first.
+func (x *Index) byStart() []int32 {
+	order := make([]int32, len(x.scopes))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		sa, sb := &x.scopes[a], &x.scopes[b]
+		return cmp.Or(comparePos(sa.start, sb.start), comparePos(sb.end, sa.end))
+	})
+	return order
+}
+
+// unwind closes the open scopes that end at or before to, recording
+// where each ends.
+func (x *Index) unwind(open []int32, to Position) []int32 {
+	for len(open) > 0 && !to.Less(x.scopes[open[len(open)-1]].end) {
+		ended := x.scopes[open[len(open)-1]].end
+		open = open[:len(open)-1]
+		x.push(ended, open)
+	}
+	return open
 }
 
 // push records that from at the innermost scope is the top of open; a
@@ -147,6 +153,22 @@ func (x *Index) Lookup(line, column int) (Scope, bool) {
 // name writes a scope's name: its prefixes, then its parts from the
 // outermost (at most maxNameParts of them) joined by dots.
 func (x *Index) name(sc *scopeRec) []Component {
+	parts := x.parts(sc)
+	if len(parts) == 0 {
+		return nil
+	}
+	name := prefixComponents(sc.prefix)
+	for i := len(parts) - 1; i >= 0; i-- {
+		name = append(name, parts[i]...)
+		if i > 0 {
+			name = append(name, interp("."))
+		}
+	}
+	return name
+}
+
+// parts returns a scope's name parts, the innermost first.
+func (x *Index) parts(sc *scopeRec) [][]Component {
 	var parts [][]Component
 	if sc.ownLen > 0 {
 		parts = append(parts, x.comps[sc.own:sc.own+sc.ownLen])
@@ -155,25 +177,22 @@ func (x *Index) name(sc *scopeRec) []Component {
 		node := x.nodes[n]
 		parts = append(parts, x.comps[node.first:node.first+node.n])
 	}
-	if len(parts) == 0 {
-		return nil
-	}
-	var name []Component
-	for _, p := range []struct {
+	return parts
+}
+
+// prefixComponents writes a name's prefixes in their order.
+func prefixComponents(p prefix) []Component {
+	texts := [...]struct {
 		flag prefix
 		text string
-	}{{prefixGet, "get "}, {prefixSet, "set "}, {prefixNew, "new "}, {prefixObject, "<object>."}} {
-		if sc.prefix&p.flag != 0 {
-			name = append(name, interp(p.text))
+	}{{prefixGet, "get "}, {prefixSet, "set "}, {prefixNew, "new "}, {prefixObject, "<object>."}}
+	var c []Component
+	for _, t := range texts {
+		if p&t.flag != 0 {
+			c = append(c, interp(t.text))
 		}
 	}
-	for i := len(parts) - 1; i >= 0; i-- {
-		name = append(name, parts[i]...)
-		if i > 0 {
-			name = append(name, interp("."))
-		}
-	}
-	return name
+	return c
 }
 
 func clamp32(v int) int32 {

@@ -93,21 +93,21 @@ func isControlKeyword(s string) bool {
 	return false
 }
 
-// wordBefore returns the word before token index i, false when that is
-// not a word (or is a property name).
-func (lx *lexer) wordBefore(i int) (string, bool) {
+// wordBefore returns the word before token index i, "" when that is not
+// a word (or is a property name).
+func (lx *lexer) wordBefore(i int) string {
 	if i <= 0 || lx.toks[i-1].kind != tkIdent || isPropertyName(lx.src, lx.toks, i-1) {
-		return "", false
+		return ""
 	}
-	return lx.text(&lx.toks[i-1]), true
+	return lx.text(&lx.toks[i-1])
 }
 
 // controlBefore reports whether the ( at token index i (or about to be)
 // opens the condition of if, while, for (or for await) or with.
 func (lx *lexer) controlBefore(i int) bool {
-	s, _ := lx.wordBefore(i)
+	s := lx.wordBefore(i)
 	if s == "await" {
-		s, _ = lx.wordBefore(i - 1)
+		s = lx.wordBefore(i - 1)
 	}
 	return isControlKeyword(s)
 }

@@ -50,21 +50,10 @@ func (w *walker) context(d int) context {
 // are up to date.
 func (w *walker) frameContext(k int) context {
 	f := &w.frames[k]
-	if f.kind == fkBody || f.kind == fkParams {
+	if f.functionBoundary() {
 		return rootContext
 	}
-	b := f.binder
-	if f.lastArrow >= 0 && (b.kind == bkNone || f.lastArrow > b.at) {
-		// An arrow with an expression body encloses what is named.
-		return rootContext
-	}
-	part, stop := w.binderPart(b)
-	if f.kind == fkClass {
-		part, stop = nil, f.classDecl
-		if f.classNameTok >= 0 {
-			part = []Component{w.ident(int(f.classNameTok))}
-		}
-	}
+	part, stop := w.framePart(f)
 	object := f.kind == fkObject
 	if stop {
 		return context{node: w.newNode(part, -1), object: object}
@@ -78,6 +67,30 @@ func (w *walker) frameContext(k int) context {
 	}
 	out.object = out.object || object
 	return out
+}
+
+// functionBoundary reports whether a name stops at this frame: a body,
+// parameters, or an arrow with an expression body opened after the
+// element's binding.
+func (f *frame) functionBoundary() bool {
+	return f.kind == fkBody || f.kind == fkParams || f.arrowEncloses()
+}
+
+func (f *frame) arrowEncloses() bool {
+	return f.lastArrow >= 0 && (f.binder.kind == bkNone || f.lastArrow > f.binder.at)
+}
+
+// framePart is the part a frame adds to a name and whether the name ends
+// there: a class body its class's name (a declaration ends it), other
+// frames their element's binding.
+func (w *walker) framePart(f *frame) ([]Component, bool) {
+	if f.kind != fkClass {
+		return w.binderPart(f.binder)
+	}
+	if f.classNameTok < 0 {
+		return nil, f.classDecl
+	}
+	return []Component{w.ident(int(f.classNameTok))}, f.classDecl
 }
 
 // binderPart is the part a frame's binding adds to a name, and whether
@@ -172,23 +185,42 @@ func (w *walker) withOwnName(ctx context, nameTok int) scopeName {
 func (w *walker) memberTarget(end int) ([]Component, bool) {
 	var rev []Component
 	for j := end; j >= 0 && end-j < maxTargetTokens; {
-		t := &w.toks[j]
-		switch {
-		case t.kind == tkIdent && isPropertyName(w.src, w.toks, j):
-			rev = append(rev, w.ident(j), interp("."))
-			j -= 2
-		case t.kind == tkBracketClose:
-			rev = append(rev, w.computedKey(int(t.match), j)...)
-			j = int(t.match) - 1
-		case t.kind == tkIdent && w.text(j) == "this":
-			return reversed(append(rev, interp("this"))), true
-		case t.kind == tkIdent:
-			return reversed(append(rev, w.ident(j))), true
-		default:
+		part, next, base := w.memberStep(j)
+		if part == nil {
 			return nil, false
 		}
+		rev = append(rev, part...)
+		if base {
+			return reversed(rev), true
+		}
+		j = next
 	}
 	return nil, false
+}
+
+// memberStep reads the member chain's piece ending at token j, last
+// component first: a .name, a [key], or the base the chain starts at
+// (base true). It returns the token before the piece; nil when the chain
+// cannot name.
+func (w *walker) memberStep(j int) ([]Component, int, bool) {
+	t := &w.toks[j]
+	switch {
+	case t.kind == tkIdent && isPropertyName(w.src, w.toks, j):
+		return []Component{w.ident(j), interp(".")}, j - 2, false
+	case t.kind == tkBracketClose:
+		return w.computedKey(int(t.match), j), int(t.match) - 1, false
+	case t.kind == tkIdent:
+		return []Component{w.baseName(j)}, j, true
+	}
+	return nil, 0, false
+}
+
+// baseName names the start of a member chain: `this`, or a name token.
+func (w *walker) baseName(j int) Component {
+	if w.text(j) == "this" {
+		return interp("this")
+	}
+	return w.ident(j)
 }
 
 // computedKey names a computed member [k] between tokens open and close,
@@ -222,60 +254,98 @@ func quoted(lit string) string {
 // opens its scope, a `key:` binds the element. It returns the last token
 // it consumed; false leaves token i to the main loop.
 func (w *walker) element(i int) (int, bool) {
-	f := w.top()
 	j, accessor := w.modifiers(i)
 	keyEnd, ok := w.keyEnd(j)
-	if !ok {
-		return 0, false
-	}
 	switch {
-	case w.is(keyEnd+1, tkParenOpen, "") && w.is(int(w.toks[keyEnd+1].match)+1, tkBraceBlock, ""):
+	case !ok:
+		return 0, false
+	case w.isMethod(keyEnd):
 		w.method(i, j, keyEnd, accessor)
-	case f.kind == fkObject && w.is(keyEnd+1, tkPunct, ":"):
-		f.binder, f.ctxValid = binder{kind: bkOpaqueKey, tok: int32(j), at: int32(keyEnd + 1)}, false
-		if w.toks[j].kind == tkIdent {
-			f.binder.kind = bkKey
-		}
-		if w.toks[j].kind != tkBracketOpen {
-			return keyEnd + 1, true
-		}
-	case f.kind == fkClass && w.is(keyEnd+1, tkPunct, "=") && w.toks[j].kind != tkBracketOpen:
-		// A field: its initializer is named after the class alone.
+	case w.isKeyValue(keyEnd):
+		w.bindKey(j, keyEnd)
+	case w.isField(j, keyEnd):
+		// Its initializer is named after the class alone.
 		return keyEnd + 1, true
 	default:
 		return 0, false
 	}
-	if w.toks[j].kind == tkBracketOpen {
-		// The computed key's tokens go through the main loop.
-		return j - 1, true
-	}
-	return keyEnd, true
+	return w.afterKey(j, keyEnd), true
 }
 
-// modifiers skips an element's modifiers from i; accessor is "get " or
-// "set " for an accessor. A modifier word followed by what ends a key is
-// the key itself ({get: 1}, get() {}).
-func (w *walker) modifiers(i int) (int, string) {
-	accessor := ""
+func (w *walker) isMethod(keyEnd int) bool {
+	return w.is(keyEnd+1, tkParenOpen, "") && w.is(int(w.toks[keyEnd+1].match)+1, tkBraceBlock, "")
+}
+
+func (w *walker) isKeyValue(keyEnd int) bool {
+	return w.top().kind == fkObject && w.is(keyEnd+1, tkPunct, ":")
+}
+
+func (w *walker) isField(key, keyEnd int) bool {
+	return w.top().kind == fkClass && w.is(keyEnd+1, tkPunct, "=") && w.toks[key].kind != tkBracketOpen
+}
+
+// bindKey binds the element to its key: an identifier key names what
+// the element holds, another key (a string, a computed key) only marks it
+// as an object's.
+func (w *walker) bindKey(key, keyEnd int) {
+	b := binder{kind: bkOpaqueKey, tok: int32(key), at: int32(keyEnd + 1)}
+	if w.toks[key].kind == tkIdent {
+		b.kind = bkKey
+	}
+	f := w.top()
+	f.binder, f.ctxValid = b, false
+}
+
+// afterKey is the last token of an element's head the main loop skips: a
+// computed key's tokens go through it, a key's colon does not.
+func (w *walker) afterKey(key, keyEnd int) int {
+	switch {
+	case w.toks[key].kind == tkBracketOpen:
+		return key - 1
+	case w.is(keyEnd+1, tkPunct, ":"):
+		return keyEnd + 1
+	}
+	return keyEnd
+}
+
+// modifiers skips an element's modifiers from i, returning the key's
+// token and the accessor prefix of a getter or setter. A modifier word
+// followed by what ends a key is the key itself ({get: 1}, get() {}).
+func (w *walker) modifiers(i int) (int, prefix) {
+	var accessor prefix
 	j := i
 	for ; j < len(w.toks) && j-i < 6; j++ {
-		if w.is(j, tkPunct, "*") {
-			continue
-		}
-		if w.toks[j].kind != tkIdent || w.endsKey(j+1) {
+		p, ok := w.modifier(j)
+		if !ok {
 			break
 		}
-		switch w.text(j) {
-		case "get":
-			accessor = "get "
-		case "set":
-			accessor = "set "
-		case "static", "async", "accessor":
-		default:
-			return j, accessor
-		}
+		accessor |= p
 	}
 	return j, accessor
+}
+
+// modifier reads token j as a modifier: its accessor prefix, false when
+// it is not one.
+func (w *walker) modifier(j int) (prefix, bool) {
+	if w.is(j, tkPunct, "*") {
+		return 0, true
+	}
+	if w.toks[j].kind != tkIdent || w.endsKey(j+1) {
+		return 0, false
+	}
+	return modifierWord(w.text(j))
+}
+
+func modifierWord(s string) (prefix, bool) {
+	switch s {
+	case "get":
+		return prefixGet, true
+	case "set":
+		return prefixSet, true
+	case "static", "async", "accessor":
+		return 0, true
+	}
+	return 0, false
 }
 
 // endsKey reports whether token i follows a key: ( : = , } ; or the end.
@@ -287,8 +357,7 @@ func (w *walker) endsKey(i int) bool {
 	case tkParenOpen, tkBraceClose:
 		return true
 	case tkPunct:
-		s := w.text(i)
-		return s == ":" || s == "=" || s == "," || s == ";"
+		return isKeyEnd(w.text(i))
 	}
 	return false
 }
@@ -310,30 +379,31 @@ func (w *walker) keyEnd(j int) (int, bool) {
 // method opens the scope of the method whose element starts at token i,
 // key from token key to keyEnd. A class constructor opens none (the
 // class's scope is where it runs) but is still a function boundary.
-func (w *walker) method(i, key, keyEnd int, accessor string) {
+func (w *walker) method(i, key, keyEnd int, accessor prefix) {
 	params := keyEnd + 1
-	body := w.toks[params].match + 1
 	w.pendingParams = int32(params)
-	f := w.top()
-	if f.kind == fkClass && accessor == "" && w.is(key, tkIdent, "constructor") {
-		w.bodies = append(w.bodies, pendingBody{tok: body, scope: -1, classNameTok: -1})
-		return
+	scope := int32(-1)
+	if !w.isConstructor(key, accessor) {
+		scope = w.newScope(i, w.methodName(key, accessor))
 	}
+	w.bodies = append(w.bodies, pendingBody{tok: w.toks[params].match + 1, scope: scope, classNameTok: -1})
+}
+
+func (w *walker) isConstructor(key int, accessor prefix) bool {
+	return w.top().kind == fkClass && accessor == 0 && w.is(key, tkIdent, "constructor")
+}
+
+// methodName names a method by its key within its context. An object's
+// getter or setter is written <object>.… only when something names the
+// object; a method always is.
+func (w *walker) methodName(key int, accessor prefix) scopeName {
 	ctx := w.context(len(w.frames) - 1)
-	name := scopeName{own: w.keyComponents(key), outer: ctx.node}
-	// An object's getter or setter is named <object>.… only when the
-	// object itself is named by something; a method always is.
-	if ctx.open && ctx.object && (ctx.node >= 0 || accessor == "" || f.kind == fkClass) {
+	name := scopeName{own: w.keyComponents(key), outer: ctx.node, prefix: accessor}
+	named := ctx.node >= 0 || accessor == 0 || w.top().kind == fkClass
+	if ctx.open && ctx.object && named {
 		name.prefix |= prefixObject
 	}
-	switch accessor {
-	case "get ":
-		name.prefix |= prefixGet
-	case "set ":
-		name.prefix |= prefixSet
-	}
-	scope := w.newScope(i, name)
-	w.bodies = append(w.bodies, pendingBody{tok: body, scope: scope, classNameTok: -1})
+	return name
 }
 
 // keyComponents names a method's key: an identifier as a name token, a

@@ -46,11 +46,9 @@ func ResolveName(name []Component, lookup MapLookup) string {
 	for i := 0; i < len(name); i++ {
 		switch {
 		case name[i].Hidden:
-			if i+1 < len(name) && res[i].sameOrigin(res[i+1]) {
-				res[i+1].text = res[i].text
-			}
-		case name[i].Text == "." && !name[i].HasPos && i > 0 && i+1 < len(name) && res[i-1].sameOrigin(res[i+1]):
-			i++
+			lendName(res, i)
+		case repeatsName(name, res, i):
+			i++ // the separator and the name it repeats
 		default:
 			b.WriteString(res[i].text)
 		}
@@ -58,40 +56,80 @@ func ResolveName(name []Component, lookup MapLookup) string {
 	return b.String()
 }
 
-// resolved is a component's text, and the original position of the
-// segment whose name it is when a segment named it.
+// lendName gives a hidden binding's name to the name token after it when
+// both are one original identifier.
+func lendName(res []resolved, i int) {
+	if i+1 < len(res) && res[i].sameOrigin(res[i+1]) {
+		res[i+1].text = res[i].text
+	}
+}
+
+// repeatsName reports whether name[i] is a separator between two tokens
+// of one original identifier.
+func repeatsName(name []Component, res []resolved, i int) bool {
+	return isSeparator(name[i]) && i > 0 && i+1 < len(name) && res[i-1].sameOrigin(res[i+1])
+}
+
+func isSeparator(c Component) bool { return c.Text == "." && !c.HasPos }
+
+// resolved is a component's text and, when a segment with a source named
+// it, that segment's original position.
 type resolved struct {
 	text   string
-	origin Mapping
+	origin origin
 	mapped bool
 }
 
+// origin is a segment's original position.
+type origin struct {
+	source       string
+	line, column int
+	hasSource    bool
+}
+
+func originOf(m Mapping) origin { return origin{m.Source, m.Line, m.Column, m.HasSource} }
+
 func (r resolved) sameOrigin(o resolved) bool {
-	return r.mapped && o.mapped && r.origin.HasSource && o.origin.HasSource &&
-		r.origin.Source == o.origin.Source && r.origin.Line == o.origin.Line && r.origin.Column == o.origin.Column
+	return r.mapped && o.mapped && r.origin == o.origin
+}
+
+func namedBy(m Mapping) resolved {
+	return resolved{text: m.Name, origin: originOf(m), mapped: m.HasSource}
 }
 
 func resolveComponent(c Component, lookup MapLookup) resolved {
-	unmapped := resolved{text: c.Text}
 	if !c.HasPos || lookup == nil {
-		return unmapped
+		return resolved{text: c.Text}
 	}
-	line, col := int(c.Pos.Line), int(c.Pos.Column)
+	m, ok := mappingAt(c.Pos, lookup)
+	switch {
+	case !ok:
+		return resolved{text: c.Text}
+	case m.Name != "":
+		return namedBy(m)
+	}
+	if prev, ok := namedBefore(m, lookup); ok {
+		return namedBy(prev)
+	}
+	return resolved{text: c.Text}
+}
+
+// mappingAt returns the segment at a name token: at its position or one
+// column before it, on its line.
+func mappingAt(pos Position, lookup MapLookup) (Mapping, bool) {
+	line, col := int(pos.Line), int(pos.Column)
 	m, ok := lookup(line, col)
-	if !ok || m.GenLine != line || m.GenColumn < col-1 {
-		return unmapped
-	}
-	if m.Name != "" {
-		return resolved{text: m.Name, origin: m, mapped: true}
-	}
+	return m, ok && m.GenLine == line && m.GenColumn >= col-1
+}
+
+// namedBefore returns the segment just before m when it names m's
+// original position.
+func namedBefore(m Mapping, lookup MapLookup) (Mapping, bool) {
 	if m.GenColumn == 0 {
-		return unmapped
+		return Mapping{}, false
 	}
 	prev, ok := lookup(m.GenLine, m.GenColumn-1)
-	if ok && prev.Name != "" && prev.Source == m.Source && prev.Line == m.Line && prev.Column == m.Column && prev.HasSource == m.HasSource {
-		return resolved{text: prev.Name, origin: prev, mapped: true}
-	}
-	return unmapped
+	return prev, ok && prev.Name != "" && originOf(prev) == originOf(m)
 }
 
 // Anonymous is the function name of a frame whose enclosing scope nothing
@@ -110,19 +148,29 @@ const Anonymous = "<anonymous>"
 // replaced by the map's name of the frame's own position, as Sentry does.
 func FunctionName(x *Index, line, column int, lookup MapLookup) (string, bool) {
 	scope, ok := x.Lookup(line, column)
-	if !ok {
+	switch {
+	case !ok:
 		return "", false
-	}
-	if scope.Anonymous() {
+	case scope.Anonymous():
 		return Anonymous, true
 	}
 	name := ResolveName(scope.Name, lookup)
-	if strings.HasPrefix(name, "$async$") && lookup != nil {
-		if m, ok := lookup(line, column); ok && m.Name != "" {
-			name = m.Name
-		}
+	if strings.HasPrefix(name, "$async$") {
+		name = dartAsyncName(name, line, column, lookup)
 	}
 	return FoldName(name), true
+}
+
+// dartAsyncName is the map's name at the frame itself, for a body Dart's
+// compiler generated for an async function.
+func dartAsyncName(name string, line, column int, lookup MapLookup) string {
+	if lookup == nil {
+		return name
+	}
+	if m, ok := lookup(line, column); ok && m.Name != "" {
+		return m.Name
+	}
+	return name
 }
 
 // FoldName folds runs of the same component in a dotted name, except the
@@ -133,24 +181,28 @@ func FoldName(name string) string {
 	if len(parts) < 3 {
 		return name
 	}
-	last := parts[len(parts)-1]
-	var b strings.Builder
-	for i := 0; i < len(parts)-1; {
-		j := i + 1
-		for j < len(parts)-1 && parts[j] == parts[i] {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		if j-i == 1 {
-			b.WriteString(parts[i])
-		} else {
-			b.WriteString("{" + parts[i] + "#" + strconv.Itoa(j-i) + "}")
-		}
-		i = j
+	last := len(parts) - 1
+	folded := make([]string, 0, last+1)
+	for i := 0; i < last; {
+		n := runLength(parts[:last], i)
+		folded = append(folded, foldRun(parts[i], n))
+		i += n
 	}
-	b.WriteByte('.')
-	b.WriteString(last)
-	return b.String()
+	return strings.Join(append(folded, parts[last]), ".")
+}
+
+// runLength counts the parts equal to parts[i] from i on.
+func runLength(parts []string, i int) int {
+	n := 1
+	for i+n < len(parts) && parts[i+n] == parts[i] {
+		n++
+	}
+	return n
+}
+
+func foldRun(part string, n int) string {
+	if n == 1 {
+		return part
+	}
+	return "{" + part + "#" + strconv.Itoa(n) + "}"
 }
