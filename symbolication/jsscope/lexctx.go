@@ -164,9 +164,16 @@ func (lx *lexer) opensClassBody() bool {
 }
 
 // braceAfterWord decides a { after the word s: an object after an
-// operator word (return {…}), a block after else, do and names.
+// operator word (return {…}) or a declaration (a pattern: const {a} = o),
+// a block after else, do and names.
 func braceAfterWord(s string) tokKind {
-	if s != "do" && s != "else" && keywordBeforeExpression(s) {
+	switch s {
+	case "do", "else":
+		return tkBraceBlock
+	case "var", "let", "const":
+		return tkBraceObject
+	}
+	if keywordBeforeExpression(s) {
 		return tkBraceObject
 	}
 	return tkBraceBlock

@@ -54,7 +54,7 @@ func (w *walker) frameContext(k int) context {
 		return rootContext
 	}
 	part, stop := w.framePart(f)
-	object := f.kind == fkObject
+	object := f.kind == fkObject && !f.pattern
 	if stop {
 		return context{node: w.newNode(part, -1), object: object}
 	}
@@ -263,8 +263,12 @@ func (w *walker) element(i int) (int, bool) {
 		w.method(i, j, keyEnd, accessor)
 	case w.isKeyValue(keyEnd):
 		w.bindKey(j, keyEnd)
+	case w.top().pattern:
+		return 0, false
 	case w.isField(j, keyEnd):
 		// Its initializer is named after the class alone.
+		return keyEnd + 1, true
+	case w.isPatternDefault(j, keyEnd):
 		return keyEnd + 1, true
 	default:
 		return 0, false
@@ -284,6 +288,12 @@ func (w *walker) isField(key, keyEnd int) bool {
 	return w.top().kind == fkClass && w.is(keyEnd+1, tkPunct, "=") && w.toks[key].kind != tkBracketOpen
 }
 
+// isPatternDefault: {a = () => …} can only be a destructuring pattern,
+// whose default values nothing names.
+func (w *walker) isPatternDefault(key, keyEnd int) bool {
+	return w.top().kind == fkObject && w.is(keyEnd+1, tkPunct, "=") && w.toks[key].kind == tkIdent
+}
+
 // bindKey binds the element to its key: an identifier key names what
 // the element holds, another key (a string, a computed key) only marks it
 // as an object's.
@@ -292,8 +302,9 @@ func (w *walker) bindKey(key, keyEnd int) {
 	if w.toks[key].kind == tkIdent {
 		b.kind = bkKey
 	}
-	f := w.top()
-	f.binder, f.ctxValid = b, false
+	if f := w.top(); !f.pattern {
+		f.binder, f.ctxValid = b, false
+	}
 }
 
 // afterKey is the last token of an element's head the main loop skips: a

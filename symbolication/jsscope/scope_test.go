@@ -139,6 +139,11 @@ func TestScopeNames(t *testing.T) {
 			want: map[string]string{`"m1"`: "obj.class", `"m2"`: "kw.class", `"m3"`: "kw.get"},
 		},
 		{
+			name: "destructuring defaults are named by nothing",
+			src:  `const { da = () => { "m1" }, db: { dc = function(){ "m2" } } } = opts; function dp({ dd = () => { "m3" } }) { "m4" } const dv = ({ de = 1 }) => { "m5" }`,
+			want: map[string]string{`"m1"`: "(anonymous)", `"m2"`: "(anonymous)", `"m3"`: "(anonymous)", `"m4"`: "dp", `"m5"`: "dv"},
+		},
+		{
 			name: "case blocks and labels are blocks",
 			src:  `switch (v) { case 1: { var sw = function(){ "m1" } } } lbl: { var lb = () => { "m2" } }`,
 			want: map[string]string{`"m1"`: "sw", `"m2"`: "lb"},

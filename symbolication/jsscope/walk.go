@@ -50,6 +50,9 @@ type frame struct {
 	// of the latest arrow with an expression body still open here, -1.
 	q, lastArrow int32
 	elemStart    bool
+	// pattern marks a destructuring pattern's brackets, where keys and
+	// default values name nothing.
+	pattern bool
 	// classNameTok and classDecl describe a class body frame.
 	classNameTok int32
 	classDecl    bool
@@ -317,7 +320,32 @@ func (w *walker) open(i int) {
 		f.kind = w.frameKind(i)
 	}
 	f.elemStart = f.kind == fkObject || f.kind == fkClass
+	f.pattern = w.isPattern(i, f.kind)
 	w.frames = append(w.frames, f)
+}
+
+// isPattern reports whether the object or array literal opening at
+// token i is a destructuring pattern: inside parameters or another
+// pattern, after var, let or const, or assigned to.
+func (w *walker) isPattern(i int, kind frameKind) bool {
+	if kind != fkObject && kind != fkBracket {
+		return false
+	}
+	parent := w.top()
+	return parent.pattern || parent.kind == fkParams || w.is(int(w.toks[i].match)+1, tkPunct, "=") || w.afterDeclaration(i)
+}
+
+// afterDeclaration reports whether token i follows var, let or const.
+func (w *walker) afterDeclaration(i int) bool {
+	switch {
+	case i == 0 || w.toks[i-1].kind != tkIdent:
+		return false
+	}
+	switch w.text(i - 1) {
+	case "var", "let", "const":
+		return true
+	}
+	return false
 }
 
 // takeBody returns the pending body that opens at token i.
@@ -513,7 +541,7 @@ func (w *walker) arrow(i int) {
 // member chain); other targets (destructuring, calls) leave the binding.
 func (w *walker) assign(i int) {
 	f := w.top()
-	if f.kind == fkParams || i == 0 {
+	if f.kind == fkParams || f.pattern || i == 0 {
 		return
 	}
 	switch p := &w.toks[i-1]; {
