@@ -22,9 +22,10 @@ func jsscopeRows() []row {
 		}
 		return x.Size(), int64(x.Len())
 	}
-	// The index holds about 70 bytes a scope (its extent, its name's
-	// parts, two bounds of the position index), and the smallest scope
-	// is three bytes of source (a=>): at most 24 bytes a byte.
+	// The index holds 60 to 90 bytes a scope (its extent, two bounds of
+	// the position index, its own name part), and a scope takes at least
+	// three bytes of source (a=>), five with a name of its own (a(){}):
+	// at most 24 bytes a byte.
 	indexBound := func(input int64) int64 { return 24*input + 64<<10 }
 	return []row{
 		{
