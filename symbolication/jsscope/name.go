@@ -47,16 +47,20 @@ func (w *walker) context(d int) context {
 }
 
 // frameContext is frame k's context, given that the frames outside it
-// are up to date.
+// are up to date. A function's body ends a name: a binding inside it
+// (var x = …) is the last part the name gets.
 func (w *walker) frameContext(k int) context {
 	f := &w.frames[k]
-	if f.functionBoundary() {
+	if f.kind == fkParams || f.arrowEncloses() {
 		return rootContext
 	}
 	part, stop := w.framePart(f)
 	object := f.kind == fkObject && !f.pattern
-	if stop {
+	switch {
+	case stop:
 		return context{node: w.newNode(part, -1), object: object}
+	case f.kind == fkBody:
+		return rootContext
 	}
 	out := rootContext
 	if k > 0 {
@@ -69,13 +73,8 @@ func (w *walker) frameContext(k int) context {
 	return out
 }
 
-// functionBoundary reports whether a name stops at this frame: a body,
-// parameters, or an arrow with an expression body opened after the
-// element's binding.
-func (f *frame) functionBoundary() bool {
-	return f.kind == fkBody || f.kind == fkParams || f.arrowEncloses()
-}
-
+// arrowEncloses reports whether an arrow with an expression body, opened
+// after the element's binding, encloses what is named: the name stops.
 func (f *frame) arrowEncloses() bool {
 	return f.lastArrow >= 0 && (f.binder.kind == bkNone || f.lastArrow > f.binder.at)
 }

@@ -144,6 +144,11 @@ func TestScopeNames(t *testing.T) {
 			want: map[string]string{`"m1"`: "(anonymous)", `"m2"`: "(anonymous)", `"m3"`: "(anonymous)", `"m4"`: "dp", `"m5"`: "dv"},
 		},
 		{
+			name: "bindings inside a function's body",
+			src:  `(() => { var ia = function(){ "m1" }, ib = class { m(){ "m2" } }; ic = () => { "m3" }; this.id = function(){ "m4" }; run(function(){ "m5" }) })(); function outer(){ let ie = () => { "m6" } }`,
+			want: map[string]string{`"m1"`: "ia", `"m2"`: "ib.m", `"m3"`: "ic", `"m4"`: "this.id", `"m5"`: "(anonymous)", `"m6"`: "ie"},
+		},
+		{
 			name: "case blocks and labels are blocks",
 			src:  `switch (v) { case 1: { var sw = function(){ "m1" } } } lbl: { var lb = () => { "m2" } }`,
 			want: map[string]string{`"m1"`: "sw", `"m2"`: "lb"},

@@ -47,7 +47,9 @@ async function buildEsbuild(dir) {
     bundle: true,
     minify: true,
     sourcemap: true,
-    format: 'esm',
+    // A browser build: the whole app inside one function, as a page
+    // loads it.
+    format: 'iife',
     target: 'es2020',
     logLevel: 'error',
     plugins: [sentryEsbuildPlugin(sentry)],
