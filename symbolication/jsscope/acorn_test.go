@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -18,7 +19,8 @@ import (
 // every scope acorn finds (testdata/bundler/scopes.mjs) must be one the
 // index has, starting where acorn's starts and ending where it ends (the
 // index ends a scope at the next token, so only white space and comments
-// may lie between), and the index must have no other. The code is the
+// may lie between), named as scopes.mjs names it walking acorn's tree
+// with Sentry's rules; and the index must have no other. The code is the
 // 2 MB minified bundle of BenchmarkParseBundle and large libraries as
 // their packages ship them, unminified.
 func TestScopesMatchAcorn(t *testing.T) {
@@ -46,26 +48,49 @@ func TestScopesMatchAcorn(t *testing.T) {
 			x, err := Parse(src)
 			require.NoError(t, err)
 			offsets := newOffsets(src)
-			mismatches := 0
+			mismatches, misnamed := 0, 0
 			for _, s := range want {
-				start, end := Position{s[0], s[1]}, Position{s[2], s[3]}
-				got, ok := x.Lookup(int(start.Line), int(start.Column))
-				if ok && got.Start == start && offsets.onlySpaceBetween(end, got.End) {
+				got, ok := x.Lookup(int(s.start.Line), int(s.start.Column))
+				if !ok || got.Start != s.start || !offsets.onlySpaceBetween(s.end, got.End) {
+					if mismatches++; mismatches <= 10 {
+						t.Errorf("acorn's scope %v–%v: the index has %v–%v (found %v)", s.start, s.end, got.Start, got.End, ok)
+					}
 					continue
 				}
-				if mismatches++; mismatches <= 10 {
-					t.Errorf("acorn's scope %v–%v: the index has %v–%v (found %v)", start, end, got.Start, got.End, ok)
+				if name := minifiedName(got); name != s.name {
+					if misnamed++; misnamed <= 10 {
+						t.Errorf("scope at %v: named %q, Sentry's rules on acorn's tree name it %q", s.start, name, s.name)
+					}
 				}
 			}
 			assert.Zero(t, mismatches, "scopes acorn finds that the index does not")
+			assert.Zero(t, misnamed, "scopes named otherwise than by Sentry's rules on acorn's tree")
 			assert.Equal(t, len(want), x.Len(), "scopes in the index")
 			t.Logf("%d bytes: %d scopes, as acorn finds them", len(src), x.Len())
 		})
 	}
 }
 
+// acornScope is a scope as scopes.mjs finds it.
+type acornScope struct {
+	start, end Position
+	name       string
+}
+
+// minifiedName is a scope's name as written in the source, before a
+// source map: its components' text, hidden ones left out.
+func minifiedName(s Scope) string {
+	var b strings.Builder
+	for _, c := range s.Name {
+		if !c.Hidden {
+			b.WriteString(c.Text)
+		}
+	}
+	return b.String()
+}
+
 // acornScopes runs testdata/bundler/scopes.mjs on a file.
-func acornScopes(t *testing.T, node, file string) [][4]int32 {
+func acornScopes(t *testing.T, node, file string) []acornScope {
 	t.Helper()
 	abs, err := filepath.Abs(file)
 	require.NoError(t, err)
@@ -77,8 +102,13 @@ func acornScopes(t *testing.T, node, file string) [][4]int32 {
 	}
 	b, err := os.ReadFile(out)
 	require.NoError(t, err)
-	var scopes [][4]int32
-	require.NoError(t, json.Unmarshal(b, &scopes))
+	var raw [][5]any
+	require.NoError(t, json.Unmarshal(b, &raw))
+	scopes := make([]acornScope, len(raw))
+	for i, r := range raw {
+		num := func(k int) int32 { return int32(r[k].(float64)) }
+		scopes[i] = acornScope{start: Position{num(0), num(1)}, end: Position{num(2), num(3)}, name: r[4].(string)}
+	}
 	return scopes
 }
 

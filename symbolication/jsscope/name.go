@@ -297,7 +297,7 @@ func (w *walker) isPatternDefault(key, keyEnd int) bool {
 // the element holds, another key (a string, a computed key) only marks it
 // as an object's.
 func (w *walker) bindKey(key, keyEnd int) {
-	b := binder{kind: bkOpaqueKey, tok: int32(key), at: int32(keyEnd + 1)}
+	b := binder{kind: bkOpaqueKey, tok: int32(key), at: int32(keyEnd + 1), q: w.top().q}
 	if w.toks[key].kind == tkIdent {
 		b.kind = bkKey
 	}

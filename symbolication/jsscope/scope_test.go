@@ -99,6 +99,11 @@ func TestScopeNames(t *testing.T) {
 			want: map[string]string{`"m1"`: "f1", `"m2"`: "f2", `"m3"`: "e", `"m4"`: "(top)", `"m5"`: "(anonymous)", `"m6"`: "(top)"},
 		},
 		{
+			name: "an assignment in a branch of a conditional ends with the branch",
+			src:  `c ? ta = 1 : run(() => { "m1" }); tb = c ? () => { "m2" } : () => { "m3" }; c ? 1 : tc = () => { "m4" }`,
+			want: map[string]string{`"m1"`: "(anonymous)", `"m2"`: "tb", `"m3"`: "tb", `"m4"`: "tc"},
+		},
+		{
 			name: "an enclosing arrow stops the name",
 			src:  `outer = a => run(function(){ "m1" }); k = a => inner = function(){ "m2" }`,
 			want: map[string]string{`"m1"`: "(anonymous)", `"m2"`: "inner"},

@@ -35,10 +35,11 @@ const (
 
 // binder is what the current element of a frame is bound to: tok is the
 // name's token (the last token of a member target), at the token where it
-// was bound.
+// was bound, q the conditionals open then (an assignment in a branch of
+// a conditional ends with the branch).
 type binder struct {
-	kind    binderKind
-	tok, at int32
+	kind       binderKind
+	tok, at, q int32
 }
 
 type frame struct {
@@ -194,11 +195,14 @@ func (w *walker) punct(i int) {
 	}
 }
 
-// colon ends the branch of a conditional: the arrows opened since its
-// `?` end with it.
+// colon ends the branch of a conditional: the arrows opened and the
+// binding made since its `?` end with it.
 func (w *walker) colon(i int) {
 	f := w.top()
 	w.closeArrows(len(w.frames)-1, w.toks[i].pos, f.q)
+	if f.q > 0 && f.binder.kind != bkNone && f.binder.q >= f.q {
+		f.binder, f.ctxValid = binder{}, false
+	}
 	f.q = max(0, f.q-1)
 }
 
@@ -546,8 +550,8 @@ func (w *walker) assign(i int) {
 	}
 	switch p := &w.toks[i-1]; {
 	case p.kind == tkIdent && isPropertyName(w.src, w.toks, i-1), p.kind == tkBracketClose:
-		f.binder, f.ctxValid = binder{kind: bkMember, tok: int32(i - 1), at: int32(i)}, false
+		f.binder, f.ctxValid = binder{kind: bkMember, tok: int32(i - 1), at: int32(i), q: f.q}, false
 	case p.kind == tkIdent:
-		f.binder, f.ctxValid = binder{kind: bkIdent, tok: int32(i - 1), at: int32(i)}, false
+		f.binder, f.ctxValid = binder{kind: bkIdent, tok: int32(i - 1), at: int32(i), q: f.q}, false
 	}
 }
