@@ -35,6 +35,38 @@ func BenchmarkParseBundle(b *testing.B) {
 	for range 3 {
 		benchmarkRound(b, code, raw)
 	}
+	b.Run("FunctionName", func(b *testing.B) {
+		benchmarkFunctionName(b, code, raw)
+	})
+}
+
+// benchmarkFunctionName names a frame in every 64th token of the bundle,
+// the index and the map loaded: what a frame costs once both are cached.
+func benchmarkFunctionName(b *testing.B, code, raw []byte) {
+	x, err := Parse(code)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := sourcemap.Parse(raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	toks, _, err := lex(code)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var frames []Position
+	for i := 0; i < len(toks); i += 64 {
+		frames = append(frames, toks[i].pos)
+	}
+	lookup := mapLookup(m)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := frames[i%len(frames)]
+		FunctionName(x, int(p.Line), int(p.Column), lookup)
+		i++
+	}
 }
 
 func benchmarkRound(b *testing.B, code, raw []byte) {
