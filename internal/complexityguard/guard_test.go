@@ -227,6 +227,7 @@ func allRows() []row {
 	rows = append(rows, exporterRows()...)
 	rows = append(rows, oteleventRows()...)
 	rows = append(rows, groupingRows()...)
+	rows = append(rows, jsscopeRows()...)
 	return rows
 }
 
