@@ -73,7 +73,7 @@ func (e *sentryExporter) post(ctx context.Context, p *project, category string, 
 		return delivery{err: e.statusError(p, resp), rateLimited: true, delay: delay}
 	case code >= 500:
 		// Relay sends Retry-After with 503 when it sheds load.
-		delay, _ := sentryhttp.ParseRetryAfter(resp.Header.Get("Retry-After"), now)
+		delay, _ := sentryhttp.ParseRetryAfter(resp.Header.Get(sentryhttp.HeaderRetryAfter), now)
 		return delivery{err: e.statusError(p, resp), delay: delay}
 	default:
 		// 4xx other than 429 means this envelope will never be accepted:

@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 )
@@ -180,7 +181,7 @@ func (f *Forwarder) Send(ctx context.Context, r *http.Request, target *url.URL, 
 	}
 	answer := Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte("{}")}
 	if limits := f.limits.header(time.Now()); limits != "" {
-		answer.Header.Set(sentryRateLimitsHeader, limits)
+		answer.Header.Set(sentryhttp.HeaderRateLimits, limits)
 	}
 	return answer
 }

@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 )
 
@@ -314,7 +315,7 @@ func (s *spool) run(ctx context.Context) {
 		// the client's timeout), so that it is not sent again after a
 		// restart.
 		answer := s.deliver(context.WithoutCancel(ctx), rec)
-		wait, verdict := spoolRetry(answer, backoff)
+		wait, verdict := spoolRetry(answer, backoff, time.Now())
 		if verdict == spoolRetryLater {
 			backoff = min(2*backoff, spoolMaxBackoff)
 			if !s.sleep(ctx, wait) {
@@ -373,17 +374,17 @@ const spoolMaxRateLimitWait = spoolMaxBackoff
 
 // spoolRetry decides what an answer means. No answer, a 5xx or 408 is
 // retried after the upstream's Retry-After (capped at spoolMaxBackoff) or
-// the backoff; a 429 after its Retry-After or the longest
-// X-Sentry-Rate-Limits entry (the request is not parsed for its item
+// the backoff; a 429 after the longest of its Retry-After and
+// X-Sentry-Rate-Limits entries (sentryhttp.LongestWait) (the request is not parsed for its item
 // categories, so the longest limit it may fall under is honoured) when
 // that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx,
 // or a 3xx, is final.
-func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
+func spoolRetry(a Answer, backoff time.Duration, now time.Time) (time.Duration, spoolVerdict) {
 	switch {
 	case a.Err != nil:
 		return backoff, spoolRetryLater
 	case a.Status == http.StatusTooManyRequests:
-		d, ok := upstreamWait(a.Header)
+		d, ok := sentryhttp.LongestWait(a.Header, now)
 		if !ok {
 			return backoff, spoolRetryLater
 		}
@@ -392,7 +393,7 @@ func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 		}
 		return d, spoolRetryLater
 	case a.Status >= 500 || a.Status == http.StatusRequestTimeout:
-		if d, ok := upstreamWait(a.Header); ok {
+		if d, ok := sentryhttp.LongestWait(a.Header, now); ok {
 			return min(d, spoolMaxBackoff), spoolRetryLater
 		}
 		return backoff, spoolRetryLater
@@ -402,22 +403,4 @@ func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 		return 0, spoolRejected
 	}
 	return 0, spoolDelivered
-}
-
-// upstreamWait reads Retry-After (seconds) and X-Sentry-Rate-Limits
-// ("<seconds>:<categories>:<scope>..., ...") and returns the longest.
-func upstreamWait(h http.Header) (time.Duration, bool) {
-	var longest time.Duration
-	found := false
-	if v, err := strconv.ParseFloat(strings.TrimSpace(h.Get("Retry-After")), 64); err == nil && v >= 0 {
-		longest, found = time.Duration(v*float64(time.Second)), true
-	}
-	for _, limit := range strings.Split(h.Get("X-Sentry-Rate-Limits"), ",") {
-		secs, _, _ := strings.Cut(strings.TrimSpace(limit), ":")
-		if v, err := strconv.ParseFloat(secs, 64); err == nil && v >= 0 {
-			found = true
-			longest = max(longest, time.Duration(v*float64(time.Second)))
-		}
-	}
-	return longest, found
 }
