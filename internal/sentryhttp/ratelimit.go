@@ -43,25 +43,38 @@ type RateLimits struct {
 // A limit is only ever extended by an update, never shortened.
 func (l *RateLimits) Update(statusCode int, header http.Header, now time.Time) {
 	if len(header.Values(HeaderRateLimits)) > 0 {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.prune(now)
-		for limit := range ParseRateLimits(header) {
-			l.apply(limit, now)
-		}
+		l.applyAll(header, now)
 		return
 	}
-	if statusCode != http.StatusTooManyRequests {
-		return
+	if statusCode == http.StatusTooManyRequests {
+		l.limitAll(retryAfterOr(header, now, defaultRetryAfter), now)
 	}
-	delay, ok := ParseRetryAfter(header.Get(HeaderRetryAfter), now)
-	if !ok {
-		delay = defaultRetryAfter
+}
+
+// applyAll records every X-Sentry-Rate-Limits entry of header.
+func (l *RateLimits) applyAll(header http.Header, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prune(now)
+	for limit := range ParseRateLimits(header) {
+		l.apply(limit, now)
 	}
+}
+
+// limitAll limits every category for delay.
+func (l *RateLimits) limitAll(delay time.Duration, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.prune(now)
 	l.extendAll(now.Add(delay))
+}
+
+// retryAfterOr is header's Retry-After, or fallback when it has none.
+func retryAfterOr(header http.Header, now time.Time, fallback time.Duration) time.Duration {
+	if delay, ok := ParseRetryAfter(header.Get(HeaderRetryAfter), now); ok {
+		return delay
+	}
+	return fallback
 }
 
 // apply records one entry. Callers hold l.mu.
@@ -102,14 +115,15 @@ func (l *RateLimits) extendAll(until time.Time) {
 // extend sets category's limit to until unless a later one is recorded.
 // Callers hold l.mu.
 func (l *RateLimits) extend(category string, until time.Time) {
-	if cur, ok := l.until[category]; ok && !until.After(cur) {
+	cur, known := l.until[category]
+	if known && !until.After(cur) {
+		return
+	}
+	if !known && len(l.until) >= maxCategories {
 		return
 	}
 	if l.until == nil {
 		l.until = make(map[string]time.Time)
-	}
-	if _, ok := l.until[category]; !ok && len(l.until) >= maxCategories {
-		return
 	}
 	l.until[category] = until
 }

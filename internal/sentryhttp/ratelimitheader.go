@@ -89,7 +89,7 @@ func parseRateLimit(entry string) (RateLimit, bool) {
 	limit := RateLimit{Wait: wait, Categories: categories}
 	limit.Scope = tokenField(fields, 2)
 	limit.Reason = tokenField(fields, 3)
-	limit.Namespaces, _ = parseTokenList(fieldAt(fields, 4))
+	limit.Namespaces = parseTokenList(fieldAt(fields, 4))
 	return limit, true
 }
 
@@ -101,19 +101,19 @@ func parseCategories(list string) ([]string, bool) {
 	if strings.TrimSpace(list) == "" {
 		return nil, true
 	}
-	categories, _ := parseTokenList(list)
+	categories := parseTokenList(list)
 	return categories, len(categories) > 0
 }
 
 // parseTokenList keeps the valid tokens of a ";"-separated list.
-func parseTokenList(list string) ([]string, bool) {
+func parseTokenList(list string) []string {
 	var tokens []string
 	for token := range strings.SplitSeq(list, ";") {
 		if token = strings.TrimSpace(token); validToken(token) {
 			tokens = append(tokens, token)
 		}
 	}
-	return tokens, len(tokens) > 0
+	return tokens
 }
 
 // tokenField is fields[i] when it is a valid token, else "".
