@@ -72,9 +72,9 @@ func runExport(args []string, e *env) error {
 // chunkWriter writes the chunks of every request as JSON lines and
 // reports the drops.
 type chunkWriter struct {
-	stderr                          io.Writer
-	prog                            *progress
-	lines                           []byte
+	stderr                         io.Writer
+	prog                           *progress
+	lines                          []byte
 	chunks, samples, droppedChunks int
 }
 
