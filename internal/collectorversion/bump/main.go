@@ -109,11 +109,10 @@ func versionIn(r collectorversion.Reference, next collectorversion.Release) (str
 	if strings.HasPrefix(r.Version, "v1.") {
 		want, other = v1, v0
 	}
-	out, err := exec.Command("go", "list", "-m", "-versions", r.Module).Output()
+	published, err := publishedVersions(r.Module)
 	if err != nil {
-		return "", fmt.Errorf("go list -m -versions %s: %w", r.Module, err)
+		return "", err
 	}
-	published := strings.Fields(string(out))
 	switch {
 	case slices.Contains(published, want):
 		return want, nil
@@ -122,6 +121,15 @@ func versionIn(r collectorversion.Reference, next collectorversion.Release) (str
 		return other, nil
 	}
 	return "", fmt.Errorf("%s: neither %s nor %s is published", r.Module, want, other)
+}
+
+// publishedVersions lists a module's versions on the proxy.
+func publishedVersions(module string) ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-versions", module).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %w", module, err)
+	}
+	return strings.Fields(string(out)), nil
 }
 
 func bumpGoMod(root, name string, refs []collectorversion.Reference, chosen map[string]string) error {
