@@ -200,15 +200,15 @@ func releaseOf(refs []Reference) Release {
 
 // holds reports whether a reference belongs to the release: a v0 module
 // of its unstable minor, or a core v1 module of its stable minor.
-func (rel Release) holds(r Reference) bool {
-	major, n, ok := minor(r.Version)
+func (r Release) holds(ref Reference) bool {
+	major, n, ok := minor(ref.Version)
 	switch {
 	case !ok:
 		return false
 	case major == "v0":
-		return n == rel.Unstable
+		return n == r.Unstable
 	case major == "v1":
-		return n == rel.Stable && !strings.HasPrefix(r.Module, contribPrefix)
+		return n == r.Stable && !strings.HasPrefix(ref.Module, contribPrefix)
 	}
 	return false
 }

@@ -222,17 +222,17 @@ func mergeResults(results []workerResult, elapsed time.Duration) Result {
 	return out
 }
 
-func (out *Result) add(r *workerResult) {
-	out.Requests += r.requests
-	out.Errors += r.errors
-	out.Samples += r.samples
-	out.ChunkIDs = append(out.ChunkIDs, r.chunkIDs...)
-	for c, n := range r.status {
-		out.Status[c] += n
+func (r *Result) add(w *workerResult) {
+	r.Requests += w.requests
+	r.Errors += w.errors
+	r.Samples += w.samples
+	r.ChunkIDs = append(r.ChunkIDs, w.chunkIDs...)
+	for c, n := range w.status {
+		r.Status[c] += n
 	}
-	out.Latency.Merge(&r.latency)
-	if r.lastErr != nil {
-		out.LastError = r.lastErr
+	r.Latency.Merge(&w.latency)
+	if w.lastErr != nil {
+		r.LastError = w.lastErr
 	}
 }
 
