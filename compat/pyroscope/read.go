@@ -146,13 +146,20 @@ func (r *requestReader) shapeOf(p protoreflect.Message) (profileShape, error) {
 	}
 	shape.profileType = strings.Join([]string{stType, stUnit, ptType, ptUnit}, ":")
 	shape.name = ptType
+	shape.convertCPU()
+	return shape, nil
+}
+
+// convertCPU names the series: CPU sample counts become nanoseconds of
+// process_cpu; a profile without a period type is guessed to be
+// process_cpu.
+func (shape *profileShape) convertCPU() {
 	if shape.profileType == "samples:count:cpu:nanoseconds" {
 		shape.name, shape.unit, shape.toNanos = "process_cpu", "nanoseconds", true
 	}
 	if shape.name == "" {
 		shape.name = "process_cpu" // Pyroscope's guess
 	}
-	return shape, nil
 }
 
 // valueType is a ValueType's type and unit.

@@ -108,13 +108,13 @@ func (r *pythonReader) read(l line) {
 	switch {
 	case strings.HasPrefix(s, "Traceback (most recent call last):"):
 		r.state, r.seen, r.frames = pythonFrames, true, nil
-	case s == pythonCause || s == pythonContext:
+	case isChainSeparator(s):
 		r.state, r.seen, r.frames = pythonOutside, true, nil
-	case r.state == pythonFrames && strings.HasPrefix(s, "  "):
+	case r.inFrames(s):
 		r.frameLine(s)
 	case r.expectsException(atFirst) && isUnindentedText(s):
 		r.exceptionLine(l)
-	case r.inMessage() && strings.TrimSpace(s) != "":
+	case r.continuesMessage(s):
 		// a message printed over several lines, or notes added to it
 		r.cur.Value = r.text[r.valueStart:l.end()]
 	}
@@ -137,9 +137,19 @@ func (r *pythonReader) expectsException(atFirst bool) bool {
 	return r.state != pythonMessage && (r.seen || atFirst)
 }
 
-// inMessage reports whether a line may continue the current message.
-func (r *pythonReader) inMessage() bool {
-	return r.state == pythonMessage && r.valueStart >= 0
+// isChainSeparator reports the line Python prints between the exceptions
+// of a chain.
+func isChainSeparator(s string) bool { return s == pythonCause || s == pythonContext }
+
+// inFrames reports an indented line of a traceback being read.
+func (r *pythonReader) inFrames(s string) bool {
+	return r.state == pythonFrames && strings.HasPrefix(s, "  ")
+}
+
+// continuesMessage reports a line with text after an exception line that
+// has a message.
+func (r *pythonReader) continuesMessage(s string) bool {
+	return r.state == pythonMessage && r.valueStart >= 0 && strings.TrimSpace(s) != ""
 }
 
 func isUnindentedText(s string) bool { return s != "" && s[0] != ' ' }
