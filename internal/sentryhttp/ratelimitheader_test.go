@@ -86,3 +86,35 @@ func TestLongestWait(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseRateLimits feeds arbitrary header lines: every entry read has a
+// wait within the cap and only valid names, its quota written back reads
+// as the same quota (the forward's spool replays quotas to SDKs), and
+// LongestWait is at least every entry's wait.
+func FuzzParseRateLimits(f *testing.F) {
+	for _, seed := range []string{
+		"60:profile_chunk:organization:quota_exceeded",
+		"15:metric_bucket:organization:quota_exceeded:custom;spans, 30::key",
+		"1.5:a;;B:c, garbage, 9999999999999999999999:x:y",
+		"10:x\r\nSet-Cookie: a=b",
+	} {
+		f.Add(seed, "60:transaction:organization", "120")
+	}
+	f.Fuzz(func(t *testing.T, line1, line2, retryAfter string) {
+		header := http.Header{sentryhttp.HeaderRateLimits: {line1, line2}, sentryhttp.HeaderRetryAfter: {retryAfter}}
+		longest, found := sentryhttp.LongestWait(header, t0)
+		for limit := range sentryhttp.ParseRateLimits(header) {
+			if limit.Wait < 0 || limit.Wait > 31*24*time.Hour {
+				t.Fatalf("wait %v out of bounds", limit.Wait)
+			}
+			if !found || longest < limit.Wait {
+				t.Fatalf("LongestWait %v (%v) below an entry's %v", longest, found, limit.Wait)
+			}
+			quota := limit.Quota()
+			again := slices.Collect(sentryhttp.ParseRateLimits(http.Header{sentryhttp.HeaderRateLimits: {sentryhttp.FormatRateLimit(time.Second, quota)}}))
+			if len(again) != 1 || again[0].Quota() != quota {
+				t.Fatalf("quota %q reads back as %+v", quota, again)
+			}
+		}
+	})
+}
