@@ -124,12 +124,12 @@ func (a *authenticator) acceptsKey(key string) bool {
 	if len(a.keyDigests) == 0 {
 		return true
 	}
-	d := sha256.Sum256([]byte(key))
+	digest := sha256.Sum256([]byte(key))
 	// Every configured key is compared, so the time taken does not tell
 	// which one (if any) matched.
 	match := 0
 	for i := range a.keyDigests {
-		match |= subtle.ConstantTimeCompare(d[:], a.keyDigests[i][:])
+		match |= subtle.ConstantTimeCompare(digest[:], a.keyDigests[i][:])
 	}
 	return match == 1
 }
