@@ -3,8 +3,9 @@ package sentryprofileexporter // import "github.com/sentryprofile/otelcol-sentry
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -134,6 +135,16 @@ var _ component.Config = (*Config)(nil)
 // the project key.
 func (cfg *Config) Validate() error {
 	var errs []error
+	errs = append(errs, cfg.validateDestinations()...)
+	errs = append(errs, cfg.validateChunks()...)
+	errs = append(errs, cfg.validateSignals()...)
+	return errors.Join(errs...)
+}
+
+// validateDestinations checks where envelopes go: a DSN, or one per
+// routing value, each a DSN that parses, and no endpoint.
+func (cfg *Config) validateDestinations() []error {
+	var errs []error
 	if cfg.ClientConfig.Endpoint != "" {
 		errs = append(errs, errors.New("endpoint: not used by this exporter, the Sentry envelope URL is derived from the DSN; set dsn instead"))
 	}
@@ -148,17 +159,25 @@ func (cfg *Config) Validate() error {
 	if len(cfg.Routing.DSNs) > 0 && cfg.Routing.Attribute == "" {
 		errs = append(errs, errors.New("routing::attribute: required when routing::dsns is set"))
 	}
-	// Sorted so that the same configuration always reports the same error.
-	values := make([]string, 0, len(cfg.Routing.DSNs))
-	for v := range cfg.Routing.DSNs {
-		values = append(values, v)
-	}
-	sort.Strings(values)
-	for _, v := range values {
-		if _, err := sentryhttp.ParseDSN(string(cfg.Routing.DSNs[v])); err != nil {
-			errs = append(errs, fmt.Errorf("routing::dsns::%s: %w", v, err))
+	return append(errs, cfg.Routing.validateDSNs()...)
+}
+
+// validateDSNs parses every routed DSN, in the order of their values so
+// that the same configuration always reports the same error.
+func (r RoutingConfig) validateDSNs() []error {
+	var errs []error
+	for _, value := range slices.Sorted(maps.Keys(r.DSNs)) {
+		if _, err := sentryhttp.ParseDSN(string(r.DSNs[value])); err != nil {
+			errs = append(errs, fmt.Errorf("routing::dsns::%s: %w", value, err))
 		}
 	}
+	return errs
+}
+
+// validateChunks checks what shapes a profile chunk: its platform, rate
+// and window.
+func (cfg *Config) validateChunks() []error {
+	var errs []error
 	if cfg.Platform == "" {
 		errs = append(errs, errors.New("platform: must not be empty"))
 	}
@@ -168,6 +187,13 @@ func (cfg *Config) Validate() error {
 	if w := cfg.ChunkWindow; w < time.Second || w > maxChunkWindow {
 		errs = append(errs, fmt.Errorf("chunk_window: must be between 1s and %s (Relay's limit), got %s", maxChunkWindow, w))
 	}
+	return errs
+}
+
+// validateSignals checks the settings of the events and metrics made from
+// the other signals.
+func (cfg *Config) validateSignals() []error {
+	var errs []error
 	if v := cfg.Events.LogMessageMinSeverity; v != "" {
 		if _, ok := severityNumbers[v]; !ok {
 			errs = append(errs, fmt.Errorf("events::log_message_min_severity: one of trace, debug, info, warn, error, fatal, got %q", v))
@@ -176,5 +202,5 @@ func (cfg *Config) Validate() error {
 	if cfg.Metrics.MaxCumulativeSeries < 1 {
 		errs = append(errs, fmt.Errorf("metrics::max_cumulative_series: must be positive, got %d", cfg.Metrics.MaxCumulativeSeries))
 	}
-	return errors.Join(errs...)
+	return errs
 }

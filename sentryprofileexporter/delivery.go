@@ -224,39 +224,46 @@ func limitedCategory(rp *resourcePlan, now time.Time) (time.Duration, string) {
 // deliverProject posts one project's envelopes in order.
 func (e *sentryExporter) deliverProject(ctx context.Context, p *project, plans []*resourcePlan, batches []envelopeBatch, out *outcome) {
 	for k, b := range batches {
-		now := time.Now()
-		if wait := p.limits.RetryAfter(b.category, now); wait > 0 {
-			// An earlier envelope of this push was answered 429.
-			for _, i := range b.plans {
-				out.retryPlan(i, nil, wait, true)
-			}
+		result, posted := e.deliverBatch(ctx, p, plans, b, out)
+		if !posted || result.err == nil || result.permanent || result.rateLimited {
+			// A rate limit leaves the other category free to go.
 			continue
 		}
-		body := encodeEnvelope(b, p, e.sdk, now)
-		d := e.post(ctx, p, b.category, body)
-		switch {
-		case d.err == nil:
-			e.sent(ctx, b, len(body), plans)
-		case d.permanent:
-			e.rejected(ctx, p, b, d, plans)
-			out.permErrs = append(out.permErrs, d.err)
-		default:
-			for _, i := range b.plans {
-				out.retryPlan(i, nil, d.delay, d.rateLimited)
-			}
-			out.retryErrs = append(out.retryErrs, d.err)
-			if d.rateLimited {
-				// The other category may still go.
-				continue
-			}
-			// Sentry failing: the rest waits for the retry.
-			for _, rest := range batches[k+1:] {
-				for _, i := range rest.plans {
-					out.retryPlan(i, nil, d.delay, false)
-				}
-			}
-			return
+		// Sentry failing: the rest waits for the retry.
+		for _, rest := range batches[k+1:] {
+			out.retryBatch(rest, result.delay, false)
 		}
+		return
+	}
+}
+
+// deliverBatch posts one envelope unless an earlier envelope of this push
+// was answered 429 for its category; false when it was not posted.
+func (e *sentryExporter) deliverBatch(ctx context.Context, p *project, plans []*resourcePlan, b envelopeBatch, out *outcome) (delivery, bool) {
+	now := time.Now()
+	if wait := p.limits.RetryAfter(b.category, now); wait > 0 {
+		out.retryBatch(b, wait, true)
+		return delivery{}, false
+	}
+	body := encodeEnvelope(b, p, e.sdk, now)
+	result := e.post(ctx, p, b.category, body)
+	switch {
+	case result.err == nil:
+		e.sent(ctx, b, len(body), plans)
+	case result.permanent:
+		e.rejected(ctx, p, b, result, plans)
+		out.permErrs = append(out.permErrs, result.err)
+	default:
+		out.retryBatch(b, result.delay, result.rateLimited)
+		out.retryErrs = append(out.retryErrs, result.err)
+	}
+	return result, true
+}
+
+// retryBatch marks the resources of an envelope due again.
+func (o *outcome) retryBatch(b envelopeBatch, delay time.Duration, rateLimited bool) {
+	for _, i := range b.plans {
+		o.retryPlan(i, nil, delay, rateLimited)
 	}
 }
 
@@ -274,18 +281,14 @@ func (e *sentryExporter) sent(ctx context.Context, b envelopeBatch, bodyBytes in
 }
 
 // rejected drops the chunks of an envelope Sentry refused for good.
-func (e *sentryExporter) rejected(ctx context.Context, p *project, b envelopeBatch, d delivery, plans []*resourcePlan) {
+func (e *sentryExporter) rejected(ctx context.Context, p *project, b envelopeBatch, result delivery, plans []*resourcePlan) {
 	samples := 0
 	for _, c := range b.chunks {
 		samples += c.samples
 		plans[c.plan].unsent.chunks--
 		plans[c.plan].unsent.samples -= c.samples
 	}
-	reason := reasonRejected
-	if d.reason != "" {
-		reason = d.reason
-	}
-	e.dropChunks(ctx, reason, len(b.chunks), samples)
+	e.dropChunks(ctx, cmpString(result.reason, reasonRejected), len(b.chunks), samples)
 	e.logger.Error("Sentry rejected profile chunks; dropping them",
-		zap.String("dsn", p.name), zap.Int("chunks", len(b.chunks)), zap.Error(d.err))
+		zap.String("dsn", p.name), zap.Int("chunks", len(b.chunks)), zap.Error(result.err))
 }

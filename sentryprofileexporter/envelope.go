@@ -64,48 +64,77 @@ func categoryOf(platform string) string {
 // start a new envelope rather than straddle two, unless they alone pass a
 // limit: a failed envelope then sends again only whole resources.
 func packEnvelopes(chunks []encodedChunk) []envelopeBatch {
-	var batches []envelopeBatch
-	open := map[string]int{} // category → index of its last batch
+	pk := packer{open: map[string]int{}}
 	for start := 0; start < len(chunks); {
 		end := start
 		for end < len(chunks) && chunks[end].plan == chunks[start].plan {
 			end++
 		}
-		packResource(&batches, open, chunks[start:end])
+		pk.addResource(chunks[start:end])
 		start = end
 	}
-	return batches
+	return pk.batches
 }
 
-// packResource adds the chunks of one resource to the batches.
-func packResource(batches *[]envelopeBatch, open map[string]int, chunks []encodedChunk) {
-	size, count := map[string]int{}, map[string]int{}
+// packer is the batches of one project as they fill.
+type packer struct {
+	batches []envelopeBatch
+	open    map[string]int // category → index of its last batch
+}
+
+// load is what chunks of one category add to a batch.
+type load struct{ size, count int }
+
+// fitsAlone reports whether the load fits an envelope of its own.
+func (l load) fitsAlone() bool { return l.size <= maxEnvelopeBytes && l.count <= maxEnvelopeChunks }
+
+// addResource adds the chunks of one resource to the batches.
+func (pk *packer) addResource(chunks []encodedChunk) {
+	loads := map[string]load{}
 	for _, c := range chunks {
-		size[categoryOf(c.platform)] += len(c.payload)
-		count[categoryOf(c.platform)]++
+		cat := categoryOf(c.platform)
+		loads[cat] = load{size: loads[cat].size + len(c.payload), count: loads[cat].count + 1}
 	}
 	started := map[string]bool{}
 	for _, c := range chunks {
 		cat := categoryOf(c.platform)
-		i, ok := open[cat]
-		full := ok && ((*batches)[i].size+len(c.payload) > maxEnvelopeBytes || len((*batches)[i].chunks) == maxEnvelopeChunks)
-		// The resource's first chunk of the category: would all of them
-		// fit an envelope of their own but not the open one?
-		straddles := ok && !started[cat] && len((*batches)[i].chunks) > 0 &&
-			((*batches)[i].size+size[cat] > maxEnvelopeBytes || len((*batches)[i].chunks)+count[cat] > maxEnvelopeChunks) &&
-			size[cat] <= maxEnvelopeBytes && count[cat] <= maxEnvelopeChunks
-		if !ok || full || straddles {
-			*batches = append(*batches, envelopeBatch{category: cat})
-			i = len(*batches) - 1
-			open[cat] = i
-		}
+		b := pk.batchFor(cat, len(c.payload), loads[cat], !started[cat])
 		started[cat] = true
-		b := &(*batches)[i]
-		b.chunks = append(b.chunks, c)
-		b.size += len(c.payload)
-		if n := len(b.plans); n == 0 || b.plans[n-1] != c.plan {
-			b.plans = append(b.plans, c.plan)
-		}
+		b.add(c)
+	}
+}
+
+// batchFor is the batch a chunk of cat joins: the category's open one,
+// unless it is full or (for the resource's first chunk of the category)
+// the resource's chunks would straddle it and the next; then a new one.
+func (pk *packer) batchFor(cat string, payload int, resource load, first bool) *envelopeBatch {
+	i, ok := pk.open[cat]
+	if !ok || pk.batches[i].fullFor(payload) || (first && pk.batches[i].straddledBy(resource)) {
+		pk.batches = append(pk.batches, envelopeBatch{category: cat})
+		i = len(pk.batches) - 1
+		pk.open[cat] = i
+	}
+	return &pk.batches[i]
+}
+
+// fullFor reports whether a payload of that size no longer fits b.
+func (b *envelopeBatch) fullFor(payload int) bool {
+	return b.size+payload > maxEnvelopeBytes || len(b.chunks) == maxEnvelopeChunks
+}
+
+// straddledBy reports whether a resource's chunks would fit an envelope
+// of their own but not b, which already holds others.
+func (b *envelopeBatch) straddledBy(resource load) bool {
+	return len(b.chunks) > 0 && resource.fitsAlone() &&
+		(b.size+resource.size > maxEnvelopeBytes || len(b.chunks)+resource.count > maxEnvelopeChunks)
+}
+
+// add appends a chunk, and its plan when it starts one.
+func (b *envelopeBatch) add(c encodedChunk) {
+	b.chunks = append(b.chunks, c)
+	b.size += len(c.payload)
+	if n := len(b.plans); n == 0 || b.plans[n-1] != c.plan {
+		b.plans = append(b.plans, c.plan)
 	}
 }
 

@@ -37,17 +37,17 @@ func newRouter(cfg *Config, client string) (*router, error) {
 		if p, ok := projects[raw]; ok {
 			return p, nil
 		}
-		d, err := sentryhttp.ParseDSN(raw)
+		dsn, err := sentryhttp.ParseDSN(raw)
 		if err != nil {
 			return nil, err
 		}
 		p := &project{
-			name:        d.String(),
-			envelopeURL: d.EnvelopeURL(),
-			auth:        sentryhttp.AuthHeader(d.PublicKey, client),
-			envelopeDSN: publicDSN(d),
+			name:        dsn.String(),
+			envelopeURL: dsn.EnvelopeURL(),
+			auth:        sentryhttp.AuthHeader(dsn.PublicKey, client),
+			envelopeDSN: publicDSN(dsn),
 			limits:      &sentryhttp.RateLimits{},
-			redactor:    newRedactor(d),
+			redactor:    newRedactor(dsn),
 		}
 		projects[raw] = p
 		return p, nil

@@ -34,47 +34,47 @@ type sharedExporter struct {
 func (s *sharedExporters) get(cfg *Config, set exporter.Settings) (*sharedExporter, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if x, ok := s.byConfig[cfg]; ok {
-		x.mu.Lock()
-		x.refs++
-		x.mu.Unlock()
-		return x, nil
+	if shared, ok := s.byConfig[cfg]; ok {
+		shared.mu.Lock()
+		shared.refs++
+		shared.mu.Unlock()
+		return shared, nil
 	}
 	exp, err := newExporter(cfg, set)
 	if err != nil {
 		return nil, err
 	}
-	x := &sharedExporter{sentryExporter: exp, owners: s, cfg: cfg, refs: 1}
-	s.byConfig[cfg] = x
-	return x, nil
+	shared := &sharedExporter{sentryExporter: exp, owners: s, cfg: cfg, refs: 1}
+	s.byConfig[cfg] = shared
+	return shared, nil
 }
 
-func (x *sharedExporter) start(ctx context.Context, host component.Host) error {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.started {
+func (shared *sharedExporter) start(ctx context.Context, host component.Host) error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.started {
 		return nil
 	}
-	if err := x.sentryExporter.start(ctx, host); err != nil {
+	if err := shared.sentryExporter.start(ctx, host); err != nil {
 		return err
 	}
-	x.started = true
+	shared.started = true
 	return nil
 }
 
 // shutdown releases one pipeline; the last one shuts the exporter down and
 // forgets it, so that a collector reloading its configuration builds anew.
-func (x *sharedExporter) shutdown(ctx context.Context) error {
-	x.owners.mu.Lock()
-	defer x.owners.mu.Unlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.refs--
-	if x.refs > 0 {
+func (shared *sharedExporter) shutdown(ctx context.Context) error {
+	shared.owners.mu.Lock()
+	defer shared.owners.mu.Unlock()
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	shared.refs--
+	if shared.refs > 0 {
 		return nil
 	}
-	if x.owners.byConfig[x.cfg] == x {
-		delete(x.owners.byConfig, x.cfg)
+	if shared.owners.byConfig[shared.cfg] == shared {
+		delete(shared.owners.byConfig, shared.cfg)
 	}
-	return x.sentryExporter.shutdown(ctx)
+	return shared.sentryExporter.shutdown(ctx)
 }

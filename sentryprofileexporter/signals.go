@@ -167,31 +167,43 @@ func (e *sentryExporter) pushSignal(ctx context.Context, key any, s *signal, dro
 	failing := slices.Contains(mapValues(out.retried), true)
 	if failing && attempt.fail(time.Now()) {
 		e.retries.end(key)
-		dropped := 0
-		for r, f := range out.retried {
-			if f {
-				dropped += out.unsent[r]
-				delete(out.retried, r)
-			}
-		}
-		e.dropSignal(ctx, s, reasonRetriesExhausted, dropped)
-		e.logger.Error("Sentry kept failing for longer than retry_on_failure::max_elapsed_time; dropping "+s.name,
-			zap.Int(s.name, dropped), zap.Duration("max_elapsed_time", e.retries.max), zap.Error(err))
+		e.dropExhausted(ctx, s, out, err)
 		if len(out.retried) == 0 {
 			return nil, consumererror.NewPermanent(err)
 		}
 		failing = false
 	}
 	err = out.throttle(err, failing, attempt)
-	retry := make([]int, 0, len(out.retried))
-	for r := range out.retried {
+	return retriedResources(out.retried, resources), err
+}
+
+// dropExhausted drops the resources that kept failing past
+// retry_on_failure::max_elapsed_time; the rate-limited ones stay due.
+func (e *sentryExporter) dropExhausted(ctx context.Context, s *signal, out *signalOutcome, err error) {
+	dropped := 0
+	for r, f := range out.retried {
+		if f {
+			dropped += out.unsent[r]
+			delete(out.retried, r)
+		}
+	}
+	e.dropSignal(ctx, s, reasonRetriesExhausted, dropped)
+	e.logger.Error("Sentry kept failing for longer than retry_on_failure::max_elapsed_time; dropping "+s.name,
+		zap.Int(s.name, dropped), zap.Duration("max_elapsed_time", e.retries.max), zap.Error(err))
+}
+
+// retriedResources are the resources to retry, in order; nil when they
+// are all of them (the request is retried whole).
+func retriedResources(retried map[int]bool, resources int) []int {
+	retry := make([]int, 0, len(retried))
+	for r := range retried {
 		retry = append(retry, r)
 	}
 	slices.Sort(retry)
 	if len(retry) == resources {
-		return nil, err
+		return nil
 	}
-	return retry, err
+	return retry
 }
 
 func mapValues(m map[int]bool) []bool {
@@ -207,12 +219,7 @@ func mapValues(m map[int]bool) []bool {
 // to otelevent.MaxMetricsPerContainer items. Resources are visited in
 // order; once a project fails, its later resources wait for the retry.
 func (e *sentryExporter) deliverSignal(ctx context.Context, s *signal, items []signalItem, resource func(int) pcommon.Resource) *signalOutcome {
-	out := &signalOutcome{retried: map[int]bool{}, unsent: map[int]int{}}
-	for _, it := range items {
-		for r, n := range it.resources {
-			out.unsent[r] += n
-		}
-	}
+	out := newSignalOutcome(items)
 	failed := map[*project]time.Duration{}
 	for _, it := range items {
 		if out.due(it) {
@@ -223,41 +230,64 @@ func (e *sentryExporter) deliverSignal(ctx context.Context, s *signal, items []s
 		}
 		p := e.router.route(resource(it.firstResource()))
 		if p == nil {
-			e.dropSignal(ctx, s, reasonNoDSN, it.count)
-			e.logger.Warn("No DSN for resource; dropping its "+s.name,
-				zap.String("routing_attribute", e.router.attribute), zap.Int(s.name, it.count))
+			e.dropUnrouted(ctx, s, it)
 			out.settled(it)
 			continue
 		}
-		now := time.Now()
-		if wait := p.limits.RetryAfter(s.category, now); wait > 0 {
-			out.retry(it, fmt.Errorf("%s: category %s is rate limited for %s", p.name, s.category, wait.Round(time.Second)), wait, true)
-			continue
-		}
-		if delay, ok := failed[p]; ok {
-			out.retry(it, nil, delay, false)
-			continue
-		}
-		body := e.encodeSignalEnvelope(s, p, it, now)
-		d := e.post(ctx, p, s.category, body)
-		switch {
-		case d.err == nil:
-			out.settled(it)
-			s.sent.Add(ctx, int64(it.count))
-			e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
-		case d.permanent:
-			out.settled(it)
-			out.permErrs = append(out.permErrs, d.err)
-			e.dropSignal(ctx, s, cmpString(d.reason, reasonRejected), it.count)
-			e.logger.Error("Sentry rejected "+s.name+"; dropping them", zap.String("dsn", p.name), zap.Int(s.name, it.count), zap.Error(d.err))
-		default:
-			out.retry(it, d.err, d.delay, d.rateLimited)
-			if !d.rateLimited {
-				failed[p] = d.delay
-			}
+		e.deliverItem(ctx, s, p, it, out, failed)
+	}
+	return out
+}
+
+// newSignalOutcome counts every item of every resource as unsent.
+func newSignalOutcome(items []signalItem) *signalOutcome {
+	out := &signalOutcome{retried: map[int]bool{}, unsent: map[int]int{}}
+	for _, it := range items {
+		for r, n := range it.resources {
+			out.unsent[r] += n
 		}
 	}
 	return out
+}
+
+// dropUnrouted drops an item whose resource no DSN takes.
+func (e *sentryExporter) dropUnrouted(ctx context.Context, s *signal, it signalItem) {
+	e.dropSignal(ctx, s, reasonNoDSN, it.count)
+	e.logger.Warn("No DSN for resource; dropping its "+s.name,
+		zap.String("routing_attribute", e.router.attribute), zap.Int(s.name, it.count))
+}
+
+// deliverItem posts one item to its project, unless the project's limits
+// hold its category or the project failed earlier in this request (its
+// later items wait for the same retry).
+func (e *sentryExporter) deliverItem(ctx context.Context, s *signal, p *project, it signalItem, out *signalOutcome, failed map[*project]time.Duration) {
+	now := time.Now()
+	if wait := p.limits.RetryAfter(s.category, now); wait > 0 {
+		out.retry(it, fmt.Errorf("%s: category %s is rate limited for %s", p.name, s.category, wait.Round(time.Second)), wait, true)
+		return
+	}
+	if delay, ok := failed[p]; ok {
+		out.retry(it, nil, delay, false)
+		return
+	}
+	body := e.encodeSignalEnvelope(s, p, it, now)
+	result := e.post(ctx, p, s.category, body)
+	switch {
+	case result.err == nil:
+		out.settled(it)
+		s.sent.Add(ctx, int64(it.count))
+		e.telemetry.ExporterSentryprofileSentBytes.Add(ctx, int64(len(body)))
+	case result.permanent:
+		out.settled(it)
+		out.permErrs = append(out.permErrs, result.err)
+		e.dropSignal(ctx, s, cmpString(result.reason, reasonRejected), it.count)
+		e.logger.Error("Sentry rejected "+s.name+"; dropping them", zap.String("dsn", p.name), zap.Int(s.name, it.count), zap.Error(result.err))
+	default:
+		out.retry(it, result.err, result.delay, result.rateLimited)
+		if !result.rateLimited {
+			failed[p] = result.delay
+		}
+	}
 }
 
 // due reports whether one of an item's resources is already due again.

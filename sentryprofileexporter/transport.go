@@ -58,7 +58,13 @@ func (e *sentryExporter) post(ctx context.Context, p *project, category string, 
 
 	now := time.Now()
 	p.limits.Update(resp.StatusCode, resp.Header, now)
+	return e.deliveryOf(p, category, resp, now)
+}
 
+// deliveryOf maps Sentry's status: accepted, redirected, rate limited
+// (the wait of the category), failing (a 5xx, with Relay's Retry-After
+// when it sheds load) or refused for good.
+func (e *sentryExporter) deliveryOf(p *project, category string, resp *http.Response, now time.Time) delivery {
 	code := resp.StatusCode
 	switch {
 	case code >= 200 && code <= 299:
@@ -66,20 +72,24 @@ func (e *sentryExporter) post(ctx context.Context, p *project, category string, 
 	case code >= 300 && code <= 399:
 		return e.redirected(p, resp)
 	case code == http.StatusTooManyRequests:
-		delay := p.limits.RetryAfter(category, now)
-		if delay <= 0 {
-			delay = defaultRateLimitDelay
-		}
-		return delivery{err: e.statusError(p, resp), rateLimited: true, delay: delay}
+		return delivery{err: e.statusError(p, resp), rateLimited: true, delay: rateLimitDelay(p, category, now)}
 	case code >= 500:
-		// Relay sends Retry-After with 503 when it sheds load.
-		delay, _ := sentryhttp.ParseRetryAfter(resp.Header.Get("Retry-After"), now)
+		delay, _ := sentryhttp.ParseRetryAfter(resp.Header.Get(sentryhttp.HeaderRetryAfter), now)
 		return delivery{err: e.statusError(p, resp), delay: delay}
 	default:
 		// 4xx other than 429 means this envelope will never be accepted:
 		// bad payload (400), bad or revoked key (401/403), too large (413).
 		return delivery{err: e.statusError(p, resp), permanent: true}
 	}
+}
+
+// rateLimitDelay is how long category waits after a 429: what the
+// project's limits say, else defaultRateLimitDelay.
+func rateLimitDelay(p *project, category string, now time.Time) time.Duration {
+	if delay := p.limits.RetryAfter(category, now); delay > 0 {
+		return delay
+	}
+	return defaultRateLimitDelay
 }
 
 func (e *sentryExporter) statusError(p *project, resp *http.Response) error {

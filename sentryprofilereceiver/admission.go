@@ -59,13 +59,9 @@ var errAuthHeaderTooLarge = fmt.Errorf("envelope header line longer than %d byte
 func readEnvelopeHead(body io.Reader, limit int) ([]byte, error) {
 	buf := make([]byte, 0, min(512, limit))
 	for {
-		if len(buf) == cap(buf) {
-			if len(buf) >= limit {
-				return nil, errAuthHeaderTooLarge
-			}
-			grown := make([]byte, len(buf), min(2*cap(buf), limit))
-			copy(grown, buf)
-			buf = grown
+		var err error
+		if buf, err = growHead(buf, limit); err != nil {
+			return nil, err
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -76,6 +72,20 @@ func readEnvelopeHead(body io.Reader, limit int) ([]byte, error) {
 			return nil, err
 		}
 	}
+}
+
+// growHead doubles a full buffer up to limit; errAuthHeaderTooLarge when
+// it is full at limit.
+func growHead(buf []byte, limit int) ([]byte, error) {
+	if len(buf) < cap(buf) {
+		return buf, nil
+	}
+	if len(buf) >= limit {
+		return nil, errAuthHeaderTooLarge
+	}
+	grown := make([]byte, len(buf), min(2*cap(buf), limit))
+	copy(grown, buf)
+	return grown, nil
 }
 
 // headerLineEnds reports whether b holds a newline after its first byte

@@ -22,19 +22,25 @@ type authenticator struct {
 }
 
 func newAuthenticator(cfg *Config) *authenticator {
-	a := &authenticator{}
+	a := &authenticator{projects: acceptedProjects(cfg.Projects)}
 	for _, k := range cfg.PublicKeys {
 		a.keyDigests = append(a.keyDigests, sha256.Sum256([]byte(k)))
 	}
-	if len(cfg.Projects) > 0 {
-		a.projects = make(map[string]struct{}, len(cfg.Projects))
-		for _, p := range cfg.Projects {
-			if id, ok := sentryhttp.CanonicalProjectID(p); ok { // Validate refused the others
-				a.projects[id] = struct{}{}
-			}
+	return a
+}
+
+// acceptedProjects is the set of canonical project ids; nil accepts any.
+func acceptedProjects(projects []string) map[string]struct{} {
+	if len(projects) == 0 {
+		return nil
+	}
+	ids := make(map[string]struct{}, len(projects))
+	for _, p := range projects {
+		if id, ok := sentryhttp.CanonicalProjectID(p); ok { // Validate refused the others
+			ids[id] = struct{}{}
 		}
 	}
-	return a
+	return ids
 }
 
 // authenticate checks every credential form of the request together with the
@@ -48,30 +54,55 @@ func (a *authenticator) authenticate(r *http.Request, envelopeDSN, projectID str
 		return &requestError{status: http.StatusUnauthorized, detail: "invalid authorization information"}
 	}
 	if envelopeDSN != "" {
-		dsn, err := sentryhttp.ParseDSN(envelopeDSN)
-		if err != nil {
-			return &requestError{status: http.StatusBadRequest, detail: "invalid dsn in envelope header"}
+		dsnCreds, rerr := envelopeCredentials(envelopeDSN, projectID)
+		if rerr != nil {
+			return rerr
 		}
-		// A DSN names one project; an envelope posted to another project's
-		// URL is a client bug (or an attempt to borrow a key), not a
-		// permission question, so it is malformed rather than forbidden.
-		if dsn.ProjectID != projectID {
-			return &requestError{status: http.StatusBadRequest, detail: "envelope dsn is for project " + dsn.ProjectID + ", not " + projectID}
-		}
-		creds = append(creds, sentryhttp.Credentials{PublicKey: dsn.PublicKey, SecretKey: dsn.SecretKey, Source: sentryhttp.SourceDSN})
+		creds = append(creds, dsnCreds)
 	}
+	key, rerr := onePublicKey(creds)
+	if rerr != nil {
+		return rerr
+	}
+	return a.admit(key, projectID)
+}
+
+// envelopeCredentials reads the envelope header's dsn, which must name the
+// project of the URL.
+func envelopeCredentials(envelopeDSN, projectID string) (sentryhttp.Credentials, *requestError) {
+	dsn, err := sentryhttp.ParseDSN(envelopeDSN)
+	if err != nil {
+		return sentryhttp.Credentials{}, &requestError{status: http.StatusBadRequest, detail: "invalid dsn in envelope header"}
+	}
+	// A DSN names one project; an envelope posted to another project's
+	// URL is a client bug (or an attempt to borrow a key), not a
+	// permission question, so it is malformed rather than forbidden.
+	if dsn.ProjectID != projectID {
+		return sentryhttp.Credentials{}, &requestError{status: http.StatusBadRequest, detail: "envelope dsn is for project " + dsn.ProjectID + ", not " + projectID}
+	}
+	return sentryhttp.Credentials{PublicKey: dsn.PublicKey, SecretKey: dsn.SecretKey, Source: sentryhttp.SourceDSN}, nil
+}
+
+// onePublicKey is the key every form presents: at least one form, all of
+// the same key, not empty.
+func onePublicKey(creds []sentryhttp.Credentials) (string, *requestError) {
 	if len(creds) == 0 {
-		return &requestError{status: http.StatusUnauthorized, detail: "missing authorization information"}
+		return "", &requestError{status: http.StatusUnauthorized, detail: "missing authorization information"}
 	}
 	key := creds[0].PublicKey
 	for _, c := range creds[1:] {
 		if c.PublicKey != key {
-			return &requestError{status: http.StatusBadRequest, detail: "multiple authorization payloads"}
+			return "", &requestError{status: http.StatusBadRequest, detail: "multiple authorization payloads"}
 		}
 	}
 	if key == "" {
-		return &requestError{status: http.StatusUnauthorized, detail: "missing public key (sentry_key)"}
+		return "", &requestError{status: http.StatusUnauthorized, detail: "missing public key (sentry_key)"}
 	}
+	return key, nil
+}
+
+// admit checks the key and the project against the configured ones.
+func (a *authenticator) admit(key, projectID string) *requestError {
 	if !a.acceptsKey(key) {
 		return &requestError{status: http.StatusForbidden, detail: "unknown public key"}
 	}
@@ -93,12 +124,12 @@ func (a *authenticator) acceptsKey(key string) bool {
 	if len(a.keyDigests) == 0 {
 		return true
 	}
-	d := sha256.Sum256([]byte(key))
+	digest := sha256.Sum256([]byte(key))
 	// Every configured key is compared, so the time taken does not tell
 	// which one (if any) matched.
 	match := 0
 	for i := range a.keyDigests {
-		match |= subtle.ConstantTimeCompare(d[:], a.keyDigests[i][:])
+		match |= subtle.ConstantTimeCompare(digest[:], a.keyDigests[i][:])
 	}
 	return match == 1
 }

@@ -170,6 +170,20 @@ var (
 // misspelt `public_keys` would otherwise silently accept every key.
 func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
 	raw := conf.ToStringMap()
+	if err := refuseUnknownKeys(raw); err != nil {
+		return err
+	}
+	if ids, ok := raw["projects"].([]any); ok {
+		raw["projects"] = projectIDsAsText(ids)
+	}
+	// plain has Config's fields without this method, so decoding it does not
+	// come back here; the squashed ServerConfig still decodes itself.
+	type plain Config
+	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(cfg))
+}
+
+// refuseUnknownKeys names the top-level keys Config does not have.
+func refuseUnknownKeys(raw map[string]any) error {
 	known := make(map[string]bool)
 	collectKeys(reflect.TypeFor[Config](), known)
 	var unknown []string
@@ -178,26 +192,26 @@ func (cfg *Config) Unmarshal(conf *confmap.Conf) error {
 			unknown = append(unknown, k)
 		}
 	}
-	if len(unknown) > 0 {
-		slices.Sort(unknown)
-		return fmt.Errorf("unknown configuration keys %q", unknown)
+	if len(unknown) == 0 {
+		return nil
 	}
-	if ids, ok := raw["projects"].([]any); ok {
-		text := make([]any, len(ids))
-		for i, id := range ids {
-			switch id.(type) {
-			case int, int64, uint64:
-				text[i] = fmt.Sprint(id)
-			default:
-				text[i] = id // strings, and anything else for the decoder to refuse
-			}
+	slices.Sort(unknown)
+	return fmt.Errorf("unknown configuration keys %q", unknown)
+}
+
+// projectIDsAsText turns YAML numbers into the strings a project id is;
+// strings, and anything else for the decoder to refuse, stay as they are.
+func projectIDsAsText(ids []any) []any {
+	text := make([]any, len(ids))
+	for i, id := range ids {
+		switch id.(type) {
+		case int, int64, uint64:
+			text[i] = fmt.Sprint(id)
+		default:
+			text[i] = id
 		}
-		raw["projects"] = text
 	}
-	// plain has Config's fields without this method, so decoding it does not
-	// come back here; the squashed ServerConfig still decodes itself.
-	type plain Config
-	return confmap.NewFromStringMap(raw).Unmarshal((*plain)(cfg))
+	return text
 }
 
 // Validate reports every configuration problem at once, naming the key.
@@ -206,27 +220,11 @@ func (cfg *Config) Validate() error {
 	if err := validateEndpoint(cfg.ServerConfig.NetAddr); err != nil {
 		errs = append(errs, err)
 	}
-	if cfg.ServerConfig.MaxRequestBodySize <= 0 {
-		errs = append(errs, fmt.Errorf("max_request_body_size must be positive, got %d", cfg.ServerConfig.MaxRequestBodySize))
-	}
-	if cfg.MaxProfileItemSize <= 0 {
-		errs = append(errs, fmt.Errorf("max_profile_item_size must be positive, got %d", cfg.MaxProfileItemSize))
-	} else if cfg.ServerConfig.MaxRequestBodySize > 0 && cfg.MaxProfileItemSize > cfg.ServerConfig.MaxRequestBodySize {
-		errs = append(errs, fmt.Errorf("max_profile_item_size (%d) exceeds max_request_body_size (%d): no envelope could carry such an item; raise max_request_body_size too",
-			cfg.MaxProfileItemSize, cfg.ServerConfig.MaxRequestBodySize))
-	}
-	if cfg.MaxItemsPerEnvelope <= 0 {
-		errs = append(errs, fmt.Errorf("max_items_per_envelope must be positive, got %d", cfg.MaxItemsPerEnvelope))
-	}
-	if cfg.MaxConcurrentEnvelopes <= 0 {
-		errs = append(errs, fmt.Errorf("max_concurrent_envelopes must be positive, got %d", cfg.MaxConcurrentEnvelopes))
-	}
+	errs = append(errs, cfg.validateLimits()...)
 	if cfg.RetryAfter < time.Second {
 		errs = append(errs, fmt.Errorf("retry_after must be at least 1s (Retry-After is whole seconds), got %s", cfg.RetryAfter))
 	}
-	switch cfg.Validation {
-	case ValidationLenient, ValidationRelay:
-	default:
+	if cfg.Validation != ValidationLenient && cfg.Validation != ValidationRelay {
 		errs = append(errs, fmt.Errorf("validation must be %q or %q, got %q", ValidationLenient, ValidationRelay, cfg.Validation))
 	}
 	errs = append(errs, cfg.Links.validate()...)
@@ -235,14 +233,57 @@ func (cfg *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	errs = append(errs, cfg.validateProjects()...)
+	return errors.Join(append(errs, cfg.validatePublicKeys()...)...)
+}
+
+// validateLimits checks the sizes and counts that bound a request.
+func (cfg *Config) validateLimits() []error {
+	var errs []error
+	bodyLimit := cfg.ServerConfig.MaxRequestBodySize
+	if bodyLimit <= 0 {
+		errs = append(errs, fmt.Errorf("max_request_body_size must be positive, got %d", bodyLimit))
+	}
+	if err := validateItemSize(cfg.MaxProfileItemSize, bodyLimit); err != nil {
+		errs = append(errs, err)
+	}
+	if cfg.MaxItemsPerEnvelope <= 0 {
+		errs = append(errs, fmt.Errorf("max_items_per_envelope must be positive, got %d", cfg.MaxItemsPerEnvelope))
+	}
+	if cfg.MaxConcurrentEnvelopes <= 0 {
+		errs = append(errs, fmt.Errorf("max_concurrent_envelopes must be positive, got %d", cfg.MaxConcurrentEnvelopes))
+	}
+	return errs
+}
+
+// validateItemSize requires a positive item size that a body within
+// bodyLimit can carry.
+func validateItemSize(itemSize, bodyLimit int64) error {
+	if itemSize <= 0 {
+		return fmt.Errorf("max_profile_item_size must be positive, got %d", itemSize)
+	}
+	if bodyLimit > 0 && itemSize > bodyLimit {
+		return fmt.Errorf("max_profile_item_size (%d) exceeds max_request_body_size (%d): no envelope could carry such an item; raise max_request_body_size too",
+			itemSize, bodyLimit)
+	}
+	return nil
+}
+
+func (cfg *Config) validateProjects() []error {
+	var errs []error
 	for i, p := range cfg.Projects {
 		if _, ok := sentryhttp.CanonicalProjectID(p); !ok {
 			errs = append(errs, fmt.Errorf("projects[%d] = %q: a Sentry project id is a positive decimal number", i, p))
 		}
 	}
+	return errs
+}
+
+// validatePublicKeys never prints a key's value: treat it like the secret
+// it often is in practice (anyone holding it can send data).
+func (cfg *Config) validatePublicKeys() []error {
+	var errs []error
 	for i, k := range cfg.PublicKeys {
-		// The key's value is never printed: treat it like the secret it
-		// often is in practice (anyone holding it can send data).
 		switch {
 		case k == "":
 			errs = append(errs, fmt.Errorf("public_keys[%d] is empty; remove it or set the DSN's public key", i))
@@ -250,7 +291,7 @@ func (cfg *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("public_keys[%d] contains whitespace, a comma or a quote; no SDK can send such a key", i))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // validateUpstream accepts an absolute http(s) URL, with a base path for a
@@ -258,19 +299,28 @@ func (cfg *Config) Validate() error {
 // https://host/sentry): request paths are appended to it as they come.
 func validateUpstream(endpoint string) error {
 	u, err := url.Parse(endpoint)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("forward::endpoint %q: %w", endpoint, err)
-	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("forward::endpoint %q must be an http or https URL", endpoint)
-	case u.Host == "":
-		return fmt.Errorf("forward::endpoint %q has no host", endpoint)
-	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
-		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL (scheme, host and an optional path prefix), without query or credentials", endpoint)
-	case strings.Contains(u.Path, "/api/"):
-		return fmt.Errorf("forward::endpoint %q must be the upstream's base URL, not an API path: request paths (/api/<project>/envelope/) are appended to it", endpoint)
+	}
+	if problem := upstreamProblem(u); problem != "" {
+		return fmt.Errorf("forward::endpoint %q %s", endpoint, problem)
 	}
 	return nil
+}
+
+// upstreamProblem says what keeps u from being an upstream's base URL.
+func upstreamProblem(u *url.URL) string {
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "must be an http or https URL"
+	case u.Host == "":
+		return "has no host"
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return "must be the upstream's base URL (scheme, host and an optional path prefix), without query or credentials"
+	case strings.Contains(u.Path, "/api/"):
+		return "must be the upstream's base URL, not an API path: request paths (/api/<project>/envelope/) are appended to it"
+	}
+	return ""
 }
 
 func (l LinksConfig) validate() []error {
@@ -324,31 +374,34 @@ func validateEndpoint(addr confignet.AddrConfig) error {
 	}
 	switch addr.Transport {
 	case confignet.TransportTypeTCP, confignet.TransportTypeTCP4, confignet.TransportTypeTCP6:
-		_, port, err := net.SplitHostPort(addr.Endpoint)
-		if err != nil {
-			return fmt.Errorf("endpoint %q must be host:port: %w", addr.Endpoint, err)
-		}
-		if isServiceName(port) {
-			return nil
-		}
-		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-			return fmt.Errorf("endpoint %q: port %q is not a number between 0 and 65535", addr.Endpoint, port)
-		}
+		return validateTCPEndpoint(addr.Endpoint)
+	}
+	return nil
+}
+
+// validateTCPEndpoint requires host:port, the port a number or a service
+// name.
+func validateTCPEndpoint(endpoint string) error {
+	_, port, err := net.SplitHostPort(endpoint)
+	if err != nil {
+		return fmt.Errorf("endpoint %q must be host:port: %w", endpoint, err)
+	}
+	if isServiceName(port) {
+		return nil
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("endpoint %q: port %q is not a number between 0 and 65535", endpoint, port)
 	}
 	return nil
 }
 
 // isServiceName accepts a named port ("http"), which net.Listen resolves.
 func isServiceName(port string) bool {
-	if port == "" {
-		return false
-	}
-	for _, r := range port {
-		if (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-' {
-			return false
-		}
-	}
-	return true
+	return port != "" && strings.IndexFunc(port, notServiceNameRune) < 0
+}
+
+func notServiceNameRune(r rune) bool {
+	return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-'
 }
 
 func invalidKeyRune(r rune) bool {

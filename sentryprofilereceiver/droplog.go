@@ -52,36 +52,45 @@ type droppedItem struct {
 // dropped logs d unless a line for the same reason was written less than
 // an interval ago, in which case it is counted for the next line.
 func (l *dropLog) dropped(d droppedItem) {
-	now := l.now()
-	l.mu.Lock()
-	r := l.byReason[d.reason]
-	if r == nil {
-		r = &reasonLog{}
-		l.byReason[d.reason] = r
-	}
-	if !r.last.IsZero() && now.Sub(r.last) < l.interval {
-		r.suppressed++
-		l.mu.Unlock()
+	suppressed, ok := l.due(d.reason)
+	if !ok {
 		return
-	}
-	suppressed := r.suppressed
-	r.last, r.suppressed = now, 0
-	l.mu.Unlock()
-
-	sdk := d.sdk
-	if len(sdk) > maxLoggedSDKName {
-		sdk = sdk[:maxLoggedSDKName]
-	}
-	if sdk == "" {
-		sdk = "unknown"
 	}
 	l.logger.Warn("Item dropped",
 		zap.String("item_type", d.itemType),
 		zap.String("reason", string(d.reason)),
 		zap.String("project_id", d.projectID),
-		zap.String("sdk", sdk),
+		zap.String("sdk", loggedSDKName(d.sdk)),
 		zap.Int("item", d.item),
 		zap.Int("suppressed_since_last", suppressed),
 		zap.Duration("log_interval", l.interval),
 	)
+}
+
+// due reports whether a line for reason is due, with the drops suppressed
+// since the last one; when not, it counts this drop for the next line.
+func (l *dropLog) due(reason sentry.Reason) (int, bool) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r := l.byReason[reason]
+	if r == nil {
+		r = &reasonLog{}
+		l.byReason[reason] = r
+	}
+	if !r.last.IsZero() && now.Sub(r.last) < l.interval {
+		r.suppressed++
+		return 0, false
+	}
+	suppressed := r.suppressed
+	r.last, r.suppressed = now, 0
+	return suppressed, true
+}
+
+// loggedSDKName bounds an SDK name a client chose; "unknown" when none.
+func loggedSDKName(sdk string) string {
+	if sdk == "" {
+		return "unknown"
+	}
+	return sdk[:min(len(sdk), maxLoggedSDKName)]
 }

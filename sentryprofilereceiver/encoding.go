@@ -95,14 +95,18 @@ func (d rawBodyDecoders) open(raw []byte, encoding string) (io.ReadCloser, error
 	case "br":
 		return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
 	case "zstd":
-		zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil, err
-		}
-		return zr.IOReadCloser(), nil
+		return openZstd(body)
 	}
 	// passThroughDecoders lets no other encoding through.
 	return nil, fmt.Errorf("unsupported Content-Encoding: %s", encoding)
+}
+
+func openZstd(body io.Reader) (io.ReadCloser, error) {
+	zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	return zr.IOReadCloser(), nil
 }
 
 type readCloser struct {

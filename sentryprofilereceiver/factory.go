@@ -181,7 +181,7 @@ func (h *handle) Start(ctx context.Context, host component.Host) error {
 	}
 	h.started = true
 	r.started++
-	if r.started < r.handles || r.running || r.stopped {
+	if !r.lastToStart() {
 		return nil
 	}
 	if err := r.inner.Start(ctx, host); err != nil {
@@ -189,6 +189,12 @@ func (h *handle) Start(ctx context.Context, host component.Host) error {
 	}
 	r.running = true
 	return nil
+}
+
+// lastToStart reports whether every handle has started and the receiver
+// has neither started nor stopped yet. Callers hold owner.mu.
+func (r *sharedReceiver) lastToStart() bool {
+	return r.started >= r.handles && !r.running && !r.stopped
 }
 
 // Shutdown stops the shared receiver when it is the first of its handles to

@@ -56,6 +56,25 @@ var movedKeepaliveKeys = map[string]string{
 // keepalive key in its pre-v0.165.0 place is told where it moved.
 func (f *ForwardConfig) Unmarshal(conf *confmap.Conf) error {
 	raw := conf.ToStringMap()
+	if err := checkForwardKeys(raw); err != nil {
+		return err
+	}
+	spool := make(map[string]any)
+	for _, k := range spoolKeys {
+		if v, ok := raw[k]; ok {
+			spool[k] = v
+			delete(raw, k)
+		}
+	}
+	if err := confmap.NewFromStringMap(raw).Unmarshal(&f.ClientConfig); err != nil {
+		return err
+	}
+	return f.unmarshalSpool(spool)
+}
+
+// checkForwardKeys refuses keys that are neither the client's nor the
+// spool's, naming where a moved keepalive key went.
+func checkForwardKeys(raw map[string]any) error {
 	known := make(map[string]bool)
 	collectKeys(reflect.TypeFor[confighttp.ClientConfig](), known)
 	var unknown, moved []string
@@ -76,16 +95,11 @@ func (f *ForwardConfig) Unmarshal(conf *confmap.Conf) error {
 		slices.Sort(unknown)
 		return fmt.Errorf("forward: unknown configuration keys %q", unknown)
 	}
-	spool := make(map[string]any)
-	for _, k := range spoolKeys {
-		if v, ok := raw[k]; ok {
-			spool[k] = v
-			delete(raw, k)
-		}
-	}
-	if err := confmap.NewFromStringMap(raw).Unmarshal(&f.ClientConfig); err != nil {
-		return err
-	}
+	return nil
+}
+
+// unmarshalSpool decodes the spool keys over their current values.
+func (f *ForwardConfig) unmarshalSpool(spool map[string]any) error {
 	s := struct {
 		Storage       *component.ID `mapstructure:"storage"`
 		SpoolMaxBytes int64         `mapstructure:"spool_max_bytes"`

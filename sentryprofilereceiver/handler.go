@@ -118,12 +118,17 @@ func notFound(w http.ResponseWriter, _ *http.Request) {
 // envelope (413) at the first item over its type's limit. Items stay raw:
 // the router decodes them.
 func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
-	limits := h.readerLimits()
-	if t.reader == nil {
-		t.reader = envelope.NewReader(body, limits)
-	} else {
-		t.reader.Reset(body, limits)
+	eventID, rerr := h.readHeader(t, r, body, projectID)
+	if rerr != nil {
+		return "", rerr
 	}
+	return eventID, h.readItems(t, projectID)
+}
+
+// readHeader reads and authorizes the envelope header, and returns its
+// event id.
+func (h *envelopeHandler) readHeader(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
+	t.resetReader(body, h.readerLimits())
 	header, err := t.reader.Header()
 	if err != nil {
 		return "", h.bodyError(err)
@@ -139,17 +144,32 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.
 	if !ok {
 		return "", &requestError{status: http.StatusBadRequest, detail: "invalid event_id in envelope header"}
 	}
+	return eventID, nil
+}
+
+// readItems reads every item, refusing the envelope at the first over its
+// type's limit.
+func (h *envelopeHandler) readItems(t *translation, projectID string) *requestError {
 	for {
 		item, err := t.reader.Next()
 		if errors.Is(err, io.EOF) {
-			return eventID, nil
+			return nil
 		}
 		if err != nil {
-			return "", h.bodyError(err)
+			return h.bodyError(err)
 		}
 		t.items = append(t.items, item)
 		if rerr := h.checkItemSize(t, len(t.items)-1, projectID); rerr != nil {
-			return "", rerr
+			return rerr
 		}
 	}
+}
+
+// resetReader reads body with the pooled reader, or a new one.
+func (t *translation) resetReader(body io.Reader, limits envelope.Limits) {
+	if t.reader == nil {
+		t.reader = envelope.NewReader(body, limits)
+		return
+	}
+	t.reader.Reset(body, limits)
 }

@@ -105,15 +105,15 @@ func (b *pacedBody) Read(p []byte) (int, error) {
 // have earned, within the request's read_timeout. It only touches the
 // connection when the deadline moves by paceStep or more.
 func (b *pacedBody) setDeadline() {
-	d := b.since.Add(b.rule.grace + time.Duration(b.received)*time.Second/time.Duration(b.rule.minRate))
-	if !b.limit.IsZero() && d.After(b.limit) {
-		d = b.limit
+	earned := b.since.Add(b.rule.grace + time.Duration(b.received)*time.Second/time.Duration(b.rule.minRate))
+	if !b.limit.IsZero() && earned.After(b.limit) {
+		earned = b.limit
 	}
-	if !b.deadline.IsZero() && d.Sub(b.deadline).Abs() < paceStep {
+	if !b.deadline.IsZero() && earned.Sub(b.deadline).Abs() < paceStep {
 		return
 	}
-	b.deadline = d
+	b.deadline = earned
 	// A connection that cannot take a deadline keeps the server's
 	// read_timeout.
-	_ = b.rc.SetReadDeadline(d)
+	_ = b.rc.SetReadDeadline(earned)
 }

@@ -51,15 +51,9 @@ func (h *envelopeHandler) readForwarded(w http.ResponseWriter, r *http.Request) 
 // router translates it, and the SDK gets the upstream's answer. A pipeline
 // refusal is counted (obsreport) and logged, not told.
 func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, projectID string) {
-	// A key outside the body is checked before the request takes a slot.
-	// A key only in the envelope's dsn is checked once the body is read:
-	// the raw body is compressed, and its header is not read before
-	// decompressing it (README, Limits).
-	if !needsEnvelopeDSN(r) {
-		if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
-			h.refuse(w, projectID, rerr)
-			return
-		}
+	if rerr := h.authenticateOutsideBody(r, projectID); rerr != nil {
+		h.refuse(w, projectID, rerr)
+		return
 	}
 	target, raw, release, ok := h.readForwarded(w, r)
 	if !ok {
@@ -72,38 +66,80 @@ func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	defer body.Close()
-	var in io.Reader = http.MaxBytesReader(w, body, h.cfg.ServerConfig.MaxRequestBodySize)
-	// With forward_profiles off, the decompressed envelope is kept to
-	// re-serialize it without its profiles.
-	var decoded *bytes.Buffer
-	if !h.cfg.ForwardProfiles {
-		decoded = new(bytes.Buffer)
-		in = io.TeeReader(in, decoded)
-	}
+	in, decoded := h.forwardedEnvelopeReader(w, body)
+	req := forwardedEnvelope{r: r, projectID: projectID, target: target, raw: raw, release: release}
 	t := h.pool.get()
 	_, rerr := h.readEnvelope(t, r, in, projectID) // the SDK gets the upstream's answer, with its id
 	if rerr != nil {
 		h.pool.put(t)
-		// An envelope the receiver cannot read still goes to the upstream,
-		// which may: only an unauthorized one stops here.
-		if rerr.status == http.StatusUnauthorized || rerr.status == http.StatusForbidden ||
-			h.auth.authenticate(r, "", projectID) != nil {
-			h.refuse(w, projectID, rerr)
-			return
-		}
-		upstream := h.forward.SendAsync(r, target, raw, "")
-		release()
-		h.forward.Write(w, <-upstream)
+		h.forwardUnread(w, req, rerr)
 		return
 	}
-	upstreamBody, encoding := h.upstreamEnvelope(raw, decoded)
-	upstream := h.forward.SendAsync(r, target, upstreamBody, encoding)
-	if err := h.router.route(r.Context(), t, projectID); err != nil {
+	h.forwardTranslated(w, req, t, decoded)
+}
+
+// forwardedEnvelope is an envelope request on its way to the upstream.
+type forwardedEnvelope struct {
+	r         *http.Request
+	projectID string
+	target    *url.URL
+	raw       []byte // the body as it came
+	release   func() // gives the slot back
+}
+
+// authenticateOutsideBody checks a key outside the body before the request
+// takes a slot. A key only in the envelope's dsn is checked once the body
+// is read: the raw body is compressed, and its header is not read before
+// decompressing it (README, Limits).
+func (h *envelopeHandler) authenticateOutsideBody(r *http.Request, projectID string) *requestError {
+	if needsEnvelopeDSN(r) {
+		return nil
+	}
+	return h.auth.authenticate(r, "", projectID)
+}
+
+// forwardedEnvelopeReader is the decoded envelope within the body limit.
+// With forward_profiles off, the decoded envelope is also kept (decoded)
+// to re-serialize it without its profiles.
+func (h *envelopeHandler) forwardedEnvelopeReader(w http.ResponseWriter, body io.ReadCloser) (io.Reader, *bytes.Buffer) {
+	in := io.Reader(http.MaxBytesReader(w, body, h.cfg.ServerConfig.MaxRequestBodySize))
+	if h.cfg.ForwardProfiles {
+		return in, nil
+	}
+	decoded := new(bytes.Buffer)
+	return io.TeeReader(in, decoded), decoded
+}
+
+// forwardUnread sends an envelope the receiver cannot read to the
+// upstream, which may: only an unauthorized one stops here.
+func (h *envelopeHandler) forwardUnread(w http.ResponseWriter, req forwardedEnvelope, rerr *requestError) {
+	if h.refusesUnread(req, rerr) {
+		h.refuse(w, req.projectID, rerr)
+		return
+	}
+	upstream := h.forward.SendAsync(req.r, req.target, req.raw, "")
+	req.release()
+	h.forward.Write(w, <-upstream)
+}
+
+// refusesUnread reports a refusal that is about who sent the envelope, not
+// what it holds.
+func (h *envelopeHandler) refusesUnread(req forwardedEnvelope, rerr *requestError) bool {
+	return rerr.status == http.StatusUnauthorized || rerr.status == http.StatusForbidden ||
+		h.auth.authenticate(req.r, "", req.projectID) != nil
+}
+
+// forwardTranslated sends a read envelope upstream while the router
+// translates it.
+func (h *envelopeHandler) forwardTranslated(w http.ResponseWriter, req forwardedEnvelope, t *translation, decoded *bytes.Buffer) {
+	upstreamBody, encoding := h.upstreamEnvelope(req.raw, decoded)
+	upstream := h.forward.SendAsync(req.r, req.target, upstreamBody, encoding)
+	if err := h.router.route(req.r.Context(), t, req.projectID); err != nil {
 		h.logger.Debug("Forwarded envelope refused by the pipeline",
-			zap.String("project_id", projectID), zap.Error(err))
+			zap.String("project_id", req.projectID), zap.Error(err))
 	}
 	h.pool.put(t)
-	release()
+	req.release()
 	h.forward.Write(w, <-upstream)
 }
 
@@ -130,10 +166,7 @@ func (h *envelopeHandler) proxyRequest(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target, _ := h.forward.Target(r.URL) // cleanAPIPaths let only clean paths in
-	var projectID string
-	if parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/"); len(parts) > 1 {
-		projectID, _ = sentryhttp.CanonicalProjectID(parts[1])
-	}
+	projectID := projectOfAPIPath(r.URL.Path)
 	// These requests carry their key outside the body: an unauthenticated
 	// one takes no slot.
 	if rerr := h.auth.authenticate(r, "", projectID); rerr != nil {
@@ -153,6 +186,16 @@ func (h *envelopeHandler) proxyRequest(w http.ResponseWriter, r *http.Request) {
 	}
 	release()
 	h.forward.Write(w, h.forward.Send(r.Context(), r, target, body, ""))
+}
+
+// projectOfAPIPath is the project id of /api/<project>/…, or "".
+func projectOfAPIPath(p string) string {
+	parts := strings.Split(strings.Trim(p, "/"), "/")
+	if len(parts) < 2 {
+		return ""
+	}
+	projectID, _ := sentryhttp.CanonicalProjectID(parts[1])
+	return projectID
 }
 
 // cleanAPIPaths answers 404 for a path under /api/ that is not a clean one

@@ -104,25 +104,10 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	if err := r.startForwarding(ctx, host); err != nil {
 		return err
 	}
-	algorithms := r.cfg.ServerConfig.CompressionAlgorithms
-	decoders := serverDecoders(algorithms, &r.gzip)
-	if r.handler.forward != nil {
-		decoders = passThroughDecoders(algorithms)
-	}
-	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.handler.decodeError)}
-	for name, dec := range decoders {
-		opts = append(opts, confighttp.WithDecoder(name, dec))
-	}
-	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
+	server, err := r.newServer(ctx, host)
 	if err != nil {
 		return errors.Join(fmt.Errorf("sentryprofile: http server: %w", err), r.handler.forward.Shutdown(ctx))
 	}
-	r.handler.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms, decoders)
-	if r.handler.forward != nil {
-		server.Handler = cleanAPIPaths(r.handler.forward, server.Handler)
-	}
-	// Outermost: the pacer counts the body as it comes off the connection.
-	server.Handler = r.handler.pace.wrap(server.Handler)
 	listener, err := r.cfg.ServerConfig.ToListener(ctx)
 	if err != nil {
 		return errors.Join(fmt.Errorf("sentryprofile: listen on %q: %w", r.cfg.ServerConfig.NetAddr.Endpoint, err),
@@ -134,15 +119,45 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 	}
 	// The bound address, not the endpoint: they differ when the port is 0.
 	r.settings.Logger.Info("Starting HTTP server", zap.String("endpoint", listener.Addr().String()))
-
 	r.serving.Add(1)
-	go func() {
-		defer r.serving.Done()
-		if err := server.Serve(listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
-		}
-	}()
+	go r.serve(host, server, listener)
 	return nil
+}
+
+// newServer builds the HTTP server: confighttp's chain with the body
+// decoders (raw bodies pass through when forwarding), the forward's path
+// cleaning, and the pacer outermost, where it counts the body as it comes
+// off the connection.
+func (r *sentryReceiver) newServer(ctx context.Context, host component.Host) (*http.Server, error) {
+	algorithms := r.cfg.ServerConfig.CompressionAlgorithms
+	decoders := serverDecoders(algorithms, &r.gzip)
+	if r.handler.forward != nil {
+		decoders = passThroughDecoders(algorithms)
+	}
+	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.handler.decodeError)}
+	for name, dec := range decoders {
+		opts = append(opts, confighttp.WithDecoder(name, dec))
+	}
+	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
+	if err != nil {
+		return nil, err
+	}
+	// Read again: ToServer fills in the default algorithms when none are
+	// configured.
+	r.handler.encodings = supportedEncodings(r.cfg.ServerConfig.CompressionAlgorithms, decoders)
+	if r.handler.forward != nil {
+		server.Handler = cleanAPIPaths(r.handler.forward, server.Handler)
+	}
+	server.Handler = r.handler.pace.wrap(server.Handler)
+	return server, nil
+}
+
+// serve runs the server until Shutdown; a failure before is fatal.
+func (r *sentryReceiver) serve(host component.Host, server *http.Server, listener net.Listener) {
+	defer r.serving.Done()
+	if err := server.Serve(listener); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		componentstatus.ReportStatus(host, componentstatus.NewFatalErrorEvent(err))
+	}
 }
 
 // startForwarding builds the forwarder of the `forward:` section, with its

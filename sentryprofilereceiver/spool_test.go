@@ -314,6 +314,15 @@ func TestSpoolDropsWhatTheUpstreamRefuses(t *testing.T) {
 			w.Header().Set("X-Sentry-Rate-Limits", "2700:error:organization:usage_exceeded")
 			w.WriteHeader(http.StatusTooManyRequests)
 		}, spoolDroppedRateLimited},
+		{"429 over a long quota on the second header line", func(w http.ResponseWriter) {
+			w.Header().Add("X-Sentry-Rate-Limits", "60:transaction:organization")
+			w.Header().Add("X-Sentry-Rate-Limits", "2700:error:organization:usage_exceeded")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, spoolDroppedRateLimited},
+		{"429 with Retry-After an HTTP date past the spool's wait", func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusTooManyRequests)
+		}, spoolDroppedRateLimited},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -466,21 +475,34 @@ func TestLoadForwardConfig(t *testing.T) {
 }
 
 // TestSpoolTellsTheSDKTheRateLimits: the SDK is answered before Sentry
-// sees its request, so it learns Sentry's rate limits from the answers
-// that follow.
+// sees its request, so it learns Sentry's rate limits, every entry of
+// every header line, from the answers that follow.
 func TestSpoolTellsTheSDKTheRateLimits(t *testing.T) {
-	upstream := newFakeSentry(t)
-	upstream.answer = func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("X-Sentry-Rate-Limits", "60:transaction:organization")
-		_, _ = w.Write([]byte("{}"))
+	tests := []struct {
+		name  string
+		lines []string // the upstream's X-Sentry-Rate-Limits lines
+		want  string   // what the SDK is told, as a pattern
+	}{
+		{"one line", []string{"60:transaction:organization"}, `^(59|60):transaction:organization$`},
+		{"two lines", []string{"60:transaction:organization", "120:error:project:usage_exceeded"},
+			`^(119|120):error:project:usage_exceeded, (59|60):transaction:organization$`},
 	}
-	url, _, _ := startSpooling(t, newMemStorage(), upstream.URL, 1<<20)
-	first := sendStore(t, url, 0)
-	require.Equal(t, http.StatusOK, first.status)
-	assert.Empty(t, first.header.Get("X-Sentry-Rate-Limits"), "nothing known yet")
-	require.Eventually(t, func() bool { return len(upstream.got()) == 1 }, 5*time.Second, 10*time.Millisecond)
-	require.Eventually(t, func() bool {
-		return sendStore(t, url, 1).header.Get("X-Sentry-Rate-Limits") != ""
-	}, 5*time.Second, 10*time.Millisecond)
-	assert.Regexp(t, `^(59|60):transaction:organization$`, sendStore(t, url, 2).header.Get("X-Sentry-Rate-Limits"))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			upstream := newFakeSentry(t)
+			upstream.answer = func(w http.ResponseWriter, _ *http.Request) {
+				w.Header()["X-Sentry-Rate-Limits"] = tt.lines
+				_, _ = w.Write([]byte("{}"))
+			}
+			url, _, _ := startSpooling(t, newMemStorage(), upstream.URL, 1<<20)
+			first := sendStore(t, url, 0)
+			require.Equal(t, http.StatusOK, first.status)
+			assert.Empty(t, first.header.Get("X-Sentry-Rate-Limits"), "nothing known yet")
+			require.Eventually(t, func() bool { return len(upstream.got()) == 1 }, 5*time.Second, 10*time.Millisecond)
+			require.Eventually(t, func() bool {
+				return sendStore(t, url, 1).header.Get("X-Sentry-Rate-Limits") != ""
+			}, 5*time.Second, 10*time.Millisecond)
+			assert.Regexp(t, tt.want, sendStore(t, url, 2).header.Get("X-Sentry-Rate-Limits"))
+		})
+	}
 }

@@ -54,21 +54,29 @@ func (h *envelopeHandler) serveStore(w http.ResponseWriter, r *http.Request) {
 	}
 	defer h.slots.release()
 	pacedBodyOf(r).start()
-	body, rerr := h.readStoreBody(r.Body, projectID)
+	eventID, rerr := h.acceptStored(r, projectID)
 	if rerr != nil {
 		h.refuse(w, projectID, rerr)
-		return
-	}
-	eventID, rerr := storeEventID(body)
-	if rerr != nil {
-		h.refuse(w, projectID, rerr)
-		return
-	}
-	if err := h.routeStored(r, body, projectID); err != nil {
-		h.refuse(w, projectID, consumerError(err))
 		return
 	}
 	writeAccepted(w, eventID)
+}
+
+// acceptStored reads a store body and routes its event; the event id to
+// answer.
+func (h *envelopeHandler) acceptStored(r *http.Request, projectID string) (string, *requestError) {
+	body, rerr := h.readStoreBody(r.Body, projectID)
+	if rerr != nil {
+		return "", rerr
+	}
+	eventID, rerr := storeEventID(body)
+	if rerr != nil {
+		return "", rerr
+	}
+	if err := h.routeStored(r, body, projectID); err != nil {
+		return "", consumerError(err)
+	}
+	return eventID, nil
 }
 
 // readStoreBody reads a store body (confighttp decoded it and bounds it by
@@ -102,16 +110,25 @@ func (h *envelopeHandler) proxyStore(w http.ResponseWriter, r *http.Request, pro
 	}
 	defer release()
 	upstream := h.forward.SendAsync(r, target, raw, "")
-	if body, err := h.decodedBody(raw, r.Header.Get("Content-Encoding")); err == nil {
-		if _, rerr := storeEventID(body); rerr == nil {
-			if err := h.routeStored(r, body, projectID); err != nil {
-				h.logger.Debug("Forwarded store event refused by the pipeline",
-					zap.String("project_id", projectID), zap.Error(err))
-			}
-		}
-	}
+	h.translateForwardedStore(r, raw, projectID)
 	release()
 	h.forward.Write(w, <-upstream)
+}
+
+// translateForwardedStore routes a forwarded store body's event when the
+// receiver can read it; a refusal is logged, not told.
+func (h *envelopeHandler) translateForwardedStore(r *http.Request, raw []byte, projectID string) {
+	body, err := h.decodedBody(raw, r.Header.Get("Content-Encoding"))
+	if err != nil {
+		return
+	}
+	if _, rerr := storeEventID(body); rerr != nil {
+		return
+	}
+	if err := h.routeStored(r, body, projectID); err != nil {
+		h.logger.Debug("Forwarded store event refused by the pipeline",
+			zap.String("project_id", projectID), zap.Error(err))
+	}
 }
 
 // decodedBody is a forwarded request's body, decompressed and bounded.

@@ -24,7 +24,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
@@ -67,11 +67,11 @@ func readDurationFixture(t *testing.T, name string) []byte {
 }
 
 // translateDurationFixture translates a fixture as the receiver does
-// (fixturepd's steps, for testdata/ too).
+// (fixtureprofiles' steps, for testdata/ too).
 func translateDurationFixture(t *testing.T, name string) pprofile.Profiles {
 	t.Helper()
 	if !strings.HasPrefix(name, "testdata/") {
-		return fixturepd.Translate(t, translator.ReceiveOptions{}, name)[0].Profiles
+		return fixtureprofiles.Translate(t, translator.ReceiveOptions{}, name)[0].Profiles
 	}
 	return translatePayloads(t, profilePayloads(t, name, readDurationFixture(t, name)))
 }

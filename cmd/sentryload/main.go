@@ -39,17 +39,11 @@ func run(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dsn == "" {
-		return errors.New("-dsn is required")
-	}
-	d, err := sentryhttp.ParseDSN(*dsn)
+	d, err := parseDSNFlag(*dsn)
 	if err != nil {
-		return fmt.Errorf("-dsn: %w", err)
+		return err
 	}
-	chunk := benchdata.SmallChunkConfig()
-	if *large {
-		chunk = benchdata.LargeChunkConfig()
-	}
+	chunk := chunkConfig(*large)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -70,4 +64,25 @@ func run(args []string) error {
 		fmt.Println("last transport error:", res.LastError)
 	}
 	return nil
+}
+
+// parseDSNFlag reads the required -dsn.
+func parseDSNFlag(dsn string) (sentryhttp.DSN, error) {
+	if dsn == "" {
+		return sentryhttp.DSN{}, errors.New("-dsn is required")
+	}
+	d, err := sentryhttp.ParseDSN(dsn)
+	if err != nil {
+		return sentryhttp.DSN{}, fmt.Errorf("-dsn: %w", err)
+	}
+	return d, nil
+}
+
+// chunkConfig is the chunk every request carries: real-SDK-sized, or busy
+// 60 s ones with -large.
+func chunkConfig(large bool) benchdata.ChunkConfig {
+	if large {
+		return benchdata.LargeChunkConfig()
+	}
+	return benchdata.SmallChunkConfig()
 }

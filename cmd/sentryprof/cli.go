@@ -66,36 +66,43 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usageText)
 		return exitUsage
 	}
-	var cmd func([]string, *env) error
-	switch args[0] {
-	case "convert":
-		cmd = runConvert
-	case "export":
-		cmd = runExport
-	case "-h", "-help", "--help", "help":
-		fmt.Fprint(stdout, usageText)
-		return exitOK
-	default:
-		fmt.Fprintf(stderr, "sentryprof: unknown command %q\n\n%s", args[0], usageText)
-		return exitUsage
+	cmd, code, ok := command(args[0], e)
+	if !ok {
+		return code
 	}
+	return exitCode(args[0], cmd(args[1:], e), stderr)
+}
 
-	err := cmd(args[1:], e)
+// command is the subcommand name runs; false, with the exit code, when the
+// name asks for help or names none.
+func command(name string, e *env) (func([]string, *env) error, int, bool) {
+	switch name {
+	case "convert":
+		return runConvert, exitOK, true
+	case "export":
+		return runExport, exitOK, true
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(e.stdout, usageText)
+		return nil, exitOK, false
+	}
+	fmt.Fprintf(e.stderr, "sentryprof: unknown command %q\n\n%s", name, usageText)
+	return nil, exitUsage, false
+}
+
+// exitCode reports a subcommand's error and maps it to the exit code.
+func exitCode(name string, err error, stderr io.Writer) int {
 	var ue *usageError
 	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, flag.ErrHelp):
+	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue) && ue.reported:
 		return exitUsage
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "sentryprof %s: %v\nRun 'sentryprof %s -h' for usage.\n", args[0], err, args[0])
+		fmt.Fprintf(stderr, "sentryprof %s: %v\nRun 'sentryprof %s -h' for usage.\n", name, err, name)
 		return exitUsage
-	default:
-		fmt.Fprintf(stderr, "sentryprof %s: %v\n", args[0], err)
-		return exitError
 	}
+	fmt.Fprintf(stderr, "sentryprof %s: %v\n", name, err)
+	return exitError
 }
 
 // parseFlags parses a subcommand's flags. Errors the flag package reports

@@ -90,25 +90,9 @@ func runConvert(args []string, e *env) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.format == "" {
-		o.format = formatFromPath(o.out)
-	}
-	switch o.format {
-	case formatOTLPProto, formatOTLPJSON, formatPprof:
-	default:
-		return usageErrorf("unknown -format %q (want otlp-proto, otlp-json or pprof)", o.format)
-	}
-	var mode sentry.Mode
-	switch o.validation {
-	case "lenient":
-		mode = sentry.ModeLenient
-	case "relay":
-		mode = sentry.ModeRelay
-	default:
-		return usageErrorf("unknown -validation %q (want lenient or relay)", o.validation)
-	}
-	if o.split && (o.format != formatPprof || isStdio(o.out)) {
-		return usageErrorf("-split needs -format pprof and an -out file")
+	mode, err := o.check()
+	if err != nil {
+		return err
 	}
 
 	prog := newProgress(e.stderr, "convert")
@@ -123,6 +107,38 @@ func runConvert(args []string, e *env) error {
 	}
 	prog.done(items, samples)
 	return writeProfiles(b.Profiles(), o, e)
+}
+
+// check fills in the format from -out and checks the flags together; the
+// validation mode they name.
+func (o *convertOptions) check() (sentry.Mode, error) {
+	if o.format == "" {
+		o.format = formatFromPath(o.out)
+	}
+	switch o.format {
+	case formatOTLPProto, formatOTLPJSON, formatPprof:
+	default:
+		return 0, usageErrorf("unknown -format %q (want otlp-proto, otlp-json or pprof)", o.format)
+	}
+	mode, err := validationMode(o.validation)
+	if err != nil {
+		return 0, err
+	}
+	if o.split && (o.format != formatPprof || isStdio(o.out)) {
+		return 0, usageErrorf("-split needs -format pprof and an -out file")
+	}
+	return mode, nil
+}
+
+// validationMode is the sentry.Mode of -validation.
+func validationMode(validation string) (sentry.Mode, error) {
+	switch validation {
+	case "lenient":
+		return sentry.ModeLenient, nil
+	case "relay":
+		return sentry.ModeRelay, nil
+	}
+	return 0, usageErrorf("unknown -validation %q (want lenient or relay)", validation)
 }
 
 // formatFromPath picks the output format from the output file's extension.
@@ -144,69 +160,105 @@ func formatFromPath(path string) string {
 // (Relay rules a kept item breaks, a transaction that cannot be read) go to
 // warn.
 func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
-	if isARTTrace(data) {
-		// A trace file as Debug.startMethodTracing or Android Studio
-		// saves it: the samples without a Sentry payload's metadata.
-		p, warnings, err := translator.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
-		if err != nil {
-			return 0, 0, err
-		}
-		printWarnings(warn, warnings)
-		prog.item(0, "ART method trace", len(p.Samples))
-		return 1, b.Add(translator.DecodedProfile{Profile: p}), nil
+	switch {
+	case isARTTrace(data):
+		return decodeARTTrace(data, b, warn, prog)
+	case !isEnvelope(data):
+		return decodeProfileDocument(data, dec, b, warn, prog)
 	}
-	if !isEnvelope(data) {
-		item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
-		p, warnings, serr := dec.Decode(&item, time.Now())
-		if serr != nil {
-			return 0, 0, serr
-		}
-		printWarnings(warn, warnings)
-		prog.item(0, "profile document", len(p.Samples))
-		return 1, b.Add(translator.DecodedProfile{Profile: p, Payload: data}), nil
-	}
+	return decodeEnvelope(data, dec, b, warn, prog)
+}
 
+// decodeARTTrace reads a trace file as Debug.startMethodTracing or Android
+// Studio saves it: the samples without a Sentry payload's metadata.
+func decodeARTTrace(data []byte, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	p, warnings, err := translator.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
+	if err != nil {
+		return 0, 0, err
+	}
+	printWarnings(warn, warnings)
+	prog.item(0, "ART method trace", len(p.Samples))
+	return 1, b.Add(translator.DecodedProfile{Profile: p}), nil
+}
+
+// decodeProfileDocument reads a bare profile JSON document as a profile
+// item.
+func decodeProfileDocument(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
+	p, warnings, serr := dec.Decode(&item, time.Now())
+	if serr != nil {
+		return 0, 0, serr
+	}
+	printWarnings(warn, warnings)
+	prog.item(0, "profile document", len(p.Samples))
+	return 1, b.Add(translator.DecodedProfile{Profile: p, Payload: data}), nil
+}
+
+// decodeEnvelope reads every profile item of an envelope.
+func decodeEnvelope(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
 	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: translator.MaxProfileItemBytes})
 	if err != nil {
 		// The envelope's errors already say which item and offset.
 		return 0, 0, err
 	}
-	var (
-		added, samples int
-		problems       []error
-	)
+	c := itemCollector{b: b, items: items, warn: warn, prog: prog}
 	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
 		TraceItems: sentrytrace.AppendItems(nil, items)})
 	for o := range outcomes {
-		switch o.Kind {
-		case translator.TransactionUnreadable:
-			fmt.Fprintf(warn, "sentryprof convert: warning: transaction ignored, its profile has no trace link: %v\n", o.Err)
-		case translator.ItemRefused:
-			problems = append(problems, o.Err)
-		case translator.ItemAccepted:
-			printWarnings(warn, o.Warnings)
-			prog.item(o.Index, items[o.Index].Header.Type, len(o.Decoded.Profile.Samples))
-			// The profile lives in the decoder's memory until the next
-			// item is decoded: it goes into the builder now.
-			samples += b.Add(o.Decoded)
-			added++
-		}
+		c.collect(o)
 	}
-	switch len(problems) {
+	return c.result()
+}
+
+// itemCollector adds an envelope's accepted profile items to b and keeps
+// the refused ones for the error.
+type itemCollector struct {
+	b              *translator.ProfilesBuilder
+	items          []envelope.Item
+	warn           io.Writer
+	prog           *progress
+	added, samples int
+	problems       []error
+}
+
+func (c *itemCollector) collect(o translator.ItemOutcome) {
+	switch o.Kind {
+	case translator.TransactionUnreadable:
+		fmt.Fprintf(c.warn, "sentryprof convert: warning: transaction ignored, its profile has no trace link: %v\n", o.Err)
+	case translator.ItemRefused:
+		c.problems = append(c.problems, o.Err)
+	case translator.ItemAccepted:
+		printWarnings(c.warn, o.Warnings)
+		c.prog.item(o.Index, c.items[o.Index].Header.Type, len(o.Decoded.Profile.Samples))
+		// The profile lives in the decoder's memory until the next item is
+		// decoded: it goes into the builder now.
+		c.samples += c.b.Add(o.Decoded)
+		c.added++
+	}
+}
+
+// result fails on any refused item, and on an envelope without profiles.
+func (c *itemCollector) result() (int, int, error) {
+	switch len(c.problems) {
 	case 0:
 	case 1:
-		return 0, 0, problems[0]
+		return 0, 0, c.problems[0]
 	default:
-		return 0, 0, invalidItems(problems)
+		return 0, 0, invalidItems(c.problems)
 	}
-	if added == 0 {
-		others := map[string]int{} // the envelope's items by type, for the error
-		for i := range items {
-			others[items[i].Header.Type]++
-		}
-		return 0, 0, fmt.Errorf("envelope has no profile or profile_chunk item%s", describeItems(others))
+	if c.added == 0 {
+		return 0, 0, fmt.Errorf("envelope has no profile or profile_chunk item%s", describeItems(countByType(c.items)))
 	}
-	return added, samples, nil
+	return c.added, c.samples, nil
+}
+
+// countByType counts an envelope's items by type, for the error.
+func countByType(items []envelope.Item) map[string]int {
+	counts := map[string]int{}
+	for i := range items {
+		counts[items[i].Header.Type]++
+	}
+	return counts
 }
 
 // printWarnings prints what is wrong with an accepted item: the Relay rules
@@ -305,43 +357,68 @@ func writePprof(pd pprofile.Profiles, o convertOptions, e *env) error {
 	if len(profs) == 0 {
 		return errors.New("converting to pprof: the input produced no profiles")
 	}
-	if !o.split {
-		// Profiles of one sample type merge into one file; a second type
-		// (an Android trace's CPU view beside its wall time) goes to a file
-		// of its own, named after the type.
-		var types []string
-		byType := map[string][]*profile.Profile{}
-		for _, p := range profs {
-			typ := p.SampleType[0].Type
-			if _, ok := byType[typ]; !ok {
-				types = append(types, typ)
-			}
-			byType[typ] = append(byType[typ], p)
-		}
-		var written []string
-		for i, typ := range types {
-			merged, err := profile.Merge(byType[typ])
-			if err != nil {
-				return fmt.Errorf("merging %d %s profiles into one pprof file (use -split to write one file each): %w", len(byType[typ]), typ, err)
-			}
-			path := o.out
-			if i > 0 {
-				if isStdio(o.out) {
-					fmt.Fprintf(e.stderr, "sentryprof convert: the %s profiles are not written to standard output; give -out a file\n", typ)
-					continue
-				}
-				path += "." + typ
-			}
-			if err := writePprofFile(path, merged, e); err != nil {
-				return err
-			}
-			written = append(written, path)
-		}
-		if len(written) > 1 {
-			fmt.Fprintf(e.stderr, "sentryprof convert: one pprof file per sample type (%s): %s\n", strings.Join(types, ", "), strings.Join(written, ", "))
-		}
-		return nil
+	if o.split {
+		return writeSplitPprof(profs, o, e)
 	}
+	return writeMergedPprof(profs, o, e)
+}
+
+// writeMergedPprof merges the profiles of one sample type into one file; a
+// second type (an Android trace's CPU view beside its wall time) goes to a
+// file of its own, named after the type.
+func writeMergedPprof(profs []*profile.Profile, o convertOptions, e *env) error {
+	types, byType := groupBySampleType(profs)
+	var written []string
+	for i, typ := range types {
+		merged, err := profile.Merge(byType[typ])
+		if err != nil {
+			return fmt.Errorf("merging %d %s profiles into one pprof file (use -split to write one file each): %w", len(byType[typ]), typ, err)
+		}
+		path, ok := mergedPath(o.out, typ, i, e)
+		if !ok {
+			continue
+		}
+		if err := writePprofFile(path, merged, e); err != nil {
+			return err
+		}
+		written = append(written, path)
+	}
+	if len(written) > 1 {
+		fmt.Fprintf(e.stderr, "sentryprof convert: one pprof file per sample type (%s): %s\n", strings.Join(types, ", "), strings.Join(written, ", "))
+	}
+	return nil
+}
+
+// groupBySampleType groups profiles by their first sample type, in the
+// order the types first appear.
+func groupBySampleType(profs []*profile.Profile) ([]string, map[string][]*profile.Profile) {
+	var types []string
+	byType := map[string][]*profile.Profile{}
+	for _, p := range profs {
+		typ := p.SampleType[0].Type
+		if _, ok := byType[typ]; !ok {
+			types = append(types, typ)
+		}
+		byType[typ] = append(byType[typ], p)
+	}
+	return types, byType
+}
+
+// mergedPath is the file of the i-th sample type: -out for the first,
+// -out.<type> for the others, which standard output cannot take.
+func mergedPath(out, typ string, i int, e *env) (string, bool) {
+	if i == 0 {
+		return out, true
+	}
+	if isStdio(out) {
+		fmt.Fprintf(e.stderr, "sentryprof convert: the %s profiles are not written to standard output; give -out a file\n", typ)
+		return "", false
+	}
+	return out + "." + typ, true
+}
+
+// writeSplitPprof writes one file per profile: FILE, FILE.1, FILE.2, ...
+func writeSplitPprof(profs []*profile.Profile, o convertOptions, e *env) error {
 	names := make([]string, len(profs))
 	for i, p := range profs {
 		names[i] = o.out

@@ -58,38 +58,60 @@ func runExport(args []string, e *env) error {
 	}
 
 	opts := translator.ExportOptions{DefaultPlatform: platform, SDKName: toolName, SDKVersion: toolVersion}
-	var (
-		lines         []byte
-		chunks        int
-		samples       int
-		droppedChunks int
-	)
+	w := chunkWriter{stderr: e.stderr, prog: prog}
 	for ri, pd := range requests {
-		cs, drops := translator.FromProfiles(pd, opts)
-		for _, d := range drops {
-			droppedChunks++
-			fmt.Fprintf(e.stderr, "sentryprof export: request %d: dropped %d samples: %s", ri, d.Samples, d.Reason)
-			if d.Err != nil {
-				fmt.Fprintf(e.stderr, ": %v", d.Err)
-			}
-			fmt.Fprintln(e.stderr)
-		}
-		for _, c := range cs {
-			lines = sentry.AppendChunkJSON(lines, c.Profile)
-			lines = append(lines, '\n')
-			chunks++
-			samples += len(c.Profile.Samples)
-			prog.item(chunks-1, "chunk", len(c.Profile.Samples))
-		}
+		w.request(ri, pd, opts)
 	}
-	prog.done(chunks, samples)
-	if chunks == 0 {
-		if droppedChunks > 0 {
-			return fmt.Errorf("every profile was dropped (%d drops reported above); nothing to write", droppedChunks)
-		}
-		return errors.New("the input holds no profiles with samples; nothing to write")
+	prog.done(w.chunks, w.samples)
+	if err := w.nothingWritten(); err != nil {
+		return err
 	}
-	return writeOutput(out, lines, e)
+	return writeOutput(out, w.lines, e)
+}
+
+// chunkWriter writes the chunks of every request as JSON lines and
+// reports the drops.
+type chunkWriter struct {
+	stderr                         io.Writer
+	prog                           *progress
+	lines                          []byte
+	chunks, samples, droppedChunks int
+}
+
+// request writes one request's chunks.
+func (w *chunkWriter) request(ri int, pd pprofile.Profiles, opts translator.ExportOptions) {
+	cs, drops := translator.FromProfiles(pd, opts)
+	for _, d := range drops {
+		w.droppedChunks++
+		w.reportDrop(ri, d)
+	}
+	for _, c := range cs {
+		w.lines = sentry.AppendChunkJSON(w.lines, c.Profile)
+		w.lines = append(w.lines, '\n')
+		w.chunks++
+		w.samples += len(c.Profile.Samples)
+		w.prog.item(w.chunks-1, "chunk", len(c.Profile.Samples))
+	}
+}
+
+func (w *chunkWriter) reportDrop(ri int, d translator.Drop) {
+	fmt.Fprintf(w.stderr, "sentryprof export: request %d: dropped %d samples: %s", ri, d.Samples, d.Reason)
+	if d.Err != nil {
+		fmt.Fprintf(w.stderr, ": %v", d.Err)
+	}
+	fmt.Fprintln(w.stderr)
+}
+
+// nothingWritten fails a run that leaves no chunk, saying whether drops
+// took them all.
+func (w *chunkWriter) nothingWritten() error {
+	switch {
+	case w.chunks > 0:
+		return nil
+	case w.droppedChunks > 0:
+		return fmt.Errorf("every profile was dropped (%d drops reported above); nothing to write", w.droppedChunks)
+	}
+	return errors.New("the input holds no profiles with samples; nothing to write")
 }
 
 // decodeOTLP decodes OTLP profiles: JSON when the first non-space byte is
@@ -97,15 +119,19 @@ func runExport(args []string, e *env) error {
 // protobuf otherwise.
 func decodeOTLP(data []byte) ([]pprofile.Profiles, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		pd, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(data)
-		if err != nil {
-			return nil, fmt.Errorf("decoding OTLP protobuf (input does not start with '{', so it is not JSON): %w", err)
-		}
-		return []pprofile.Profiles{pd}, nil
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return decodeOTLPJSON(trimmed)
 	}
+	pd, err := (&pprofile.ProtoUnmarshaler{}).UnmarshalProfiles(data)
+	if err != nil {
+		return nil, fmt.Errorf("decoding OTLP protobuf (input does not start with '{', so it is not JSON): %w", err)
+	}
+	return []pprofile.Profiles{pd}, nil
+}
 
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
+// decodeOTLPJSON decodes JSON requests back to back.
+func decodeOTLPJSON(data []byte) ([]pprofile.Profiles, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
 	var out []pprofile.Profiles
 	for i := 0; ; i++ {
 		var doc json.RawMessage

@@ -31,17 +31,11 @@ func isStdio(path string) bool { return path == "" || path == "-" }
 // decompressed by decode (decompress or gunzip). It refuses empty input and
 // input larger than maxInputBytes after decompression.
 func readInput(path string, e *env, prog *progress, decode decoder) ([]byte, error) {
-	src := e.stdin
-	name := "standard input"
-	if !isStdio(path) {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		src, name = f, path
+	src, name, closeInput, err := openInput(path, e)
+	if err != nil {
+		return nil, err
 	}
-
+	defer closeInput()
 	r, encoding, err := decode(bufio.NewReaderSize(src, 64<<10))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", name, err)
@@ -49,13 +43,7 @@ func readInput(path string, e *env, prog *progress, decode decoder) ([]byte, err
 	defer r.Close()
 	data, err := io.ReadAll(io.LimitReader(&countingReader{r: r, prog: prog}, maxInputBytes+1))
 	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("reading %s: %s stream is truncated: %w", name, encoding, err)
-		}
-		if encoding != "" {
-			return nil, fmt.Errorf("reading %s: %s: %w", name, encoding, err)
-		}
-		return nil, fmt.Errorf("reading %s: %w", name, err)
+		return nil, readError(name, encoding, err)
 	}
 	if len(data) > maxInputBytes {
 		return nil, fmt.Errorf("reading %s: input is larger than %d MiB after decompression", name, maxInputBytes>>20)
@@ -64,6 +52,30 @@ func readInput(path string, e *env, prog *progress, decode decoder) ([]byte, err
 		return nil, fmt.Errorf("reading %s: input is empty", name)
 	}
 	return data, nil
+}
+
+// openInput opens the file path names, or standard input; its name for
+// errors, and how to close it.
+func openInput(path string, e *env) (io.Reader, string, func(), error) {
+	if isStdio(path) {
+		return e.stdin, "standard input", func() {}, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return f, path, func() { _ = f.Close() }, nil
+}
+
+// readError names the input and the compression a read failed in.
+func readError(name, encoding string, err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("reading %s: %s stream is truncated: %w", name, encoding, err)
+	}
+	if encoding != "" {
+		return fmt.Errorf("reading %s: %s: %w", name, encoding, err)
+	}
+	return fmt.Errorf("reading %s: %w", name, err)
 }
 
 // Magic numbers of the compressed formats that have one.
@@ -83,11 +95,7 @@ func gunzip(in *bufio.Reader) (io.ReadCloser, string, error) {
 	if head, _ := in.Peek(len(gzipMagic)); !bytes.Equal(head, gzipMagic) {
 		return io.NopCloser(in), "", nil
 	}
-	zr, err := gzip.NewReader(in)
-	if err != nil {
-		return nil, "gzip", fmt.Errorf("gzip: %w", err)
-	}
-	return zr, "gzip", nil
+	return openGzip(in)
 }
 
 // decompress reads in by the Content-Encodings the receiver accepts, told
@@ -103,24 +111,42 @@ func decompress(in *bufio.Reader) (r io.ReadCloser, encoding string, err error) 
 	case len(head) == 0 || startsPlain(head):
 		return io.NopCloser(in), "", nil
 	case bytes.HasPrefix(head, gzipMagic):
-		zr, err := gzip.NewReader(in)
-		if err != nil {
-			return nil, "gzip", fmt.Errorf("gzip: %w", err)
-		}
-		return zr, "gzip", nil
+		return openGzip(in)
 	case bytes.HasPrefix(head, zstdMagic):
-		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxInputBytes+1))
-		if err != nil {
-			return nil, "zstd", fmt.Errorf("zstd: %w", err)
-		}
-		return zr.IOReadCloser(), "zstd", nil
+		return openZstd(in)
 	case isZlibHeader(head):
-		zr, err := zlib.NewReader(in)
-		if err != nil {
-			return nil, "zlib", fmt.Errorf("zlib (deflate): %w", err)
-		}
-		return zr, "zlib", nil
+		return openZlib(in)
 	}
+	return openBrotli(in)
+}
+
+func openGzip(in io.Reader) (io.ReadCloser, string, error) {
+	zr, err := gzip.NewReader(in)
+	if err != nil {
+		return nil, "gzip", fmt.Errorf("gzip: %w", err)
+	}
+	return zr, "gzip", nil
+}
+
+func openZstd(in io.Reader) (io.ReadCloser, string, error) {
+	zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxInputBytes+1))
+	if err != nil {
+		return nil, "zstd", fmt.Errorf("zstd: %w", err)
+	}
+	return zr.IOReadCloser(), "zstd", nil
+}
+
+func openZlib(in io.Reader) (io.ReadCloser, string, error) {
+	zr, err := zlib.NewReader(in)
+	if err != nil {
+		return nil, "zlib", fmt.Errorf("zlib (deflate): %w", err)
+	}
+	return zr, "zlib", nil
+}
+
+// openBrotli tries brotli, which has no magic number: kept only when its
+// output starts as what convert reads.
+func openBrotli(in io.Reader) (io.ReadCloser, string, error) {
 	br := bufio.NewReaderSize(brotli.NewReader(in), 64<<10)
 	if out, err := br.Peek(512); len(out) > 0 && startsPlain(out) && (err == nil || err == io.EOF) {
 		return io.NopCloser(br), "brotli", nil
@@ -142,15 +168,20 @@ func startsPlain(b []byte) bool {
 	if len(b) == 0 {
 		return true // all white space: readInput says it is empty
 	}
-	if b[0] != '{' {
-		return false
-	}
+	return b[0] == '{' && firstLineIsText(b)
+}
+
+// firstLineIsText reports whether b's first line is valid UTF-8 without
+// control characters; a character may be cut at the end of the peek.
+func firstLineIsText(b []byte) bool {
 	line, _, _ := bytes.Cut(b, []byte("\n"))
 	if len(line) == len(b) && len(b) >= utf8.UTFMax {
-		line = line[:len(line)-utf8.UTFMax] // a character may be cut at the end of the peek
+		line = line[:len(line)-utf8.UTFMax]
 	}
-	return utf8.Valid(line) && !bytes.ContainsFunc(line, func(r rune) bool { return r < ' ' && r != '\t' && r != '\r' })
+	return utf8.Valid(line) && !bytes.ContainsFunc(line, isControl)
 }
+
+func isControl(r rune) bool { return r < ' ' && r != '\t' && r != '\r' }
 
 // isZlibHeader reports whether b starts with a zlib header (RFC 1950): the
 // deflate method, a window of at most 32 KiB, and a check sum that makes

@@ -23,64 +23,109 @@ var PerProfileKeys = []string{
 // sample, no label from a per-profile id.
 // pd is the receiver's output; samples the Sentry samples it holds.
 func Check(series []Series, pd pprofile.Profiles, samples int) error {
-	want := map[string]bool{}
-	var wall int64 // the wall time the samples carry: Sentry's durations
-	linked := 0    // samples with a Link: Pyroscope labels them span_id
-	dict := pd.Dictionary()
-	for _, rp := range pd.ResourceProfiles().All() {
-		if v, ok := rp.Resource().Attributes().Get("service.name"); ok {
-			want[v.Str()] = true
-		}
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, p := range sp.Profiles().All() {
-				for _, smp := range p.Samples().All() {
-					for _, v := range smp.Values().All() {
-						wall += v
-					}
-					if smp.LinkIndex() > 0 && !dict.LinkTable().At(int(smp.LinkIndex())).SpanID().IsEmpty() {
-						linked++
-					}
-				}
-			}
-		}
-	}
 	if len(series) == 0 {
 		return fmt.Errorf("no series")
 	}
-	var total int64
-	pprofSamples, spanLabels := 0, 0
+	want := profilesFactsOf(pd)
+	var got seriesFacts
 	for _, s := range series {
-		if !want[s.Service] {
-			return fmt.Errorf("series of service %q; the profiles are of %v", s.Service, want)
+		if err := checkSeries(s, want.services); err != nil {
+			return err
 		}
-		if s.Name != "wall" || s.Unit != "nanoseconds" {
-			return fmt.Errorf("series %s (%s), unit %s; want wall time in nanoseconds", s.Name, s.ProfileType, s.Unit)
+		got.add(s)
+	}
+	return got.matches(want, samples, len(series))
+}
+
+// profilesFacts is what the receiver's output says Pyroscope should show.
+type profilesFacts struct {
+	services map[string]bool // the resources' service.name
+	wall     int64           // the wall time the samples carry: Sentry's durations
+	linked   int             // samples with a Link: Pyroscope labels them span_id
+}
+
+func profilesFactsOf(pd pprofile.Profiles) profilesFacts {
+	facts := profilesFacts{services: map[string]bool{}}
+	for _, rp := range pd.ResourceProfiles().All() {
+		if v, ok := rp.Resource().Attributes().Get("service.name"); ok {
+			facts.services[v.Str()] = true
 		}
-		for k := range s.Labels {
-			if slices.Contains(PerProfileKeys, k) {
-				return fmt.Errorf("series label %s comes from a per-profile id", k)
+		for _, sp := range rp.ScopeProfiles().All() {
+			for _, p := range sp.Profiles().All() {
+				facts.addSamples(p.Samples(), pd.Dictionary().LinkTable())
 			}
 		}
-		for _, k := range PerProfileKeys {
-			if s.SampleLabels[k] > 0 {
-				return fmt.Errorf("sample label %s comes from a per-profile id", k)
-			}
+	}
+	return facts
+}
+
+func (f *profilesFacts) addSamples(samples pprofile.SampleSlice, links pprofile.LinkSlice) {
+	for _, smp := range samples.All() {
+		for _, v := range smp.Values().All() {
+			f.wall += v
 		}
-		if s.SampleLabels["thread.id"] != s.Samples {
-			return fmt.Errorf("%d of %d samples have a thread.id label", s.SampleLabels["thread.id"], s.Samples)
+		if smp.LinkIndex() > 0 && !links.At(int(smp.LinkIndex())).SpanID().IsEmpty() {
+			f.linked++
 		}
-		total += s.Total
-		pprofSamples += s.Samples
-		spanLabels += s.SampleLabels["span_id"]
 	}
-	if spanLabels != linked {
-		return fmt.Errorf("%d samples labelled span_id, %d samples linked to a span", spanLabels, linked)
+}
+
+// checkSeries is what every series must be: of a known service, wall time
+// in nanoseconds, no label from a per-profile id, a thread on every sample.
+func checkSeries(s Series, services map[string]bool) error {
+	if !services[s.Service] {
+		return fmt.Errorf("series of service %q; the profiles are of %v", s.Service, services)
 	}
-	if pprofSamples != samples {
-		return fmt.Errorf("%d pprof samples, the SDK sent %d", pprofSamples, samples)
+	if s.Name != "wall" || s.Unit != "nanoseconds" {
+		return fmt.Errorf("series %s (%s), unit %s; want wall time in nanoseconds", s.Name, s.ProfileType, s.Unit)
 	}
-	if len(series) == 1 && total != wall {
-		return fmt.Errorf("total %d ns, want the samples' wall time, %d ns", total, wall)
+	if err := checkNoPerProfileLabel(s); err != nil {
+		return err
+	}
+	if s.SampleLabels["thread.id"] != s.Samples {
+		return fmt.Errorf("%d of %d samples have a thread.id label", s.SampleLabels["thread.id"], s.Samples)
+	}
+	return nil
+}
+
+func checkNoPerProfileLabel(s Series) error {
+	for k := range s.Labels {
+		if slices.Contains(PerProfileKeys, k) {
+			return fmt.Errorf("series label %s comes from a per-profile id", k)
+		}
+	}
+	for _, k := range PerProfileKeys {
+		if s.SampleLabels[k] > 0 {
+			return fmt.Errorf("sample label %s comes from a per-profile id", k)
+		}
+	}
+	return nil
+}
+
+// seriesFacts adds up what Pyroscope shows over every series.
+type seriesFacts struct {
+	total      int64
+	samples    int
+	spanLabels int
+}
+
+func (f *seriesFacts) add(s Series) {
+	f.total += s.Total
+	f.samples += s.Samples
+	f.spanLabels += s.SampleLabels["span_id"]
+}
+
+// matches compares the series' sums with the profiles': every linked sample
+// labelled, every sample there, and (for one series) the wall time.
+func (f seriesFacts) matches(want profilesFacts, samples, series int) error {
+	if f.spanLabels != want.linked {
+		return fmt.Errorf("%d samples labelled span_id, %d samples linked to a span", f.spanLabels, want.linked)
+	}
+	if f.samples != samples {
+		return fmt.Errorf("%d pprof samples, the SDK sent %d", f.samples, samples)
+	}
+	if series == 1 && f.total != want.wall {
+		return fmt.Errorf("total %d ns, want the samples' wall time, %d ns", f.total, want.wall)
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	collectorv1 "go.opentelemetry.io/proto/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
@@ -30,7 +30,7 @@ func marshal(t *testing.T, pd pprofile.Profiles) []byte {
 // string-table references for resource attributes) and reads it as
 // Pyroscope's ingester does.
 func TestPyroscopeReadsV030(t *testing.T) {
-	for _, f := range fixturepd.Translate(t, translator.ReceiveOptions{}, fixturepd.Readable...) {
+	for _, f := range fixtureprofiles.Translate(t, translator.ReceiveOptions{}, fixtureprofiles.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			var req collectorv1.ExportProfilesServiceRequest
 			require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
@@ -47,7 +47,7 @@ func TestPyroscopeReadsV030(t *testing.T) {
 // TestPyroscopeSeesCountsWhenGrouped documents the other shape: with
 // group_samples, Pyroscope reads counts, not time.
 func TestPyroscopeSeesCountsWhenGrouped(t *testing.T) {
-	f := fixturepd.Translate(t, translator.ReceiveOptions{GroupSamples: true}, fixturepd.Readable[1])[0]
+	f := fixtureprofiles.Translate(t, translator.ReceiveOptions{GroupSamples: true}, fixtureprofiles.Readable[1])[0]
 	var req collectorv1.ExportProfilesServiceRequest
 	require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
 	series, err := Read(&req)

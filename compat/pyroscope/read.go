@@ -52,144 +52,258 @@ type Series struct {
 // Read returns the series Pyroscope makes of an ExportProfilesServiceRequest
 // message, in request order.
 func Read(req proto.Message) ([]Series, error) {
-	r := req.ProtoReflect()
-	dict := message(r, "dictionary")
-	if !dict.IsValid() {
-		return nil, fmt.Errorf("missing profile metadata dictionary")
-	}
-	strs := list(dict, "string_table")
-	str := func(i int64) (string, error) {
-		if i < 0 || int(i) >= strs.Len() {
-			return "", fmt.Errorf("string index %d out of bounds", i)
-		}
-		return strs.Get(int(i)).String(), nil
+	r, err := newRequestReader(req.ProtoReflect())
+	if err != nil {
+		return nil, err
 	}
 	var out []Series
-	for _, rp := range messages(r, "resource_profiles") {
-		resAttrs := list(message(rp, "resource"), "attributes")
-		service := serviceName(resAttrs)
-		for _, sp := range messages(rp, "scope_profiles") {
-			labels := map[string]string{}
-			addLabels(labels, resAttrs)
-			addLabels(labels, list(message(sp, "scope"), "attributes"))
-			for _, p := range messages(sp, "profiles") {
-				bySvc, err := readProfile(p, dict, str)
-				if err != nil {
-					return nil, err
-				}
-				for _, s := range bySvc {
-					if s.Service == "" {
-						s.Service = service
-					}
-					s.Labels = labels
-					out = append(out, *s)
-				}
-			}
+	for _, rp := range messages(r.request, "resource_profiles") {
+		if out, err = r.readResource(out, rp); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// readProfile groups a profile's samples by their service.name attribute.
-func readProfile(p, dict protoreflect.Message, str func(int64) (string, error)) ([]*Series, error) {
-	st := message(p, "sample_type")
-	if !st.IsValid() {
-		return nil, fmt.Errorf("sample type is missing")
-	}
-	stType, err := str(int64Field(st, "type_strindex"))
-	if err != nil {
-		return nil, err
-	}
-	stUnit, err := str(int64Field(st, "unit_strindex"))
-	if err != nil {
-		return nil, err
-	}
-	period := int64Field(p, "period")
-	var ptType, ptUnit string
-	if pt := message(p, "period_type"); pt.IsValid() && period != 0 {
-		if ptType, err = str(int64Field(pt, "type_strindex")); err != nil {
-			return nil, err
-		}
-		if ptUnit, err = str(int64Field(pt, "unit_strindex")); err != nil {
-			return nil, err
-		}
-	}
-	profileType := strings.Join([]string{stType, stUnit, ptType, ptUnit}, ":")
-	name, unit, toNanos := ptType, stUnit, false
-	if profileType == "samples:count:cpu:nanoseconds" {
-		name, unit, toNanos = "process_cpu", "nanoseconds", true
-	}
-	if name == "" {
-		name = "process_cpu" // Pyroscope's guess
-	}
+// requestReader holds the request's dictionary tables, which every
+// profile's samples index.
+type requestReader struct {
+	request protoreflect.Message
+	strs    protoreflect.List // string_table
+	attrs   protoreflect.List // attribute_table
+	links   protoreflect.List // link_table
+}
 
-	attrs := list(dict, "attribute_table")
-	links := list(dict, "link_table")
-	var order []string
-	bySvc := map[string]*Series{}
-	for _, s := range messages(p, "samples") {
-		values := list(s, "values")
-		value := int64(list(s, "timestamps_unix_nano").Len())
-		if values.Len() > 0 {
-			if period != 0 && values.Len() != 1 {
-				return nil, fmt.Errorf("sample values length mismatch %d 1", values.Len())
-			}
-			value = values.Get(0).Int()
-		}
-		if toNanos {
-			value *= period
-		}
-		svc := ""
-		labels := map[string]bool{}
-		indices := list(s, "attribute_indices")
-		for i := range indices.Len() {
-			idx := indices.Get(i).Int()
-			if idx < 0 || int(idx) >= attrs.Len() {
-				return nil, fmt.Errorf("attribute index %d out of bounds", idx)
-			}
-			a := attrs.Get(int(idx)).Message()
-			key, err := str(int64Field(a, "key_strindex"))
+func newRequestReader(req protoreflect.Message) (*requestReader, error) {
+	dict := message(req, "dictionary")
+	if !dict.IsValid() {
+		return nil, fmt.Errorf("missing profile metadata dictionary")
+	}
+	return &requestReader{request: req, strs: list(dict, "string_table"),
+		attrs: list(dict, "attribute_table"), links: list(dict, "link_table")}, nil
+}
+
+// str is string_table[i].
+func (r *requestReader) str(i int64) (string, error) {
+	if i < 0 || int(i) >= r.strs.Len() {
+		return "", fmt.Errorf("string index %d out of bounds", i)
+	}
+	return r.strs.Get(int(i)).String(), nil
+}
+
+// readResource appends the series of one ResourceProfiles: its service is
+// the default of every sample's, its attributes label every series.
+func (r *requestReader) readResource(out []Series, rp protoreflect.Message) ([]Series, error) {
+	resAttrs := list(message(rp, "resource"), "attributes")
+	service := serviceName(resAttrs)
+	for _, sp := range messages(rp, "scope_profiles") {
+		labels := map[string]string{}
+		addLabels(labels, resAttrs)
+		addLabels(labels, list(message(sp, "scope"), "attributes"))
+		for _, p := range messages(sp, "profiles") {
+			bySvc, err := r.readProfile(p)
 			if err != nil {
 				return nil, err
 			}
-			v := anyValue(message(a, "value"))
-			if key == "service.name" {
-				svc = v
-				continue
-			}
-			if v != "" {
-				labels[key] = true
-			}
+			out = appendSeries(out, bySvc, service, labels)
 		}
-		if li := int64Field(s, "link_index"); li != 0 {
-			if li < 0 || int(li) >= links.Len() {
-				return nil, fmt.Errorf("link index %d out of bounds", li)
-			}
-			l := links.Get(int(li)).Message()
-			if hex.EncodeToString(bytesField(l, "span_id")) != "" {
-				labels["span_id"] = true
-			}
-			if len(bytesField(l, "trace_id")) == 16 {
-				labels["trace_id"] = true
-			}
-		}
-		series := bySvc[svc]
-		if series == nil {
-			series = &Series{Service: svc, Name: name, ProfileType: profileType, Unit: unit, SampleLabels: map[string]int{}}
-			bySvc[svc] = series
-			order = append(order, svc)
-		}
-		series.Total += value
-		series.Samples++
-		for k := range labels {
-			series.SampleLabels[k]++
-		}
-	}
-	out := make([]*Series, 0, len(order))
-	for _, svc := range order {
-		out = append(out, bySvc[svc])
 	}
 	return out, nil
+}
+
+func appendSeries(out []Series, bySvc []*Series, service string, labels map[string]string) []Series {
+	for _, s := range bySvc {
+		if s.Service == "" {
+			s.Service = service
+		}
+		s.Labels = labels
+		out = append(out, *s)
+	}
+	return out
+}
+
+// profileShape is what a profile's sample_type and period_type make of its
+// series: the profile type, the series name and unit, and whether values
+// are counts to multiply by the period.
+type profileShape struct {
+	profileType, name, unit string
+	period                  int64
+	toNanos                 bool
+}
+
+// shapeOf reads sample_type, period and period_type.
+func (r *requestReader) shapeOf(p protoreflect.Message) (profileShape, error) {
+	stType, stUnit, err := r.valueType(message(p, "sample_type"))
+	if err != nil {
+		return profileShape{}, fmt.Errorf("sample type: %w", err)
+	}
+	shape := profileShape{unit: stUnit, period: int64Field(p, "period")}
+	var ptType, ptUnit string
+	if pt := message(p, "period_type"); pt.IsValid() && shape.period != 0 {
+		if ptType, ptUnit, err = r.valueType(pt); err != nil {
+			return profileShape{}, err
+		}
+	}
+	shape.profileType = strings.Join([]string{stType, stUnit, ptType, ptUnit}, ":")
+	shape.name = ptType
+	shape.convertCPU()
+	return shape, nil
+}
+
+// convertCPU names the series: CPU sample counts become nanoseconds of
+// process_cpu; a profile without a period type is guessed to be
+// process_cpu.
+func (shape *profileShape) convertCPU() {
+	if shape.profileType == "samples:count:cpu:nanoseconds" {
+		shape.name, shape.unit, shape.toNanos = "process_cpu", "nanoseconds", true
+	}
+	if shape.name == "" {
+		shape.name = "process_cpu" // Pyroscope's guess
+	}
+}
+
+// valueType is a ValueType's type and unit.
+func (r *requestReader) valueType(vt protoreflect.Message) (string, string, error) {
+	if !vt.IsValid() {
+		return "", "", fmt.Errorf("missing")
+	}
+	typ, err := r.str(int64Field(vt, "type_strindex"))
+	if err != nil {
+		return "", "", err
+	}
+	unit, err := r.str(int64Field(vt, "unit_strindex"))
+	return typ, unit, err
+}
+
+// readProfile groups a profile's samples by their service.name attribute.
+func (r *requestReader) readProfile(p protoreflect.Message) ([]*Series, error) {
+	shape, err := r.shapeOf(p)
+	if err != nil {
+		return nil, err
+	}
+	groups := seriesByService{shape: shape, bySvc: map[string]*Series{}}
+	for _, s := range messages(p, "samples") {
+		value, err := sampleValue(s, shape)
+		if err != nil {
+			return nil, err
+		}
+		svc, labels, err := r.sampleLabels(s)
+		if err != nil {
+			return nil, err
+		}
+		groups.add(svc, value, labels)
+	}
+	return groups.series(), nil
+}
+
+// sampleValue is a Sample's value: its first value, or the number of its
+// timestamps when it has none; counts become nanoseconds of CPU.
+func sampleValue(s protoreflect.Message, shape profileShape) (int64, error) {
+	values := list(s, "values")
+	value := int64(list(s, "timestamps_unix_nano").Len())
+	if values.Len() > 0 {
+		if shape.period != 0 && values.Len() != 1 {
+			return 0, fmt.Errorf("sample values length mismatch %d 1", values.Len())
+		}
+		value = values.Get(0).Int()
+	}
+	if shape.toNanos {
+		value *= shape.period
+	}
+	return value, nil
+}
+
+// sampleLabels is a Sample's service.name attribute and the keys of its
+// other labels: attributes with a value, span_id and trace_id of its link.
+func (r *requestReader) sampleLabels(s protoreflect.Message) (string, map[string]bool, error) {
+	labels := map[string]bool{}
+	svc, err := r.attributeLabels(s, labels)
+	if err != nil {
+		return "", nil, err
+	}
+	return svc, labels, r.linkLabels(s, labels)
+}
+
+// attributeLabels adds the keys of a Sample's attributes with a value to
+// labels, and returns its service.name.
+func (r *requestReader) attributeLabels(s protoreflect.Message, labels map[string]bool) (string, error) {
+	svc := ""
+	indices := list(s, "attribute_indices")
+	for i := range indices.Len() {
+		key, value, err := r.attribute(indices.Get(i).Int())
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case key == "service.name":
+			svc = value
+		case value != "":
+			labels[key] = true
+		}
+	}
+	return svc, nil
+}
+
+// attribute is attribute_table[idx] as a key and a plain value.
+func (r *requestReader) attribute(idx int64) (string, string, error) {
+	if idx < 0 || int(idx) >= r.attrs.Len() {
+		return "", "", fmt.Errorf("attribute index %d out of bounds", idx)
+	}
+	a := r.attrs.Get(int(idx)).Message()
+	key, err := r.str(int64Field(a, "key_strindex"))
+	if err != nil {
+		return "", "", err
+	}
+	return key, anyValue(message(a, "value")), nil
+}
+
+// linkLabels adds span_id and trace_id when a Sample's link carries them.
+func (r *requestReader) linkLabels(s protoreflect.Message, labels map[string]bool) error {
+	li := int64Field(s, "link_index")
+	if li == 0 {
+		return nil
+	}
+	if li < 0 || int(li) >= r.links.Len() {
+		return fmt.Errorf("link index %d out of bounds", li)
+	}
+	l := r.links.Get(int(li)).Message()
+	if hex.EncodeToString(bytesField(l, "span_id")) != "" {
+		labels["span_id"] = true
+	}
+	if len(bytesField(l, "trace_id")) == 16 {
+		labels["trace_id"] = true
+	}
+	return nil
+}
+
+// seriesByService adds up a profile's samples per service, in the order
+// the services first appear.
+type seriesByService struct {
+	shape profileShape
+	order []string
+	bySvc map[string]*Series
+}
+
+func (g *seriesByService) add(svc string, value int64, labels map[string]bool) {
+	series := g.bySvc[svc]
+	if series == nil {
+		series = &Series{Service: svc, Name: g.shape.name, ProfileType: g.shape.profileType, Unit: g.shape.unit, SampleLabels: map[string]int{}}
+		g.bySvc[svc] = series
+		g.order = append(g.order, svc)
+	}
+	series.Total += value
+	series.Samples++
+	for k := range labels {
+		series.SampleLabels[k]++
+	}
+}
+
+func (g *seriesByService) series() []*Series {
+	out := make([]*Series, 0, len(g.order))
+	for _, svc := range g.order {
+		out = append(out, g.bySvc[svc])
+	}
+	return out
 }
 
 func serviceName(attrs protoreflect.List) string {
@@ -224,14 +338,7 @@ func addLabels(labels map[string]string, attrs protoreflect.List) {
 // anyValue is a plain string or int value as text; "" for anything else,
 // an array of one such value included.
 func anyValue(v protoreflect.Message) string {
-	if !v.IsValid() {
-		return ""
-	}
-	od := v.Descriptor().Oneofs().ByName("value")
-	if od == nil {
-		return ""
-	}
-	fd := v.WhichOneof(od)
+	fd := setValueField(v)
 	if fd == nil {
 		return ""
 	}
@@ -247,6 +354,18 @@ func anyValue(v protoreflect.Message) string {
 		}
 	}
 	return ""
+}
+
+// setValueField is the field set in an AnyValue's value oneof, or nil.
+func setValueField(v protoreflect.Message) protoreflect.FieldDescriptor {
+	if !v.IsValid() {
+		return nil
+	}
+	od := v.Descriptor().Oneofs().ByName("value")
+	if od == nil {
+		return nil
+	}
+	return v.WhichOneof(od)
 }
 
 func field(m protoreflect.Message, name protoreflect.Name) protoreflect.FieldDescriptor {

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"time"
 
@@ -72,6 +73,27 @@ func Build(in Inputs) (v1.Image, error) {
 	if in.Architecture == "" {
 		return nil, errors.New("image: the binary's architecture is not set")
 	}
+	layer, err := buildLayer(in)
+	if err != nil {
+		return nil, err
+	}
+	created := createdTime(in.Created)
+	img, err := mutate.Append(empty.Image, mutate.Addendum{
+		Layer:     layer,
+		MediaType: types.OCILayer,
+		History:   v1.History{Created: created, CreatedBy: "deploy/cmd/ociimage", Comment: "collector, default configuration, CA certificates"},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("image: appending the layer: %w", err)
+	}
+	img = mutate.MediaType(img, types.OCIManifestSchema1)
+	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	return withRuntimeConfig(img, created, in.Architecture)
+}
+
+// buildLayer is the image's one layer: the collector, its configuration,
+// the CA certificates and the user database.
+func buildLayer(in Inputs) (v1.Layer, error) {
 	files, err := layerFiles(in)
 	if err != nil {
 		return nil, err
@@ -86,20 +108,21 @@ func Build(in Inputs) (v1.Image, error) {
 	if err != nil {
 		return nil, fmt.Errorf("image: layer: %w", err)
 	}
-	created := v1.Time{Time: in.Created.UTC()}
-	if in.Created.IsZero() {
-		created = v1.Time{Time: time.Unix(0, 0).UTC()}
+	return layer, nil
+}
+
+// createdTime is the image's creation time: the one given, else the Unix
+// epoch, for reproducible digests.
+func createdTime(t time.Time) v1.Time {
+	if t.IsZero() {
+		return v1.Time{Time: time.Unix(0, 0).UTC()}
 	}
-	img, err := mutate.Append(empty.Image, mutate.Addendum{
-		Layer:     layer,
-		MediaType: types.OCILayer,
-		History:   v1.History{Created: created, CreatedBy: "deploy/cmd/ociimage", Comment: "collector, default configuration, CA certificates"},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("image: appending the layer: %w", err)
-	}
-	img = mutate.MediaType(img, types.OCIManifestSchema1)
-	img = mutate.ConfigMediaType(img, types.OCIConfigJSON)
+	return v1.Time{Time: t.UTC()}
+}
+
+// withRuntimeConfig sets the config file: creation time, platform and
+// RuntimeConfig.
+func withRuntimeConfig(img v1.Image, created v1.Time, arch string) (v1.Image, error) {
 	cf, err := img.ConfigFile()
 	if err != nil {
 		return nil, fmt.Errorf("image: config: %w", err)
@@ -107,7 +130,7 @@ func Build(in Inputs) (v1.Image, error) {
 	cf = cf.DeepCopy()
 	cf.Created = created
 	cf.OS = "linux"
-	cf.Architecture = in.Architecture
+	cf.Architecture = arch
 	cf.Config = RuntimeConfig()
 	img, err = mutate.ConfigFile(img, cf)
 	if err != nil {
@@ -151,12 +174,15 @@ func checkStatic(binary string) error {
 	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
 		return fmt.Errorf("image: %s is not an executable (ELF type %s)", binary, f.Type)
 	}
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("image: %s is dynamically linked (it needs a loader); build it with CGO_ENABLED=0", binary)
-		}
+	if hasInterpreter(f) {
+		return fmt.Errorf("image: %s is dynamically linked (it needs a loader); build it with CGO_ENABLED=0", binary)
 	}
 	return nil
+}
+
+// hasInterpreter reports whether an ELF file asks for a dynamic loader.
+func hasInterpreter(f *elf.File) bool {
+	return slices.ContainsFunc(f.Progs, func(p *elf.Prog) bool { return p.Type == elf.PT_INTERP })
 }
 
 // ArchOf maps the ELF machine of a binary to a GOARCH.
@@ -188,25 +214,15 @@ type file struct {
 // layerFiles lists the layer's entries: the three input files, the
 // directories above them, the data directory and the user database.
 func layerFiles(in Inputs) ([]file, error) {
-	read := func(p, what string) ([]byte, error) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("image: reading the %s: %w", what, err)
-		}
-		if len(b) == 0 {
-			return nil, fmt.Errorf("image: the %s %s is empty", what, p)
-		}
-		return b, nil
-	}
-	binary, err := read(in.Binary, "collector binary")
+	binary, err := readInput(in.Binary, "collector binary")
 	if err != nil {
 		return nil, err
 	}
-	config, err := read(in.Config, "default configuration")
+	config, err := readInput(in.Config, "default configuration")
 	if err != nil {
 		return nil, err
 	}
-	certs, err := read(in.CACerts, "CA certificate bundle")
+	certs, err := readInput(in.CACerts, "CA certificate bundle")
 	if err != nil {
 		return nil, err
 	}
@@ -223,6 +239,18 @@ func layerFiles(in Inputs) ([]file, error) {
 	return withParents(files), nil
 }
 
+// readInput reads one input file, which must not be empty.
+func readInput(p, what string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("image: reading the %s: %w", what, err)
+	}
+	if len(b) == 0 {
+		return nil, fmt.Errorf("image: the %s %s is empty", what, p)
+	}
+	return b, nil
+}
+
 // withParents adds the directories every entry needs, root-owned 0755,
 // and sorts the entries so that a parent precedes its children.
 func withParents(files []file) []file {
@@ -231,14 +259,20 @@ func withParents(files []file) []file {
 		have[f.name] = true
 	}
 	for _, f := range files {
-		for dir := path.Dir(f.name); dir != "/"; dir = path.Dir(dir) {
-			if !have[dir] {
-				have[dir] = true
-				files = append(files, file{name: dir, mode: 0o755, dir: true})
-			}
-		}
+		files = appendMissingParents(files, f.name, have)
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	return files
+}
+
+// appendMissingParents adds the directories above name not in have.
+func appendMissingParents(files []file, name string, have map[string]bool) []file {
+	for dir := path.Dir(name); dir != "/"; dir = path.Dir(dir) {
+		if !have[dir] {
+			have[dir] = true
+			files = append(files, file{name: dir, mode: 0o755, dir: true})
+		}
+	}
 	return files
 }
 
@@ -248,25 +282,7 @@ func writeTar(files []file) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, f := range files {
-		hdr := &tar.Header{
-			Name:    f.name[1:],
-			Mode:    f.mode,
-			Uid:     f.uid,
-			Gid:     f.gid,
-			ModTime: time.Unix(0, 0),
-			Format:  tar.FormatUSTAR,
-		}
-		if f.dir {
-			hdr.Typeflag = tar.TypeDir
-			hdr.Name += "/"
-		} else {
-			hdr.Typeflag = tar.TypeReg
-			hdr.Size = int64(len(f.body))
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("image: layer entry %s: %w", f.name, err)
-		}
-		if _, err := tw.Write(f.body); err != nil {
+		if err := writeEntry(tw, layerHeader(f), f.body); err != nil {
 			return nil, fmt.Errorf("image: layer entry %s: %w", f.name, err)
 		}
 	}
@@ -274,4 +290,33 @@ func writeTar(files []file) ([]byte, error) {
 		return nil, fmt.Errorf("image: closing the layer: %w", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// layerHeader is the tar header of a layer entry: by number, no names,
+// the epoch as time.
+func layerHeader(f file) *tar.Header {
+	hdr := &tar.Header{
+		Name:     f.name[1:],
+		Mode:     f.mode,
+		Uid:      f.uid,
+		Gid:      f.gid,
+		ModTime:  time.Unix(0, 0),
+		Format:   tar.FormatUSTAR,
+		Typeflag: tar.TypeReg,
+		Size:     int64(len(f.body)),
+	}
+	if f.dir {
+		hdr.Typeflag, hdr.Size = tar.TypeDir, 0
+		hdr.Name += "/"
+	}
+	return hdr
+}
+
+// writeEntry writes one tar entry.
+func writeEntry(tw *tar.Writer, hdr *tar.Header, body []byte) error {
+	if err := tw.WriteHeader(hdr); err != nil {
+		return err
+	}
+	_, err := tw.Write(body)
+	return err
 }

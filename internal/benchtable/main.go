@@ -50,12 +50,8 @@ func main() {
 	if *tee {
 		in = io.TeeReader(os.Stdin, os.Stderr)
 	}
-	results, failed, err := parse(in)
+	failed, err := printTable(in, os.Stdout)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "benchtable:", err)
-		os.Exit(1)
-	}
-	if err := writeTable(os.Stdout, results); err != nil {
 		fmt.Fprintln(os.Stderr, "benchtable:", err)
 		os.Exit(1)
 	}
@@ -67,43 +63,73 @@ func main() {
 	}
 }
 
+// printTable writes the table of the benchmark output in, and whether the
+// output reported a failure.
+func printTable(in io.Reader, out io.Writer) (bool, error) {
+	results, failed, err := parse(in)
+	if err != nil {
+		return failed, err
+	}
+	return failed, writeTable(out, results)
+}
+
 // parse reads benchmark output and returns the results in the order their
 // first run appeared, and whether the output reported a failing package.
 func parse(r io.Reader) ([]result, bool, error) {
-	type key struct{ pkg, name string }
-	runs := map[key][]run{}
-	var order []key
-	var pkg string
-	failed := false
-
+	var c runCollector
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case strings.HasPrefix(line, "pkg: "):
-			pkg = strings.TrimSpace(strings.TrimPrefix(line, "pkg: "))
-		case strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "--- FAIL"):
-			failed = true
-		case strings.HasPrefix(line, "Benchmark"):
-			name, rn, ok := parseBenchmarkLine(line)
-			if !ok {
-				continue // a benchmark's own log output, or its name before a failure
-			}
-			k := key{pkg, name}
-			if _, seen := runs[k]; !seen {
-				order = append(order, k)
-			}
-			runs[k] = append(runs[k], rn)
-		}
+		c.line(sc.Text())
 	}
 	if err := sc.Err(); err != nil {
-		return nil, failed, fmt.Errorf("reading benchmark output: %w", err)
+		return nil, c.failed, fmt.Errorf("reading benchmark output: %w", err)
 	}
+	return c.results(), c.failed, nil
+}
 
-	out := make([]result, 0, len(order))
-	for _, k := range order {
-		rs := runs[k]
+// benchKey names a benchmark: its package and name.
+type benchKey struct{ pkg, name string }
+
+// runCollector gathers the runs of each benchmark, in the order their
+// first run appeared, and notes a failing package.
+type runCollector struct {
+	runs   map[benchKey][]run
+	order  []benchKey
+	pkg    string
+	failed bool
+}
+
+func (c *runCollector) line(line string) {
+	switch {
+	case strings.HasPrefix(line, "pkg: "):
+		c.pkg = strings.TrimSpace(strings.TrimPrefix(line, "pkg: "))
+	case strings.HasPrefix(line, "FAIL"), strings.HasPrefix(line, "--- FAIL"):
+		c.failed = true
+	case strings.HasPrefix(line, "Benchmark"):
+		// Not a run: a benchmark's own log output, or its name before a
+		// failure.
+		if name, rn, ok := parseBenchmarkLine(line); ok {
+			c.add(benchKey{c.pkg, name}, rn)
+		}
+	}
+}
+
+func (c *runCollector) add(k benchKey, rn run) {
+	if c.runs == nil {
+		c.runs = map[benchKey][]run{}
+	}
+	if _, seen := c.runs[k]; !seen {
+		c.order = append(c.order, k)
+	}
+	c.runs[k] = append(c.runs[k], rn)
+}
+
+// results are the medians of each benchmark's runs.
+func (c *runCollector) results() []result {
+	out := make([]result, 0, len(c.order))
+	for _, k := range c.order {
+		rs := c.runs[k]
 		out = append(out, result{
 			Package:     k.pkg,
 			Name:        k.name,
@@ -114,7 +140,7 @@ func parse(r io.Reader) ([]result, bool, error) {
 			Runs:        len(rs),
 		})
 	}
-	return out, failed, nil
+	return out
 }
 
 // parseBenchmarkLine reads "BenchmarkName-8  1000  123 ns/op  45.6 MB/s
@@ -133,21 +159,26 @@ func parseBenchmarkLine(line string) (string, run, bool) {
 		if err != nil {
 			return "", run{}, false
 		}
-		switch fields[i+1] {
-		case "ns/op":
-			rn.nsPerOp = v
-		case "MB/s":
-			rn.mbPerSec = v
-		case "B/op":
-			rn.bytesPerOp = v
-		case "allocs/op":
-			rn.allocsPerOp = v
-		}
+		rn.set(fields[i+1], v)
 	}
 	if rn.nsPerOp < 0 {
 		return "", run{}, false
 	}
 	return trimName(fields[0]), rn, true
+}
+
+// set records a value of one of the units the table shows.
+func (rn *run) set(unit string, v float64) {
+	switch unit {
+	case "ns/op":
+		rn.nsPerOp = v
+	case "MB/s":
+		rn.mbPerSec = v
+	case "B/op":
+		rn.bytesPerOp = v
+	case "allocs/op":
+		rn.allocsPerOp = v
+	}
 }
 
 // trimName drops the "Benchmark" prefix and the "-GOMAXPROCS" suffix that
@@ -186,7 +217,7 @@ func reference(b result, all []result) (result, bool) {
 	}
 	best, bestLen, found := result{}, -1, false
 	for _, r := range all {
-		if r.Package != b.Package || group(r.Name) != group(b.Name) || !strings.Contains(r.Name, referenceMarker) {
+		if !isReferenceFor(r, b) {
 			continue
 		}
 		if l := commonPrefixLen(r.Name, b.Name); l > bestLen {
@@ -194,6 +225,11 @@ func reference(b result, all []result) (result, bool) {
 		}
 	}
 	return best, found
+}
+
+// isReferenceFor reports whether r is a reference of b's package and group.
+func isReferenceFor(r, b result) bool {
+	return r.Package == b.Package && group(r.Name) == group(b.Name) && strings.Contains(r.Name, referenceMarker)
 }
 
 // group is the top-level benchmark of a name: "Decode" for "Decode/Ours".

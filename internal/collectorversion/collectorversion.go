@@ -47,8 +47,11 @@ func IsCollectorModule(path string) bool {
 	if path == corePrefix+"/cmd/mdatagen" {
 		return false
 	}
-	return path == corePrefix || strings.HasPrefix(path, corePrefix+"/") ||
-		strings.HasPrefix(path, contribPrefix+"/")
+	return isCoreModule(path) || strings.HasPrefix(path, contribPrefix+"/")
+}
+
+func isCoreModule(path string) bool {
+	return path == corePrefix || strings.HasPrefix(path, corePrefix+"/")
 }
 
 // Read returns every reference to a collector module in the repository at
@@ -57,25 +60,11 @@ func IsCollectorModule(path string) bool {
 func Read(root string) ([]Reference, error) {
 	var refs []Reference
 	for _, name := range GoModFiles {
-		data, err := os.ReadFile(filepath.Join(root, name))
-		if os.IsNotExist(err) {
-			continue
-		}
+		modRefs, err := readGoMod(root, name)
 		if err != nil {
 			return nil, err
 		}
-		f, err := modfile.ParseLax(name, data, nil)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		for _, r := range f.Require {
-			// Indirect requirements are whatever minimal version selection
-			// picked for a dependency (mdatagen pulls older ones); only
-			// the direct ones are this repository's choice.
-			if !r.Indirect && IsCollectorModule(r.Mod.Path) {
-				refs = append(refs, Reference{File: name, Module: r.Mod.Path, Version: r.Mod.Version})
-			}
-		}
+		refs = append(refs, modRefs...)
 	}
 	manifest, err := readManifest(filepath.Join(root, BuilderFile))
 	if err != nil {
@@ -89,6 +78,35 @@ func Read(root string) ([]Reference, error) {
 	return append(refs, Reference{File: Makefile, Module: corePrefix + "/cmd/builder", Version: ocb}), nil
 }
 
+// readGoMod returns the collector modules a go.mod requires directly;
+// none when the file does not exist. Indirect requirements are whatever
+// minimal version selection picked for a dependency (mdatagen pulls older
+// ones); only the direct ones are this repository's choice.
+func readGoMod(root, name string) ([]Reference, error) {
+	data, err := os.ReadFile(filepath.Join(root, name))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.ParseLax(name, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return directCollectorRefs(name, f.Require), nil
+}
+
+func directCollectorRefs(name string, requires []*modfile.Require) []Reference {
+	var refs []Reference
+	for _, r := range requires {
+		if !r.Indirect && IsCollectorModule(r.Mod.Path) {
+			refs = append(refs, Reference{File: name, Module: r.Mod.Path, Version: r.Mod.Version})
+		}
+	}
+	return refs
+}
+
 var gomodLine = regexp.MustCompile(`^\s*-\s*gomod:\s*(\S+)\s+(\S+)`)
 
 func readManifest(path string) ([]Reference, error) {
@@ -99,12 +117,21 @@ func readManifest(path string) ([]Reference, error) {
 	var refs []Reference
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
-		m := gomodLine.FindStringSubmatch(sc.Text())
-		if m != nil && IsCollectorModule(m[1]) {
-			refs = append(refs, Reference{File: BuilderFile, Module: m[1], Version: m[2]})
+		if r, ok := manifestReference(sc.Text()); ok {
+			refs = append(refs, r)
 		}
 	}
 	return refs, sc.Err()
+}
+
+// manifestReference reads a `- gomod: <module> <version>` line of a
+// collector module.
+func manifestReference(line string) (Reference, bool) {
+	m := gomodLine.FindStringSubmatch(line)
+	if m == nil || !IsCollectorModule(m[1]) {
+		return Reference{}, false
+	}
+	return Reference{File: BuilderFile, Module: m[1], Version: m[2]}, true
 }
 
 var ocbLine = regexp.MustCompile(`(?m)^OCB_VERSION\s*:?=\s*(\S+)`)
@@ -148,35 +175,53 @@ func minor(v string) (major string, n int, ok bool) {
 // minor, any patch; core v1 modules to the release's stable minor, which is
 // taken from the majority of v1 references).
 func Check(refs []Reference) (Release, []string) {
-	unstable, stable := map[int]int{}, map[int]int{}
-	for _, r := range refs {
-		if major, n, ok := minor(r.Version); ok && strings.HasPrefix(r.Module, corePrefix) {
-			switch major {
-			case "v0":
-				unstable[n]++
-			case "v1":
-				stable[n]++
-			}
-		}
-	}
-	rel := Release{Unstable: majority(unstable), Stable: majority(stable)}
+	rel := releaseOf(refs)
 	var problems []string
 	for _, r := range refs {
-		major, n, ok := minor(r.Version)
-		want := map[string]int{"v0": rel.Unstable, "v1": rel.Stable}[major]
-		if !ok || (major != "v0" && major != "v1") || n != want || (major == "v1" && strings.HasPrefix(r.Module, contribPrefix)) {
+		if !rel.holds(r) {
 			problems = append(problems, fmt.Sprintf("%s: %s %s is not of collector release %s", r.File, r.Module, r.Version, rel))
 		}
 	}
 	return rel, problems
 }
 
+// releaseOf is the release of the majority of core references: their v0
+// minor, and their v1 minor.
+func releaseOf(refs []Reference) Release {
+	minors := map[string]map[int]int{"v0": {}, "v1": {}} // major → minor → references
+	for _, r := range refs {
+		major, n, ok := minor(r.Version)
+		if counts := minors[major]; ok && counts != nil && strings.HasPrefix(r.Module, corePrefix) {
+			counts[n]++
+		}
+	}
+	return Release{Unstable: majority(minors["v0"]), Stable: majority(minors["v1"])}
+}
+
+// holds reports whether a reference belongs to the release: a v0 module
+// of its unstable minor, or a core v1 module of its stable minor.
+func (r Release) holds(ref Reference) bool {
+	major, n, ok := minor(ref.Version)
+	switch {
+	case !ok:
+		return false
+	case major == "v0":
+		return n == r.Unstable
+	case major == "v1":
+		return n == r.Stable && !strings.HasPrefix(ref.Module, contribPrefix)
+	}
+	return false
+}
+
+// majority is the value counted most, the highest of a tie.
 func majority(counts map[int]int) int {
 	best, bestN := 0, -1
 	for v, n := range counts {
-		if n > bestN || (n == bestN && v > best) {
+		if outranks(v, n, best, bestN) {
 			best, bestN = v, n
 		}
 	}
 	return best
 }
+
+func outranks(v, n, best, bestN int) bool { return n > bestN || (n == bestN && v > best) }

@@ -122,7 +122,7 @@ func decoderRows() []row {
 			// of the Sentry it sends to; a hostile or broken upstream
 			// chooses its length (up to net/http's 1 MiB of headers).
 			name: "rate_limit_header_entries", dimension: "entries of X-Sentry-Rate-Limits", n: 500, maxN: 16_000, clock: ThreadClock,
-			fuzz: []string{"internal/sentryhttp.FuzzRateLimits"},
+			fuzz: []string{"internal/sentryhttp.FuzzRateLimits", "internal/sentryhttp.FuzzParseRateLimits"},
 			build: directRow(func(n int) []byte {
 				return []byte(repeat(n, ", ", "60:category_%d;other_%d:organization:quota_exceeded"))
 			}, func(_ testing.TB, in []byte) (int64, int64) {
@@ -131,6 +131,20 @@ func decoderRows() []row {
 				var limits sentryhttp.RateLimits
 				limits.Update(http.StatusTooManyRequests, header, end)
 				return int64(limits.RetryAfter("category_1", end) / time.Second), 0
+			}),
+		},
+		{
+			// Every X-Sentry-Rate-Limits line is read (the exporter's
+			// limits, the spool's wait): an upstream chooses how many.
+			name: "rate_limit_header_lines", dimension: "X-Sentry-Rate-Limits lines", n: 500, maxN: 16_000, clock: ThreadClock,
+			build: directRow(func(n int) []byte {
+				return []byte(repeat(n, "\n", "60:category_%d;other_%d:organization:quota_exceeded"))
+			}, func(_ testing.TB, in []byte) (int64, int64) {
+				header := http.Header{sentryhttp.HeaderRateLimits: strings.Split(string(in), "\n")}
+				var limits sentryhttp.RateLimits
+				limits.Update(http.StatusTooManyRequests, header, end)
+				wait, _ := sentryhttp.LongestWait(header, end)
+				return int64(wait / time.Second), 0
 			}),
 		},
 		{

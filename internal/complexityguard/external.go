@@ -32,6 +32,16 @@ func CheckLinear(t *testing.T, dimension string, n int, build func(tb testing.TB
 	small, s1 := measure(n)
 	large, s8 := measure(8 * n)
 	t.Logf("along %s: n=%d → %d: alloc %d → %d B, mallocs %d → %d", dimension, n, 8*n, small.Bytes, large.Bytes, small.Mallocs, large.Mallocs)
+	checkAllocGrowth(t, dimension, small, large)
+	for _, s := range []Sized{s1, s8} {
+		checkOutputBound(t, s)
+	}
+}
+
+// checkAllocGrowth fails when bytes or allocations grow over 10× for 8×
+// the input.
+func checkAllocGrowth(t *testing.T, dimension string, small, large Cost) {
+	t.Helper()
 	for _, c := range []struct {
 		what string
 		a, b uint64
@@ -40,9 +50,13 @@ func CheckLinear(t *testing.T, dimension string, n int, build func(tb testing.TB
 			t.Errorf("%s grows %.1f× for 8× the %s (%d → %d)", c.what, r, dimension, c.a, c.b)
 		}
 	}
-	for _, s := range []Sized{s1, s8} {
-		if in, out := s.Input(), s.Output(); out > 4*in+64<<10 {
-			t.Errorf("%d bytes out of %d in: over 4× its input", out, in)
-		}
+}
+
+// checkOutputBound fails when a run's output passes 4× its input plus
+// 64 KiB.
+func checkOutputBound(t *testing.T, s Sized) {
+	t.Helper()
+	if in, out := s.Input(), s.Output(); out > 4*in+64<<10 {
+		t.Errorf("%d bytes out of %d in: over 4× its input", out, in)
 	}
 }

@@ -15,13 +15,13 @@ import (
 	"io"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 // Envelope is one request body and what it carries.
@@ -103,97 +103,137 @@ func (r Result) String() string {
 // sent, or ctx ends. At the end of the duration the requests in flight are
 // waited for; when ctx ends they are abandoned.
 func Run(ctx context.Context, cfg Config) (Result, error) {
-	if cfg.URL == "" {
-		return Result{}, errors.New("loadgen: URL is required")
+	if err := cfg.validate(); err != nil {
+		return Result{}, err
 	}
-	if cfg.Duration <= 0 && cfg.MaxRequests <= 0 {
-		return Result{}, errors.New("loadgen: set Duration or MaxRequests, a run must end by itself")
-	}
-	workers := max(cfg.Workers, 1)
-	source := cfg.Source
-	if source == nil {
-		source = ChunkSource(benchdata.SmallChunkConfig(), 64)
-	}
-	client := cfg.Client
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
-	}
-	var next atomic.Int64
-	results := make([]workerResult, workers)
-	start := time.Now()
-	// The duration stops new requests; those in flight finish, so every
-	// envelope the receiver accepted is counted. Cancelling them instead
-	// would leave requests the receiver took but the run never saw answered.
-	var stopAt time.Time
-	if cfg.Duration > 0 {
-		stopAt = start.Add(cfg.Duration)
-	}
-	running := func() bool {
-		return ctx.Err() == nil && (stopAt.IsZero() || time.Now().Before(stopAt))
-	}
+	r := newRun(ctx, cfg)
+	results := make([]workerResult, max(cfg.Workers, 1))
 	var wg sync.WaitGroup
 	for w := range results {
 		results[w].status = make(map[int]int)
-		wg.Add(1)
-		go func(res *workerResult) {
-			defer wg.Done()
-			for running() {
-				i := int(next.Add(1) - 1)
-				if cfg.MaxRequests > 0 && i >= cfg.MaxRequests {
-					return
-				}
-				env := source(i)
-				status, retryAfter, err := post(ctx, client, cfg, env, &res.latency)
-				if err != nil {
-					if ctx.Err() != nil {
-						// Cut off by the caller, not by the receiver.
-						return
-					}
-					res.errors++
-					res.lastErr = err
-					continue
-				}
-				res.requests++
-				res.status[status]++
-				switch status {
-				case http.StatusOK:
-					res.samples += env.Samples
-					if env.ChunkID != "" {
-						res.chunkIDs = append(res.chunkIDs, env.ChunkID)
-					}
-				case http.StatusTooManyRequests:
-					wait := min(retryAfter, cfg.RetryAfterCap)
-					if !stopAt.IsZero() {
-						wait = min(wait, time.Until(stopAt))
-					}
-					if wait > 0 {
-						select {
-						case <-ctx.Done():
-						case <-time.After(wait):
-						}
-					}
-				}
-			}
-		}(&results[w])
+		wg.Go(func() { r.work(&results[w]) })
 	}
 	wg.Wait()
+	return mergeResults(results, time.Since(r.start)), nil
+}
 
-	out := Result{Status: make(map[int]int), Elapsed: time.Since(start)}
-	for i := range results {
-		r := &results[i]
-		out.Requests += r.requests
-		out.Errors += r.errors
-		out.Samples += r.samples
-		out.ChunkIDs = append(out.ChunkIDs, r.chunkIDs...)
-		for c, n := range r.status {
-			out.Status[c] += n
+func (cfg *Config) validate() error {
+	if cfg.URL == "" {
+		return errors.New("loadgen: URL is required")
+	}
+	if cfg.Duration <= 0 && cfg.MaxRequests <= 0 {
+		return errors.New("loadgen: set Duration or MaxRequests, a run must end by itself")
+	}
+	return nil
+}
+
+// run is what every worker of one Run shares.
+type run struct {
+	ctx    context.Context
+	cfg    Config
+	client *http.Client
+	source Source
+	// next is the index of the next request, over all workers.
+	next  atomic.Int64
+	start time.Time
+	// stopAt ends new requests (zero: no duration). Those in flight finish,
+	// so every envelope the receiver accepted is counted; cancelling them
+	// instead would leave requests the receiver took but the run never saw
+	// answered.
+	stopAt time.Time
+}
+
+func newRun(ctx context.Context, cfg Config) *run {
+	r := &run{ctx: ctx, cfg: cfg, client: cfg.Client, source: cfg.Source, start: time.Now()}
+	if r.source == nil {
+		r.source = ChunkSource(benchdata.SmallChunkConfig(), 64)
+	}
+	if r.client == nil {
+		r.client = &http.Client{Timeout: 30 * time.Second}
+	}
+	if cfg.Duration > 0 {
+		r.stopAt = r.start.Add(cfg.Duration)
+	}
+	return r
+}
+
+func (r *run) running() bool {
+	return r.ctx.Err() == nil && (r.stopAt.IsZero() || time.Now().Before(r.stopAt))
+}
+
+// work is one worker: it sends the next request until the run ends.
+func (r *run) work(res *workerResult) {
+	for r.running() {
+		i := int(r.next.Add(1) - 1)
+		if r.cfg.MaxRequests > 0 && i >= r.cfg.MaxRequests {
+			return
 		}
-		out.Latency.Merge(&r.latency)
-		if r.lastErr != nil {
-			out.LastError = r.lastErr
+		if !r.send(res, r.source(i)) {
+			return
 		}
 	}
-	return out, nil
+}
+
+// send posts env and counts its answer; false when the caller cut the run
+// off.
+func (r *run) send(res *workerResult, env Envelope) bool {
+	status, retryAfter, err := post(r.ctx, r.client, r.cfg, env, &res.latency)
+	if err != nil {
+		if r.ctx.Err() != nil {
+			return false // cut off by the caller, not by the receiver
+		}
+		res.errors++
+		res.lastErr = err
+		return true
+	}
+	res.requests++
+	res.status[status]++
+	switch status {
+	case http.StatusOK:
+		res.accepted(env)
+	case http.StatusTooManyRequests:
+		r.backOff(retryAfter)
+	}
+	return true
+}
+
+// backOff waits as an SDK does after a 429, within RetryAfterCap and the
+// run's end.
+func (r *run) backOff(retryAfter time.Duration) {
+	wait := min(retryAfter, r.cfg.RetryAfterCap)
+	if !r.stopAt.IsZero() {
+		wait = min(wait, time.Until(r.stopAt))
+	}
+	if wait <= 0 {
+		return
+	}
+	select {
+	case <-r.ctx.Done():
+	case <-time.After(wait):
+	}
+}
+
+// mergeResults adds up the workers' counts.
+func mergeResults(results []workerResult, elapsed time.Duration) Result {
+	out := Result{Status: make(map[int]int), Elapsed: elapsed}
+	for i := range results {
+		out.add(&results[i])
+	}
+	return out
+}
+
+func (r *Result) add(w *workerResult) {
+	r.Requests += w.requests
+	r.Errors += w.errors
+	r.Samples += w.samples
+	r.ChunkIDs = append(r.ChunkIDs, w.chunkIDs...)
+	for c, n := range w.status {
+		r.Status[c] += n
+	}
+	r.Latency.Merge(&w.latency)
+	if w.lastErr != nil {
+		r.LastError = w.lastErr
+	}
 }
 
 type workerResult struct {
@@ -202,6 +242,14 @@ type workerResult struct {
 	chunkIDs                  []string
 	latency                   Histogram
 	lastErr                   error
+}
+
+// accepted counts an envelope answered 200.
+func (res *workerResult) accepted(env Envelope) {
+	res.samples += env.Samples
+	if env.ChunkID != "" {
+		res.chunkIDs = append(res.chunkIDs, env.ChunkID)
+	}
 }
 
 // post sends one envelope and reads the whole answer, so that the latency is
@@ -229,16 +277,8 @@ func post(ctx context.Context, client *http.Client, cfg Config, env Envelope, la
 		return 0, 0, fmt.Errorf("loadgen: reading the answer: %w", err)
 	}
 	latency.Record(time.Since(start))
-	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After")), nil
-}
-
-// retryAfter reads Retry-After in seconds; Sentry never sends the date form.
-func retryAfter(v string) time.Duration {
-	s, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || s < 0 {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second))
+	retryAfter, _ := sentryhttp.ParseRetryAfter(resp.Header.Get(sentryhttp.HeaderRetryAfter), time.Now())
+	return resp.StatusCode, retryAfter, nil
 }
 
 // ChunkSource pre-generates variants gzip'd V2 chunk envelopes shaped by cfg

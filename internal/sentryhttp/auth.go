@@ -73,25 +73,33 @@ func ParseAuthHeader(v string) (Credentials, error) {
 func credentialsFromPairs(pairs [][2]string) (Credentials, error) {
 	var c Credentials
 	for _, kv := range pairs {
-		switch kv[0] {
-		case "sentry_key":
-			c.PublicKey = kv[1]
-		case "sentry_secret":
-			c.SecretKey = kv[1]
-		case "sentry_client":
-			c.Client = kv[1]
-		case "sentry_version":
-			major, _, _ := strings.Cut(kv[1], ".")
-			if _, err := strconv.ParseUint(major, 10, 16); err != nil {
-				return Credentials{}, fmt.Errorf("sentry auth: invalid sentry_version %q", kv[1])
-			}
-			c.Version = kv[1]
+		if err := c.set(kv[0], kv[1]); err != nil {
+			return Credentials{}, err
 		}
 	}
 	if c.PublicKey == "" {
 		return Credentials{}, errors.New("sentry auth: missing sentry_key")
 	}
 	return c, nil
+}
+
+// set applies one sentry_* key; other keys are ignored.
+func (c *Credentials) set(key, value string) error {
+	switch key {
+	case "sentry_key":
+		c.PublicKey = value
+	case "sentry_secret":
+		c.SecretKey = value
+	case "sentry_client":
+		c.Client = value
+	case "sentry_version":
+		major, _, _ := strings.Cut(value, ".")
+		if _, err := strconv.ParseUint(major, 10, 16); err != nil {
+			return fmt.Errorf("sentry auth: invalid sentry_version %q", value)
+		}
+		c.Version = value
+	}
+	return nil
 }
 
 // CredentialsFromRequest returns every form of Sentry authentication present
@@ -106,12 +114,32 @@ func credentialsFromPairs(pairs [][2]string) (Credentials, error) {
 // not decode to "key:…". A Sentry-scheme value or sentry_* query that is
 // malformed is an error; the forms parsed before it are returned with it.
 func CredentialsFromRequest(r *http.Request) ([]Credentials, error) {
+	found, err := sentrySchemeHeaders(r.Header)
+	if err != nil {
+		return found, err
+	}
+	if c, ok := basicCredentials(r.Header.Get("Authorization")); ok {
+		found = append(found, c)
+	}
+	c, ok, err := queryCredentials(r.URL)
+	if err != nil {
+		return found, err
+	}
+	if ok {
+		found = append(found, c)
+	}
+	return found, nil
+}
+
+// sentrySchemeHeaders reads the "Sentry …" values of X-Sentry-Auth and
+// Authorization.
+func sentrySchemeHeaders(header http.Header) ([]Credentials, error) {
 	var found []Credentials
 	for _, h := range [...]struct{ name, source string }{
 		{HeaderAuth, SourceXSentryAuth},
 		{"Authorization", SourceAuthorization},
 	} {
-		v := strings.TrimSpace(r.Header.Get(h.name))
+		v := strings.TrimSpace(header.Get(h.name))
 		if !hasSchemePrefix(v, "sentry") {
 			continue
 		}
@@ -122,20 +150,21 @@ func CredentialsFromRequest(r *http.Request) ([]Credentials, error) {
 		c.Source = h.source
 		found = append(found, c)
 	}
-
-	if c, ok := basicCredentials(r.Header.Get("Authorization")); ok {
-		found = append(found, c)
-	}
-
-	if r.URL != nil && strings.Contains(r.URL.RawQuery, "sentry_") {
-		c, err := credentialsFromPairs(queryPairs(r.URL.RawQuery))
-		if err != nil {
-			return found, fmt.Errorf("query: %w", err)
-		}
-		c.Source = SourceQuery
-		found = append(found, c)
-	}
 	return found, nil
+}
+
+// queryCredentials reads the sentry_* members of a query; false when there
+// are none.
+func queryCredentials(u *url.URL) (Credentials, bool, error) {
+	if u == nil || !strings.Contains(u.RawQuery, "sentry_") {
+		return Credentials{}, false, nil
+	}
+	c, err := credentialsFromPairs(queryPairs(u.RawQuery))
+	if err != nil {
+		return Credentials{}, false, fmt.Errorf("query: %w", err)
+	}
+	c.Source = SourceQuery
+	return c, true, nil
 }
 
 // queryPairs splits a query in order (url.Values is a map and would make a
@@ -144,15 +173,23 @@ func CredentialsFromRequest(r *http.Request) ([]Credentials, error) {
 func queryPairs(raw string) [][2]string {
 	var pairs [][2]string
 	for member := range strings.SplitSeq(raw, "&") {
-		k, v, _ := strings.Cut(member, "=")
-		key, err1 := url.QueryUnescape(k)
-		value, err2 := url.QueryUnescape(v)
-		if err1 != nil || err2 != nil || key == "" {
-			continue
+		if key, value, ok := queryPair(member); ok {
+			pairs = append(pairs, [2]string{key, value})
 		}
-		pairs = append(pairs, [2]string{key, value})
 	}
 	return pairs
+}
+
+// queryPair decodes "key=value"; false when it does not decode or has no
+// key.
+func queryPair(member string) (string, string, bool) {
+	k, v, _ := strings.Cut(member, "=")
+	key, err := url.QueryUnescape(k)
+	if err != nil || key == "" {
+		return "", "", false
+	}
+	value, err := url.QueryUnescape(v)
+	return key, value, err == nil
 }
 
 func basicCredentials(v string) (Credentials, bool) {

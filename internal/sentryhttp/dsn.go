@@ -43,26 +43,12 @@ func ParseDSN(s string) (DSN, error) {
 		}
 		return DSN{}, fmt.Errorf("sentry dsn: not a URL: %w", err)
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return DSN{}, fmt.Errorf("sentry dsn: scheme %q is not http or https", u.Scheme)
+	if err := checkDSNParts(u); err != nil {
+		return DSN{}, err
 	}
-	if u.Opaque != "" {
-		return DSN{}, errors.New("sentry dsn: missing // after the scheme")
-	}
-	if u.User == nil || u.User.Username() == "" {
-		return DSN{}, errors.New("sentry dsn: missing public key (the part before @)")
-	}
-	if u.Hostname() == "" {
-		return DSN{}, errors.New("sentry dsn: missing host")
-	}
-	path := u.EscapedPath()
-	slash := strings.LastIndexByte(path, '/')
-	if slash < 0 || slash == len(path)-1 {
-		return DSN{}, errors.New("sentry dsn: missing project id (the last path segment)")
-	}
-	projectID, ok := CanonicalProjectID(path[slash+1:])
-	if !ok {
-		return DSN{}, fmt.Errorf("sentry dsn: project id %q is not a positive number", path[slash+1:])
+	prefix, projectID, err := splitProjectPath(u.EscapedPath())
+	if err != nil {
+		return DSN{}, err
 	}
 	secret, _ := u.User.Password()
 	return DSN{
@@ -70,9 +56,38 @@ func ParseDSN(s string) (DSN, error) {
 		PublicKey: u.User.Username(),
 		SecretKey: secret,
 		Host:      u.Host,
-		Path:      path[:slash],
+		Path:      prefix,
 		ProjectID: projectID,
 	}, nil
+}
+
+// checkDSNParts requires an http(s) URL with a public key and a host.
+func checkDSNParts(u *url.URL) error {
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("sentry dsn: scheme %q is not http or https", u.Scheme)
+	case u.Opaque != "":
+		return errors.New("sentry dsn: missing // after the scheme")
+	case u.User == nil || u.User.Username() == "":
+		return errors.New("sentry dsn: missing public key (the part before @)")
+	case u.Hostname() == "":
+		return errors.New("sentry dsn: missing host")
+	}
+	return nil
+}
+
+// splitProjectPath splits a DSN's path into the prefix before the project
+// id and the canonical project id, its last segment.
+func splitProjectPath(path string) (prefix, projectID string, err error) {
+	slash := strings.LastIndexByte(path, '/')
+	if slash < 0 || slash == len(path)-1 {
+		return "", "", errors.New("sentry dsn: missing project id (the last path segment)")
+	}
+	projectID, ok := CanonicalProjectID(path[slash+1:])
+	if !ok {
+		return "", "", fmt.Errorf("sentry dsn: project id %q is not a positive number", path[slash+1:])
+	}
+	return path[:slash], projectID, nil
 }
 
 // EnvelopeURL returns the endpoint envelopes for this DSN are posted to:
@@ -121,13 +136,7 @@ func CanonicalProjectID(s string) (string, bool) {
 }
 
 func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return s != "" && strings.IndexFunc(s, notDigit) < 0
 }
+
+func notDigit(r rune) bool { return r < '0' || r > '9' }

@@ -2,8 +2,6 @@ package sentryhttp
 
 import (
 	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -22,14 +20,9 @@ const (
 	// defaultRetryAfter applies to a 429 without a usable Retry-After or
 	// X-Sentry-Rate-Limits, as all SDKs do.
 	defaultRetryAfter = 60 * time.Second
-	// maxRetryAfter bounds a parsed delay: far beyond any real quota window
-	// (monthly quotas), and far from overflowing a time.Duration.
-	maxRetryAfter = 31 * 24 * time.Hour
 	// maxCategories bounds the tracked categories: Sentry has a few dozen, a
 	// misbehaving upstream must not grow the map without end.
 	maxCategories = 256
-	// maxCategoryLen rejects category names no real category approaches.
-	maxCategoryLen = 64
 )
 
 // RateLimits tracks until when Sentry asked not to send each data category.
@@ -42,60 +35,57 @@ type RateLimits struct {
 }
 
 // Update records the limits of one response:
-//   - X-Sentry-Rate-Limits (on any status), a comma-separated list of
-//     "<retry_after>:<cat;cat>:<scope>[:<reason>[:<namespaces>]]"; an empty
-//     category list means every category; entries that do not parse are
-//     ignored;
+//   - X-Sentry-Rate-Limits (on any status), every entry of every line (see
+//     ParseRateLimits); an empty category list means every category;
 //   - otherwise, on 429, Retry-After (seconds or an HTTP date) for every
 //     category, 60 s when absent or unusable.
 //
 // A limit is only ever extended by an update, never shortened.
 func (l *RateLimits) Update(statusCode int, header http.Header, now time.Time) {
-	if values := header.Values(HeaderRateLimits); len(values) > 0 {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.prune(now)
-		for _, v := range values {
-			for entry := range strings.SplitSeq(v, ",") {
-				l.applyEntry(entry, now)
-			}
-		}
+	if len(header.Values(HeaderRateLimits)) > 0 {
+		l.applyAll(header, now)
 		return
 	}
-	if statusCode != http.StatusTooManyRequests {
-		return
+	if statusCode == http.StatusTooManyRequests {
+		l.limitAll(retryAfterOr(header, now, defaultRetryAfter), now)
 	}
-	delay, ok := ParseRetryAfter(header.Get("Retry-After"), now)
-	if !ok {
-		delay = defaultRetryAfter
+}
+
+// applyAll records every X-Sentry-Rate-Limits entry of header.
+func (l *RateLimits) applyAll(header http.Header, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.prune(now)
+	for limit := range ParseRateLimits(header) {
+		l.apply(limit, now)
 	}
+}
+
+// limitAll limits every category for delay.
+func (l *RateLimits) limitAll(delay time.Duration, now time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.prune(now)
 	l.extendAll(now.Add(delay))
 }
 
-// applyEntry records one "<retry_after>:<categories>:…" entry. The scope,
-// reason and namespaces only say why and for whom; the wait is the same.
-func (l *RateLimits) applyEntry(entry string, now time.Time) {
-	fields := strings.Split(strings.TrimSpace(entry), ":")
-	if len(fields) < 2 {
-		return
+// retryAfterOr is header's Retry-After, or fallback when it has none.
+func retryAfterOr(header http.Header, now time.Time, fallback time.Duration) time.Duration {
+	if delay, ok := ParseRetryAfter(header.Get(HeaderRetryAfter), now); ok {
+		return delay
 	}
-	delay, ok := parseSeconds(fields[0])
-	if !ok {
-		return
-	}
-	until := now.Add(delay)
-	if strings.TrimSpace(fields[1]) == "" {
+	return fallback
+}
+
+// apply records one entry. Callers hold l.mu.
+func (l *RateLimits) apply(limit RateLimit, now time.Time) {
+	until := now.Add(limit.Wait)
+	if len(limit.Categories) == 0 {
 		l.extendAll(until)
 		return
 	}
-	for category := range strings.SplitSeq(fields[1], ";") {
-		category = strings.TrimSpace(category)
-		if validCategory(category) {
-			l.extend(category, until)
-		}
+	for _, category := range limit.Categories {
+		l.extend(category, until)
 	}
 }
 
@@ -125,14 +115,15 @@ func (l *RateLimits) extendAll(until time.Time) {
 // extend sets category's limit to until unless a later one is recorded.
 // Callers hold l.mu.
 func (l *RateLimits) extend(category string, until time.Time) {
-	if cur, ok := l.until[category]; ok && !until.After(cur) {
+	cur, known := l.until[category]
+	if known && !until.After(cur) {
+		return
+	}
+	if !known && len(l.until) >= maxCategories {
 		return
 	}
 	if l.until == nil {
 		l.until = make(map[string]time.Time)
-	}
-	if _, ok := l.until[category]; !ok && len(l.until) >= maxCategories {
-		return
 	}
 	l.until[category] = until
 }
@@ -145,55 +136,4 @@ func (l *RateLimits) prune(now time.Time) {
 			delete(l.until, category)
 		}
 	}
-}
-
-// ParseRetryAfter parses a Retry-After value, delay-seconds or an HTTP date,
-// into the delay from now. A date in the past is a delay of 0. It reports
-// false for an empty or unparsable value.
-func ParseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if d, ok := parseSeconds(v); ok {
-		return d, true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	return min(max(t.Sub(now), 0), maxRetryAfter), true
-}
-
-// parseSeconds parses a non-negative decimal number of seconds; Sentry sends
-// integers, some proxies send fractions. Only digits and a point are
-// accepted: ParseFloat alone would take "Inf", "1e9" and hex floats.
-func parseSeconds(s string) (time.Duration, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" || strings.Trim(s, "0123456789.") != "" {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return 0, false
-	}
-	if f >= maxRetryAfter.Seconds() {
-		return maxRetryAfter, true
-	}
-	return time.Duration(f * float64(time.Second)), true
-}
-
-// validCategory accepts the shape of Relay's category names (lower-case
-// words joined by "_"), so garbage never becomes a tracked category.
-func validCategory(s string) bool {
-	if s == "" || len(s) > maxCategoryLen {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '_' {
-			return false
-		}
-	}
-	return true
 }

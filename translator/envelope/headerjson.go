@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -65,15 +66,7 @@ func stringValue(name string, raw []byte) (string, error) {
 	default:
 		return "", fmt.Errorf("%q must be a string, not %s", name, snippet(raw))
 	}
-	inner := raw[1 : len(raw)-1]
-	plain := utf8.Valid(inner)
-	for _, b := range inner {
-		if b == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
+	if inner := raw[1 : len(raw)-1]; isPlainString(inner) {
 		return string(inner), nil
 	}
 	var s string
@@ -81,6 +74,12 @@ func stringValue(name string, raw []byte) (string, error) {
 		return "", fmt.Errorf("%q: %w", name, err)
 	}
 	return s, nil
+}
+
+// isPlainString reports whether a string's text needs no decoding: valid
+// UTF-8 without escapes.
+func isPlainString(inner []byte) bool {
+	return bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner)
 }
 
 // snippet shortens a raw JSON value for an error message: a header line may
@@ -94,7 +93,7 @@ func snippet(raw []byte) string {
 }
 
 func skipSpaceJSON(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && isJSONSpace(b[i]) {
 		i++
 	}
 	return i

@@ -47,9 +47,7 @@ const maxKeptArena = 1 << 20
 
 // NewReader returns a Reader that reads the envelope from r within limits.
 func NewReader(r io.Reader, limits Limits) *Reader {
-	if limits.MaxHeaderBytes <= 0 {
-		limits.MaxHeaderBytes = DefaultMaxHeaderBytes
-	}
+	limits = limits.withDefaults()
 	bufSize := readBufferSize
 	sized, ok := r.(interface{ Len() int })
 	if ok {
@@ -69,9 +67,7 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 // again. The items r returned before share that memory and must no longer
 // be used.
 func (r *Reader) Reset(src io.Reader, limits Limits) {
-	if limits.MaxHeaderBytes <= 0 {
-		limits.MaxHeaderBytes = DefaultMaxHeaderBytes
-	}
+	limits = limits.withDefaults()
 	arena := r.arena[:0]
 	if cap(arena) > maxKeptArena {
 		arena = nil
@@ -81,6 +77,14 @@ func (r *Reader) Reset(src io.Reader, limits Limits) {
 	if sized, ok := src.(interface{ Len() int }); ok {
 		r.unread = sized.Len
 	}
+}
+
+// withDefaults fills in the header limit left 0.
+func (l Limits) withDefaults() Limits {
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	return l
 }
 
 // Header reads and decodes the envelope header line. The first call reads it;
@@ -151,25 +155,28 @@ func (r *Reader) readHeader() (Header, error) {
 		return Header{}, err
 	}
 	var h Header
-	err = decodeHeaderLine(line, start, -1, func(name string, value []byte) error {
-		var err error
-		switch name {
-		case "event_id":
-			h.EventID, err = stringValue(name, value)
-		case "dsn":
-			h.DSN, err = stringValue(name, value)
-		case "sent_at":
-			h.SentAt, err = stringValue(name, value)
-		case "sdk":
-			h.SDK = decodeSDK(value)
-		}
-		return err
-	})
-	if err != nil {
+	if err := decodeHeaderLine(line, start, -1, h.setMember); err != nil {
 		return Header{}, err
 	}
 	h.Raw = bytes.Clone(line)
 	return h, nil
+}
+
+// setMember decodes one member of the envelope header; the others are
+// kept in Raw only.
+func (h *Header) setMember(name string, value []byte) error {
+	var err error
+	switch name {
+	case "event_id":
+		h.EventID, err = stringValue(name, value)
+	case "dsn":
+		h.DSN, err = stringValue(name, value)
+	case "sent_at":
+		h.SentAt, err = stringValue(name, value)
+	case "sdk":
+		h.SDK = decodeSDK(value)
+	}
+	return err
 }
 
 // decodeSDK is lenient on purpose: Relay keeps "sdk" as an opaque value and
@@ -192,24 +199,10 @@ func decodeSDK(raw []byte) *SDK {
 }
 
 func (r *Reader) next() (Item, error) {
-	skipped, err := r.skipSpace()
-	if errors.Is(err, io.EOF) {
-		if skipped > 0 {
-			// Relay expects an item header after whitespace and fails the
-			// same way on an envelope ending in a blank line.
-			return Item{}, &SyntaxError{Offset: r.off, Item: r.items, Msg: "blank lines after the last item, expected an item header", Err: io.ErrUnexpectedEOF}
-		}
-		return Item{}, io.EOF
-	}
+	index, err := r.startItem()
 	if err != nil {
-		return Item{}, r.readErr(r.items, "item header", err)
+		return Item{}, err
 	}
-	index := r.items
-	if r.limits.MaxItems > 0 && index >= r.limits.MaxItems {
-		return Item{}, fmt.Errorf("envelope: item %d at offset %d: %w (limit %d)", index, r.off, ErrTooManyItems, r.limits.MaxItems)
-	}
-	r.items++
-
 	start := r.off
 	line, atEOF, err := r.readLine(index)
 	if err != nil {
@@ -220,15 +213,42 @@ func (r *Reader) next() (Item, error) {
 		return Item{}, err
 	}
 	item := Item{Header: h}
-	if h.Length >= 0 {
-		err = r.readSized(&item, index, atEOF)
-	} else {
-		err = r.readDelimited(&item, index, atEOF)
-	}
-	if err != nil {
+	if err := r.readPayload(&item, index, atEOF); err != nil {
 		return Item{}, err
 	}
 	return item, nil
+}
+
+// startItem skips to the next item header and counts it, within
+// MaxItems; io.EOF when the envelope ended cleanly.
+func (r *Reader) startItem() (int, error) {
+	skipped, err := r.skipSpace()
+	if errors.Is(err, io.EOF) {
+		if skipped > 0 {
+			// Relay expects an item header after whitespace and fails the
+			// same way on an envelope ending in a blank line.
+			return 0, &SyntaxError{Offset: r.off, Item: r.items, Msg: "blank lines after the last item, expected an item header", Err: io.ErrUnexpectedEOF}
+		}
+		return 0, io.EOF
+	}
+	if err != nil {
+		return 0, r.readErr(r.items, "item header", err)
+	}
+	index := r.items
+	if r.limits.MaxItems > 0 && index >= r.limits.MaxItems {
+		return 0, fmt.Errorf("envelope: item %d at offset %d: %w (limit %d)", index, r.off, ErrTooManyItems, r.limits.MaxItems)
+	}
+	r.items++
+	return index, nil
+}
+
+// readPayload reads the payload the item header announces: of its length,
+// or up to the next newline.
+func (r *Reader) readPayload(item *Item, index int, atEOF bool) error {
+	if item.Header.Length >= 0 {
+		return r.readSized(item, index, atEOF)
+	}
+	return r.readDelimited(item, index, atEOF)
 }
 
 // readSized reads a payload whose header gave its length, then the newline
@@ -242,26 +262,36 @@ func (r *Reader) readSized(item *Item, index int, atEOF bool) error {
 		item.Payload = []byte{}
 		return nil
 	}
+	var err error
 	if limit := r.limits.MaxItemBytes; limit > 0 && n > limit {
-		skipped, err := io.CopyN(io.Discard, r.src, n)
-		r.off += skipped
-		if errors.Is(err, io.EOF) {
-			return r.truncated(index, n, skipped)
-		}
-		if err != nil {
-			return r.readErr(index, "payload", err)
-		}
+		err = r.skipN(index, n)
 		item.Oversized = true
-		item.Size = n
 	} else {
-		payload, err := r.readN(index, n)
-		if err != nil {
-			return err
-		}
-		item.Payload = payload
-		item.Size = n
+		item.Payload, err = r.readN(index, n)
 	}
+	if err != nil {
+		return err
+	}
+	item.Size = n
+	return r.readTerminator(index, n)
+}
 
+// skipN reads past an oversized payload of n bytes without keeping it.
+func (r *Reader) skipN(index int, n int64) error {
+	skipped, err := io.CopyN(io.Discard, r.src, n)
+	r.off += skipped
+	if errors.Is(err, io.EOF) {
+		return r.truncated(index, n, skipped)
+	}
+	if err != nil {
+		return r.readErr(index, "payload", err)
+	}
+	return nil
+}
+
+// readTerminator reads the newline, or the end of input, that must follow
+// a payload of n bytes.
+func (r *Reader) readTerminator(index int, n int64) error {
 	b, err := r.src.ReadByte()
 	switch {
 	case err == io.EOF:
@@ -279,52 +309,86 @@ func (r *Reader) readSized(item *Item, index int, atEOF bool) error {
 // source is known to hold, or else grows as bytes arrive: never by the claim
 // alone.
 func (r *Reader) readN(index int, n int64) ([]byte, error) {
-	size := min(n, firstPayloadChunk)
-	if r.unread != nil {
-		size = min(n, int64(r.src.Buffered()+r.unread()))
-	}
 	if n == 0 {
 		return []byte{}, nil
 	}
-	// The payload goes to the arena's free end when it has room for the
-	// first chunk, else to new memory that becomes the arena.
-	buf, inArena := r.arena[len(r.arena):], true
-	if int64(cap(buf)) < size {
-		buf, inArena = make([]byte, 0, size), false
-	}
-	defer func() {
-		switch {
-		case inArena:
-			r.arena = r.arena[:len(r.arena)+len(buf)]
-		case cap(buf) > cap(r.arena):
-			// The larger memory serves the next envelopes.
-			r.arena = buf
-		}
-	}()
-	for int64(len(buf)) < n {
-		if len(buf) == cap(buf) {
-			grown := make([]byte, len(buf), min(n, max(2*int64(cap(buf)), firstPayloadChunk)))
-			copy(grown, buf)
-			buf, inArena = grown, false
-		}
+	p := r.startPayload(r.firstChunk(n))
+	defer r.keepPayload(&p)
+	for int64(len(p.buf)) < n {
+		p.growFor(n)
 		// The arena may hold more than this payload: read no further.
-		m, err := r.src.Read(buf[len(buf):min(int64(cap(buf)), n)])
-		buf = buf[:len(buf)+m]
+		m, err := r.src.Read(p.buf[len(p.buf):min(int64(cap(p.buf)), n)])
+		p.buf = p.buf[:len(p.buf)+m]
 		r.off += int64(m)
 		if err == io.EOF {
-			if int64(len(buf)) < n {
-				return nil, r.truncated(index, n, int64(len(buf)))
-			}
-			break
+			return p.whole(n, r.truncated(index, n, int64(len(p.buf))))
 		}
 		if err != nil {
 			return nil, r.readErr(index, "payload", err)
 		}
 	}
-	// The capacity ends with the payload, so that an append by the caller
-	// cannot write over the next one.
-	return buf[:len(buf):len(buf)], nil
+	return p.payload(), nil
 }
+
+// firstChunk is the memory a payload of n bytes gets before it arrives:
+// what the source is known to hold, else firstPayloadChunk.
+func (r *Reader) firstChunk(n int64) int64 {
+	if r.unread != nil {
+		return min(n, int64(r.src.Buffered()+r.unread()))
+	}
+	return min(n, firstPayloadChunk)
+}
+
+// payloadBuf is a payload being read: at the arena's free end while it
+// fits there, else in new memory.
+type payloadBuf struct {
+	buf     []byte
+	inArena bool
+}
+
+// startPayload starts a payload at the arena's free end when it has room
+// for size bytes, else in new memory that becomes the arena.
+func (r *Reader) startPayload(size int64) payloadBuf {
+	p := payloadBuf{buf: r.arena[len(r.arena):], inArena: true}
+	if int64(cap(p.buf)) < size {
+		p = payloadBuf{buf: make([]byte, 0, size)}
+	}
+	return p
+}
+
+// keepPayload takes the payload's bytes out of the arena's free end, or
+// makes its memory the arena when it is larger: it serves the next
+// envelopes.
+func (r *Reader) keepPayload(p *payloadBuf) {
+	switch {
+	case p.inArena:
+		r.arena = r.arena[:len(r.arena)+len(p.buf)]
+	case cap(p.buf) > cap(r.arena):
+		r.arena = p.buf
+	}
+}
+
+// growFor doubles a full buffer, up to n bytes.
+func (p *payloadBuf) growFor(n int64) {
+	if len(p.buf) < cap(p.buf) {
+		return
+	}
+	grown := make([]byte, len(p.buf), min(n, max(2*int64(cap(p.buf)), firstPayloadChunk)))
+	copy(grown, p.buf)
+	p.buf, p.inArena = grown, false
+}
+
+// whole is the payload once the input ended: all n bytes, or short.
+func (p *payloadBuf) whole(n int64, short error) ([]byte, error) {
+	if int64(len(p.buf)) < n {
+		return nil, short
+	}
+	return p.payload(), nil
+}
+
+// payload is what was read. The capacity ends with the payload, so that
+// an append by the caller cannot write over the next one.
+func (p *payloadBuf) payload() []byte { return p.buf[:len(p.buf):len(p.buf)] }
 
 // readDelimited reads a payload without a length: everything up to the next
 // newline or the end of input. Over the item limit it keeps counting but
@@ -336,16 +400,20 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 		item.Payload = []byte{}
 		return nil
 	}
-	limit := r.limits.MaxItemBytes
-	buf, inArena := r.arena[len(r.arena):], true
-	defer func() {
-		switch {
-		case inArena:
-			r.arena = r.arena[:len(r.arena)+len(buf)]
-		case cap(buf) > cap(r.arena):
-			r.arena = buf // the larger memory serves the next envelopes
-		}
-	}()
+	p := r.startPayload(0)
+	defer r.keepPayload(&p)
+	size, err := r.readToNewline(item, &p)
+	if err != nil {
+		return r.readErr(index, "payload", err)
+	}
+	item.Payload = p.delimitedPayload(item.Oversized)
+	item.Size = size
+	return nil
+}
+
+// readToNewline stores the bytes up to the next newline (or the end of
+// input) in p and returns how many there were.
+func (r *Reader) readToNewline(item *Item, p *payloadBuf) (int64, error) {
 	var size int64
 	for {
 		chunk, err := r.src.ReadSlice('\n')
@@ -354,36 +422,44 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 			chunk = chunk[:len(chunk)-1]
 		}
 		size += int64(len(chunk))
-		if !item.Oversized {
-			if limit > 0 && size > limit {
-				item.Oversized = true
-				buf = buf[:0]
-			} else {
-				if len(buf)+len(chunk) > cap(buf) {
-					inArena = false
-				}
-				buf = appendDoubling(buf, chunk, limit)
-			}
-		}
+		p.store(item, chunk, size, r.limits.MaxItemBytes)
 		if err == nil || err == io.EOF {
-			break
+			return size, nil
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return r.readErr(index, "payload", err)
+			return size, err
 		}
 	}
-	switch {
-	case item.Oversized:
-		item.Payload = nil
-	case buf == nil:
-		item.Payload = []byte{}
-	default:
-		// The capacity ends with the payload, so that an append by the
-		// caller cannot write over the next one.
-		item.Payload = buf[:len(buf):len(buf)]
+}
+
+// store appends a chunk of a delimited payload of size bytes so far,
+// until it passes limit: the item is then oversized and nothing more is
+// kept.
+func (p *payloadBuf) store(item *Item, chunk []byte, size, limit int64) {
+	if item.Oversized {
+		return
 	}
-	item.Size = size
-	return nil
+	if limit > 0 && size > limit {
+		item.Oversized = true
+		p.buf = p.buf[:0]
+		return
+	}
+	if len(p.buf)+len(chunk) > cap(p.buf) {
+		p.inArena = false
+	}
+	p.buf = appendDoubling(p.buf, chunk, limit)
+}
+
+// delimitedPayload is a delimited item's payload: none when oversized,
+// empty (not nil) when the line was.
+func (p *payloadBuf) delimitedPayload(oversized bool) []byte {
+	switch {
+	case oversized:
+		return nil
+	case p.buf == nil:
+		return []byte{}
+	}
+	return p.payload()
 }
 
 // readLine returns the next header line without its newline, and whether the
@@ -391,36 +467,42 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 // valid until the next read.
 func (r *Reader) readLine(index int) ([]byte, bool, error) {
 	start := r.off
-	limit := r.limits.MaxHeaderBytes
 	var long []byte // only for lines longer than the read buffer
 	for {
 		chunk, err := r.src.ReadSlice('\n')
 		r.off += int64(len(chunk))
-		switch {
-		case err == nil:
+		if isReadFailure(err) {
+			return nil, false, r.readErr(index, headerName(index), err)
+		}
+		if err == nil {
 			chunk = chunk[:len(chunk)-1]
-		case errors.Is(err, io.EOF):
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(long)+len(chunk) > limit {
-				return nil, false, r.headerTooLarge(index, start)
-			}
+		}
+		if len(long)+len(chunk) > r.limits.MaxHeaderBytes {
+			return nil, false, r.headerTooLarge(index, start)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
 			long = append(long, chunk...)
 			continue
-		default:
-			what := "item header"
-			if index < 0 {
-				what = "envelope header"
-			}
-			return nil, false, r.readErr(index, what, err)
-		}
-		if len(long)+len(chunk) > limit {
-			return nil, false, r.headerTooLarge(index, start)
 		}
 		if long != nil {
 			chunk = append(long, chunk...)
 		}
 		return chunk, err == io.EOF, nil
 	}
+}
+
+// isReadFailure reports an error of ReadSlice other than the end of input
+// or a line longer than the buffer.
+func isReadFailure(err error) bool {
+	return err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull)
+}
+
+// headerName names the header line of item index, -1 for the envelope's.
+func headerName(index int) string {
+	if index < 0 {
+		return "envelope header"
+	}
+	return "item header"
 }
 
 // skipSpace consumes the JSON whitespace Relay's parser skips before a
@@ -432,13 +514,15 @@ func (r *Reader) skipSpace() (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+		if !isJSONSpace(b) {
 			return n, r.src.UnreadByte()
 		}
 		r.off++
 		n++
 	}
 }
+
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
 func (r *Reader) truncated(index int, length, got int64) error {
 	return &SyntaxError{
@@ -450,9 +534,9 @@ func (r *Reader) truncated(index int, length, got int64) error {
 }
 
 func (r *Reader) headerTooLarge(index int, start int64) error {
-	what := fmt.Sprintf("item %d header", index)
-	if index < 0 {
-		what = "envelope header"
+	what := headerName(index)
+	if index >= 0 {
+		what = fmt.Sprintf("item %d header", index)
 	}
 	return fmt.Errorf("envelope: %s at offset %d is longer than %d bytes: %w", what, start, r.limits.MaxHeaderBytes, ErrHeaderTooLarge)
 }
@@ -469,10 +553,22 @@ func (r *Reader) readErr(index int, what string, err error) error {
 // decodeHeaderLine checks that line is exactly one JSON object, as Relay
 // requires, and passes its members to fn.
 func decodeHeaderLine(line []byte, start int64, index int, fn func(name string, value []byte) error) error {
-	what := "item header"
-	if index < 0 {
-		what = "envelope header"
+	if err := checkOneObject(line, start, index); err != nil {
+		return err
 	}
+	err := forEachMember(line, func(key, value []byte) error {
+		return fn(memberName(key), value)
+	})
+	if err != nil {
+		return &SyntaxError{Offset: start, Item: index, Msg: err.Error()}
+	}
+	return nil
+}
+
+// checkOneObject reports a line that is not one valid JSON object and
+// nothing else.
+func checkOneObject(line []byte, start int64, index int) error {
+	what := headerName(index)
 	if len(line) == 0 || line[0] != '{' {
 		return &SyntaxError{Offset: start, Item: index, Msg: what + " is not a JSON object"}
 	}
@@ -487,43 +583,25 @@ func decodeHeaderLine(line []byte, start int64, index int, fn func(name string, 
 		}
 	}
 	if !json.Valid(line) {
-		// Unmarshal only to describe the problem.
-		err := json.Unmarshal(line, new(json.RawMessage))
-		offset := start
-		var jerr *json.SyntaxError
-		if errors.As(err, &jerr) {
-			offset += jerr.Offset
-		}
-		return &SyntaxError{Offset: offset, Item: index, Msg: what + " is not valid JSON", Err: err}
-	}
-	err := forEachMember(line, func(key, value []byte) error {
-		return fn(memberName(key), value)
-	})
-	if err != nil {
-		return &SyntaxError{Offset: start, Item: index, Msg: err.Error()}
+		return invalidJSON(line, start, index, what)
 	}
 	return nil
 }
 
+// invalidJSON describes why line is not valid JSON, and where.
+func invalidJSON(line []byte, start int64, index int, what string) error {
+	err := json.Unmarshal(line, new(json.RawMessage))
+	offset := start
+	var jerr *json.SyntaxError
+	if errors.As(err, &jerr) {
+		offset += jerr.Offset
+	}
+	return &SyntaxError{Offset: offset, Item: index, Msg: what + " is not valid JSON", Err: err}
+}
+
 func decodeItemHeader(line []byte, start int64, index int) (ItemHeader, error) {
 	h := ItemHeader{Length: -1}
-	err := decodeHeaderLine(line, start, index, func(name string, value []byte) error {
-		var err error
-		switch name {
-		case "type":
-			h.Type, err = stringValue(name, value)
-		case "content_type":
-			h.ContentType, err = stringValue(name, value)
-		case "filename":
-			h.Filename, err = stringValue(name, value)
-		case "platform":
-			h.Platform, err = stringValue(name, value)
-		case "length":
-			h.Length, err = lengthValue(value)
-		}
-		return err
-	})
-	if err != nil {
+	if err := decodeHeaderLine(line, start, index, h.setMember); err != nil {
 		return ItemHeader{}, err
 	}
 	if h.Type == "" {
@@ -531,6 +609,25 @@ func decodeItemHeader(line []byte, start int64, index int) (ItemHeader, error) {
 	}
 	h.Raw = bytes.Clone(line)
 	return h, nil
+}
+
+// setMember decodes one member of an item header; the others are kept in
+// Raw only.
+func (h *ItemHeader) setMember(name string, value []byte) error {
+	var err error
+	switch name {
+	case "type":
+		h.Type, err = stringValue(name, value)
+	case "content_type":
+		h.ContentType, err = stringValue(name, value)
+	case "filename":
+		h.Filename, err = stringValue(name, value)
+	case "platform":
+		h.Platform, err = stringValue(name, value)
+	case "length":
+		h.Length, err = lengthValue(value)
+	}
+	return err
 }
 
 // lengthValue decodes "length": a non-negative integer, or null for absent.

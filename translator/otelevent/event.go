@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,48 +102,65 @@ func FromTraces(td ptrace.Traces, opts EventOptions, emit func(Event)) []Drop {
 }
 
 func eventsOfSpan(span ptrace.Span, ri int, res resource, resAttrs pcommon.Resource, opts EventOptions, emit func(Event)) *Drop {
-	var drop *Drop
-	sent := 0
-	send := func(ev *sentryEvent) {
-		if e, ok := finish(ev, ri); ok {
-			emit(e)
-			sent++
-		} else {
-			drop = mergeDrop(drop, ReasonExceedSizeLimit, e.EventID)
-		}
-	}
+	out := eventSender{resourceIndex: ri, emit: emit}
 	events := span.Events()
 	for i := 0; i < events.Len(); i++ {
-		se := events.At(i)
-		if se.Name() != "exception" {
-			continue
+		if se := events.At(i); se.Name() == "exception" {
+			out.send(exceptionEventOfSpan(span, i, se, res, resAttrs, opts))
 		}
-		ev := newEvent(res, se.Timestamp(), "error")
-		ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "exception", strconv.Itoa(i),
-			strconv.FormatUint(uint64(se.Timestamp()), 10))
-		ev.Exception = exceptionOf(se.Attributes(), opts)
-		ev.Transaction = span.Name()
-		ev.Contexts = res.contexts(traceContext(span))
-		ev.Tags = tagsOf(opts.TagAttributes, se.Attributes(), span.Attributes(), resAttrs.Attributes())
-		ev.Extra = withUnparsed(extraOf(se.Attributes(), span.Attributes()), ev.Exception)
-		send(ev)
 	}
-	if sent == 0 && drop == nil && opts.ErrorSpans && span.Status().Code() == ptrace.StatusCodeError {
-		ev := newEvent(res, span.EndTimestamp(), "error")
-		ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "status",
-			strconv.FormatUint(uint64(span.EndTimestamp()), 10))
-		msg := span.Status().Message()
-		if msg == "" {
-			msg = span.Name() + " failed"
-		}
-		ev.LogEntry = &logEntry{Formatted: cut(msg, maxMessageChars)}
-		ev.Transaction = span.Name()
-		ev.Contexts = res.contexts(traceContext(span))
-		ev.Tags = tagsOf(opts.TagAttributes, span.Attributes(), resAttrs.Attributes())
-		ev.Extra = extraOf(span.Attributes())
-		send(ev)
+	if out.sent == 0 && out.drop == nil && opts.ErrorSpans && span.Status().Code() == ptrace.StatusCodeError {
+		out.send(errorEventOfSpan(span, res, resAttrs, opts))
 	}
-	return drop
+	return out.drop
+}
+
+// eventSender encodes and emits the events of one span, counting those
+// too large to send.
+type eventSender struct {
+	resourceIndex int
+	emit          func(Event)
+	sent          int
+	drop          *Drop
+}
+
+func (o *eventSender) send(ev *sentryEvent) {
+	e, ok := finish(ev, o.resourceIndex)
+	if !ok {
+		o.drop = mergeDrop(o.drop, ReasonExceedSizeLimit, e.EventID)
+		return
+	}
+	o.emit(e)
+	o.sent++
+}
+
+// exceptionEventOfSpan is the error event of the span's i-th event, an
+// `exception` event.
+func exceptionEventOfSpan(span ptrace.Span, i int, se ptrace.SpanEvent, res resource, resAttrs pcommon.Resource, opts EventOptions) *sentryEvent {
+	ev := newEvent(res, se.Timestamp(), "error")
+	ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "exception", strconv.Itoa(i),
+		strconv.FormatUint(uint64(se.Timestamp()), 10))
+	ev.Exception = exceptionOf(se.Attributes(), opts)
+	ev.Transaction = span.Name()
+	ev.Contexts = res.contexts(traceContext(span))
+	ev.Tags = tagsOf(opts.TagAttributes, se.Attributes(), span.Attributes(), resAttrs.Attributes())
+	ev.Extra = withUnparsed(extraOf(se.Attributes(), span.Attributes()), ev.Exception)
+	return ev
+}
+
+// errorEventOfSpan is the error event of a failed span without an
+// exception event: its status message, or "<name> failed".
+func errorEventOfSpan(span ptrace.Span, res resource, resAttrs pcommon.Resource, opts EventOptions) *sentryEvent {
+	ev := newEvent(res, span.EndTimestamp(), "error")
+	ev.EventID = stableEventID(span.TraceID().String(), span.SpanID().String(), "status",
+		strconv.FormatUint(uint64(span.EndTimestamp()), 10))
+	msg := cmpOr(span.Status().Message(), span.Name()+" failed")
+	ev.LogEntry = &logEntry{Formatted: cut(msg, maxMessageChars)}
+	ev.Transaction = span.Name()
+	ev.Contexts = res.contexts(traceContext(span))
+	ev.Tags = tagsOf(opts.TagAttributes, span.Attributes(), resAttrs.Attributes())
+	ev.Extra = extraOf(span.Attributes())
+	return ev
 }
 
 // FromLogs calls emit with one event per log record that carries an
@@ -160,41 +178,47 @@ func FromLogs(ld plog.Logs, opts EventOptions, emit func(Event)) []Drop {
 			records := sl.LogRecords()
 			for k := 0; k < records.Len(); k++ {
 				ev := eventOfRecord(records.At(k), sl.Scope().Name(), res, rl.Resource(), opts)
-				if ev != nil && !fromReceiver(records.At(k)) {
-					// The record's place in its resource and what it says:
-					// the same in a retry of the resource, so Sentry drops
-					// a resent event as a duplicate.
-					lr := records.At(k)
-					ev.EventID = stableEventID(res.identity, strconv.Itoa(j), strconv.Itoa(k),
-						strconv.FormatUint(uint64(lr.Timestamp()), 10), strconv.FormatUint(uint64(lr.ObservedTimestamp()), 10),
-						lr.TraceID().String(), lr.SpanID().String(), lr.Body().AsString())
-				}
 				if ev == nil {
 					continue
 				}
-				if e, ok := finish(ev, i); ok {
-					emit(e)
-				} else {
-					drops = appendDrop(drops, &Drop{Reason: ReasonExceedSizeLimit, Count: 1,
-						Err: fmt.Errorf("event %s over %d bytes", e.EventID, MaxEventBytes)})
-				}
+				ev.EventID = recordEventID(ev.EventID, records.At(k), res, j, k)
+				drops = appendDrop(drops, sendEvent(ev, i, emit))
 			}
 		}
 	}
 	return drops
 }
 
+// recordEventID is the event id of the k-th record of scope j: the id our
+// receiver kept, else one made of the record's place in its resource and
+// what it says: the same in a retry of the resource, so Sentry drops a
+// resent event as a duplicate.
+func recordEventID(id string, lr plog.LogRecord, res resource, j, k int) string {
+	if fromReceiver(lr) {
+		return id
+	}
+	return stableEventID(res.identity, strconv.Itoa(j), strconv.Itoa(k),
+		strconv.FormatUint(uint64(lr.Timestamp()), 10), strconv.FormatUint(uint64(lr.ObservedTimestamp()), 10),
+		lr.TraceID().String(), lr.SpanID().String(), lr.Body().AsString())
+}
+
+// sendEvent encodes and emits ev; the drop when it is too large.
+func sendEvent(ev *sentryEvent, resourceIndex int, emit func(Event)) *Drop {
+	e, ok := finish(ev, resourceIndex)
+	if !ok {
+		return &Drop{Reason: ReasonExceedSizeLimit, Count: 1, Err: fmt.Errorf("event %s over %d bytes", e.EventID, MaxEventBytes)}
+	}
+	emit(e)
+	return nil
+}
+
 func eventOfRecord(lr plog.LogRecord, scope string, res resource, resAttrs pcommon.Resource, opts EventOptions) *sentryEvent {
 	attrs := lr.Attributes()
 	exc := exceptionOf(attrs, opts)
-	if exc == nil && (opts.LogMessageMinSeverity == 0 || lr.SeverityNumber() < opts.LogMessageMinSeverity) {
+	if exc == nil && !opts.sendsMessage(lr.SeverityNumber()) {
 		return nil
 	}
-	ts := lr.Timestamp()
-	if ts == 0 {
-		ts = lr.ObservedTimestamp()
-	}
-	ev := newEvent(res, ts, levelOf(lr.SeverityNumber(), lr.SeverityText()))
+	ev := newEvent(res, recordTimestamp(lr), levelOf(lr.SeverityNumber(), lr.SeverityText()))
 	ev.Exception = exc
 	ev.Logger = scope
 	if body := lr.Body().AsString(); body != "" && !isExceptionSummary(body, exc) {
@@ -205,18 +229,36 @@ func eventOfRecord(lr plog.LogRecord, scope string, res resource, resAttrs pcomm
 		// keeps its id through the round trip.
 		ev.EventID = str(attrs, "log.record.uid")
 	}
-	if !lr.TraceID().IsEmpty() {
-		tc := map[string]any{"trace_id": lr.TraceID().String()}
-		if !lr.SpanID().IsEmpty() {
-			tc["span_id"] = lr.SpanID().String()
-		}
-		ev.Contexts = res.contexts(tc)
-	} else {
-		ev.Contexts = res.contexts(nil)
-	}
+	ev.Contexts = res.contexts(recordTraceContext(lr))
 	ev.Tags = tagsOf(opts.TagAttributes, attrs, resAttrs.Attributes())
 	ev.Extra = withUnparsed(extraOf(attrs), exc)
 	return ev
+}
+
+// sendsMessage reports whether a record without an exception at this
+// severity is sent as a message event.
+func (opts EventOptions) sendsMessage(n plog.SeverityNumber) bool {
+	return opts.LogMessageMinSeverity != 0 && n >= opts.LogMessageMinSeverity
+}
+
+// recordTimestamp is when the record happened, else when it was observed.
+func recordTimestamp(lr plog.LogRecord) pcommon.Timestamp {
+	if ts := lr.Timestamp(); ts != 0 {
+		return ts
+	}
+	return lr.ObservedTimestamp()
+}
+
+// recordTraceContext is contexts.trace of a record; nil without a trace.
+func recordTraceContext(lr plog.LogRecord) map[string]any {
+	if lr.TraceID().IsEmpty() {
+		return nil
+	}
+	tc := map[string]any{"trace_id": lr.TraceID().String()}
+	if !lr.SpanID().IsEmpty() {
+		tc["span_id"] = lr.SpanID().String()
+	}
+	return tc
 }
 
 // withUnparsed adds a stack trace the parser could not read to extra.
@@ -252,6 +294,13 @@ func isExceptionSummary(body string, exc *exceptionList) bool {
 // ranges), else of its text; an unset severity is an error, as Sentry reads
 // an event without level.
 func levelOf(n plog.SeverityNumber, text string) string {
+	if n >= plog.SeverityNumberTrace {
+		return levelOfNumber(n)
+	}
+	return levelOfText(text)
+}
+
+func levelOfNumber(n plog.SeverityNumber) string {
 	switch {
 	case n >= plog.SeverityNumberFatal:
 		return "fatal"
@@ -261,9 +310,11 @@ func levelOf(n plog.SeverityNumber, text string) string {
 		return "warning"
 	case n >= plog.SeverityNumberInfo:
 		return "info"
-	case n >= plog.SeverityNumberTrace:
-		return "debug"
 	}
+	return "debug"
+}
+
+func levelOfText(text string) string {
 	switch t := strings.ToLower(text); t {
 	case "fatal", "critical":
 		return "fatal"
@@ -288,13 +339,21 @@ func traceContext(span ptrace.Span) map[string]any {
 	if p := span.ParentSpanID(); !p.IsEmpty() {
 		tc["parent_span_id"] = p.String()
 	}
-	switch span.Status().Code() {
-	case ptrace.StatusCodeError:
-		tc["status"] = "internal_error"
-	case ptrace.StatusCodeOk:
-		tc["status"] = "ok"
+	if status := traceStatus(span.Status().Code()); status != "" {
+		tc["status"] = status
 	}
 	return tc
+}
+
+// traceStatus is Sentry's span status of an OTel one; "" when unset.
+func traceStatus(code ptrace.StatusCode) string {
+	switch code {
+	case ptrace.StatusCodeError:
+		return "internal_error"
+	case ptrace.StatusCodeOk:
+		return "ok"
+	}
+	return ""
 }
 
 // exceptionOf builds exception.values from an attribute set, or nil when it
@@ -303,48 +362,61 @@ func traceContext(span ptrace.Span) map[string]any {
 func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 	typ := str(attrs, "exception.type")
 	msg := str(attrs, "exception.message")
-	text := str(attrs, "exception.stacktrace")
 	if typ == "" && msg == "" {
 		// Also when sentry.exception is there: our receiver keeps the
 		// synthetic exception of a captured message in it, which is no
 		// exception.
 		return nil
 	}
-	// Our receiver keeps a Sentry event's whole exception here; reading it
-	// back keeps every frame field exactly.
-	if v, ok := attrs.Get("sentry.exception"); ok && v.Type() == pcommon.ValueTypeMap {
-		if exc := fromSentryException(v.Map()); exc != nil {
-			return exc
-		}
+	if exc := receiverException(attrs); exc != nil {
+		return exc
 	}
+	text := str(attrs, "exception.stacktrace")
 	chain, _, ok := stacktrace.Parse(text)
 	if !ok || len(chain) == 0 {
 		return &exceptionList{Values: []exceptionValue{{Type: cmpOr(typ, "Error"), Value: msg, Mechanism: mechanismOf(attrs)}}, unparsed: text}
 	}
+	values := exceptionValues(chain, opts)
+	// The attributes name the raised exception, the chain's last value.
+	last := &values[len(values)-1]
+	last.nameRaised(typ, msg)
+	for i := range values {
+		values[i].Type = cmpOr(values[i].Type, "Error")
+	}
+	last.Mechanism = mechanismOf(attrs)
+	return &exceptionList{Values: values}
+}
+
+// receiverException is the whole exception of a Sentry event our receiver
+// keeps in sentry.exception; reading it back keeps every frame field
+// exactly.
+func receiverException(attrs pcommon.Map) *exceptionList {
+	v, ok := attrs.Get("sentry.exception")
+	if !ok || v.Type() != pcommon.ValueTypeMap {
+		return nil
+	}
+	return fromSentryException(v.Map())
+}
+
+// exceptionValues are the parsed chain's exceptions.
+func exceptionValues(chain []stacktrace.Exception, opts EventOptions) []exceptionValue {
 	values := make([]exceptionValue, len(chain))
 	for i, c := range chain {
 		values[i] = exceptionValue{Type: c.Type, Value: c.Value, Module: c.Module, Stacktrace: framesOf(c.Frames, opts)}
 	}
-	// The attributes name the raised exception, the chain's last value.
-	last := &values[len(values)-1]
-	// The parser may split a qualified type into module and type, as
-	// Sentry's Java SDK does; the attribute's full name then agrees.
-	if typ != "" && typ != last.Module+"."+last.Type {
-		last.Type = typ
+	return values
+}
+
+// nameRaised gives the raised exception the attributes' type and message.
+// The parser may split a qualified type into module and type, as Sentry's
+// Java SDK does; the attribute's full name then agrees.
+func (v *exceptionValue) nameRaised(typ, msg string) {
+	if typ != "" && typ != v.Module+"."+v.Type {
+		v.Type = typ
 	}
 	if msg != "" {
-		last.Value = msg
+		v.Value = msg
 	}
-	if last.Type == "" {
-		last.Type = "Error"
-	}
-	for i := range values {
-		if values[i].Type == "" {
-			values[i].Type = "Error"
-		}
-	}
-	last.Mechanism = mechanismOf(attrs)
-	return &exceptionList{Values: values}
 }
 
 // mechanismOf marks an exception that escaped its span (exception.escaped)
@@ -380,15 +452,18 @@ func inApp(f stacktrace.Frame, prefixes []string) *bool {
 	if len(prefixes) == 0 {
 		return f.InApp
 	}
-	yes := false
-	for _, p := range prefixes {
-		for _, s := range [...]string{f.Module, f.Package, f.Function, f.Filename, f.AbsPath} {
-			if s != "" && strings.HasPrefix(s, p) {
-				yes = true
-			}
+	yes := slices.ContainsFunc(prefixes, func(p string) bool { return namedUnder(f, p) })
+	return &yes
+}
+
+// namedUnder reports whether one of a frame's names starts with prefix.
+func namedUnder(f stacktrace.Frame, prefix string) bool {
+	for _, s := range [...]string{f.Module, f.Package, f.Function, f.Filename, f.AbsPath} {
+		if s != "" && strings.HasPrefix(s, prefix) {
+			return true
 		}
 	}
-	return &yes
+	return false
 }
 
 // fromSentryException reads the `{"values":[…]}` map our receiver writes.
@@ -401,6 +476,12 @@ func fromSentryException(m pcommon.Map) *exceptionList {
 	if err != nil {
 		return nil
 	}
+	return decodeExceptionList(raw)
+}
+
+// decodeExceptionList reads `{"values":[…]}`, keeping the JSON to send
+// as it is; nil when it holds no exception.
+func decodeExceptionList(raw []byte) *exceptionList {
 	var exc exceptionList
 	if json.Unmarshal(raw, &exc) != nil || len(exc.Values) == 0 {
 		return nil
@@ -417,11 +498,8 @@ func tagsOf(keys []string, sets ...pcommon.Map) map[string]string {
 	}
 	tags := map[string]string{}
 	for _, k := range keys {
-		for _, s := range sets {
-			if v, ok := s.Get(k); ok {
-				tags[cut(k, 200)] = cut(v.AsString(), MaxTagChars)
-				break
-			}
+		if v, ok := firstValue(k, sets); ok {
+			tags[cut(k, 200)] = cut(v.AsString(), MaxTagChars)
 		}
 	}
 	if len(tags) == 0 {
@@ -430,20 +508,20 @@ func tagsOf(keys []string, sets ...pcommon.Map) map[string]string {
 	return tags
 }
 
+// firstValue is k's value in the first set that holds it.
+func firstValue(k string, sets []pcommon.Map) (pcommon.Value, bool) {
+	for _, s := range sets {
+		if v, ok := s.Get(k); ok {
+			return v, true
+		}
+	}
+	return pcommon.Value{}, false
+}
+
 // extraOf copies the record's attributes (those the event does not carry
 // elsewhere) into extra, bounded.
 func extraOf(sets ...pcommon.Map) map[string]any {
-	var keys []string
-	vals := map[string]pcommon.Value{}
-	for _, s := range sets {
-		for k, v := range s.All() {
-			if _, seen := vals[k]; seen || mappedElsewhere(k) {
-				continue
-			}
-			vals[k] = v
-			keys = append(keys, k)
-		}
-	}
+	keys, vals := extraCandidates(sets)
 	if len(keys) == 0 {
 		return nil
 	}
@@ -456,6 +534,23 @@ func extraOf(sets ...pcommon.Map) map[string]any {
 		extra[k] = boundedRaw(vals[k])
 	}
 	return extra
+}
+
+// extraCandidates are the keys of the sets not mapped elsewhere, each once
+// with the value of the first set holding it.
+func extraCandidates(sets []pcommon.Map) ([]string, map[string]pcommon.Value) {
+	var keys []string
+	vals := map[string]pcommon.Value{}
+	for _, s := range sets {
+		for k, v := range s.All() {
+			if _, seen := vals[k]; seen || mappedElsewhere(k) {
+				continue
+			}
+			vals[k] = v
+			keys = append(keys, k)
+		}
+	}
+	return keys, vals
 }
 
 func mappedElsewhere(k string) bool {
@@ -532,17 +627,10 @@ func newEventID() string {
 }
 
 func isHex32(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(s) == 32 && strings.IndexFunc(s, notLowerHexRune) < 0
 }
+
+func notLowerHexRune(r rune) bool { return (r < '0' || r > '9') && (r < 'a' || r > 'f') }
 
 func appendDrop(drops []Drop, d *Drop) []Drop {
 	if d == nil {

@@ -3,8 +3,9 @@ package otelevent
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -92,40 +93,65 @@ type typedValue struct {
 // FromMetrics calls emit with the trace_metric containers of each
 // resource, and returns what it did not send (Drop.Count in points).
 func FromMetrics(md pmetric.Metrics, opts MetricOptions, emit func(Container)) []Drop {
-	var drops []Drop
-	writers := map[any]*containerWriter{}
-	var order []*containerWriter
+	mw := metricsWriter{opts: opts, emit: emit, writers: map[any]*containerWriter{}}
 	rms := md.ResourceMetrics()
 	for i := 0; i < rms.Len(); i++ {
-		rm := rms.At(i)
-		var group any = i
-		if opts.Group != nil {
-			group = opts.Group(i)
-		}
-		w, ok := writers[group]
-		if !ok {
-			w = &containerWriter{emit: emit}
-			writers[group] = w
-			order = append(order, w)
-		}
-		w.resource, w.base = i, resourceMetricAttributes(rm.Resource(), opts)
-		w.fallbackTrace = newEventID()
-		resKey := mapHash(rm.Resource().Attributes())
-		for j := 0; j < rm.ScopeMetrics().Len(); j++ {
-			ms := rm.ScopeMetrics().At(j).Metrics()
-			for k := 0; k < ms.Len(); k++ {
-				m := ms.At(k)
-				key := seriesBase{resource: resKey, name: m.Name()}
-				for _, d := range w.metric(m, key, opts.Memory) {
-					drops = appendDrop(drops, &d)
-				}
-			}
-		}
+		mw.resourceMetrics(i, rms.At(i))
 	}
-	for _, w := range order {
+	for _, w := range mw.order {
 		w.flush()
 	}
-	return drops
+	return mw.drops.list
+}
+
+// metricsWriter is the state of one FromMetrics call: a container writer
+// per group, in the order the groups first appear.
+type metricsWriter struct {
+	opts    MetricOptions
+	emit    func(Container)
+	writers map[any]*containerWriter
+	order   []*containerWriter
+	drops   dropList
+}
+
+// resourceMetrics writes the metrics of resource i.
+func (mw *metricsWriter) resourceMetrics(i int, rm pmetric.ResourceMetrics) {
+	w := mw.writerFor(i)
+	w.resource, w.base = i, resourceMetricAttributes(rm.Resource(), mw.opts)
+	w.fallbackTrace = newEventID()
+	resKey := mapHash(rm.Resource().Attributes())
+	for j := 0; j < rm.ScopeMetrics().Len(); j++ {
+		ms := rm.ScopeMetrics().At(j).Metrics()
+		for k := 0; k < ms.Len(); k++ {
+			m := ms.At(k)
+			w.metric(m, seriesBase{resource: resKey, name: m.Name()}, mw.opts.Memory)
+		}
+	}
+}
+
+// writerFor is the container writer of resource i's group.
+func (mw *metricsWriter) writerFor(i int) *containerWriter {
+	var group any = i
+	if mw.opts.Group != nil {
+		group = mw.opts.Group(i)
+	}
+	w, ok := mw.writers[group]
+	if !ok {
+		w = &containerWriter{emit: mw.emit, drops: &mw.drops}
+		mw.writers[group] = w
+		mw.order = append(mw.order, w)
+	}
+	return w
+}
+
+// dropList adds up what is not sent, by reason.
+type dropList struct{ list []Drop }
+
+// note counts n points of reason, when there are any.
+func (d *dropList) note(reason string, n int, err error) {
+	if n > 0 {
+		d.list = appendDrop(d.list, &Drop{Reason: reason, Count: n, Err: err})
+	}
 }
 
 // resourceMetricAttributes are the attributes the SDKs put on every metric:
@@ -154,6 +180,7 @@ func resourceMetricAttributes(res pcommon.Resource, opts MetricOptions) map[stri
 type containerWriter struct {
 	resource      int
 	emit          func(Container)
+	drops         *dropList
 	base          map[string]typedValue
 	fallbackTrace string
 	items         []json.RawMessage
@@ -166,7 +193,7 @@ func (w *containerWriter) add(it metricItem) {
 	if err != nil {
 		return // every value is a finite number or a string: cannot fail
 	}
-	if len(w.items) == MaxMetricsPerContainer || (len(w.items) > 0 && w.size+len(raw)+32 > MaxContainerBytes) {
+	if w.fullFor(len(raw)) {
 		w.flush()
 	}
 	w.items = append(w.items, raw)
@@ -175,6 +202,11 @@ func (w *containerWriter) add(it metricItem) {
 	}
 	w.resources[w.resource]++
 	w.size += len(raw) + 1
+}
+
+// fullFor reports whether an item of n bytes no longer fits the container.
+func (w *containerWriter) fullFor(n int) bool {
+	return len(w.items) == MaxMetricsPerContainer || (len(w.items) > 0 && w.size+n+32 > MaxContainerBytes)
 }
 
 func (w *containerWriter) flush() {
@@ -187,43 +219,52 @@ func (w *containerWriter) flush() {
 }
 
 // metric writes the items of one metric's points.
-func (w *containerWriter) metric(m pmetric.Metric, key seriesBase, mem *CumulativeMemory) []Drop {
+func (w *containerWriter) metric(m pmetric.Metric, key seriesBase, mem *CumulativeMemory) {
 	unit := sentrymetric.SentryUnit(m.Unit())
-	var drops []Drop
-	note := func(reason string, n int, err error) {
-		if n > 0 {
-			drops = appendDrop(drops, &Drop{Reason: reason, Count: n, Err: err})
-		}
-	}
 	switch m.Type() {
 	case pmetric.MetricTypeGauge:
-		pts := m.Gauge().DataPoints()
-		for i := 0; i < pts.Len(); i++ {
-			w.number(m.Name(), TypeGauge, unit, pts.At(i), numberValue(pts.At(i)), note)
-		}
+		w.gauge(m, unit)
 	case pmetric.MetricTypeSum:
-		w.sum(m, unit, key, mem, note)
+		w.sum(m, unit, key, mem)
 	case pmetric.MetricTypeHistogram:
-		pts := m.Histogram().DataPoints()
-		cumulative := m.Histogram().AggregationTemporality() == pmetric.AggregationTemporalityCumulative
-		for i := 0; i < pts.Len(); i++ {
-			w.histogram(m.Name(), unit, explicitBuckets(pts.At(i), !cumulative), pts.At(i).Attributes(), pts.At(i).Exemplars(), cumulative, key, mem, note)
-		}
+		w.histograms(m, unit, key, mem)
 	case pmetric.MetricTypeExponentialHistogram:
-		pts := m.ExponentialHistogram().DataPoints()
-		cumulative := m.ExponentialHistogram().AggregationTemporality() == pmetric.AggregationTemporalityCumulative
-		for i := 0; i < pts.Len(); i++ {
-			w.histogram(m.Name(), unit, exponentialBuckets(pts.At(i)), pts.At(i).Attributes(), pts.At(i).Exemplars(), cumulative, key, mem, note)
-		}
+		w.exponentialHistograms(m, unit, key, mem)
 	case pmetric.MetricTypeSummary:
 		// A summary's quantiles cannot be turned back into observations,
 		// and its sum and count alone would make a second metric of another
 		// type under the same name.
-		note(ReasonSummary, m.Summary().DataPoints().Len(), fmt.Errorf("metric %q is a Summary", m.Name()))
+		w.drops.note(ReasonSummary, m.Summary().DataPoints().Len(), fmt.Errorf("metric %q is a Summary", m.Name()))
 	default:
-		note(ReasonEmptyMetric, 1, fmt.Errorf("metric %q has no data", m.Name()))
+		w.drops.note(ReasonEmptyMetric, 1, fmt.Errorf("metric %q has no data", m.Name()))
 	}
-	return drops
+}
+
+func (w *containerWriter) gauge(m pmetric.Metric, unit string) {
+	pts := m.Gauge().DataPoints()
+	for i := 0; i < pts.Len(); i++ {
+		w.number(m.Name(), TypeGauge, unit, pts.At(i), numberValue(pts.At(i)))
+	}
+}
+
+func (w *containerWriter) histograms(m pmetric.Metric, unit string, key seriesBase, mem *CumulativeMemory) {
+	pts := m.Histogram().DataPoints()
+	cumulative := m.Histogram().AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+	for i := 0; i < pts.Len(); i++ {
+		p := pts.At(i)
+		w.histogram(histogramPoint{name: m.Name(), unit: unit, b: explicitBuckets(p, !cumulative),
+			attrs: p.Attributes(), ex: p.Exemplars(), cumulative: cumulative}, key, mem)
+	}
+}
+
+func (w *containerWriter) exponentialHistograms(m pmetric.Metric, unit string, key seriesBase, mem *CumulativeMemory) {
+	pts := m.ExponentialHistogram().DataPoints()
+	cumulative := m.ExponentialHistogram().AggregationTemporality() == pmetric.AggregationTemporalityCumulative
+	for i := 0; i < pts.Len(); i++ {
+		p := pts.At(i)
+		w.histogram(histogramPoint{name: m.Name(), unit: unit, b: exponentialBuckets(p),
+			attrs: p.Attributes(), ex: p.Exemplars(), cumulative: cumulative}, key, mem)
+	}
 }
 
 func numberValue(p pmetric.NumberDataPoint) float64 {
@@ -233,21 +274,24 @@ func numberValue(p pmetric.NumberDataPoint) float64 {
 	return p.DoubleValue()
 }
 
-// number writes one counter or gauge item; the value keeps an integer
-// point's JSON form.
-func (w *containerWriter) number(name, typ, unit string, p pmetric.NumberDataPoint, v float64, note func(string, int, error)) {
-	var value any = v
-	if p.ValueType() == pmetric.NumberDataPointValueTypeInt && v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		value = int64(v)
-	}
+// number writes one counter or gauge item.
+func (w *containerWriter) number(name, typ, unit string, p pmetric.NumberDataPoint, v float64) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		note(ReasonEmptyMetric, 1, fmt.Errorf("metric %q: value %v", name, v))
+		w.drops.note(ReasonEmptyMetric, 1, fmt.Errorf("metric %q: value %v", name, v))
 		return
 	}
-	w.add(w.item(name, typ, unit, p.Timestamp(), value, p.Attributes(), p.Exemplars(), note))
+	w.add(w.item(name, typ, unit, p.Timestamp(), jsonNumber(p, v), p.Attributes(), p.Exemplars()))
 }
 
-func (w *containerWriter) sum(m pmetric.Metric, unit string, key seriesBase, mem *CumulativeMemory, note func(string, int, error)) {
+// jsonNumber keeps an integer point's JSON form for its value.
+func jsonNumber(p pmetric.NumberDataPoint, v float64) any {
+	if p.ValueType() == pmetric.NumberDataPointValueTypeInt && v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return int64(v)
+	}
+	return v
+}
+
+func (w *containerWriter) sum(m pmetric.Metric, unit string, key seriesBase, mem *CumulativeMemory) {
 	s := m.Sum()
 	pts := s.DataPoints()
 	for i := 0; i < pts.Len(); i++ {
@@ -255,20 +299,31 @@ func (w *containerWriter) sum(m pmetric.Metric, unit string, key seriesBase, mem
 		v := numberValue(p)
 		switch {
 		case s.AggregationTemporality() != pmetric.AggregationTemporalityCumulative:
-			w.number(m.Name(), TypeCounter, unit, p, v, note)
+			w.number(m.Name(), TypeCounter, unit, p, v)
 		case !s.IsMonotonic():
 			// An up-down counter's cumulative value is its current level:
 			// a gauge.
-			w.number(m.Name(), TypeGauge, unit, p, v, note)
+			w.number(m.Name(), TypeGauge, unit, p, v)
 		default:
-			delta, ok := mem.delta(key.with(p.Attributes()), p.StartTimestamp(), p.Timestamp(), []float64{v})
-			if !ok {
-				note(ReasonCumulativeWithoutPrevious, 1, fmt.Errorf("metric %q: first cumulative point of a series older than this exporter", m.Name()))
-				continue
-			}
-			w.number(m.Name(), TypeCounter, unit, p, delta[0], note)
+			w.cumulativeCounter(m.Name(), unit, p, v, key, mem)
 		}
 	}
+}
+
+// cumulativeCounter writes a monotonic cumulative point as the counter of
+// what it added since the series' previous point.
+func (w *containerWriter) cumulativeCounter(name, unit string, p pmetric.NumberDataPoint, v float64, key seriesBase, mem *CumulativeMemory) {
+	delta, ok := mem.delta(key.with(p.Attributes()), p.StartTimestamp(), p.Timestamp(), []float64{v})
+	if !ok {
+		w.noPrevious(name)
+		return
+	}
+	w.number(name, TypeCounter, unit, p, delta[0])
+}
+
+// noPrevious counts a cumulative point that has no delta.
+func (w *containerWriter) noPrevious(name string) {
+	w.drops.note(ReasonCumulativeWithoutPrevious, 1, fmt.Errorf("metric %q: first cumulative point of a series older than this exporter", name))
 }
 
 // buckets is a histogram point in one shape for both kinds: counts and the
@@ -290,27 +345,34 @@ func explicitBuckets(p pmetric.HistogramDataPoint, delta bool) buckets {
 	b := buckets{ts: p.Timestamp(), start: p.StartTimestamp(), count: p.Count(), sum: p.Sum(), hasSum: p.HasSum(),
 		min: p.Min(), max: p.Max(), hasMinMax: p.HasMin() && p.HasMax()}
 	bounds := p.ExplicitBounds().AsRaw()
-	counts := p.BucketCounts().AsRaw()
-	for i, c := range counts {
+	for i, c := range p.BucketCounts().AsRaw() {
 		b.counts = append(b.counts, float64(c))
-		var v float64
-		switch {
-		case len(bounds) == 0:
-			v = b.sum / math.Max(1, float64(b.count))
-		case i == 0 && delta && b.hasMinMax:
-			v = b.min
-		case i == 0:
-			v = bounds[0]
-		case i >= len(bounds) && delta && b.hasMinMax:
-			v = b.max
-		case i >= len(bounds):
-			v = bounds[len(bounds)-1]
-		default:
-			v = (bounds[i-1] + bounds[i]) / 2
-		}
-		b.values = append(b.values, v)
+		b.values = append(b.values, b.explicitValue(bounds, i, delta))
 	}
 	return b
+}
+
+// explicitValue represents bucket i: the middle of its bounds; for the
+// open-ended first and last, their bound, or min and max for a delta
+// point that has them; without bounds, the mean.
+func (b *buckets) explicitValue(bounds []float64, i int, delta bool) float64 {
+	minMax := delta && b.hasMinMax
+	switch {
+	case len(bounds) == 0:
+		return b.sum / math.Max(1, float64(b.count))
+	case i == 0:
+		return pick(minMax, b.min, bounds[0])
+	case i >= len(bounds):
+		return pick(minMax, b.max, bounds[len(bounds)-1])
+	}
+	return (bounds[i-1] + bounds[i]) / 2
+}
+
+func pick(cond bool, ifTrue, otherwise float64) float64 {
+	if cond {
+		return ifTrue
+	}
+	return otherwise
 }
 
 func exponentialBuckets(p pmetric.ExponentialHistogramDataPoint) buckets {
@@ -319,106 +381,154 @@ func exponentialBuckets(p pmetric.ExponentialHistogramDataPoint) buckets {
 	base := math.Exp2(math.Exp2(-float64(p.Scale())))
 	b.counts = append(b.counts, float64(p.ZeroCount()))
 	b.values = append(b.values, 0)
-	for sign, side := range [2]pmetric.ExponentialHistogramDataPointBuckets{p.Positive(), p.Negative()} {
-		for i, c := range side.BucketCounts().AsRaw() {
-			// Bucket k covers (base^k, base^(k+1)]: its geometric middle.
-			v := math.Pow(base, float64(side.Offset())+float64(i)+0.5)
-			if sign == 1 {
-				v = -v
-			}
-			b.counts = append(b.counts, float64(c))
-			b.values = append(b.values, v)
-		}
-	}
+	b.addExponential(p.Positive(), base, 1)
+	b.addExponential(p.Negative(), base, -1)
 	return b
+}
+
+// addExponential adds the buckets of one side: bucket k covers
+// (base^k, base^(k+1)], represented by its geometric middle.
+func (b *buckets) addExponential(side pmetric.ExponentialHistogramDataPointBuckets, base, sign float64) {
+	for i, c := range side.BucketCounts().AsRaw() {
+		b.counts = append(b.counts, float64(c))
+		b.values = append(b.values, sign*math.Pow(base, float64(side.Offset())+float64(i)+0.5))
+	}
+}
+
+// histogramPoint is one histogram point to write, of either kind.
+type histogramPoint struct {
+	name, unit string
+	b          buckets
+	attrs      pcommon.Map
+	ex         pmetric.ExemplarSlice
+	cumulative bool
 }
 
 // histogram writes a histogram point as distribution items, one per
 // observation: exactly when the point holds one observation or all are
 // equal (min = max), else at each bucket's middle, clamped to min and max.
-func (w *containerWriter) histogram(name, unit string, b buckets, attrs pcommon.Map, ex pmetric.ExemplarSlice, cumulative bool,
-	key seriesBase, mem *CumulativeMemory, note func(string, int, error)) {
-	counts := b.counts
-	exact := b.hasMinMax && (b.count == 1 || b.min == b.max)
-	if cumulative {
-		prev := append([]float64{float64(b.count), b.sum}, b.counts...)
-		delta, ok := mem.delta(key.with(attrs), b.start, b.ts, prev)
-		if !ok {
-			note(ReasonCumulativeWithoutPrevious, 1, fmt.Errorf("metric %q: first cumulative point of a series older than this exporter", name))
+func (w *containerWriter) histogram(hp histogramPoint, key seriesBase, mem *CumulativeMemory) {
+	b, counts, exact := hp.b, hp.b.counts, hp.b.exactlyKnown()
+	if hp.cumulative {
+		var ok bool
+		if b, counts, exact, ok = hp.b.sinceLast(key.with(hp.attrs), mem); !ok {
+			w.noPrevious(hp.name)
 			return
 		}
-		counts = delta[2:]
-		// min and max describe the whole cumulative window, not the delta.
-		exact = delta[0] == 1 && b.hasSum && delta[1] == delta[1]
-		if exact {
-			b.sum = delta[1]
-		}
-		b.count = uint64(delta[0])
-		b.hasMinMax = false
 	}
 	if b.count == 0 {
 		return
 	}
 	if b.count > MaxObservationsPerPoint {
-		note(ReasonTooManyObservations, 1, fmt.Errorf("metric %q: %d observations in one point, over %d", name, b.count, MaxObservationsPerPoint))
+		w.drops.note(ReasonTooManyObservations, 1, fmt.Errorf("metric %q: %d observations in one point, over %d", hp.name, b.count, MaxObservationsPerPoint))
 		return
 	}
-	emitValue := func(v float64) {
-		w.add(w.item(name, TypeDistribution, unit, b.ts, v, attrs, ex, note))
+	emit := func(v float64, times int) {
+		for range times {
+			w.add(w.item(hp.name, TypeDistribution, hp.unit, b.ts, v, hp.attrs, hp.ex))
+		}
 	}
 	if exact {
-		v := b.min
-		if b.count == 1 && b.hasSum {
-			v = b.sum
-		}
-		for n := uint64(0); n < b.count; n++ {
-			emitValue(v)
-		}
+		emit(b.exactValue(), int(b.count))
 		return
 	}
 	for i, c := range counts {
-		v := b.values[i]
-		if b.hasMinMax {
-			v = math.Min(math.Max(v, b.min), b.max)
-		}
-		for n := 0; n < int(c); n++ {
-			emitValue(v)
-		}
+		emit(b.clamp(b.values[i]), int(c))
 	}
+}
+
+// exactlyKnown reports whether every observation of a point is known: one
+// observation, or all equal.
+func (b *buckets) exactlyKnown() bool {
+	return b.hasMinMax && (b.count == 1 || b.min == b.max)
+}
+
+// exactValue is the value of every observation of an exactly known point.
+func (b *buckets) exactValue() float64 {
+	if b.count == 1 && b.hasSum {
+		return b.sum
+	}
+	return b.min
+}
+
+// clamp keeps a bucket's value within the point's min and max.
+func (b *buckets) clamp(v float64) float64 {
+	if b.hasMinMax {
+		return math.Min(math.Max(v, b.min), b.max)
+	}
+	return v
+}
+
+// sinceLast is a cumulative point as the delta from the series' previous
+// point: its count, sum and bucket counts. min and max describe the whole
+// cumulative window, not the delta, so only a single observation with a
+// sum is exact. ok is false without a previous point.
+func (b buckets) sinceLast(series seriesBase, mem *CumulativeMemory) (buckets, []float64, bool, bool) {
+	prev := append([]float64{float64(b.count), b.sum}, b.counts...)
+	delta, ok := mem.delta(series, b.start, b.ts, prev)
+	if !ok {
+		return b, nil, false, false
+	}
+	exact := delta[0] == 1 && b.hasSum && delta[1] == delta[1]
+	if exact {
+		b.sum = delta[1]
+	}
+	b.count = uint64(delta[0])
+	b.hasMinMax = false
+	return b, delta[2:], exact, true
 }
 
 // item builds one entry: the exemplar's trace context (the first exemplar
 // that has one), else the resource's stand-in trace id, since Relay
 // requires one.
-func (w *containerWriter) item(name, typ, unit string, ts pcommon.Timestamp, value any, attrs pcommon.Map, ex pmetric.ExemplarSlice, note func(string, int, error)) metricItem {
+func (w *containerWriter) item(name, typ, unit string, ts pcommon.Timestamp, value any, attrs pcommon.Map, ex pmetric.ExemplarSlice) metricItem {
 	it := metricItem{Timestamp: seconds(ts), Name: name, Type: typ, Value: value, Unit: unit, TraceID: w.fallbackTrace}
+	if traceID, spanID, ok := exemplarTrace(ex); ok {
+		it.TraceID, it.SpanID = traceID, spanID
+	}
+	it.Attributes = w.attributes(name, attrs)
+	return it
+}
+
+// exemplarTrace is the trace context of the first exemplar that has one.
+func exemplarTrace(ex pmetric.ExemplarSlice) (traceID, spanID string, ok bool) {
 	for i := 0; i < ex.Len(); i++ {
-		if e := ex.At(i); !e.TraceID().IsEmpty() {
-			it.TraceID = e.TraceID().String()
-			if !e.SpanID().IsEmpty() {
-				it.SpanID = e.SpanID().String()
-			}
-			break
+		e := ex.At(i)
+		if e.TraceID().IsEmpty() {
+			continue
 		}
+		if !e.SpanID().IsEmpty() {
+			spanID = e.SpanID().String()
+		}
+		return e.TraceID().String(), spanID, true
 	}
-	it.Attributes = make(map[string]typedValue, len(w.base)+attrs.Len())
-	for k, v := range w.base {
-		it.Attributes[k] = v
-	}
-	keys := make([]string, 0, attrs.Len())
-	for k := range attrs.All() {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	return "", "", false
+}
+
+// attributes are the resource's attributes and the point's, the first
+// point keys in key order up to MaxMetricAttributes.
+func (w *containerWriter) attributes(name string, attrs pcommon.Map) map[string]typedValue {
+	out := make(map[string]typedValue, len(w.base)+attrs.Len())
+	maps.Copy(out, w.base)
+	keys := sortedKeys(attrs)
 	if len(keys)+len(w.base) > MaxMetricAttributes {
-		note(ReasonAttributesTruncated, 1, fmt.Errorf("metric %q: %d attributes, %d kept", name, len(keys), MaxMetricAttributes-len(w.base)))
+		w.drops.note(ReasonAttributesTruncated, 1, fmt.Errorf("metric %q: %d attributes, %d kept", name, len(keys), MaxMetricAttributes-len(w.base)))
 		keys = keys[:max(0, MaxMetricAttributes-len(w.base))]
 	}
 	for _, k := range keys {
 		v, _ := attrs.Get(k)
-		it.Attributes[k] = typedOf(v)
+		out[k] = typedOf(v)
 	}
-	return it
+	return out
+}
+
+func sortedKeys(attrs pcommon.Map) []string {
+	keys := make([]string, 0, attrs.Len())
+	for k := range attrs.All() {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // typedOf is an attribute as the SDKs type it: string, boolean, integer or

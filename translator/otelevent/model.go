@@ -138,23 +138,27 @@ func resourceFacts(res pcommon.Resource, opts EventOptions) resource {
 // PlatformOf is Sentry's platform for an OTel telemetry.sdk.language
 // (Sentry's list of platforms; "other" for the rest).
 func PlatformOf(language string) string {
-	switch language {
-	case "cpp", "rust":
-		return "native"
-	case "dotnet":
-		return "csharp"
-	case "erlang":
-		return "elixir"
-	case "go", "java", "php", "python", "ruby", "javascript", "elixir":
-		return language
-	case "nodejs":
-		return "node"
-	case "webjs":
-		return "javascript"
-	case "swift":
-		return "cocoa"
+	if platform, ok := platformOfLanguage[language]; ok {
+		return platform
 	}
 	return "other"
+}
+
+// platformOfLanguage maps telemetry.sdk.language to Sentry's platform.
+var platformOfLanguage = map[string]string{
+	"cpp": "native", "rust": "native",
+	"dotnet":     "csharp",
+	"erlang":     "elixir",
+	"go":         "go",
+	"java":       "java",
+	"php":        "php",
+	"python":     "python",
+	"ruby":       "ruby",
+	"javascript": "javascript",
+	"elixir":     "elixir",
+	"nodejs":     "node",
+	"webjs":      "javascript",
+	"swift":      "cocoa",
 }
 
 // contexts are the event's contexts: the trace (nil when none) and the
@@ -202,28 +206,39 @@ func newEvent(res resource, ts pcommon.Timestamp, level string) *sentryEvent {
 // not fit.
 func finish(ev *sentryEvent, resourceIndex int) (Event, bool) {
 	out := Event{ResourceIndex: resourceIndex, EventID: ev.EventID, Platform: ev.Platform}
-	for attempt := 0; attempt < 3; attempt++ {
+	shed := []func(*sentryEvent){shedExtra, shedFrames, nil}
+	for _, next := range shed {
 		payload, err := json.Marshal(ev)
 		if err == nil && len(payload) <= MaxEventBytes {
 			out.Payload = payload
 			return out, true
 		}
-		switch attempt {
-		case 0:
-			ev.Extra = map[string]any{"sentry.bridge.extra_dropped": "over max_event_size"}
-		case 1:
-			if ev.Exception != nil {
-				ev.Exception.raw = nil
-				for i := range ev.Exception.Values {
-					if st := ev.Exception.Values[i].Stacktrace; st != nil && len(st.Frames) > 50 {
-						st.Frames = st.Frames[len(st.Frames)-50:]
-					}
-					ev.Exception.Values[i].Value = cut(ev.Exception.Values[i].Value, MaxExtraValueChars)
-				}
-			}
+		if next != nil {
+			next(ev)
 		}
 	}
 	return out, false
+}
+
+// shedExtra replaces extra by a note that it was dropped.
+func shedExtra(ev *sentryEvent) {
+	ev.Extra = map[string]any{"sentry.bridge.extra_dropped": "over max_event_size"}
+}
+
+// shedFrames keeps the 50 innermost frames of each exception and cuts its
+// message.
+func shedFrames(ev *sentryEvent) {
+	if ev.Exception == nil {
+		return
+	}
+	ev.Exception.raw = nil
+	for i := range ev.Exception.Values {
+		v := &ev.Exception.Values[i]
+		if st := v.Stacktrace; st != nil && len(st.Frames) > 50 {
+			st.Frames = st.Frames[len(st.Frames)-50:]
+		}
+		v.Value = cut(v.Value, MaxExtraValueChars)
+	}
 }
 
 // finiteOrString keeps a double JSON can hold; NaN and infinities as text.

@@ -33,15 +33,23 @@ func detectLine(s, t string, first bool) Language {
 	case strings.HasPrefix(t, "at "):
 		return frameLanguage(t[len("at "):])
 	case strings.HasPrefix(t, "from ") && strings.HasPrefix(s, "\t"):
-		if _, _, ok := parseRubyLocation(t[len("from "):]); ok {
-			return Ruby
-		}
+		return rubyIf(isRubyLocation(t[len("from "):]))
 	case first:
-		if _, _, ok := parseRubyLocation(t); ok {
-			return Ruby
-		}
+		return rubyIf(isRubyLocation(t))
 	}
 	return ""
+}
+
+func rubyIf(ok bool) Language {
+	if ok {
+		return Ruby
+	}
+	return ""
+}
+
+func isRubyLocation(s string) bool {
+	_, _, ok := parseRubyLocation(s)
+	return ok
 }
 
 // frameLanguage tells the "at ..." frames apart: Java's "\tat a.B.m(B.java:3)"

@@ -59,18 +59,15 @@ func (r *goReader) read(l line) bool {
 	s := l.s
 	switch {
 	case isGoroutineHeader(s):
-		if r.inGoroutine {
-			return false
-		}
-		r.inGoroutine, r.valueStart = true, -1
+		return r.goroutineHeader()
 	case !r.inGoroutine:
 		r.panicLine(l)
 	case s == "":
-		return len(r.frames) == 0 && !r.isPending
+		return r.beforeFrames()
 	case strings.HasPrefix(s, "\t"):
 		r.fileLine(l)
-	case strings.HasPrefix(s, "created by "), strings.HasPrefix(s, "..."):
-		r.isPending = false // "...additional frames elided..."
+	case isGoNonFrameLine(s):
+		r.isPending = false
 	case isGoFunctionLine(s) || l.final:
 		// The last line may be cut anywhere: runtime.Stack stops at the
 		// end of its buffer.
@@ -82,6 +79,25 @@ func (r *goReader) read(l line) bool {
 	return true
 }
 
+// beforeFrames reports whether no frame was read yet: an empty line then
+// does not end the trace.
+func (r *goReader) beforeFrames() bool { return len(r.frames) == 0 && !r.isPending }
+
+// isGoNonFrameLine reports "created by …" (where the goroutine was started,
+// not a caller) and "...additional frames elided...".
+func isGoNonFrameLine(s string) bool {
+	return strings.HasPrefix(s, "created by ") || strings.HasPrefix(s, "...")
+}
+
+// goroutineHeader starts the first goroutine; false at the next one.
+func (r *goReader) goroutineHeader() bool {
+	if r.inGoroutine {
+		return false
+	}
+	r.inGoroutine, r.valueStart = true, -1
+	return true
+}
+
 // panicLine reads what comes before the goroutine: panics and the lines of
 // their messages.
 func (r *goReader) panicLine(l line) {
@@ -89,9 +105,16 @@ func (r *goReader) panicLine(l line) {
 	if e, vs, ok := parseGoPanic(s); ok {
 		r.cur = r.chain.add(e)
 		r.valueStart = offsetIn(l, s, vs)
-	} else if r.valueStart >= 0 && strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ") {
+	} else if r.valueStart >= 0 && continuesGoMessage(s) {
 		r.cur.Value = r.text[r.valueStart:l.end()] // a message printed over several lines
 	}
+}
+
+// continuesGoMessage reports whether a line before the goroutine goes on
+// with a panic's message: it has text, and is not the runtime's
+// "[signal SIGSEGV…]" line.
+func continuesGoMessage(s string) bool {
+	return strings.TrimSpace(s) != "" && !strings.HasPrefix(s, "[signal ")
 }
 
 // fileLine completes the pending frame with "\t/path/file.go:12 +0x1d".

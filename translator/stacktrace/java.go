@@ -64,23 +64,42 @@ type javaReader struct {
 
 func (r *javaReader) read(l line) {
 	depth, t := indentDepth(l.s)
+	cause, isCause := cutJavaCause(depth, t)
 	switch {
-	case depth == 0 && strings.HasPrefix(t, "Caused by: "):
+	case isCause:
 		r.suppressed = false
-		r.header(l, t[len("Caused by: "):])
+		r.header(l, cause)
 	case len(r.printed) == 0:
 		if depth == 0 {
 			r.header(l, cutThreadPrefix(t))
 		}
-	case r.suppressed || depth > 1:
+	case r.inSuppressed(depth):
 		// frames and causes of a suppressed exception
-	case depth == 1 && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") || strings.HasPrefix(t, "Suppressed: ")):
+	case isJavaIndentedLine(depth, t):
 		r.valueStart = -1
 		r.indented(t)
 	case r.valueStart >= 0 && strings.TrimSpace(l.s) != "":
 		// a message printed over several lines
 		r.printed[len(r.printed)-1].value = r.text[r.valueStart:l.end()]
 	}
+}
+
+// cutJavaCause reads an unindented "Caused by: " line.
+func cutJavaCause(depth int, t string) (string, bool) {
+	if depth != 0 {
+		return "", false
+	}
+	return strings.CutPrefix(t, "Caused by: ")
+}
+
+// inSuppressed reports a line of a "Suppressed:" block, or nested deeper
+// than the frames: neither is read.
+func (r *javaReader) inSuppressed(depth int) bool { return r.suppressed || depth > 1 }
+
+// isJavaIndentedLine reports the lines one level in that are not a
+// message's: a frame, "... n more", "Suppressed: ".
+func isJavaIndentedLine(depth int, t string) bool {
+	return depth == 1 && (strings.HasPrefix(t, "at ") || strings.HasPrefix(t, "... ") || strings.HasPrefix(t, "Suppressed: "))
 }
 
 // header starts an exception at its "pkg.Type: message" line.
@@ -124,15 +143,7 @@ func cutThreadPrefix(t string) string {
 // trace completed with the frames "... n more" left out and trimmed to its
 // MaxFrames innermost frames.
 func resolveJava(printed []javaException) []Exception {
-	full := make([]int, len(printed)) // length of each complete trace
-	for i := range printed {
-		if i > 0 {
-			printed[i].more = min(printed[i].more, full[i-1])
-		} else {
-			printed[i].more = 0
-		}
-		full[i] = printed[i].printed + printed[i].more
-	}
+	full := completeLengths(printed)
 	order := make([]int, len(printed))
 	for i := range order {
 		order[i] = len(printed) - 1 - i
@@ -149,6 +160,22 @@ func resolveJava(printed []javaException) []Exception {
 	return chain
 }
 
+// completeLengths is the length of each complete trace: its printed frames
+// and the "... n more" it shares with the trace before it, bounded by that
+// trace's length (the first trace shares none).
+func completeLengths(printed []javaException) []int {
+	full := make([]int, len(printed))
+	for i := range printed {
+		enclosing := 0
+		if i > 0 {
+			enclosing = full[i-1]
+		}
+		printed[i].more = min(printed[i].more, enclosing)
+		full[i] = printed[i].printed + printed[i].more
+	}
+	return full
+}
+
 // javaFrames returns up to limit frames of the complete trace of exception
 // i, innermost first: its printed frames, then the outermost frames of the
 // enclosing trace that "... n more" stands for, which may in turn continue
@@ -159,25 +186,28 @@ func javaFrames(printed []javaException, full []int, i, limit int) []Frame {
 	pos := 0 // index into the complete trace of exception i
 	for limit > len(frames) && i >= 0 {
 		e := &printed[i]
-		if pos < e.printed {
-			f, ok := e.frame(pos)
-			if !ok {
-				break // in the middle of a trace longer than 2×MaxFrames: not kept
+		if pos >= e.printed {
+			if !e.continuesIn(i) {
+				break
 			}
-			frames = append(frames, f)
-			pos++
+			// Index pos of trace i is index full[i-1]-more+(pos-printed) of
+			// the trace enclosing it.
+			pos = full[i-1] - e.more + (pos - e.printed)
+			i--
 			continue
 		}
-		if e.more == 0 || i == 0 {
-			break
+		f, ok := e.frame(pos)
+		if !ok {
+			break // in the middle of a trace longer than 2×MaxFrames: not kept
 		}
-		// Index pos of trace i is index full[i-1]-more+(pos-printed) of
-		// the trace enclosing it.
-		pos = full[i-1] - e.more + (pos - e.printed)
-		i--
+		frames = append(frames, f)
+		pos++
 	}
 	return frames
 }
+
+// continuesIn reports whether trace i goes on in the trace enclosing it.
+func (e *javaException) continuesIn(i int) bool { return e.more > 0 && i > 0 }
 
 // indentDepth counts a line's indentation in levels: a tab, or four spaces
 // as loggers re-indent, is one; t is the line without it.
@@ -234,54 +264,92 @@ func parseJavaHeader(s string) (e javaException, valueStart int, ok bool) {
 //	pkg.Class.method(File.java:12) ~[app.jar:1.0]     logback packaging data
 func parseJavaFrame(rest string) (Frame, bool) {
 	var f Frame
-	open := strings.IndexByte(rest, '(')
-	if open <= 0 {
+	name, src, tail, ok := splitJavaCall(rest)
+	if !ok || !parseJavaSource(&f, src) || !parseJavaPackaging(&f, tail) {
 		return f, false
 	}
-	name := rest[:open]
-	closing := strings.IndexByte(rest[open:], ')')
-	if closing < 0 || strings.ContainsAny(name, " \t") {
-		return f, false
-	}
-	src := rest[open+1 : open+closing]
-	tail := rest[open+closing+1:]
-	switch {
-	case src == "Native Method", src == "Unknown Source":
-	case src == "" || strings.ContainsAny(src, " \t"):
-		return f, false // a .NET frame, not Java
-	default:
-		file, lineno, _ := cutTrailingNumber(src)
-		f.Filename, f.Lineno = file, lineno
-	}
-	if tail != "" {
-		jar, ok := packagingData(tail)
-		if !ok {
-			return f, false
-		}
-		f.Package = jar
-	}
-	if i := strings.Index(name, "/0x"); i > 0 { // a hidden class: "Gen$$Lambda$14/0x0000000800c03000.apply"
-		if dot := strings.IndexByte(name[i:], '.'); dot > 0 {
-			name = name[:i] + name[i+dot:]
-		}
-	}
-	if slash := strings.LastIndexByte(name, '/'); slash >= 0 {
-		prefix := name[:slash] // "loader/module@version", "module@version" or "loader/"
-		name = name[slash+1:]
-		if i := strings.IndexByte(prefix, '/'); i >= 0 {
-			prefix = prefix[i+1:]
-		}
-		prefix, _, _ = strings.Cut(prefix, "@")
-		if prefix != "" {
-			f.Package = prefix
-		}
-	}
-	class, method := splitQualified(name)
+	class, method := splitQualified(takeJavaModule(&f, dropHiddenClassSuffix(name)))
 	if class == "" || !isQualifiedName(class, "$") {
 		return f, false
 	}
 	f.Module, f.Function = class, method
 	return f, true
+}
+
+// splitJavaCall cuts "name(src)tail"; false without parentheses or with a
+// name that has spaces.
+func splitJavaCall(rest string) (name, src, tail string, ok bool) {
+	open := strings.IndexByte(rest, '(')
+	if open <= 0 {
+		return "", "", "", false
+	}
+	name = rest[:open]
+	closing := strings.IndexByte(rest[open:], ')')
+	if closing < 0 || strings.ContainsAny(name, " \t") {
+		return "", "", "", false
+	}
+	return name, rest[open+1 : open+closing], rest[open+closing+1:], true
+}
+
+// parseJavaSource reads "File.java:12", "File.java", "Native Method" or
+// "Unknown Source"; false for parameters, which make a .NET frame.
+func parseJavaSource(f *Frame, src string) bool {
+	switch {
+	case src == "Native Method", src == "Unknown Source":
+		return true
+	case src == "" || strings.ContainsAny(src, " \t"):
+		return false
+	}
+	f.Filename, f.Lineno, _ = cutTrailingNumber(src)
+	return true
+}
+
+// parseJavaPackaging reads logback's packaging data after the frame, if any.
+func parseJavaPackaging(f *Frame, tail string) bool {
+	if tail == "" {
+		return true
+	}
+	jar, ok := packagingData(tail)
+	f.Package = jar
+	return ok
+}
+
+// dropHiddenClassSuffix drops the address of a hidden class:
+// "Gen$$Lambda$14/0x0000000800c03000.apply" is "Gen$$Lambda$14.apply".
+func dropHiddenClassSuffix(name string) string {
+	i := strings.Index(name, "/0x")
+	if i <= 0 {
+		return name
+	}
+	if dot := strings.IndexByte(name[i:], '.'); dot > 0 {
+		return name[:i] + name[i+dot:]
+	}
+	return name
+}
+
+// takeJavaModule takes the module before a class as the frame's package
+// and returns the rest.
+func takeJavaModule(f *Frame, name string) string {
+	module, rest, ok := cutJavaModule(name)
+	if ok && module != "" {
+		f.Package = module
+	}
+	return rest
+}
+
+// cutJavaModule cuts the "loader/module@version/", "module@version/" or
+// "loader//" before a class, returning the module ("" for a loader alone).
+func cutJavaModule(name string) (module, rest string, ok bool) {
+	slash := strings.LastIndexByte(name, '/')
+	if slash < 0 {
+		return "", name, false
+	}
+	prefix := name[:slash]
+	if i := strings.IndexByte(prefix, '/'); i >= 0 {
+		prefix = prefix[i+1:]
+	}
+	module, _, _ = strings.Cut(prefix, "@")
+	return module, name[slash+1:], true
 }
 
 // packagingData reads logback's " ~[app.jar:1.0]" or " [app.jar:1.0]" after

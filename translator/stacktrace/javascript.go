@@ -19,43 +19,59 @@ import "strings"
 // The caught error is printed first and its causes after it, each innermost
 // frame first; both are reversed into Sentry's order.
 func parseJavaScript(text string) []Exception {
-	var (
-		printed    chainKeeper[Exception]
-		cur        *Exception
-		valueStart = -1
-	)
+	r := jsReader{text: text, valueStart: -1}
 	for l := range linesOf(text) {
-		t := strings.TrimLeft(l.s, " \t")
-		cause, isCause := cutCausePrefix(t)
-		switch {
-		case strings.HasPrefix(t, "at "):
-			valueStart = -1
-			f, ok := parseJSFrame(t[len("at "):])
-			if !ok {
-				continue
-			}
-			if cur == nil { // a stack without its header line
-				cur = printed.add(Exception{})
-			}
-			cur.Frames = appendInnermostFirst(cur.Frames, f)
-		case isCause:
-			e, vs := parseJSHeader(cause)
-			cur = printed.add(e)
-			valueStart = offsetIn(l, cause, vs)
-		case cur == nil && t != "":
-			header := strings.TrimPrefix(t, "Uncaught ") // browsers' console
-			e, vs := parseJSHeader(header)
-			cur = printed.add(e)
-			valueStart = offsetIn(l, header, vs)
-		case valueStart >= 0 && strings.TrimSpace(l.s) != "":
-			cur.Value = text[valueStart:l.end()]
-		}
+		r.read(l)
 	}
-	chain := reverse(printed.chain())
+	chain := reverse(r.printed.chain())
 	for i := range chain {
 		chain[i].Frames = innermostFirst(chain[i].Frames)
 	}
 	return chain
+}
+
+// jsReader is the state of parseJavaScript between lines.
+type jsReader struct {
+	text       string
+	printed    chainKeeper[Exception]
+	cur        *Exception
+	valueStart int // offset of the current message while it may go on
+}
+
+func (r *jsReader) read(l line) {
+	t := strings.TrimLeft(l.s, " \t")
+	cause, isCause := cutCausePrefix(t)
+	switch {
+	case strings.HasPrefix(t, "at "):
+		r.frameLine(t[len("at "):])
+	case isCause:
+		r.header(l, cause)
+	case r.cur == nil && t != "":
+		r.header(l, strings.TrimPrefix(t, "Uncaught ")) // browsers' console
+	case r.valueStart >= 0 && strings.TrimSpace(l.s) != "":
+		r.cur.Value = r.text[r.valueStart:l.end()]
+	}
+}
+
+// frameLine adds a frame to the current error, or to one without a header
+// line when the stack starts with frames.
+func (r *jsReader) frameLine(rest string) {
+	r.valueStart = -1
+	f, ok := parseJSFrame(rest)
+	if !ok {
+		return
+	}
+	if r.cur == nil {
+		r.cur = r.printed.add(Exception{})
+	}
+	r.cur.Frames = appendInnermostFirst(r.cur.Frames, f)
+}
+
+// header starts an error at its "Name: message" line.
+func (r *jsReader) header(l line, header string) {
+	e, vs := parseJSHeader(header)
+	r.cur = r.printed.add(e)
+	r.valueStart = offsetIn(l, header, vs)
 }
 
 func cutCausePrefix(t string) (string, bool) {
@@ -92,22 +108,16 @@ func parseJSFrame(rest string) (Frame, bool) {
 	var f Frame
 	rest = strings.TrimSuffix(rest, " {") // util.inspect opens the error's properties
 	rest = strings.TrimPrefix(rest, "async ")
-	if strings.HasSuffix(rest, ")") {
-		open := openingParen(rest)
-		if open <= 0 || rest[open-1] != ' ' {
-			return f, false
-		}
-		f.Function = rest[:open-1]
-		loc := rest[open+1 : len(rest)-1]
-		if strings.HasPrefix(loc, "eval at ") {
-			loc = evalSite(loc)
-		}
-		return f, parseJSLocation(&f, loc)
+	if !strings.HasSuffix(rest, ")") {
+		// A bare location must name a line.
+		return f, parseJSLocation(&f, rest) && f.Lineno != 0
 	}
-	if !parseJSLocation(&f, rest) || f.Lineno == 0 {
+	open := openingParen(rest)
+	if open <= 0 || rest[open-1] != ' ' {
 		return f, false
 	}
-	return f, true
+	f.Function = rest[:open-1]
+	return f, parseJSLocation(&f, evalSite(rest[open+1:len(rest)-1]))
 }
 
 // openingParen finds the parenthesis that the last byte of s closes.
@@ -128,8 +138,12 @@ func openingParen(s string) int {
 }
 
 // evalSite takes the innermost location of an eval origin:
-// "eval at f (/app/a.js:5:3), <anonymous>:1:9" gives "/app/a.js:5:3".
+// "eval at f (/app/a.js:5:3), <anonymous>:1:9" gives "/app/a.js:5:3"; any
+// other location is itself.
 func evalSite(loc string) string {
+	if !strings.HasPrefix(loc, "eval at ") {
+		return loc
+	}
 	closing := strings.IndexByte(loc, ')')
 	if closing < 0 {
 		return loc
@@ -141,9 +155,9 @@ func evalSite(loc string) string {
 	return loc[open+1 : closing]
 }
 
+// parseJSLocation reads "file:line:col", or a location that names no file.
 func parseJSLocation(f *Frame, loc string) bool {
-	switch {
-	case loc == "native", loc == "<anonymous>", loc == "unknown location", strings.HasPrefix(loc, "index "):
+	if isJSLocationWithoutFile(loc) {
 		return true
 	}
 	rest, col, ok := cutTrailingNumber(loc)
@@ -159,4 +173,10 @@ func parseJSLocation(f *Frame, loc string) bool {
 		f.AbsPath = file
 	}
 	return true
+}
+
+// isJSLocationWithoutFile reports "native", "<anonymous>", "unknown
+// location" and Promise.all's "index N".
+func isJSLocationWithoutFile(loc string) bool {
+	return loc == "native" || loc == "<anonymous>" || loc == "unknown location" || strings.HasPrefix(loc, "index ")
 }

@@ -28,24 +28,28 @@ func appendPythonFrame(frames []pythonFrame, f Frame) []pythonFrame {
 // expandPython returns the MaxFrames innermost frames, the repeated ones
 // spelled out as Python would have printed them without collapsing.
 func expandPython(frames []pythonFrame) []Frame {
-	n := 0
-	first := len(frames)
-	for first > 0 && n < MaxFrames {
-		first--
-		n += 1 + frames[first].repeat
-	}
+	first, n := innermostEntries(frames)
 	out := make([]Frame, 0, min(n, MaxFrames))
 	skip := max(n-MaxFrames, 0) // the oldest entry may be kept in part
 	for _, f := range frames[first:] {
-		for i := 0; i < 1+f.repeat; i++ {
-			if skip > 0 {
-				skip--
-				continue
-			}
+		times := 1 + f.repeat - min(skip, 1+f.repeat)
+		skip -= 1 + f.repeat - times
+		for range times {
 			out = append(out, f.Frame)
 		}
 	}
 	return out
+}
+
+// innermostEntries finds the first of the entries that hold the MaxFrames
+// innermost frames, and how many frames they spell out.
+func innermostEntries(frames []pythonFrame) (first, n int) {
+	first = len(frames)
+	for first > 0 && n < MaxFrames {
+		first--
+		n += 1 + frames[first].repeat
+	}
+	return first, n
 }
 
 type pythonState int
@@ -100,52 +104,92 @@ type pythonReader struct {
 
 func (r *pythonReader) read(l line) {
 	s := l.s
-	// A cause that was never raised prints no traceback, so the first
-	// line may be an exception line.
-	atFirst := r.first && strings.TrimSpace(s) != ""
-	if atFirst {
-		r.first = false
-	}
+	atFirst := r.atFirstText(s)
 	switch {
 	case strings.HasPrefix(s, "Traceback (most recent call last):"):
 		r.state, r.seen, r.frames = pythonFrames, true, nil
-	case s == pythonCause || s == pythonContext:
+	case isChainSeparator(s):
 		r.state, r.seen, r.frames = pythonOutside, true, nil
-	case r.state == pythonFrames && strings.HasPrefix(s, "  "):
+	case r.inFrames(s):
 		r.frameLine(s)
-	case r.state != pythonMessage && (r.seen || atFirst) && s != "" && s[0] != ' ':
+	case r.expectsException(atFirst) && isUnindentedText(s):
 		r.exceptionLine(l)
-	case r.state == pythonMessage && r.valueStart >= 0 && strings.TrimSpace(s) != "":
+	case r.continuesMessage(s):
 		// a message printed over several lines, or notes added to it
 		r.cur.Value = r.text[r.valueStart:l.end()]
 	}
 }
 
+// atFirstText reports whether s is the first line with text. A cause that
+// was never raised prints no traceback, so that line may be an exception
+// line.
+func (r *pythonReader) atFirstText(s string) bool {
+	if !r.first || strings.TrimSpace(s) == "" {
+		return false
+	}
+	r.first = false
+	return true
+}
+
+// expectsException reports whether an unindented line can be an exception
+// line: after a traceback or a separator, or first in the text.
+func (r *pythonReader) expectsException(atFirst bool) bool {
+	return r.state != pythonMessage && (r.seen || atFirst)
+}
+
+// isChainSeparator reports the line Python prints between the exceptions
+// of a chain.
+func isChainSeparator(s string) bool { return s == pythonCause || s == pythonContext }
+
+// inFrames reports an indented line of a traceback being read.
+func (r *pythonReader) inFrames(s string) bool {
+	return r.state == pythonFrames && strings.HasPrefix(s, "  ")
+}
+
+// continuesMessage reports a line with text after an exception line that
+// has a message.
+func (r *pythonReader) continuesMessage(s string) bool {
+	return r.state == pythonMessage && r.valueStart >= 0 && strings.TrimSpace(s) != ""
+}
+
+func isUnindentedText(s string) bool { return s != "" && s[0] != ' ' }
+
 // frameLine reads an indented line of a traceback: a frame, the code
 // under it, the carets under the code, or a note that the previous frame
 // repeats.
 func (r *pythonReader) frameLine(s string) {
-	n := len(r.frames)
 	if rest, ok := strings.CutPrefix(s, `  File "`); ok {
 		if f, ok := parsePythonFrame(rest); ok {
 			r.frames = appendPythonFrame(r.frames, f)
 		}
 		return
 	}
-	if n == 0 {
+	if len(r.frames) == 0 {
 		return
 	}
+	last := &r.frames[len(r.frames)-1]
 	if rest, ok := strings.CutPrefix(s, "  [Previous line repeated "); ok {
-		count, _, _ := strings.Cut(rest, " ")
-		if times, ok := atoi(count); ok {
-			// More than MaxFrames repeats would all fall out of the kept
-			// frames: no need to count further.
-			r.frames[n-1].repeat = min(r.frames[n-1].repeat+times, MaxFrames)
-		}
+		last.addRepeats(rest)
 		return
 	}
-	if code := strings.TrimSpace(s); strings.HasPrefix(s, "    ") && r.frames[n-1].ContextLine == "" && !isCaretLine(code) {
-		r.frames[n-1].ContextLine = code
+	last.addCode(s)
+}
+
+// addCode keeps the first line of code printed under a frame (indented
+// four spaces), not the carets under it.
+func (f *pythonFrame) addCode(s string) {
+	if code := strings.TrimSpace(s); strings.HasPrefix(s, "    ") && f.ContextLine == "" && !isCaretLine(code) {
+		f.ContextLine = code
+	}
+}
+
+// addRepeats reads the "N more times]" of a repeat note.
+func (f *pythonFrame) addRepeats(note string) {
+	count, _, _ := strings.Cut(note, " ")
+	if times, ok := atoi(count); ok {
+		// More than MaxFrames repeats would all fall out of the kept
+		// frames: no need to count further.
+		f.repeat = min(f.repeat+times, MaxFrames)
 	}
 }
 
@@ -175,15 +219,12 @@ func parsePythonFrame(rest string) (Frame, bool) {
 	if !ok || path == "" {
 		return f, false
 	}
-	num, fn, hasFn := strings.Cut(after, ", in ")
+	num, fn, _ := strings.Cut(after, ", in ")
 	lineno, ok := atoi(num)
 	if !ok {
 		return f, false
 	}
-	if hasFn {
-		f.Function = fn
-	}
-	f.Filename, f.Lineno = path, lineno
+	f.Function, f.Filename, f.Lineno = fn, path, lineno
 	if isAbsPath(path) {
 		f.AbsPath = path
 	}

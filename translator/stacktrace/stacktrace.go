@@ -85,26 +85,41 @@ const (
 // memory with text.
 func Parse(text string) (chain []Exception, lang Language, ok bool) {
 	lang = detect(text)
-	switch lang {
-	case Java:
-		chain = parseJava(text)
-	case Python:
-		chain = parsePython(text)
-	case JavaScript:
-		chain = parseJavaScript(text)
-	case Go:
-		chain = parseGo(text)
-	case DotNet:
-		chain = parseDotNet(text)
-	case Ruby:
-		chain = parseRuby(text)
+	parse := parserOf(lang)
+	if parse == nil {
+		return nil, lang, false
 	}
+	chain = parse(text)
+	if !readSomething(chain) {
+		return nil, lang, false
+	}
+	return chain, lang, true
+}
+
+// parserOf is the reader of a language's printing; nil for none.
+func parserOf(lang Language) func(string) []Exception {
+	return parsers[lang]
+}
+
+// parsers reads each language's printing, one file each.
+var parsers = map[Language]func(string) []Exception{
+	Java:       parseJava,
+	Python:     parsePython,
+	JavaScript: parseJavaScript,
+	Go:         parseGo,
+	DotNet:     parseDotNet,
+	Ruby:       parseRuby,
+}
+
+// readSomething reports whether a chain holds a frame or a type: else the
+// text was not a trace of its language after all.
+func readSomething(chain []Exception) bool {
 	for _, e := range chain {
 		if len(e.Frames) > 0 || e.Type != "" {
-			return chain, lang, true
+			return true
 		}
 	}
-	return nil, lang, false
+	return false
 }
 
 // line is one line of the text and the offset where it starts, so that a
@@ -252,15 +267,27 @@ func splitQualified(name string) (module, last string) {
 // JavaScript, "`" and "+" in .NET). Bytes of UTF-8 sequences count as
 // letters.
 func isQualifiedName(s, extra string) bool {
-	if s == "" || s[0] == '.' || s[len(s)-1] == '.' || isDigit(s[0]) {
+	if !hasNameEnds(s) {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !isIdentByte(c) && c != '.' && strings.IndexByte(extra, c) < 0 {
+		if !isNameByte(s[i], extra) {
 			return false
 		}
 	}
 	return true
+}
+
+// hasNameEnds reports whether s can start and end a dotted name: not
+// empty, no dot at either end, no digit first.
+func hasNameEnds(s string) bool {
+	return s != "" && s[0] != '.' && s[len(s)-1] != '.' && !isDigit(s[0])
+}
+
+// isNameByte reports the bytes of a dotted name: identifier bytes, dots and
+// the language's extra ones.
+func isNameByte(c byte, extra string) bool {
+	return isIdentByte(c) || c == '.' || strings.IndexByte(extra, c) >= 0
 }
 
 func isIdentByte(c byte) bool {
@@ -272,31 +299,29 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // isAbsPath reports whether a printed file name is a full path or a URL,
 // which Sentry takes as "abs_path".
 func isAbsPath(p string) bool {
-	switch {
-	case strings.HasPrefix(p, "/"), strings.HasPrefix(p, `\\`):
-		return true
-	case len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/'):
-		return true // a Windows drive path
-	}
-	return strings.Contains(p, "://") || strings.HasPrefix(p, "file:")
+	return strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\\`) || isWindowsDrivePath(p) ||
+		strings.Contains(p, "://") || strings.HasPrefix(p, "file:")
+}
+
+// isWindowsDrivePath reports "C:\..." and "C:/...".
+func isWindowsDrivePath(p string) bool {
+	return len(p) > 2 && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
 }
 
 // atoi reads a non-negative decimal number of at most 9 digits (line and
 // column numbers); ok is false for anything else.
 func atoi(s string) (int, bool) {
-	if s == "" || len(s) > 9 {
+	if s == "" || len(s) > 9 || strings.IndexFunc(s, notDigitRune) >= 0 {
 		return 0, false
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
+		n = n*10 + int(s[i]-'0')
 	}
 	return n, true
 }
+
+func notDigitRune(r rune) bool { return r < '0' || r > '9' }
 
 // cutTrailingNumber splits "x:12" into "x" and 12.
 func cutTrailingNumber(s string) (string, int, bool) {

@@ -13,12 +13,12 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/compat/pyroscope"
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 func TestPyroscopeReadsV040(t *testing.T) {
-	for _, f := range fixturepd.Translate(t, translator.ReceiveOptions{}, fixturepd.Readable...) {
+	for _, f := range fixtureprofiles.Translate(t, translator.ReceiveOptions{}, fixtureprofiles.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			c := pprofile.NewProfiles()
 			f.Profiles.CopyTo(c)

@@ -20,6 +20,8 @@ import (
 	"strconv"
 	"time"
 
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+
 	"github.com/sentryprofile/otelcol-sentryprofile/deploy/image"
 )
 
@@ -30,40 +32,60 @@ func main() {
 	}
 }
 
+// options are the command's flags.
+type options struct {
+	binary, config, cacerts, ref, out string
+}
+
 func run(args []string) error {
-	fs := flag.NewFlagSet("ociimage", flag.ContinueOnError)
-	binary := fs.String("binary", "", "the statically linked collector")
-	config := fs.String("config", "", "the image's default configuration")
-	cacerts := fs.String("cacerts", "/etc/ssl/certs/ca-certificates.crt", "PEM bundle of CA certificates")
-	ref := fs.String("ref", "otelcol-sentryprofile:latest", "name:tag recorded in the archive")
-	out := fs.String("out", "", "the OCI archive (tar) to write")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *binary == "" || *config == "" || *out == "" {
-		return errors.New("-binary, -config and -out are required")
-	}
-	created, err := sourceDateEpoch()
+	o, err := parseOptions(args)
 	if err != nil {
 		return err
 	}
-	arch, err := image.ArchOf(*binary)
+	img, err := buildImage(o)
 	if err != nil {
 		return err
 	}
-	img, err := image.Build(image.Inputs{Binary: *binary, Config: *config, CACerts: *cacerts,
-		Created: created, Architecture: arch})
-	if err != nil {
-		return err
-	}
-	return writeAtomically(*out, func(f *os.File) error {
-		digest, err := image.WriteArchive(f, img, *ref)
+	return writeAtomically(o.out, func(f *os.File) error {
+		digest, err := image.WriteArchive(f, img, o.ref)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s %s %s\n", *ref, digest, *out)
+		fmt.Printf("%s %s %s\n", o.ref, digest, o.out)
 		return nil
 	})
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("ociimage", flag.ContinueOnError)
+	fs.StringVar(&o.binary, "binary", "", "the statically linked collector")
+	fs.StringVar(&o.config, "config", "", "the image's default configuration")
+	fs.StringVar(&o.cacerts, "cacerts", "/etc/ssl/certs/ca-certificates.crt", "PEM bundle of CA certificates")
+	fs.StringVar(&o.ref, "ref", "otelcol-sentryprofile:latest", "name:tag recorded in the archive")
+	fs.StringVar(&o.out, "out", "", "the OCI archive (tar) to write")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.binary == "" || o.config == "" || o.out == "" {
+		return o, errors.New("-binary, -config and -out are required")
+	}
+	return o, nil
+}
+
+// buildImage builds the image of the binary's architecture, created at
+// SOURCE_DATE_EPOCH.
+func buildImage(o options) (v1.Image, error) {
+	created, err := sourceDateEpoch()
+	if err != nil {
+		return nil, err
+	}
+	arch, err := image.ArchOf(o.binary)
+	if err != nil {
+		return nil, err
+	}
+	return image.Build(image.Inputs{Binary: o.binary, Config: o.config, CACerts: o.cacerts,
+		Created: created, Architecture: arch})
 }
 
 // sourceDateEpoch reads SOURCE_DATE_EPOCH (seconds), the convention of
@@ -88,15 +110,20 @@ func writeAtomically(path string, write func(*os.File) error) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := writeAndClose(tmp, write); err != nil {
 		return err
 	}
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// writeAndClose writes f and closes it, reporting the first failure.
+func writeAndClose(f *os.File, write func(*os.File) error) error {
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

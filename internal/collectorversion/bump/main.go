@@ -35,9 +35,34 @@ func main() {
 }
 
 func run(root string, unstable int) error {
-	refs, err := collectorversion.Read(root)
+	refs, next, err := plan(root, unstable)
 	if err != nil {
 		return err
+	}
+
+	chosen, err := chooseVersions(refs, next)
+	if err != nil {
+		return err
+	}
+	for _, name := range collectorversion.GoModFiles {
+		if err := bumpGoMod(root, name, refs, chosen); err != nil {
+			return err
+		}
+	}
+	if err := rewriteManifest(root, chosen); err != nil {
+		return err
+	}
+	return rewrite(filepath.Join(root, collectorversion.Makefile), regexp.MustCompile(`(?m)^(OCB_VERSION\s*:?=\s*)(\S+)`), func(m []string) string {
+		return m[1] + chosen["go.opentelemetry.io/collector/cmd/builder"]
+	})
+}
+
+// plan reads the references and the release they move to: the v0 minor
+// asked for, the v1 minor as far from it as today.
+func plan(root string, unstable int) ([]collectorversion.Reference, collectorversion.Release, error) {
+	refs, err := collectorversion.Read(root)
+	if err != nil {
+		return nil, collectorversion.Release{}, err
 	}
 	current, problems := collectorversion.Check(refs)
 	if len(problems) > 0 {
@@ -45,7 +70,12 @@ func run(root string, unstable int) error {
 	}
 	next := collectorversion.Release{Unstable: unstable, Stable: unstable - (current.Unstable - current.Stable)}
 	log.Printf("bump: %s -> %s", current, next)
+	return refs, next, nil
+}
 
+// chooseVersions picks each module's version in the next release, once
+// per module.
+func chooseVersions(refs []collectorversion.Reference, next collectorversion.Release) (map[string]string, error) {
 	chosen := map[string]string{}
 	for _, r := range refs {
 		if _, ok := chosen[r.Module]; ok {
@@ -53,25 +83,21 @@ func run(root string, unstable int) error {
 		}
 		v, err := versionIn(r, next)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		chosen[r.Module] = v
 	}
-	for _, name := range collectorversion.GoModFiles {
-		if err := bumpGoMod(root, name, refs, chosen); err != nil {
-			return err
-		}
-	}
-	if err := rewrite(filepath.Join(root, collectorversion.BuilderFile), regexp.MustCompile(`(gomod:\s*)(\S+)(\s+)(\S+)`), func(m []string) string {
+	return chosen, nil
+}
+
+// rewriteManifest sets the chosen versions on the ocb manifest's gomod
+// lines.
+func rewriteManifest(root string, chosen map[string]string) error {
+	return rewrite(filepath.Join(root, collectorversion.BuilderFile), regexp.MustCompile(`(gomod:\s*)(\S+)(\s+)(\S+)`), func(m []string) string {
 		if v, ok := chosen[m[2]]; ok {
 			return m[1] + m[2] + m[3] + v
 		}
 		return m[0]
-	}); err != nil {
-		return err
-	}
-	return rewrite(filepath.Join(root, collectorversion.Makefile), regexp.MustCompile(`(?m)^(OCB_VERSION\s*:?=\s*)(\S+)`), func(m []string) string {
-		return m[1] + chosen["go.opentelemetry.io/collector/cmd/builder"]
 	})
 }
 
@@ -83,11 +109,10 @@ func versionIn(r collectorversion.Reference, next collectorversion.Release) (str
 	if strings.HasPrefix(r.Version, "v1.") {
 		want, other = v1, v0
 	}
-	out, err := exec.Command("go", "list", "-m", "-versions", r.Module).Output()
+	published, err := publishedVersions(r.Module)
 	if err != nil {
-		return "", fmt.Errorf("go list -m -versions %s: %w", r.Module, err)
+		return "", err
 	}
-	published := strings.Fields(string(out))
 	switch {
 	case slices.Contains(published, want):
 		return want, nil
@@ -96,6 +121,15 @@ func versionIn(r collectorversion.Reference, next collectorversion.Release) (str
 		return other, nil
 	}
 	return "", fmt.Errorf("%s: neither %s nor %s is published", r.Module, want, other)
+}
+
+// publishedVersions lists a module's versions on the proxy.
+func publishedVersions(module string) ([]string, error) {
+	out, err := exec.Command("go", "list", "-m", "-versions", module).Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -m -versions %s: %w", module, err)
+	}
+	return strings.Fields(string(out)), nil
 }
 
 func bumpGoMod(root, name string, refs []collectorversion.Reference, chosen map[string]string) error {

@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
 )
@@ -180,7 +181,7 @@ func (f *Forwarder) Send(ctx context.Context, r *http.Request, target *url.URL, 
 	}
 	answer := Answer{Status: http.StatusOK, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte("{}")}
 	if limits := f.limits.header(time.Now()); limits != "" {
-		answer.Header.Set(sentryRateLimitsHeader, limits)
+		answer.Header.Set(sentryhttp.HeaderRateLimits, limits)
 	}
 	return answer
 }
@@ -207,9 +208,24 @@ func upstreamHeader(r *http.Request, encoding string) http.Header {
 			header[h] = v
 		}
 	}
-	if a := r.Header.Get("Authorization"); len(a) > 7 && strings.EqualFold(a[:7], "sentry ") {
+	if a := r.Header.Get("Authorization"); isSentryScheme(a) {
 		header.Set("Authorization", a)
 	}
+	setEncoding(header, encoding)
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		header.Set("X-Forwarded-For", forwardedFor(r.Header.Get("X-Forwarded-For"), host))
+	}
+	return header
+}
+
+// isSentryScheme reports an Authorization value in Sentry's own scheme.
+func isSentryScheme(auth string) bool {
+	return len(auth) > 7 && strings.EqualFold(auth[:7], "sentry ")
+}
+
+// setEncoding applies send's encoding override: "" keeps the request's,
+// "-" sends none.
+func setEncoding(header http.Header, encoding string) {
 	switch encoding {
 	case "":
 	case "-":
@@ -217,13 +233,14 @@ func upstreamHeader(r *http.Request, encoding string) http.Header {
 	default:
 		header.Set("Content-Encoding", encoding)
 	}
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		if prior := r.Header.Get("X-Forwarded-For"); prior != "" {
-			host = prior + ", " + host
-		}
-		header.Set("X-Forwarded-For", host)
+}
+
+// forwardedFor appends the client to the X-Forwarded-For it came with.
+func forwardedFor(prior, client string) string {
+	if prior == "" {
+		return client
 	}
-	return header
+	return prior + ", " + client
 }
 
 // post sends one request upstream and reads its answer.

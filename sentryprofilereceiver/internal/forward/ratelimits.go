@@ -1,13 +1,13 @@
 package forward // import "github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 
 import (
-	"math"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 )
 
 // maxRateLimits bounds the distinct rate limits remembered.
@@ -19,7 +19,7 @@ const maxRateLimits = 64
 // sending what Sentry would drop, as it would without the collector.
 type rateLimits struct {
 	mu sync.Mutex
-	// until maps a limit without its seconds ("<categories>:<scope>…") to
+	// until maps a quota (an entry without its wait, RateLimit.Quota) to
 	// when it ends.
 	until map[string]time.Time
 }
@@ -28,33 +28,35 @@ func newRateLimits() *rateLimits { return &rateLimits{until: make(map[string]tim
 
 // update records the limits of an upstream answer received at now.
 func (l *rateLimits) update(h http.Header, now time.Time) {
-	v := h.Get(sentryRateLimitsHeader)
-	if v == "" {
+	if len(h.Values(sentryhttp.HeaderRateLimits)) == 0 {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	for _, limit := range strings.Split(v, ",") {
-		secs, rest, ok := strings.Cut(strings.TrimSpace(limit), ":")
-		d, err := strconv.ParseFloat(secs, 64)
-		if !ok || err != nil || d <= 0 || math.IsInf(d, 0) || strings.ContainsAny(rest, "\r\n") {
-			continue
-		}
-		end := now.Add(time.Duration(min(d, 7*24*3600) * float64(time.Second)))
-		if _, known := l.until[rest]; !known && len(l.until) >= maxRateLimits {
-			continue
-		}
-		if end.After(l.until[rest]) {
-			l.until[rest] = end
+	for limit := range sentryhttp.ParseRateLimits(h) {
+		if limit.Wait > 0 {
+			l.extend(limit.Quota(), now.Add(limit.Wait))
 		}
 	}
 }
 
+// extend sets quota's end to end unless a later one is remembered, or the
+// table is full. Callers hold l.mu.
+func (l *rateLimits) extend(quota string, end time.Time) {
+	current, known := l.until[quota]
+	if !known && len(l.until) >= maxRateLimits {
+		return
+	}
+	if end.After(current) {
+		l.until[quota] = end
+	}
+}
+
 func (l *rateLimits) expire(now time.Time) {
-	for k, end := range l.until {
+	for quota, end := range l.until {
 		if !end.After(now) {
-			delete(l.until, k)
+			delete(l.until, quota)
 		}
 	}
 }
@@ -65,13 +67,10 @@ func (l *rateLimits) header(now time.Time) string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.expire(now)
-	out := make([]string, 0, len(l.until))
-	for rest, end := range l.until {
-		secs := int64(math.Ceil(end.Sub(now).Seconds()))
-		out = append(out, strconv.FormatInt(secs, 10)+":"+rest)
+	entries := make([]string, 0, len(l.until))
+	for quota, end := range l.until {
+		entries = append(entries, sentryhttp.FormatRateLimit(end.Sub(now), quota))
 	}
-	slices.Sort(out)
-	return strings.Join(out, ", ")
+	slices.Sort(entries)
+	return strings.Join(entries, ", ")
 }
-
-const sentryRateLimitsHeader = "X-Sentry-Rate-Limits"

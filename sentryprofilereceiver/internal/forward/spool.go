@@ -17,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
 )
 
@@ -177,11 +178,35 @@ func (s *spool) enqueue(ctx context.Context, rec *spoolRecord) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.makeRoomLocked(ctx, size); err != nil {
+		return err
+	}
+	if err := s.appendLocked(ctx, value, size); err != nil {
+		return err
+	}
+	s.telemetry.ReceiverSentryprofileForwardSpoolRequests.Add(ctx, 1)
+	s.telemetry.ReceiverSentryprofileForwardSpoolBytes.Add(ctx, size)
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// makeRoomLocked drops the oldest requests until size more bytes fit.
+// s.mu is held.
+func (s *spool) makeRoomLocked(ctx context.Context, size int64) error {
 	for s.meta.Bytes+size > s.maxBytes && s.meta.Head < s.meta.Tail {
 		if err := s.dropOldest(ctx); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// appendLocked stores an encoded request of size body bytes at the tail,
+// with its stamp and the new index, in one batch. s.mu is held.
+func (s *spool) appendLocked(ctx context.Context, value []byte, size int64) error {
 	seq := s.meta.Tail
 	next := s.meta
 	next.Tail++
@@ -196,12 +221,6 @@ func (s *spool) enqueue(ctx context.Context, rec *spoolRecord) error {
 		return fmt.Errorf("store the request in the forward spool: %w", err)
 	}
 	s.meta = next
-	s.telemetry.ReceiverSentryprofileForwardSpoolRequests.Add(ctx, 1)
-	s.telemetry.ReceiverSentryprofileForwardSpoolBytes.Add(ctx, size)
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
 	return nil
 }
 
@@ -291,61 +310,85 @@ func (s *spool) next(ctx context.Context) (uint64, *spoolRecord, bool, error) {
 // run delivers the stored requests in order until ctx ends.
 func (s *spool) run(ctx context.Context) {
 	defer close(s.done)
-	backoff := spoolMinBackoff
-	for ctx.Err() == nil {
-		seq, rec, ok, err := s.next(ctx)
-		if err != nil {
-			s.logger.Warn("Forward spool cannot be read", zap.Error(err))
-			if !s.sleep(ctx, backoff) {
-				return
-			}
-			backoff = min(2*backoff, spoolMaxBackoff)
-			continue
-		}
-		if !ok {
-			select {
-			case <-s.wake:
-			case <-ctx.Done():
-				return
-			}
-			continue
-		}
-		// Not cancelled by stop: a request on its way finishes (within
-		// the client's timeout), so that it is not sent again after a
-		// restart.
-		answer := s.deliver(context.WithoutCancel(ctx), rec)
-		wait, verdict := spoolRetry(answer, backoff)
-		if verdict == spoolRetryLater {
-			backoff = min(2*backoff, spoolMaxBackoff)
-			if !s.sleep(ctx, wait) {
-				return
-			}
-			continue
-		}
-		backoff = spoolMinBackoff
-		switch verdict {
-		case spoolRejected:
-			// Sentry refused it for good (a revoked key, an invalid
-			// body): sending it again cannot help.
-			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRejected))
-			s.logger.Warn("Forward spool: the upstream refused a stored request; dropped",
-				zap.Int("status", answer.Status), zap.String("path_kind", pathKind(pathOf(rec.URI))))
-		case spoolRateLimited:
-			s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRateLimited))
-			s.logger.Warn("Forward spool: the upstream rate limits a stored request for longer than the spool waits; dropped, as an SDK would",
-				zap.Duration("wait", wait), zap.String("path_kind", pathKind(pathOf(rec.URI))))
-		}
-		s.mu.Lock()
-		s.lastAge = 0
-		err = s.removeLocked(context.WithoutCancel(ctx), seq)
-		age := s.lastAge
-		s.mu.Unlock()
-		if err != nil {
-			s.logger.Warn("Forward spool cannot be updated", zap.Error(err))
-		}
-		if age > 0 {
-			s.telemetry.ReceiverSentryprofileForwardSpoolAge.Record(ctx, age.Seconds())
-		}
+	b := backoff{next: spoolMinBackoff}
+	for ctx.Err() == nil && s.deliverNext(ctx, &b) {
+	}
+}
+
+// backoff is the wait before the next retry when the upstream names none:
+// it doubles from spoolMinBackoff to spoolMaxBackoff while deliveries
+// fail.
+type backoff struct{ next time.Duration }
+
+func (b *backoff) grow()  { b.next = min(2*b.next, spoolMaxBackoff) }
+func (b *backoff) reset() { b.next = spoolMinBackoff }
+
+// deliverNext delivers the head request, or waits for one; false when ctx
+// ended.
+func (s *spool) deliverNext(ctx context.Context, b *backoff) bool {
+	seq, rec, ok, err := s.next(ctx)
+	if err != nil {
+		s.logger.Warn("Forward spool cannot be read", zap.Error(err))
+		wait := b.next
+		b.grow()
+		return s.sleep(ctx, wait)
+	}
+	if !ok {
+		return s.awaitRequest(ctx)
+	}
+	// Not cancelled by stop: a request on its way finishes (within the
+	// client's timeout), so that it is not sent again after a restart.
+	answer := s.deliver(context.WithoutCancel(ctx), rec)
+	wait, verdict := spoolRetry(answer, b.next, time.Now())
+	if verdict == spoolRetryLater {
+		b.grow()
+		return s.sleep(ctx, wait)
+	}
+	b.reset()
+	s.reportDropped(ctx, verdict, answer, wait, rec)
+	s.settle(ctx, seq)
+	return true
+}
+
+// awaitRequest waits until a request is stored; false when ctx ended.
+func (s *spool) awaitRequest(ctx context.Context) bool {
+	select {
+	case <-s.wake:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reportDropped counts and logs a request the upstream will never take.
+func (s *spool) reportDropped(ctx context.Context, verdict spoolVerdict, answer Answer, wait time.Duration, rec *spoolRecord) {
+	switch verdict {
+	case spoolRejected:
+		// Sentry refused it for good (a revoked key, an invalid body):
+		// sending it again cannot help.
+		s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRejected))
+		s.logger.Warn("Forward spool: the upstream refused a stored request; dropped",
+			zap.Int("status", answer.Status), zap.String("path_kind", pathKind(pathOf(rec.URI))))
+	case spoolRateLimited:
+		s.telemetry.ReceiverSentryprofileForwardSpoolDropped.Add(ctx, 1, metric.WithAttributeSet(spoolDroppedRateLimited))
+		s.logger.Warn("Forward spool: the upstream rate limits a stored request for longer than the spool waits; dropped, as an SDK would",
+			zap.Duration("wait", wait), zap.String("path_kind", pathKind(pathOf(rec.URI))))
+	}
+}
+
+// settle removes a request that is delivered or dropped, and records how
+// long it waited.
+func (s *spool) settle(ctx context.Context, seq uint64) {
+	s.mu.Lock()
+	s.lastAge = 0
+	err := s.removeLocked(context.WithoutCancel(ctx), seq)
+	age := s.lastAge
+	s.mu.Unlock()
+	if err != nil {
+		s.logger.Warn("Forward spool cannot be updated", zap.Error(err))
+	}
+	if age > 0 {
+		s.telemetry.ReceiverSentryprofileForwardSpoolAge.Record(ctx, age.Seconds())
 	}
 }
 
@@ -372,30 +415,21 @@ const (
 const spoolMaxRateLimitWait = spoolMaxBackoff
 
 // spoolRetry decides what an answer means. No answer, a 5xx or 408 is
-// retried after the upstream's Retry-After (capped at spoolMaxBackoff) or
-// the backoff; a 429 after its Retry-After or the longest
-// X-Sentry-Rate-Limits entry (the request is not parsed for its item
-// categories, so the longest limit it may fall under is honoured) when
-// that is at most spoolMaxRateLimitWait, else it is dropped; another 4xx,
-// or a 3xx, is final.
-func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
+// retried after the upstream's wait (capped at spoolMaxBackoff) or the
+// backoff; a 429 after its wait when that is at most
+// spoolMaxRateLimitWait, else it is dropped; another 4xx, or a 3xx, is
+// final. The upstream's wait is the longest of its Retry-After and
+// X-Sentry-Rate-Limits entries (sentryhttp.LongestWait): the request is not
+// parsed for its item categories, so the longest limit it may fall under is
+// honoured.
+func spoolRetry(a Answer, backoff time.Duration, now time.Time) (time.Duration, spoolVerdict) {
 	switch {
 	case a.Err != nil:
 		return backoff, spoolRetryLater
 	case a.Status == http.StatusTooManyRequests:
-		d, ok := upstreamWait(a.Header)
-		if !ok {
-			return backoff, spoolRetryLater
-		}
-		if d > spoolMaxRateLimitWait {
-			return d, spoolRateLimited
-		}
-		return d, spoolRetryLater
+		return rateLimitedRetry(a.Header, backoff, now)
 	case a.Status >= 500 || a.Status == http.StatusRequestTimeout:
-		if d, ok := upstreamWait(a.Header); ok {
-			return min(d, spoolMaxBackoff), spoolRetryLater
-		}
-		return backoff, spoolRetryLater
+		return unavailableRetry(a.Header, backoff, now), spoolRetryLater
 	case a.Status >= 300:
 		// A redirect is not followed (see New): the configured upstream
 		// will not take the request where it is.
@@ -404,20 +438,23 @@ func spoolRetry(a Answer, backoff time.Duration) (time.Duration, spoolVerdict) {
 	return 0, spoolDelivered
 }
 
-// upstreamWait reads Retry-After (seconds) and X-Sentry-Rate-Limits
-// ("<seconds>:<categories>:<scope>..., ...") and returns the longest.
-func upstreamWait(h http.Header) (time.Duration, bool) {
-	var longest time.Duration
-	found := false
-	if v, err := strconv.ParseFloat(strings.TrimSpace(h.Get("Retry-After")), 64); err == nil && v >= 0 {
-		longest, found = time.Duration(v*float64(time.Second)), true
+// rateLimitedRetry waits out a 429, unless it asks for longer than the
+// spool holds its head.
+func rateLimitedRetry(h http.Header, backoff time.Duration, now time.Time) (time.Duration, spoolVerdict) {
+	d, ok := sentryhttp.LongestWait(h, now)
+	switch {
+	case !ok:
+		return backoff, spoolRetryLater
+	case d > spoolMaxRateLimitWait:
+		return d, spoolRateLimited
 	}
-	for _, limit := range strings.Split(h.Get("X-Sentry-Rate-Limits"), ",") {
-		secs, _, _ := strings.Cut(strings.TrimSpace(limit), ":")
-		if v, err := strconv.ParseFloat(secs, 64); err == nil && v >= 0 {
-			found = true
-			longest = max(longest, time.Duration(v*float64(time.Second)))
-		}
+	return d, spoolRetryLater
+}
+
+// unavailableRetry is the wait after a 5xx or 408.
+func unavailableRetry(h http.Header, backoff time.Duration, now time.Time) time.Duration {
+	if d, ok := sentryhttp.LongestWait(h, now); ok {
+		return min(d, spoolMaxBackoff)
 	}
-	return longest, found
+	return backoff
 }

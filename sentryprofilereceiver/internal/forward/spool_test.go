@@ -12,6 +12,8 @@ import (
 
 func TestSpoolRetry(t *testing.T) {
 	backoff := 4 * time.Second
+	now := time.Date(2026, 11, 28, 8, 0, 0, 0, time.UTC)
+	httpDate := func(d time.Duration) string { return now.Add(d).Format(http.TimeFormat) }
 	tests := []struct {
 		name        string
 		answer      Answer
@@ -27,6 +29,8 @@ func TestSpoolRetry(t *testing.T) {
 		{"503 without headers backs off", Answer{Status: 503, Header: http.Header{}}, spoolRetryLater, backoff},
 		{"503 Retry-After", Answer{Status: 503, Header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
 		{"503 with an absurd Retry-After is capped", Answer{Status: 503, Header: http.Header{"Retry-After": {"999999999"}}}, spoolRetryLater, spoolMaxBackoff},
+		{"503 Retry-After as an HTTP date", Answer{Status: 503, Header: http.Header{"Retry-After": {httpDate(30 * time.Second)}}}, spoolRetryLater, 30 * time.Second},
+		{"503 Retry-After as a past HTTP date: at once", Answer{Status: 503, Header: http.Header{"Retry-After": {httpDate(-time.Hour)}}}, spoolRetryLater, 0},
 		{"408 retried", Answer{Status: 408, Header: http.Header{}}, spoolRetryLater, backoff},
 		{"429 without headers backs off", Answer{Status: 429, Header: http.Header{}}, spoolRetryLater, backoff},
 		{"429 Retry-After", Answer{Status: 429, Header: http.Header{"Retry-After": {"30"}}}, spoolRetryLater, 30 * time.Second},
@@ -34,6 +38,11 @@ func TestSpoolRetry(t *testing.T) {
 			"X-Sentry-Rate-Limits": {"60:transaction:organization, 120:error;default:project"}}}, spoolRetryLater, 120 * time.Second},
 		{"Retry-After and rate limits: the longest", Answer{Status: 429, Header: http.Header{
 			"Retry-After": {"120"}, "X-Sentry-Rate-Limits": {"60::organization"}}}, spoolRetryLater, 120 * time.Second},
+		{"429 Retry-After as an HTTP date", Answer{Status: 429, Header: http.Header{"Retry-After": {httpDate(90 * time.Second)}}}, spoolRetryLater, 90 * time.Second},
+		{"429 Retry-After as an HTTP date past the spool's wait: dropped", Answer{Status: 429, Header: http.Header{
+			"Retry-After": {httpDate(time.Hour)}}}, spoolRateLimited, time.Hour},
+		{"429 rate limits on several header lines: the longest", Answer{Status: 429, Header: http.Header{
+			"X-Sentry-Rate-Limits": {"60:transaction:organization", "120:error;default:project"}}}, spoolRetryLater, 120 * time.Second},
 		{"garbage headers back off", Answer{Status: 429, Header: http.Header{
 			"Retry-After": {"soon"}, "X-Sentry-Rate-Limits": {"x:y"}}}, spoolRetryLater, backoff},
 		{"a quota longer than the spool waits: dropped", Answer{Status: 429, Header: http.Header{
@@ -41,7 +50,7 @@ func TestSpoolRetry(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			wait, verdict := spoolRetry(tt.answer, backoff)
+			wait, verdict := spoolRetry(tt.answer, backoff, now)
 			assert.Equal(t, tt.wantVerdict, verdict)
 			assert.Equal(t, tt.wantWait, wait)
 		})

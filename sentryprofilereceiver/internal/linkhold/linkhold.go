@@ -92,16 +92,25 @@ func (h *Hold) loop(stop, done chan struct{}) {
 			h.release(context.Background(), *due)
 			continue
 		}
-		if next > 0 {
-			timer.Reset(next)
-		}
-		select {
-		case <-stop:
+		if !h.sleep(stop, timer, next) {
 			return
-		case <-h.wake:
-		case <-timer.C:
 		}
 	}
+}
+
+// sleep waits until next (0: until a chunk is added) or stop; false on
+// stop.
+func (h *Hold) sleep(stop chan struct{}, timer *time.Timer, next time.Duration) bool {
+	if next > 0 {
+		timer.Reset(next)
+	}
+	select {
+	case <-stop:
+		return false
+	case <-h.wake:
+	case <-timer.C:
+	}
+	return true
 }
 
 // Add holds a copy of a chunk item; false when the Hold is not running or
@@ -113,7 +122,7 @@ func (h *Hold) Add(item *envelope.Item, projectID, sdkName, sentAt string) bool 
 	size := int64(len(item.Payload))
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.running || len(h.held) >= h.limits.MaxChunks || h.bytes+size > h.limits.MaxBytes {
+	if !h.takesLocked(size) {
 		return false
 	}
 	copied := *item
@@ -121,12 +130,23 @@ func (h *Hold) Add(item *envelope.Item, projectID, sdkName, sentAt string) bool 
 	h.held = append(h.held, Chunk{Item: copied, ProjectID: projectID, SDKName: sdkName, SentAt: sentAt, Arrived: h.now()})
 	h.bytes += size
 	if len(h.held) == 1 {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		h.wakeLoop()
 	}
 	return true
+}
+
+// takesLocked reports whether a running Hold has room for one more chunk
+// of size bytes. h.mu is held.
+func (h *Hold) takesLocked(size int64) bool {
+	return h.running && len(h.held) < h.limits.MaxChunks && h.bytes+size <= h.limits.MaxBytes
+}
+
+// wakeLoop tells the loop a first chunk is held, without waiting.
+func (h *Hold) wakeLoop() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
 }
 
 // due pops the oldest chunk if its wait is over; else it says how long

@@ -1,11 +1,13 @@
-// Package fixturepd turns the shared Sentry fixtures into pdata the way the
-// receiver does by default (decode, normalize, lenient checks, translate),
-// for tests that look at the receiver's output from a consumer's side.
-package fixturepd // import "github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
+// Package fixtureprofiles holds the shared Sentry fixtures as the profiles
+// the receiver makes of them by default (decode, normalize, lenient checks,
+// translate), for tests that look at the receiver's output from a
+// consumer's side.
+package fixtureprofiles // import "github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
 
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -48,32 +50,53 @@ func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) [
 	tb.Helper()
 	out := make([]Fixture, 0, len(names))
 	for _, name := range names {
-		data := fixtures.Read(tb, name)
-		var payloads [][]byte
-		if strings.HasSuffix(name, ".envelope") {
-			var err error
-			if payloads, err = profileItems(data); err != nil {
-				tb.Fatalf("%s: %v", name, err)
-			}
-		} else {
-			payloads = [][]byte{data}
+		fixture, err := translate(name, fixtures.Read(tb, name), opts)
+		if err != nil {
+			tb.Fatal(err)
 		}
-		b := translator.NewProfilesBuilder(opts)
-		for i, payload := range payloads {
-			p, err := sentry.DecodeProfile(payload)
-			if err != nil {
-				tb.Fatalf("%s item %d: %v", filepath.Base(name), i, err)
-			}
-			sentry.Normalize(p)
-			if _, err := sentry.Check(p, sentry.DefaultLimits(), sentry.ModeLenient); err != nil {
-				tb.Fatalf("%s item %d: %v", filepath.Base(name), i, err)
-			}
-			b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
-		}
-		n := b.SampleCount()
-		out = append(out, Fixture{Name: name, Profiles: b.Profiles(), Samples: n})
+		out = append(out, fixture)
 	}
 	return out
+}
+
+// translate builds the profiles of one fixture's payloads.
+func translate(name string, data []byte, opts translator.ReceiveOptions) (Fixture, error) {
+	payloads, err := profilePayloads(name, data)
+	if err != nil {
+		return Fixture{}, fmt.Errorf("%s: %w", name, err)
+	}
+	b := translator.NewProfilesBuilder(opts)
+	for i, payload := range payloads {
+		p, err := decodeChecked(payload)
+		if err != nil {
+			return Fixture{}, fmt.Errorf("%s item %d: %w", filepath.Base(name), i, err)
+		}
+		b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
+	}
+	n := b.SampleCount()
+	return Fixture{Name: name, Profiles: b.Profiles(), Samples: n}, nil
+}
+
+// decodeChecked reads a profile as the receiver does by default.
+func decodeChecked(payload []byte) (*sentry.Profile, error) {
+	p, err := sentry.DecodeProfile(payload)
+	if err != nil {
+		return nil, err
+	}
+	sentry.Normalize(p)
+	if _, err := sentry.Check(p, sentry.DefaultLimits(), sentry.ModeLenient); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// profilePayloads are the profile payloads of a fixture: the profile items
+// of an envelope, or the whole file.
+func profilePayloads(name string, data []byte) ([][]byte, error) {
+	if strings.HasSuffix(name, ".envelope") {
+		return profileItems(data)
+	}
+	return [][]byte{data}, nil
 }
 
 // profileItems returns the payloads of an envelope's profile items.
@@ -91,9 +114,12 @@ func profileItems(data []byte) ([][]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch item.Header.Type {
-		case "profile", "profile_chunk":
+		if isProfileItem(item.Header.Type) {
 			out = append(out, bytes.Clone(item.Payload))
 		}
 	}
+}
+
+func isProfileItem(itemType string) bool {
+	return itemType == "profile" || itemType == "profile_chunk"
 }
