@@ -65,8 +65,11 @@ type ProGuardConfig struct {
 type NativeConfig struct {
 	// Directories hold ELF debug files (or unstripped binaries) in the
 	// .build-id/xx/rest.debug layout or anywhere below, indexed by build
-	// id when the collector starts.
+	// id in the background.
 	Directories []string `mapstructure:"directories"`
+	// RescanInterval is the least time between two scans of the
+	// directories, made when a profile names a build id no file has.
+	RescanInterval time.Duration `mapstructure:"rescan_interval"`
 	// DebuginfodURLs are debuginfod servers asked, in order, for a build
 	// id no local file has. The processor makes no network request
 	// without them.
@@ -118,6 +121,7 @@ func (c *Config) Validate() error {
 	for name, d := range map[string]time.Duration{
 		"source_maps.rescan_interval": c.SourceMaps.RescanInterval,
 		"proguard.rescan_interval":    c.ProGuard.RescanInterval,
+		"native.rescan_interval":      c.Native.RescanInterval,
 		"native.timeout":              c.Native.Timeout,
 	} {
 		if d < 0 {

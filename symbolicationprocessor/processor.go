@@ -12,13 +12,14 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/native"
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
 )
 
-// symbolicator is the processor: one resolver per configured kind, and a
-// cache of resolved frames in front of them.
-type symbolicator struct {
+// frameProcessor is the processor: the resolver of each configured kind,
+// and a cache of resolved frames in front of them. It reads frames out of
+// its signal and writes the answers back; finding, loading and looking up
+// artifacts is the resolvers'.
+type frameProcessor struct {
 	cfg       *Config
 	resolvers map[symbolication.Kind]symbolication.Resolver
 	frames    *symbolication.Cache[frameKey, []symbolication.Frame]
@@ -35,13 +36,22 @@ type symbolicator struct {
 // without waiting for it, so that the artifacts of a batch load
 // concurrently while its frames are resolved one by one.
 type prefetcher interface {
-	Prefetch(ctx context.Context, in symbolication.Lookup)
+	PrefetchLookup(ctx context.Context, in symbolication.Lookup)
 }
 
-// unresolvedRetry is how long an unresolved frame is answered from the
-// cache before its resolver is asked again: an artifact deployed after the
-// first frames that needed it is then used.
-const unresolvedRetry = time.Minute
+// cachedResolver is a resolver that reports its cache of artifacts.
+type cachedResolver interface {
+	CacheStats() symbolication.CacheStats
+}
+
+// How long an unresolved frame is answered from the cache before its
+// resolver is asked again: an artifact deployed (or fixed) after the
+// first frames that needed it is then used. A frame whose artifact timed
+// out is asked again sooner.
+const (
+	unresolvedRetry = time.Minute
+	timedOutRetry   = 10 * time.Second
+)
 
 // frameKey is everything a resolver's answer depends on.
 type frameKey struct {
@@ -56,16 +66,21 @@ func (k *frameKey) size() int64 {
 	return int64(len(k.debugID)+len(k.buildID)+len(k.function)+len(k.module)+len(k.file)) + 128
 }
 
-func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicator, error) {
+func newFrameProcessor(cfg *Config, set component.TelemetrySettings) (*frameProcessor, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("symbolication telemetry: %w", err)
 	}
 	stopping, stop := context.WithCancel(context.Background())
-	return &symbolicator{
+	return &frameProcessor{
 		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
-		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes).WithErrorTTL(unresolvedRetry),
+		frames: symbolication.NewCache[frameKey, []symbolication.Frame](symbolication.CacheOptions{
+			MaxBytes: cfg.FrameCacheBytes,
+			Retry: symbolication.RetryAfter{
+				NotFound: unresolvedRetry, Malformed: unresolvedRetry, Timeout: timedOutRetry, Fetch: unresolvedRetry,
+			},
+		}),
 		telemetry: tb,
 		logger:    set.Logger,
 		stopping:  stopping,
@@ -73,46 +88,26 @@ func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicato
 	}, nil
 }
 
-// start makes the resolver of each configured kind: their directories
-// must exist; the source map and ProGuard ones start scanning them in the
-// background, the native one indexes its directories by build id.
-func (s *symbolicator) start(context.Context, component.Host) error {
-	cfg := s.cfg
-	if cfg.SourceMaps.enabled() {
-		r, err := sourcemap.NewResolver(sourcemap.Options{
-			Dirs:             cfg.SourceMaps.Directories,
-			MaxCacheBytes:    cfg.ArtifactCacheBytes,
-			MaxArtifactBytes: cfg.MaxArtifactBytes,
-			RescanInterval:   cfg.SourceMaps.RescanInterval,
-		})
+// start makes the resolver of each configured kind (their directories
+// must exist; each starts scanning them in the background) and registers
+// the caches' counters.
+func (s *frameProcessor) start(context.Context, component.Host) error {
+	for _, kind := range []symbolication.Kind{symbolication.KindSourceMap, symbolication.KindProGuard, symbolication.KindNative} {
+		r, closer, err := s.cfg.newResolver(kind)
 		if err != nil {
 			return err
 		}
-		s.resolvers[symbolication.KindSourceMap] = r
-		s.closers = append(s.closers, r.Close)
-	}
-	if cfg.ProGuard.enabled() {
-		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
-		if err != nil {
-			return err
+		if r != nil {
+			s.resolvers[kind] = r
+			s.closers = append(s.closers, closer)
 		}
-		s.resolvers[symbolication.KindProGuard] = r
-		s.closers = append(s.closers, r.close)
 	}
-	if cfg.Native.enabled() {
-		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes)
-		if err != nil {
-			return err
-		}
-		s.resolvers[symbolication.KindNative] = r
-		s.closers = append(s.closers, r.close)
-	}
-	return nil
+	return s.registerCacheTelemetry()
 }
 
 // shutdown stops the scans, loads and fetches under way, and ends the wait
 // of a batch under way: nothing the processor reads holds a shutdown.
-func (s *symbolicator) shutdown(context.Context) error {
+func (s *frameProcessor) shutdown(context.Context) error {
 	s.stop()
 	for _, c := range s.closers {
 		c()
@@ -130,7 +125,7 @@ func (s *symbolicator) shutdown(context.Context) error {
 // native::max_fetches_per_batch debuginfod fetches. Frames whose artifact
 // is not ready by then pass as they came and are resolved in a later
 // batch.
-func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
+func (s *frameProcessor) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.MaxBatchWait)
 	defer cancel()
 	defer context.AfterFunc(s.stopping, cancel)()
@@ -172,9 +167,9 @@ func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles
 
 // prefetch starts loading the artifacts of the batch's frames whose
 // resolvers can load in the background, before any frame waits for one.
-func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
+func (s *frameProcessor) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
 	if _, ok := s.resolvers[symbolication.KindNative].(prefetcher); !ok {
-		return // only native artifacts load in the background
+		return // only native artifacts are worth starting before the walk
 	}
 	var targets []target
 	for i := 1; i < locs.Len(); i++ {
@@ -185,14 +180,14 @@ func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images image
 			continue
 		}
 		for _, t := range targets {
-			p.Prefetch(ctx, t.in)
+			p.PrefetchLookup(ctx, t.in)
 		}
 	}
 }
 
 // resolve asks the kind's resolver, through the cache of resolved frames;
 // hit says the cache answered.
-func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
+func (s *frameProcessor) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
 	f := in.Frame
 	key := frameKey{
 		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
@@ -200,7 +195,7 @@ func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in 
 		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
 	}
 	loaded := false
-	answer, err = s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {
+	answer, err = s.frames.Get(ctx, key, func(ctx context.Context) ([]symbolication.Frame, int64, error) {
 		loaded = true
 		answer, err := s.resolvers[kind].Resolve(ctx, in)
 		size := key.size()
@@ -212,7 +207,7 @@ func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in 
 	return answer, !loaded, err
 }
 
-func (s *symbolicator) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {
+func (s *frameProcessor) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {
 	if reasonOf(err) != reasonLoadError {
 		return
 	}

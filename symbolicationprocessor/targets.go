@@ -145,7 +145,7 @@ type target struct {
 
 // targetsOf returns the kind of a location and what in it to resolve;
 // nothing when no configured kind recognises it.
-func (s *symbolicator) targetsOf(dst []target, d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
+func (s *frameProcessor) targetsOf(dst []target, d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
 	frameType, module, resolved := "", "", false
 	d.attrsOf(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {

@@ -10,7 +10,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // image is a loaded debug file: what Resolve needs of it, parsed once.
@@ -27,7 +27,7 @@ var errNotELF = errors.New("not an ELF file")
 // loadImageFileID loads the image with id from the ELF or Mach-O file at
 // path, a regular file of at most maxBytes (0: no bound).
 func loadImageFileID(path, id string, maxBytes int64) (*image, error) {
-	f, _, err := symbolication.OpenRegular(path, maxBytes)
+	f, _, err := sources.OpenRegular(path, maxBytes)
 	if err != nil {
 		return nil, err
 	}

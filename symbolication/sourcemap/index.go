@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // maxIndexedFiles bounds one scan of the directories: a directory
@@ -59,25 +59,25 @@ type fileStamp struct {
 }
 
 // scanner makes the indexes of the directories (through
-// symbolication.Scans, in the background, one at a time) and keeps what
+// sources.Scans, in the background, one at a time) and keeps what
 // the last scan read of each file for the next.
 type scanner struct {
 	dirs     []string
-	roots    symbolication.Roots
+	roots    sources.Roots
 	maxBytes int64
-	scans    *symbolication.Scans[*dirIndex]
+	scans    *sources.Scans[*dirIndex]
 	// infos is what the last scan read; only a scan (one at a time)
 	// reads and writes it.
 	infos map[fileStamp]fileInfo
 }
 
 func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, error) {
-	roots, err := symbolication.NewRoots(dirs)
+	roots, err := sources.NewRoots(dirs)
 	if err != nil {
 		return nil, fmt.Errorf("source map directories: %w", err)
 	}
 	s := &scanner{dirs: dirs, roots: roots, maxBytes: maxBytes, infos: map[fileStamp]fileInfo{}}
-	s.scans = symbolication.NewScans("source map directories", rescan, s.build)
+	s.scans = sources.NewScans("source map directories", rescan, s.build)
 	return s, nil
 }
 
@@ -153,7 +153,7 @@ func (w *walk) info(real string) (fileInfo, bool) {
 	stamp := fileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
 	info, ok := w.s.infos[stamp]
 	if !ok {
-		b, err := symbolication.ReadRegular(real, w.s.maxBytes)
+		b, err := sources.ReadRegular(real, w.s.maxBytes)
 		if err != nil {
 			return fileInfo{}, false
 		}

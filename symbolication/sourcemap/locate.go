@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 var (
@@ -143,9 +143,9 @@ func lastSourceMappingURL(b []byte) string {
 // URL (base64 or percent-encoded), at most maxBytes.
 func readMap(src mapSource, maxBytes int64) ([]byte, error) {
 	if !src.inline {
-		return symbolication.ReadRegular(src.path, maxBytes)
+		return sources.ReadRegular(src.path, maxBytes)
 	}
-	whole, err := symbolication.ReadRegular(src.path, maxBytes)
+	whole, err := sources.ReadRegular(src.path, maxBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // scanned is the index of a directory, after its first scan.
@@ -110,7 +111,7 @@ func FuzzLocate(f *testing.F) {
 		}
 		_, known := idx.files[src.rel]
 		assert.True(t, known, "answer %q is a file of the index", src.rel)
-		assert.True(t, symbolication.Within(dir, src.path) || strings.HasPrefix(src.path, dir), "answer %q is under the directory", src.path)
+		assert.True(t, sources.Within(dir, src.path) || strings.HasPrefix(src.path, dir), "answer %q is under the directory", src.path)
 	})
 }
 
@@ -231,6 +232,6 @@ func TestMapLargerThanTheBoundIsNotRead(t *testing.T) {
 	defer r.Close()
 	start := time.Now()
 	_, err = r.Resolve(context.Background(), symbolication.Lookup{Frame: symbolication.Frame{File: "https://x/huge.js", Line: 1, Column: 1}})
-	require.ErrorIs(t, err, symbolication.ErrTooLarge)
+	require.ErrorIs(t, err, sources.ErrTooLarge)
 	assert.Less(t, time.Since(start), time.Second)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // Options configure a Resolver.
@@ -63,8 +64,10 @@ func NewResolver(opts Options) (*Resolver, error) {
 		return nil, err
 	}
 	r := &Resolver{
-		opts:    opts,
-		maps:    symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
+		opts: opts,
+		maps: symbolication.NewCache[mapSource, *loadedMap](symbolication.CacheOptions{
+			MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(retry),
+		}),
 		scanner: scans,
 	}
 	// The first scan starts now, so that the first frames find it done;
@@ -73,9 +76,12 @@ func NewResolver(opts Options) (*Resolver, error) {
 	return r, nil
 }
 
-// Close stops a directory scan under way; the Resolver answers from what
-// it has, and scans no more.
-func (r *Resolver) Close() { r.scanner.scans.Close() }
+// Close stops a directory scan and the map loads under way; the Resolver
+// scans and loads no more.
+func (r *Resolver) Close() {
+	r.scanner.scans.Close()
+	r.maps.Close()
+}
 
 // CacheStats reports the parsed-map cache.
 func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats() }
@@ -98,7 +104,7 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, err
 	}
-	lm, err := r.maps.Get(src, func() (*loadedMap, int64, error) { return r.load(src) })
+	lm, err := r.maps.Get(ctx, src, func(context.Context) (*loadedMap, int64, error) { return r.load(src) })
 	if err != nil {
 		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
 	}
@@ -125,20 +131,21 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 // frame that neither finds makes the directories be scanned again when the
 // last scan is older than RescanInterval (a release deployed later).
 func (r *Resolver) locate(ctx context.Context, in symbolication.Lookup) (mapSource, error) {
-	idx, err := r.scanner.scans.Get(ctx, false)
-	if err != nil {
+	var lastErr error
+	src, ok, err := sources.Find(ctx, r.scanner.scans, func(idx *dirIndex) (mapSource, bool) {
+		src, err := find(idx, in)
+		lastErr = err
+		return src, err == nil
+	})
+	switch {
+	case err != nil:
 		return mapSource{}, err
+	case ok:
+		return src, nil
+	case errors.Is(lastErr, errNotFound):
+		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w: %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact, lastErr)
 	}
-	src, err := find(idx, in)
-	if errors.Is(err, errNotFound) {
-		if fresh, ferr := r.scanner.scans.Get(ctx, true); ferr == nil && fresh != idx {
-			src, err = find(fresh, in)
-		}
-	}
-	if errors.Is(err, errNotFound) {
-		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact)
-	}
-	return src, err
+	return mapSource{}, lastErr
 }
 
 // find looks a frame up in one index.
@@ -154,11 +161,11 @@ func find(idx *dirIndex, in symbolication.Lookup) (mapSource, error) {
 func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
 	b, err := readMap(src, r.opts.MaxArtifactBytes)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrFetch, err)
 	}
 	m, err := Parse(b)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrMalformed, err)
 	}
 	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel)}
 	if lm.sourceDir == "." {

@@ -1,14 +1,17 @@
-package symbolication
+package sources
 
 import (
 	"context"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
-// Scans keeps the latest index of a resolver's directories and makes new
-// ones in the background, one at a time. A caller waits for a scan only
+// Scans keeps the latest index of a kind's directories and makes new ones
+// in the background, one at a time, at most once per interval however
+// many lookups miss: the one rescan throttle of every kind (Find). A caller waits for a scan only
 // while its context allows, never holding a lock meanwhile, and Close
 // stops a scan under way: a slow or stuck directory never holds a frame,
 // a batch or a shutdown.
@@ -68,7 +71,7 @@ func (s *Scans[T]) Get(ctx context.Context, fresh bool) (T, error) {
 		defer s.mu.Unlock()
 		if !s.has {
 			var zero T
-			return zero, fmt.Errorf("%s: scan stopped: %w", s.what, ErrPending)
+			return zero, fmt.Errorf("%s: scan stopped: %w", s.what, symbolication.ErrPending)
 		}
 		return s.current, nil
 	case <-ctx.Done():
@@ -76,7 +79,7 @@ func (s *Scans[T]) Get(ctx context.Context, fresh bool) (T, error) {
 			return cur, nil
 		}
 		var zero T
-		return zero, fmt.Errorf("%s: first scan not done: %w (%w)", s.what, ErrPending, ctx.Err())
+		return zero, fmt.Errorf("%s: first scan not done: %w (%w)", s.what, symbolication.ErrPending, ctx.Err())
 	}
 }
 
@@ -107,4 +110,25 @@ func (s *Scans[T]) scan(done chan struct{}) {
 	s.running = nil
 	s.mu.Unlock()
 	close(done)
+}
+
+// Find looks an artifact up in the current index; when it is not there
+// and the index is older than the interval, it scans again (waiting while
+// ctx allows) and looks once more, so that an artifact deployed while the
+// collector runs is found. The error is the first scan's ErrPending; a
+// miss is (zero, false, nil).
+func Find[T, R any](ctx context.Context, s *Scans[T], lookup func(T) (R, bool)) (R, bool, error) {
+	var zero R
+	idx, err := s.Get(ctx, false)
+	if err != nil {
+		return zero, false, err
+	}
+	if r, ok := lookup(idx); ok {
+		return r, true, nil
+	}
+	if idx, err = s.Get(ctx, true); err != nil {
+		return zero, false, nil //nolint:nilerr // the rescan did not end in time: a miss in the index there is
+	}
+	r, ok := lookup(idx)
+	return r, ok, nil
 }

@@ -1,0 +1,19 @@
+// Package sources finds the artifacts of every kind of symbolication:
+// it is where a resolver's files come from, apart from parsing them
+// (the kinds' packages) and from remembering them (symbolication.Cache).
+//
+//   - OpenRegular and ReadRegular read a file only when it is a regular
+//     file within a size bound, opened without blocking (never a FIFO);
+//   - Roots are the configured directories by their real paths, with the
+//     walk of their files (links followed only within them);
+//   - Scans keeps a kind's index of its directories and makes new ones in
+//     the background; Find is the one rescan-on-a-miss rule of every kind,
+//     at most one scan per interval;
+//   - DebugFiles finds native debug files by build id: the
+//     `.build-id/xx/rest.debug` layout, the files of the directories, and
+//     debuginfod servers (Debuginfod).
+//
+// Source maps are indexed by debug id and by URL path in
+// symbolication/sourcemap, ProGuard mappings by UUID in
+// symbolication/proguard, each with Scans and Find.
+package sources
