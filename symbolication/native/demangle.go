@@ -30,10 +30,13 @@ func stripRustHash(s string) string {
 	if len(s) <= hashLen || !strings.HasPrefix(s[len(s)-hashLen:], "::h") {
 		return s
 	}
-	for _, c := range s[len(s)-16:] {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return s
-		}
+	if !isLowerHex(s[len(s)-16:]) {
+		return s
 	}
 	return s[:len(s)-hashLen]
+}
+
+// isLowerHex reports whether s is lower-case hex digits only.
+func isLowerHex(s string) bool {
+	return strings.IndexFunc(s, func(c rune) bool { return (c < '0' || c > '9') && (c < 'a' || c > 'f') }) < 0
 }

@@ -2,6 +2,7 @@ package native
 
 import (
 	"debug/elf"
+	"debug/macho"
 	"errors"
 	"fmt"
 	"os"
@@ -43,37 +44,39 @@ func inspectFile(path string, maxBytes int64) ([]imageInfo, error) {
 	}
 	switch {
 	case string(magic[:]) == elf.ELFMAG:
-		id, q, err := inspectELF(f)
-		if err != nil {
-			return nil, err
-		}
-		return []imageInfo{{id: id, quality: q}}, nil
+		return inspectELF(f)
 	case isMachO(magic):
 		return inspectMachO(f)
 	}
 	return nil, errNotELF
 }
 
-func inspectELF(f *os.File) (id string, q sources.Quality, err error) {
-	if id, err = buildIDOf(f); err != nil {
-		return "", 0, err
+func inspectELF(f *os.File) (out []imageInfo, err error) {
+	id, err := buildIDOf(f)
+	if err != nil {
+		return nil, err
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("malformed ELF: %v", p)
+			out, err = nil, fmt.Errorf("malformed ELF: %v", p)
 		}
 	}()
 	ef, err := elf.NewFile(f)
 	if err != nil {
-		return "", 0, err
+		return nil, err
 	}
+	return []imageInfo{{id: id, quality: elfQuality(ef)}}, nil
+}
+
+// elfQuality is what debug data an ELF file has.
+func elfQuality(ef *elf.File) sources.Quality {
 	switch {
 	case hasDWARF(ef):
-		q = sources.QualityDWARF
+		return sources.QualityDWARF
 	case ef.Section(".symtab") != nil:
-		q = sources.QualitySymtab
+		return sources.QualitySymtab
 	}
-	return id, q, nil
+	return sources.QualityDynsym
 }
 
 func inspectMachO(f *os.File) (out []imageInfo, err error) {
@@ -87,23 +90,25 @@ func inspectMachO(f *os.File) (out []imageInfo, err error) {
 		}
 	}()
 	for _, mf := range files {
-		id := machoUUID(mf)
-		if id == "" {
-			continue
+		if id := machoUUID(mf); id != "" {
+			out = append(out, imageInfo{id: id, quality: machoQuality(mf)})
 		}
-		q := sources.QualityDynsym
-		switch {
-		case machoHasDWARF(mf):
-			q = sources.QualityDWARF
-		case mf.Symtab != nil && len(mf.Symtab.Syms) > 0:
-			q = sources.QualitySymtab
-		}
-		out = append(out, imageInfo{id: id, quality: q})
 	}
 	if len(out) == 0 {
 		return nil, errNoImageID
 	}
 	return out, nil
+}
+
+// machoQuality is what debug data a Mach-O image has.
+func machoQuality(mf *macho.File) sources.Quality {
+	switch {
+	case machoHasDWARF(mf):
+		return sources.QualityDWARF
+	case mf.Symtab != nil && len(mf.Symtab.Syms) > 0:
+		return sources.QualitySymtab
+	}
+	return sources.QualityDynsym
 }
 
 // errBuildIDMismatch: a file found for a build id carries another one.

@@ -129,25 +129,23 @@ func NewResolver(opts Options) (*Resolver, error) {
 }
 
 func withDefaults(opts Options) Options {
-	if opts.MaxMemoryBytes <= 0 {
-		opts.MaxMemoryBytes = defaultMaxMemoryBytes
-	}
-	if opts.MaxCacheBytes <= 0 {
-		opts.MaxCacheBytes = defaultMaxCacheBytes
-	}
-	if opts.MaxConcurrentFetches <= 0 {
-		opts.MaxConcurrentFetches = defaultFetches
-	}
-	if opts.MaxPendingLoads <= 0 {
-		opts.MaxPendingLoads = defaultPendingLoads
-	}
-	if opts.RescanInterval <= 0 {
-		opts.RescanInterval = defaultRescanInterval
-	}
+	opts.MaxMemoryBytes = orDefault(opts.MaxMemoryBytes, defaultMaxMemoryBytes)
+	opts.MaxCacheBytes = orDefault(opts.MaxCacheBytes, defaultMaxCacheBytes)
+	opts.MaxConcurrentFetches = orDefault(opts.MaxConcurrentFetches, defaultFetches)
+	opts.MaxPendingLoads = orDefault(opts.MaxPendingLoads, defaultPendingLoads)
+	opts.RescanInterval = orDefault(opts.RescanInterval, defaultRescanInterval)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: defaultHTTPTimeout}
 	}
 	return opts
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
 }
 
 // newFetcher makes the debuginfod client; nil without servers.
@@ -156,7 +154,7 @@ func newFetcher(opts Options) (*sources.Debuginfod, error) {
 		return nil, nil
 	}
 	for _, s := range opts.DebuginfodURLs {
-		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !isServerURL(s) {
 			return nil, fmt.Errorf("debuginfod URL %q: want http(s)://host[/path]", s)
 		}
 	}
@@ -168,6 +166,12 @@ func newFetcher(opts Options) (*sources.Debuginfod, error) {
 		MaxBytes: opts.MaxCacheBytes, MaxFileBytes: opts.MaxFileBytes, InFlight: opts.MaxConcurrentFetches,
 		Verify: func(path, id string) error { return checkBuildID(path, id, 0) },
 	})
+}
+
+// isServerURL accepts http(s)://host[/path].
+func isServerURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // Resolve maps in.Frame.Address in the binary in.BuildID loaded at
@@ -305,13 +309,16 @@ func (r *Resolver) PrefetchLookup(ctx context.Context, in symbolication.Lookup) 
 // admit refuses a load that would need a debuginfod fetch beyond ctx's
 // fetch limit; a build id held or loading already costs nothing.
 func (r *Resolver) admit(ctx context.Context, id string) error {
-	if r.fetcher == nil || r.images.Holds(id) || r.files.HasGood(id) || r.fetcher.Has(id) {
-		return nil
-	}
-	if !takeFetch(ctx) {
+	if r.needsFetch(id) && !takeFetch(ctx) {
 		return fmt.Errorf("native: build id %s: the batch's debuginfod fetches are spent: %w", id, ErrPending)
 	}
 	return nil
+}
+
+// needsFetch reports whether loading id would ask a debuginfod server: it
+// is neither held nor loading, and no local file serves it well.
+func (r *Resolver) needsFetch(id string) bool {
+	return r.fetcher != nil && !r.images.Holds(id) && !r.files.HasGood(id) && !r.fetcher.Has(id)
 }
 
 // normalBuildID is a build id in lower-case hex without hyphens.
@@ -344,22 +351,39 @@ func (r *Resolver) find(ctx context.Context, id string) (*image, error) {
 		return nil, err
 	}
 	a := &attempts{id: id, maxBytes: r.maxFileBytes}
-	if good || r.fetcher == nil {
-		if img := a.first(paths); img != nil {
-			return img, nil
+	for _, from := range r.order(good) {
+		var img *image
+		if from == fromServers {
+			img, err = r.fromServers(ctx, a)
+		} else {
+			img = a.first(paths)
 		}
-	}
-	if r.fetcher != nil {
-		if img, err := r.fromServers(ctx, a); img != nil || err != nil {
+		if img != nil || err != nil {
 			return img, err
-		}
-		if !good {
-			if img := a.first(paths); img != nil {
-				return img, nil
-			}
 		}
 	}
 	return nil, a.failure()
+}
+
+// origin is where a debug file comes from.
+type origin int
+
+const (
+	fromLocal origin = iota
+	fromServers
+)
+
+// order is where to look, in order: the local files first when one has
+// more than exported symbols or there is no server; else the servers
+// first, a local stripped binary being the last resort.
+func (r *Resolver) order(goodLocal bool) []origin {
+	switch {
+	case r.fetcher == nil:
+		return []origin{fromLocal}
+	case goodLocal:
+		return []origin{fromLocal, fromServers}
+	}
+	return []origin{fromServers, fromLocal}
 }
 
 // fromServers loads the file a debuginfod server has for a.id; nil and
