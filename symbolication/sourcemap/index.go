@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -126,18 +127,22 @@ func (w *walk) file(real, rel string) {
 		return
 	}
 	info, ok := w.info(real)
-	if !ok {
-		return
-	}
 	switch {
-	case ext == ".map" && info.debugID != "":
-		if _, dup := w.idx.debugIDs[info.debugID]; !dup {
-			w.idx.debugIDs[info.debugID] = mapSource{path: real, rel: rel}
-		}
-	case isBundleExt(ext) && !shadowed:
+	case !ok:
+	case ext == ".map":
+		w.addMapDebugID(info.debugID, mapSource{path: real, rel: rel})
+	case !shadowed:
 		// A bundle under the same path in an earlier directory hides
 		// this one: its sourceMappingURL is relative to its own.
 		w.bundles = append(w.bundles, bundleFile{rel: rel, info: info})
+	}
+}
+
+// addMapDebugID indexes a map file by its debug id; the first map with an
+// id wins.
+func (w *walk) addMapDebugID(id string, src mapSource) {
+	if _, dup := w.idx.debugIDs[id]; id != "" && !dup {
+		w.idx.debugIDs[id] = src
 	}
 }
 
@@ -153,35 +158,44 @@ func (w *walk) info(real string) (fileInfo, bool) {
 	stamp := fileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
 	info, ok := w.s.infos[stamp]
 	if !ok {
-		b, err := sources.ReadRegular(real, w.s.maxBytes)
-		if err != nil {
+		if info, ok = w.s.read(real); !ok {
 			return fileInfo{}, false
 		}
-		info = infoOf(filepath.Ext(real), b)
 	}
 	w.infos[stamp] = info
 	return info, true
 }
 
+// read reads a map's or bundle's info from its file.
+func (s *scanner) read(real string) (fileInfo, bool) {
+	b, err := sources.ReadRegular(real, s.maxBytes)
+	if err != nil {
+		return fileInfo{}, false
+	}
+	return infoOf(filepath.Ext(real), b), true
+}
+
 // infoOf reads the debug id of a map, or the debug id and last
 // sourceMappingURL of a bundle.
 func infoOf(ext string, b []byte) fileInfo {
-	var info fileInfo
 	if strings.EqualFold(ext, ".map") {
-		if m := mapDebugID.FindSubmatch(b); m != nil {
-			info.debugID = strings.ToLower(string(m[1]))
-		}
-		return info
+		return fileInfo{debugID: debugIDIn(mapDebugID, b)}
 	}
-	if m := bundleDebugID.FindSubmatch(b); m != nil {
-		info.debugID = strings.ToLower(string(m[1]))
-	}
-	info.sourceMappingURL = lastSourceMappingURL(b)
+	info := fileInfo{debugID: debugIDIn(bundleDebugID, b), sourceMappingURL: lastSourceMappingURL(b)}
 	if strings.HasPrefix(info.sourceMappingURL, "data:") {
 		// The whole URL is read again when the map is loaded.
 		info.sourceMappingURL = "data:"
 	}
 	return info
+}
+
+// debugIDIn is the first debug id pattern matches in b, lower case; ""
+// when there is none.
+func debugIDIn(pattern *regexp.Regexp, b []byte) string {
+	if m := pattern.FindSubmatch(b); m != nil {
+		return strings.ToLower(string(m[1]))
+	}
+	return ""
 }
 
 // resolveBundles follows each bundle's sourceMappingURL to its map, now
@@ -196,12 +210,18 @@ func (w *walk) resolveBundles() {
 		}
 		f.bundle = &src
 		w.idx.files[b.rel] = f
-		if b.info.debugID == "" {
-			continue
-		}
-		if cur, dup := w.idx.debugIDs[b.info.debugID]; !dup || cur.inline && !src.inline {
-			w.idx.debugIDs[b.info.debugID] = src
-		}
+		w.addBundleDebugID(b.info.debugID, src)
+	}
+}
+
+// addBundleDebugID indexes a bundle's map by the bundle's debug id,
+// unless a map file already has it (an inline map gives way to a file).
+func (w *walk) addBundleDebugID(id string, src mapSource) {
+	if id == "" {
+		return
+	}
+	if cur, dup := w.idx.debugIDs[id]; !dup || cur.inline && !src.inline {
+		w.idx.debugIDs[id] = src
 	}
 }
 
@@ -214,7 +234,7 @@ func (idx *dirIndex) mapOfBundle(rel string, f indexedFile, ref string) (mapSour
 		return mapSource{}, fmt.Errorf("%s: no sourceMappingURL comment: %w", rel, errNotFound)
 	case ref == "data:":
 		return mapSource{path: f.real, rel: rel, inline: true}, nil
-	case strings.Contains(ref, "://") || strings.HasPrefix(ref, "/"):
+	case isAbsoluteRef(ref):
 		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", rel, ref, errNotFound)
 	}
 	target, err := relativeTarget(rel, ref)
@@ -226,6 +246,12 @@ func (idx *dirIndex) mapOfBundle(rel string, f indexedFile, ref string) (mapSour
 		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q: no such file in its directory: %w", rel, ref, errNotFound)
 	}
 	return mapSource{path: m.real, rel: target}, nil
+}
+
+// isAbsoluteRef reports whether a URL or path is absolute: a URL with a
+// scheme, or a path from the root.
+func isAbsoluteRef(ref string) bool {
+	return strings.Contains(ref, "://") || strings.HasPrefix(ref, "/")
 }
 
 // relativeTarget is the index path a bundle's relative sourceMappingURL

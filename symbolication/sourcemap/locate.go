@@ -31,20 +31,30 @@ var errNotFound = errors.New("not found")
 // path itself, cleaned and without its leading slash; "" for what cannot
 // name a file (node:internal, <anonymous>, native).
 func urlPath(file string) string {
-	p := file
-	if u, err := url.Parse(file); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
-		switch u.Scheme {
-		case "http", "https", "file", "app":
-			p = u.Path
-		default:
-			return ""
-		}
+	p, ok := schemePath(file)
+	if !ok {
+		return ""
 	}
 	p = strings.TrimLeft(path.Clean("/"+filepath.ToSlash(p)), "/")
-	if p == "" || p == "." {
+	if p == "." {
 		return ""
 	}
 	return p
+}
+
+// schemePath is the path of a URL of a scheme that names files, or file
+// itself when it is not a URL (a one-letter scheme is a Windows drive);
+// false for another scheme.
+func schemePath(file string) (string, bool) {
+	u, err := url.Parse(file)
+	if err != nil || len(u.Scheme) <= 1 {
+		return file, true
+	}
+	switch u.Scheme {
+	case "http", "https", "file", "app":
+		return u.Path, true
+	}
+	return "", false
 }
 
 // Bounds of a frame's file name, which comes from the network: the path
@@ -107,18 +117,28 @@ func (idx *dirIndex) byPath(file string) (mapSource, error) {
 		return mapSource{}, errNotFound
 	}
 	for _, tail := range tails(p) {
-		m, hasMap := idx.files[tail+".map"]
-		b, hasBundle := idx.files[tail]
-		switch {
-		case hasMap && (!hasBundle || m.root <= b.root):
-			return mapSource{path: m.real, rel: tail + ".map"}, nil
-		case hasBundle && b.bundle != nil:
-			return *b.bundle, nil
-		case hasBundle:
-			return mapSource{}, fmt.Errorf("%s: no usable sourceMappingURL: %w", tail, errNotFound)
+		if src, found, err := idx.atTail(tail); found {
+			return src, err
 		}
 	}
 	return mapSource{}, errNotFound
+}
+
+// atTail is the map of the bundle at one tail of a frame's path: the map
+// beside it (<tail>.map), unless a bundle of an earlier directory is there
+// with its own map. found is false when neither file is in the index.
+func (idx *dirIndex) atTail(tail string) (src mapSource, found bool, err error) {
+	m, hasMap := idx.files[tail+".map"]
+	b, hasBundle := idx.files[tail]
+	switch {
+	case hasMap && (!hasBundle || m.root <= b.root):
+		return mapSource{path: m.real, rel: tail + ".map"}, true, nil
+	case !hasBundle:
+		return mapSource{}, false, nil
+	case b.bundle != nil:
+		return *b.bundle, true, nil
+	}
+	return mapSource{}, true, fmt.Errorf("%s: no usable sourceMappingURL: %w", tail, errNotFound)
 }
 
 // lastSourceMappingURL is the URL of the last sourceMappingURL comment
@@ -149,10 +169,15 @@ func readMap(src mapSource, maxBytes int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := lastSourceMappingURL(whole)
+	return decodeDataURL(src.path, lastSourceMappingURL(whole))
+}
+
+// decodeDataURL decodes a bundle's inline map, a data: URL in base64 or
+// percent-encoded.
+func decodeDataURL(bundle, ref string) ([]byte, error) {
 	comma := strings.IndexByte(ref, ',')
 	if !strings.HasPrefix(ref, "data:") || comma < 0 {
-		return nil, fmt.Errorf("%s: inline source map is not a data: URL", src.path)
+		return nil, fmt.Errorf("%s: inline source map is not a data: URL", bundle)
 	}
 	meta, data := ref[len("data:"):comma], ref[comma+1:]
 	if strings.HasSuffix(meta, ";base64") {

@@ -62,38 +62,62 @@ func Parse(data []byte) (*Map, error) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("source map: %w", err)
 	}
-	if raw.Sections != nil {
-		return nil, errors.New("source map: index maps (sections) are not supported")
-	}
-	if raw.Version != 3 {
-		return nil, fmt.Errorf("source map: version %d, want 3", raw.Version)
+	if err := checkRaw(&raw); err != nil {
+		return nil, err
 	}
 	m := &Map{File: raw.File, Names: raw.Names, DebugID: strings.ToLower(cmpOr(raw.DebugID, raw.DebugID2))}
-	m.Sources = make([]string, len(raw.Sources))
-	for i, s := range raw.Sources {
-		if s != nil {
-			m.Sources[i] = joinSourceRoot(raw.SourceRoot, *s)
-		}
-	}
+	m.Sources = joinSourceRoots(raw.SourceRoot, raw.Sources)
 	if err := m.decodeMappings(raw.Mappings); err != nil {
 		return nil, fmt.Errorf("source map: %w", err)
 	}
 	m.onlyLine = m.findOnlyLine()
-	// A segment takes 20 bytes, and the column index at most two spans
-	// of 8 bytes per named segment, charged up front as it is made later.
-	m.size = int64(len(m.segments))*20 + int64(len(m.lineStart))*4
-	for _, s := range m.segments {
-		if s.name >= 0 {
-			m.size += 16
+	m.size = m.measure()
+	return m, nil
+}
+
+// checkRaw refuses what Parse does not read: index maps, other versions.
+func checkRaw(raw *rawMap) error {
+	if raw.Sections != nil {
+		return errors.New("source map: index maps (sections) are not supported")
+	}
+	if raw.Version != 3 {
+		return fmt.Errorf("source map: version %d, want 3", raw.Version)
+	}
+	return nil
+}
+
+// joinSourceRoots names the sources with "sourceRoot" applied; a null
+// source is "".
+func joinSourceRoots(root string, sources []*string) []string {
+	out := make([]string, len(sources))
+	for i, s := range sources {
+		if s != nil {
+			out[i] = joinSourceRoot(root, *s)
 		}
 	}
-	for _, s := range m.Sources {
-		m.size += int64(len(s)) + 16
+	return out
+}
+
+// measure is the map's footprint: a segment takes 20 bytes, and the
+// column index at most two spans of 8 bytes per named segment, charged up
+// front as it is made later.
+func (m *Map) measure() int64 {
+	size := int64(len(m.segments))*20 + int64(len(m.lineStart))*4
+	for _, s := range m.segments {
+		if s.name >= 0 {
+			size += 16
+		}
 	}
-	for _, s := range m.Names {
-		m.size += int64(len(s)) + 16
+	return size + stringsBytes(m.Sources) + stringsBytes(m.Names)
+}
+
+// stringsBytes is what a slice of strings holds.
+func stringsBytes(ss []string) int64 {
+	var n int64
+	for _, s := range ss {
+		n += int64(len(s)) + 16
 	}
-	return m, nil
+	return n
 }
 
 func cmpOr(a, b string) string {
@@ -124,60 +148,123 @@ func (m *Map) Lines() int { return len(m.lineStart) - 1 }
 func (m *Map) decodeMappings(s string) error {
 	m.segments = make([]segment, 0, strings.Count(s, ",")+strings.Count(s, ";")+1)
 	m.lineStart = append(make([]int32, 0, strings.Count(s, ";")+2), 0)
-	var fields [5]int64
-	var col, src, srcLine, srcCol, name int64
-	for i := 0; i <= len(s); {
-		if i == len(s) || s[i] == ';' {
-			m.sortLine(len(m.lineStart) - 1)
-			m.lineStart = append(m.lineStart, int32(len(m.segments)))
-			col = 0
-			i++
-			continue
-		}
-		if s[i] == ',' {
-			i++
-			continue
-		}
-		n := 0
-		for i < len(s) && s[i] != ',' && s[i] != ';' {
-			if n == len(fields) {
-				return fmt.Errorf("mappings: segment with more than 5 fields at offset %d", i)
-			}
-			v, next, err := decodeVLQ(s, i)
-			if err != nil {
+	d := mappingsDecoder{s: s, sources: int64(len(m.Sources)), names: int64(len(m.Names))}
+	for d.i <= len(s) {
+		switch {
+		case d.i == len(s) || s[d.i] == ';':
+			m.endLine()
+			d.col = 0
+			d.i++
+		case s[d.i] == ',':
+			d.i++
+		default:
+			if err := m.appendSegment(&d); err != nil {
 				return err
 			}
-			fields[n], i = v, next
-			n++
-		}
-		if n != 1 && n != 4 && n != 5 {
-			return fmt.Errorf("mappings: segment of %d fields before offset %d", n, i)
-		}
-		seg := segment{src: -1, name: -1}
-		col += fields[0]
-		if !fitsInt32(col) {
-			return fmt.Errorf("mappings: generated column %d out of range before offset %d", col, i)
-		}
-		seg.genColumn = int32(col)
-		if n >= 4 {
-			src, srcLine, srcCol = src+fields[1], srcLine+fields[2], srcCol+fields[3]
-			if src >= int64(len(m.Sources)) || !fitsInt32(src) || !fitsInt32(srcLine) || !fitsInt32(srcCol) {
-				return fmt.Errorf("mappings: source %d line %d column %d out of range before offset %d", src, srcLine, srcCol, i)
-			}
-			seg.src, seg.srcLine, seg.srcColumn = int32(src), int32(srcLine), int32(srcCol)
-		}
-		if n == 5 {
-			name += fields[4]
-			if name >= int64(len(m.Names)) || !fitsInt32(name) {
-				return fmt.Errorf("mappings: name %d out of range before offset %d", name, i)
-			}
-			seg.name = int32(name)
-		}
-		m.segments = append(m.segments, seg)
-		if len(m.segments) > math.MaxInt32 {
-			return errors.New("mappings: too many segments")
 		}
 	}
+	return nil
+}
+
+// endLine closes the generated line being decoded.
+func (m *Map) endLine() {
+	m.sortLine(len(m.lineStart) - 1)
+	m.lineStart = append(m.lineStart, int32(len(m.segments)))
+}
+
+// appendSegment decodes the segment at d's position.
+func (m *Map) appendSegment(d *mappingsDecoder) error {
+	seg, err := d.segment()
+	if err != nil {
+		return err
+	}
+	m.segments = append(m.segments, seg)
+	if len(m.segments) > math.MaxInt32 {
+		return errors.New("mappings: too many segments")
+	}
+	return nil
+}
+
+// mappingsDecoder is the state of decodeMappings: the position in the
+// text, and the previous segment's fields, which each segment's are
+// relative to.
+type mappingsDecoder struct {
+	s                               string
+	i                               int
+	col, src, srcLine, srcCol, name int64
+	// sources and names are the map's counts: a field past them is
+	// malformed.
+	sources, names int64
+}
+
+// segment decodes one segment of 1, 4 or 5 fields.
+func (d *mappingsDecoder) segment() (segment, error) {
+	fields, n, err := d.fields()
+	if err != nil {
+		return segment{}, err
+	}
+	if !validFieldCount(n) {
+		return segment{}, fmt.Errorf("mappings: segment of %d fields before offset %d", n, d.i)
+	}
+	seg := segment{src: -1, name: -1}
+	err = d.generated(&seg, fields[0])
+	if err == nil && n >= 4 {
+		err = d.original(&seg, fields[1:4])
+	}
+	if err == nil && n == 5 {
+		err = d.named(&seg, fields[4])
+	}
+	return seg, err
+}
+
+// validFieldCount: a segment has a generated column, then a source, line
+// and column, then a name.
+func validFieldCount(n int) bool { return n == 1 || n == 4 || n == 5 }
+
+// fields reads the VLQ values of one segment, up to the next ',' or ';'.
+func (d *mappingsDecoder) fields() ([5]int64, int, error) {
+	var fields [5]int64
+	n := 0
+	for ; d.i < len(d.s) && d.s[d.i] != ',' && d.s[d.i] != ';'; n++ {
+		if n == len(fields) {
+			return fields, n, fmt.Errorf("mappings: segment with more than 5 fields at offset %d", d.i)
+		}
+		v, next, err := decodeVLQ(d.s, d.i)
+		if err != nil {
+			return fields, n, err
+		}
+		fields[n], d.i = v, next
+	}
+	return fields, n, nil
+}
+
+// generated applies a segment's generated column.
+func (d *mappingsDecoder) generated(seg *segment, delta int64) error {
+	d.col += delta
+	if !fitsInt32(d.col) {
+		return fmt.Errorf("mappings: generated column %d out of range before offset %d", d.col, d.i)
+	}
+	seg.genColumn = int32(d.col)
+	return nil
+}
+
+// original applies a segment's source, line and column.
+func (d *mappingsDecoder) original(seg *segment, delta []int64) error {
+	d.src, d.srcLine, d.srcCol = d.src+delta[0], d.srcLine+delta[1], d.srcCol+delta[2]
+	if d.src >= d.sources || !fitsInt32(d.src) || !fitsInt32(d.srcLine) || !fitsInt32(d.srcCol) {
+		return fmt.Errorf("mappings: source %d line %d column %d out of range before offset %d", d.src, d.srcLine, d.srcCol, d.i)
+	}
+	seg.src, seg.srcLine, seg.srcColumn = int32(d.src), int32(d.srcLine), int32(d.srcCol)
+	return nil
+}
+
+// named applies a segment's name.
+func (d *mappingsDecoder) named(seg *segment, delta int64) error {
+	d.name += delta
+	if d.name >= d.names || !fitsInt32(d.name) {
+		return fmt.Errorf("mappings: name %d out of range before offset %d", d.name, d.i)
+	}
+	seg.name = int32(d.name)
 	return nil
 }
 

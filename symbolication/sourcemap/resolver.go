@@ -43,6 +43,8 @@ type Resolver struct {
 type loadedMap struct {
 	m         *Map
 	sourceDir string
+	// path is the file it was read from, for errors.
+	path string
 }
 
 // NewResolver returns a resolver over opts.Dirs, which must exist, and
@@ -100,6 +102,24 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if f.Line <= 0 || f.Column <= 0 {
 		return nil, fmt.Errorf("%s has no line and column: %w", f.File, symbolication.ErrNoMatch)
 	}
+	lm, err := r.mapOf(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	tok, ok := lm.m.functionOf(f)
+	if !ok {
+		return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, lm.path, symbolication.ErrNoMatch)
+	}
+	return []symbolication.Frame{{
+		Function: tok.Name,
+		File:     lm.sourcePath(tok.Source),
+		Line:     tok.Line + 1,
+		Column:   tok.Column + 1,
+	}}, nil
+}
+
+// mapOf is the parsed map of a frame, located and loaded.
+func (r *Resolver) mapOf(ctx context.Context, in symbolication.Lookup) (*loadedMap, error) {
 	src, err := r.locate(ctx, in)
 	if err != nil {
 		return nil, err
@@ -108,23 +128,23 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
 	}
-	tok, named := lm.m.FunctionAt(f.Line-1, f.Column-1)
-	if !named {
-		tok, named = lm.m.functionAtColumn(f.Column - 1)
+	return lm, nil
+}
+
+// functionOf is the original function of a frame by its position (line
+// and column 1-based): the name the map gives the function's start, or by
+// its column alone (a caller-line frame), else the original position with
+// the frame's own name; false when the map has nothing there.
+func (m *Map) functionOf(f symbolication.Frame) (Token, bool) {
+	if tok, named := m.FunctionAt(f.Line-1, f.Column-1); named {
+		return tok, true
 	}
-	if !named {
-		var ok bool
-		if tok, ok = lm.m.PositionAt(f.Line-1, f.Column-1); !ok || !tok.HasSource {
-			return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, src.path, symbolication.ErrNoMatch)
-		}
-		tok.Name = f.Function
+	if tok, named := m.functionAtColumn(f.Column - 1); named {
+		return tok, true
 	}
-	return []symbolication.Frame{{
-		Function: tok.Name,
-		File:     lm.sourcePath(tok.Source),
-		Line:     tok.Line + 1,
-		Column:   tok.Column + 1,
-	}}, nil
+	tok, ok := m.PositionAt(f.Line-1, f.Column-1)
+	tok.Name = f.Function
+	return tok, ok && tok.HasSource
 }
 
 // locate finds the map of a frame: by debug id first, then by path. A
@@ -167,11 +187,11 @@ func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrMalformed, err)
 	}
-	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel)}
+	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel), path: src.path}
 	if lm.sourceDir == "." {
 		lm.sourceDir = ""
 	}
-	return lm, m.Size() + int64(len(lm.sourceDir)), nil
+	return lm, m.Size() + int64(len(lm.sourceDir)+len(lm.path)), nil
 }
 
 // sourcePath names an original source: as the map names it when that is a
