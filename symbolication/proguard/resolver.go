@@ -67,10 +67,8 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // NewResolver returns a resolver over opts.Dirs and starts scanning them
 // in the background. Close stops the scans and loads.
 func NewResolver(opts Options) (*Resolver, error) {
-	for _, d := range opts.Dirs {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("proguard directory %q is not a directory", d)
-		}
+	if err := checkDirs(opts.Dirs); err != nil {
+		return nil, err
 	}
 	roots, err := sources.NewRoots(opts.Dirs)
 	if err != nil {
@@ -83,6 +81,16 @@ func NewResolver(opts Options) (*Resolver, error) {
 	r.scans = sources.NewScans("proguard directories", opts.RescanInterval, r.scan)
 	r.scans.Start()
 	return r, nil
+}
+
+// checkDirs checks that each directory is one.
+func checkDirs(dirs []string) error {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("proguard directory %q is not a directory", d)
+		}
+	}
+	return nil
 }
 
 // Close stops the scan and the loads under way.
@@ -114,11 +122,17 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if len(remapped) == 0 {
 		return nil, fmt.Errorf("class %s in mapping %s: %w", in.Frame.Module, uuid, symbolication.ErrNoMatch)
 	}
+	return symbolicationFrames(remapped), nil
+}
+
+// symbolicationFrames are the answer of Resolve: each frame but the last
+// inlined into the next.
+func symbolicationFrames(remapped []Frame) []symbolication.Frame {
 	out := make([]symbolication.Frame, len(remapped))
 	for i, f := range remapped {
 		out[i] = symbolication.Frame{Function: f.Method, Module: f.Class, File: f.File, Line: f.Line, Inlined: i < len(remapped)-1}
 	}
-	return out, nil
+	return out
 }
 
 // load parses a mapping file, a regular file of at most maxBytes (checked
