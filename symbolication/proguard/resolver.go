@@ -67,7 +67,7 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 // NewResolver returns a resolver over opts.Dirs and starts scanning them
 // in the background. Close stops the scans and loads.
 func NewResolver(opts Options) (*Resolver, error) {
-	if err := checkDirs(opts.Dirs); err != nil {
+	if err := sources.CheckDirectories("proguard", opts.Dirs); err != nil {
 		return nil, err
 	}
 	roots, err := sources.NewRoots(opts.Dirs)
@@ -81,16 +81,6 @@ func NewResolver(opts Options) (*Resolver, error) {
 	r.scans = sources.NewScans("proguard directories", opts.RescanInterval, r.scan)
 	r.scans.Start()
 	return r, nil
-}
-
-// checkDirs checks that each directory is one.
-func checkDirs(dirs []string) error {
-	for _, d := range dirs {
-		if st, err := os.Stat(d); err != nil || !st.IsDir() {
-			return fmt.Errorf("proguard directory %q is not a directory", d)
-		}
-	}
-	return nil
 }
 
 // Close stops the scan and the loads under way.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -50,10 +49,8 @@ type loadedMap struct {
 // NewResolver returns a resolver over opts.Dirs, which must exist, and
 // starts scanning them in the background. Close stops the scans.
 func NewResolver(opts Options) (*Resolver, error) {
-	for _, d := range opts.Dirs {
-		if !isDir(d) {
-			return nil, fmt.Errorf("source map directory %q is not a directory", d)
-		}
+	if err := sources.CheckDirectories("source map", opts.Dirs); err != nil {
+		return nil, err
 	}
 	if opts.MaxArtifactBytes <= 0 {
 		opts.MaxArtifactBytes = 256 << 20
@@ -202,9 +199,4 @@ func (lm *loadedMap) sourcePath(source string) string {
 		return source
 	}
 	return path.Clean(path.Join(lm.sourceDir, source))
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }

@@ -75,12 +75,8 @@ type indexedDebugFile struct {
 // NewDebugFiles checks that the directories exist and starts their first
 // scan, without waiting for it.
 func NewDebugFiles(opts DebugFilesOptions) (*DebugFiles, error) {
-	for _, dir := range opts.Dirs {
-		if st, err := os.Stat(dir); err != nil {
-			return nil, fmt.Errorf("debug directory: %w", err)
-		} else if !st.IsDir() {
-			return nil, fmt.Errorf("debug directory %s: not a directory", dir)
-		}
+	if err := CheckDirectories("debug", opts.Dirs); err != nil {
+		return nil, err
 	}
 	roots, err := NewRoots(opts.Dirs)
 	if err != nil {

@@ -139,20 +139,25 @@ func (c *Debuginfod) Fetch(ctx context.Context, id string) (string, error) {
 	var errs []error
 	for _, server := range c.servers {
 		path, err := c.download(ctx, server, id)
-		if err == nil {
+		switch {
+		case err == nil:
 			return path, nil
-		}
-		if ctx.Err() != nil {
+		case ctx.Err() != nil:
 			return "", ctx.Err()
-		}
-		if !errors.Is(err, errNotOnServer) {
+		case !errors.Is(err, errNotOnServer):
 			errs = append(errs, err)
 		}
 	}
+	return "", notFetched(id, errs)
+}
+
+// notFetched is the error of a build id no server served: the servers'
+// failures, or not found when each answered 404.
+func notFetched(id string, errs []error) error {
 	if len(errs) > 0 {
-		return "", fmt.Errorf("debuginfod: %w", errors.Join(errs...))
+		return fmt.Errorf("debuginfod: %w", errors.Join(errs...))
 	}
-	return "", fmt.Errorf("debuginfod: no server has build id %s: %w", id, symbolication.ErrNoArtifact)
+	return fmt.Errorf("debuginfod: no server has build id %s: %w", id, symbolication.ErrNoArtifact)
 }
 
 // cached returns the cache directory's file of id, marked as used now.
@@ -307,13 +312,7 @@ func (c *Debuginfod) evict(incoming int64) {
 // 20 bytes of SHA-1 by default; other linkers write 8 to 32; a Mach-O
 // UUID is 16).
 func ValidBuildID(id string) bool {
-	if len(id) < 4 || len(id) > 128 || len(id)%2 != 0 {
-		return false
-	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) >= 4 && len(id) <= 128 && len(id)%2 == 0 && strings.IndexFunc(id, notLowerHex) < 0
 }
+
+func notLowerHex(c rune) bool { return (c < '0' || c > '9') && (c < 'a' || c > 'f') }

@@ -37,18 +37,25 @@ func OpenRegular(path string, maxBytes int64) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	st, err := f.Stat()
-	switch {
-	case err != nil:
+	if err == nil {
+		err = checkRegular(path, st, maxBytes)
+	}
+	if err != nil {
 		_ = f.Close()
 		return nil, 0, err
-	case !st.Mode().IsRegular():
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
-	case maxBytes > 0 && st.Size() > maxBytes:
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("%s: %d bytes, %w (%d bytes)", path, st.Size(), ErrTooLarge, maxBytes)
 	}
 	return f, st.Size(), nil
+}
+
+// checkRegular checks an opened file's type and size.
+func checkRegular(path string, st os.FileInfo, maxBytes int64) error {
+	switch {
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+	case maxBytes > 0 && st.Size() > maxBytes:
+		return fmt.Errorf("%s: %d bytes, %w (%d bytes)", path, st.Size(), ErrTooLarge, maxBytes)
+	}
+	return nil
 }
 
 // ReadRegular reads a whole regular file of at most maxBytes. The size is
@@ -72,6 +79,18 @@ func ReadRegular(path string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: grew while read, %w (%d bytes)", path, ErrTooLarge, limit)
 	}
 	return buf.Bytes(), nil
+}
+
+// CheckDirectories checks that each configured directory of a kind (what
+// names it in the error) exists and is a directory: a missing one is a
+// configuration mistake, reported at start.
+func CheckDirectories(what string, dirs []string) error {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s directory %q is not a directory", what, d)
+		}
+	}
+	return nil
 }
 
 // Roots are configured directories by their real paths (symbolic links
@@ -183,15 +202,24 @@ func (w *rootsWalk) entry(p, name string, e os.DirEntry, chain map[string]bool) 
 	p, typ, ok := w.target(p, e.Type())
 	switch {
 	case !ok:
-	case typ.IsDir() && !chain[p] && e.Name() != w.skipDir:
-		chain[p] = true
-		w.dir(p, name, chain)
-		delete(chain, p)
+	case typ.IsDir():
+		w.subdir(p, name, e.Name(), chain)
 	case typ.IsRegular():
 		if w.left--; w.left >= 0 {
 			w.fn(p, name)
 		}
 	}
+}
+
+// subdir walks a directory unless it is already on the chain (a link
+// loop) or is skipped.
+func (w *rootsWalk) subdir(p, name, base string, chain map[string]bool) {
+	if chain[p] || base == w.skipDir {
+		return
+	}
+	chain[p] = true
+	w.dir(p, name, chain)
+	delete(chain, p)
 }
 
 // target follows a symbolic link to its real path and type when it stays

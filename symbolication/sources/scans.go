@@ -67,13 +67,7 @@ func (s *Scans[T]) Get(ctx context.Context, fresh bool) (T, error) {
 	s.mu.Unlock()
 	select {
 	case <-running:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.has {
-			var zero T
-			return zero, fmt.Errorf("%s: scan stopped: %w", s.what, symbolication.ErrPending)
-		}
-		return s.current, nil
+		return s.latest()
 	case <-ctx.Done():
 		if has {
 			return cur, nil
@@ -81,6 +75,18 @@ func (s *Scans[T]) Get(ctx context.Context, fresh bool) (T, error) {
 		var zero T
 		return zero, fmt.Errorf("%s: first scan not done: %w (%w)", s.what, symbolication.ErrPending, ctx.Err())
 	}
+}
+
+// latest is the index of the scan that just ended; ErrPending when it was
+// stopped before any scan completed.
+func (s *Scans[T]) latest() (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.has {
+		var zero T
+		return zero, fmt.Errorf("%s: scan stopped: %w", s.what, symbolication.ErrPending)
+	}
+	return s.current, nil
 }
 
 // startLocked starts a scan unless one runs, and returns the channel
