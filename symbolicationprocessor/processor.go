@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -92,15 +93,16 @@ func newFrameProcessor(cfg *Config, set component.TelemetrySettings) (*frameProc
 // must exist; each starts scanning them in the background) and registers
 // the caches' counters.
 func (s *frameProcessor) start(context.Context, component.Host) error {
-	for _, kind := range []symbolication.Kind{symbolication.KindSourceMap, symbolication.KindProGuard, symbolication.KindNative} {
-		r, closer, err := s.cfg.newResolver(kind)
+	for _, m := range s.cfg.resolverMakers() {
+		if !m.enabled {
+			continue
+		}
+		r, closer, err := m.make()
 		if err != nil {
 			return err
 		}
-		if r != nil {
-			s.resolvers[kind] = r
-			s.closers = append(s.closers, closer)
-		}
+		s.resolvers[m.kind] = r
+		s.closers = append(s.closers, closer)
 	}
 	return s.registerCacheTelemetry()
 }
@@ -131,38 +133,47 @@ func (s *frameProcessor) processProfiles(ctx context.Context, pd pprofile.Profil
 	defer context.AfterFunc(s.stopping, cancel)()
 	ctx = native.WithFetchLimit(ctx, s.cfg.Native.MaxFetchesPerBatch)
 
-	d := newDictionary(pd.Dictionary())
-	images := readImages(d, pd)
-	locs := d.d.LocationTable()
-	s.prefetch(ctx, d, images, locs)
-	var counts outcomeCounts
-	// Scratch space reused from location to location.
-	var targets []target
-	var answers [][]symbolication.Frame
+	b := &batch{p: s, d: newDictionary(pd.Dictionary())}
+	b.images = readImages(b.d, pd)
+	locs := b.d.d.LocationTable()
+	s.prefetch(ctx, b.d, b.images, locs)
 	for i := 1; i < locs.Len(); i++ {
-		loc := locs.At(i)
-		var kind symbolication.Kind
-		kind, targets = s.targetsOf(targets[:0], d, images, int32(i), loc)
-		if len(targets) == 0 {
-			continue
-		}
-		answers = answers[:0]
-		for range targets {
-			answers = append(answers, nil)
-		}
-		for j, t := range targets {
-			answer, hit, err := s.resolve(ctx, kind, t.in)
-			counts.add(kind, hit, err)
-			if err != nil {
-				s.logUnresolved(kind, t.in, err)
-				continue
-			}
-			answers[j] = answer
-		}
-		writeBack(d, loc, targets, answers)
+		b.resolveLocation(ctx, int32(i), locs.At(i))
 	}
-	counts.record(ctx, s.telemetry)
+	b.counts.record(ctx, s.telemetry)
 	return pd, nil
+}
+
+// batch is one processProfiles call: its dictionary and images, its
+// outcomes, and scratch space reused from location to location.
+type batch struct {
+	p       *frameProcessor
+	d       *dictionary
+	images  images
+	counts  outcomeCounts
+	targets []target
+	answers [][]symbolication.Frame
+}
+
+// resolveLocation resolves what a configured kind recognises in one
+// location and writes the answers back.
+func (b *batch) resolveLocation(ctx context.Context, li int32, loc pprofile.Location) {
+	var kind symbolication.Kind
+	kind, b.targets = b.p.targetsOf(b.targets[:0], b.d, b.images, li, loc)
+	if len(b.targets) == 0 {
+		return
+	}
+	b.answers = slices.Grow(b.answers[:0], len(b.targets))[:len(b.targets)]
+	for j, t := range b.targets {
+		answer, hit, err := b.p.resolve(ctx, kind, t.in)
+		b.counts.add(kind, hit, err)
+		if err != nil {
+			b.p.logUnresolved(kind, t.in, err)
+			answer = nil // the line stays as it came
+		}
+		b.answers[j] = answer
+	}
+	writeBack(b.d, loc, b.targets, b.answers)
 }
 
 // prefetch starts loading the artifacts of the batch's frames whose

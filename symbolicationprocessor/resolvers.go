@@ -10,24 +10,21 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap"
 )
 
-// newResolver makes the resolver of a kind from its configuration, and
-// the function that stops it; nil when the kind is not configured.
-func (c *Config) newResolver(kind symbolication.Kind) (symbolication.Resolver, func(), error) {
-	switch kind {
-	case symbolication.KindSourceMap:
-		if c.SourceMaps.enabled() {
-			return c.sourceMapResolver()
-		}
-	case symbolication.KindProGuard:
-		if c.ProGuard.enabled() {
-			return c.proguardResolver()
-		}
-	case symbolication.KindNative:
-		if c.Native.enabled() {
-			return c.nativeResolver()
-		}
+// resolverMaker makes the resolver of a kind from its configuration, and
+// the function that stops it.
+type resolverMaker struct {
+	kind    symbolication.Kind
+	enabled bool
+	make    func() (symbolication.Resolver, func(), error)
+}
+
+// resolverMakers are the kinds' makers, in the order they start.
+func (c *Config) resolverMakers() []resolverMaker {
+	return []resolverMaker{
+		{symbolication.KindSourceMap, c.SourceMaps.enabled(), c.sourceMapResolver},
+		{symbolication.KindProGuard, c.ProGuard.enabled(), c.proguardResolver},
+		{symbolication.KindNative, c.Native.enabled(), c.nativeResolver},
 	}
-	return nil, nil, nil
 }
 
 func (c *Config) sourceMapResolver() (symbolication.Resolver, func(), error) {

@@ -64,6 +64,12 @@ func (c *outcomeCounts) record(ctx context.Context, tb *metadata.TelemetryBuilde
 	for kind, n := range c.resolved {
 		tb.ProcessorSymbolicationFramesResolved.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
 	}
+	c.recordUnresolved(ctx, tb)
+}
+
+// recordUnresolved records the unresolved frames by kind and reason, and
+// the load errors among them by kind.
+func (c *outcomeCounts) recordUnresolved(ctx context.Context, tb *metadata.TelemetryBuilder) {
 	for k, n := range c.unresolved {
 		tb.ProcessorSymbolicationFramesUnresolved.Add(ctx, n, metric.WithAttributeSet(
 			attribute.NewSet(attribute.String("kind", k[0]), attribute.String("reason", k[1]))))
