@@ -31,6 +31,7 @@ import (
 // The zero value is not usable; call NewCache.
 type Cache[K comparable, V any] struct {
 	opts CacheOptions
+	load LoadFunc[K, V]
 	// ctx is the background loads' context; Close ends it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -99,8 +100,9 @@ func (r RetryAfter) of(f Failure) time.Duration {
 
 // LoadFunc makes the value of a key: the value, its size in bytes, or the
 // error that says why it could not (wrapping one of Resolve's sentinel
-// errors). It must stop soon once ctx ends.
-type LoadFunc[V any] func(ctx context.Context) (V, int64, error)
+// errors). It must stop soon once ctx ends. A cache has one, given when it
+// is made, so that a Get costs no closure.
+type LoadFunc[K comparable, V any] func(ctx context.Context, key K) (V, int64, error)
 
 // errorEntryBytes is what a remembered load failure counts for.
 const errorEntryBytes = 256
@@ -126,14 +128,15 @@ type cacheLoad[V any] struct {
 	abandoned bool
 }
 
-// NewCache returns an empty cache.
-func NewCache[K comparable, V any](opts CacheOptions) *Cache[K, V] {
+// NewCache returns an empty cache whose values load makes.
+func NewCache[K comparable, V any](opts CacheOptions, load LoadFunc[K, V]) *Cache[K, V] {
 	if opts.MaxLoads <= 0 {
 		opts.MaxLoads = defaultMaxLoads
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Cache[K, V]{
 		opts:     opts,
+		load:     load,
 		ctx:      ctx,
 		cancel:   cancel,
 		order:    list.New(),
@@ -153,20 +156,27 @@ func (c *Cache[K, V]) Close() {
 	c.used = 0
 }
 
-// Get returns the value of key, or its remembered error, calling load to
-// make it when it is absent. A caller whose context ends while the load
-// runs elsewhere gets an error wrapping ErrPending and its context's error.
-func (c *Cache[K, V]) Get(ctx context.Context, key K, load LoadFunc[V]) (V, error) {
+// Get returns the value of key, or its remembered error, loading it when
+// it is absent. A caller whose context ends while the load runs elsewhere
+// gets an error wrapping ErrPending and its context's error.
+func (c *Cache[K, V]) Get(ctx context.Context, key K) (V, error) {
+	value, _, err := c.GetCounted(ctx, key)
+	return value, err
+}
+
+// GetCounted is Get, and says whether the answer was a hit: an entry, or
+// a load another caller started.
+func (c *Cache[K, V]) GetCounted(ctx context.Context, key K) (value V, hit bool, err error) {
 	for {
-		step := c.begin(key, load)
+		step := c.begin(key)
 		if step.answered {
-			return step.value, step.err
+			return step.value, step.hit, step.err
 		}
 		if step.owner {
-			c.run(ctx, key, step.call, load)
+			c.run(ctx, key, step.call)
 		}
 		if value, err, again := c.wait(ctx, step.call); !again {
-			return value, err
+			return value, step.hit, err
 		}
 	}
 }
@@ -175,9 +185,9 @@ func (c *Cache[K, V]) Get(ctx context.Context, key K, load LoadFunc[V]) (V, erro
 // nor loading, and does not wait: a caller with many keys prefetches all
 // of them first, so that they load concurrently. It does nothing in a
 // cache without Background loads.
-func (c *Cache[K, V]) Prefetch(key K, load LoadFunc[V]) {
+func (c *Cache[K, V]) Prefetch(key K) {
 	if c.opts.Background {
-		c.begin(key, load)
+		c.begin(key)
 	}
 }
 
@@ -193,32 +203,33 @@ func (c *Cache[K, V]) Holds(key K) bool {
 }
 
 // cacheStep is what begin found: an answer, a load to wait for, or a load
-// for the caller to run (owner).
+// for the caller to run (owner). hit: an entry, or another caller's load.
 type cacheStep[V any] struct {
 	answered bool
 	value    V
 	err      error
 	call     *cacheLoad[V]
 	owner    bool
+	hit      bool
 }
 
 // begin answers key from an entry, joins the load under way, or starts
 // one: in the background, or for the caller to run.
-func (c *Cache[K, V]) begin(key K, load LoadFunc[V]) cacheStep[V] {
+func (c *Cache[K, V]) begin(key K) cacheStep[V] {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.fresh(key); ok {
 		c.hits.Add(1)
-		return cacheStep[V]{answered: true, value: e.value, err: e.err}
+		return cacheStep[V]{answered: true, value: e.value, err: e.err, hit: true}
 	}
 	if l, ok := c.inflight[key]; ok {
 		c.hits.Add(1)
-		return cacheStep[V]{call: l}
+		return cacheStep[V]{call: l, hit: true}
 	}
 	if !c.opts.Background {
 		return c.startInline(key)
 	}
-	return c.startBackground(key, load)
+	return c.startBackground(key)
 }
 
 // startInline registers a load the caller runs; c.mu is held.
@@ -231,7 +242,7 @@ func (c *Cache[K, V]) startInline(key K) cacheStep[V] {
 
 // startBackground starts a load in its own goroutine unless MaxLoads run
 // or the cache is closed; c.mu is held.
-func (c *Cache[K, V]) startBackground(key K, load LoadFunc[V]) cacheStep[V] {
+func (c *Cache[K, V]) startBackground(key K) cacheStep[V] {
 	if c.ctx.Err() != nil {
 		return cacheStep[V]{answered: true, err: fmt.Errorf("cache closed: %w", ErrPending)}
 	}
@@ -243,7 +254,7 @@ func (c *Cache[K, V]) startBackground(key K, load LoadFunc[V]) cacheStep[V] {
 	l := &cacheLoad[V]{done: make(chan struct{})}
 	c.inflight[key] = l
 	go func() {
-		c.run(c.ctx, key, l, load)
+		c.run(c.ctx, key, l)
 		c.mu.Lock()
 		c.background--
 		c.mu.Unlock()
@@ -270,8 +281,8 @@ func (c *Cache[K, V]) fresh(key K) (*cacheEntry[K, V], bool) {
 // run loads key under ctx and publishes the result to the load's waiters
 // and, unless the load was abandoned or its failure is not remembered, to
 // the cache.
-func (c *Cache[K, V]) run(ctx context.Context, key K, l *cacheLoad[V], load LoadFunc[V]) {
-	value, size, err := load(ctx)
+func (c *Cache[K, V]) run(ctx context.Context, key K, l *cacheLoad[V]) {
+	value, size, err := c.load(ctx, key)
 	l.value, l.err = value, err
 	l.abandoned = err != nil && ctx.Err() != nil
 	c.mu.Lock()

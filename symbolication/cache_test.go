@@ -31,17 +31,17 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewCache[string, string](CacheOptions{MaxBytes: tt.maxBytes})
+			c := newTestCache[string, string](CacheOptions{MaxBytes: tt.maxBytes})
 			for i, k := range tt.adds {
 				if i == len(tt.adds)-1 && tt.touch != "" {
-					_, _ = c.Get(ctx, tt.touch, func(context.Context) (string, int64, error) { t.Fatal("touched key reloaded"); return "", 0, nil })
+					_, _ = c.getWith(ctx, tt.touch, func(context.Context) (string, int64, error) { t.Fatal("touched key reloaded"); return "", 0, nil })
 				}
-				_, err := c.Get(ctx, k, func(context.Context) (string, int64, error) { return "v" + k, 10, nil })
+				_, err := c.getWith(ctx, k, func(context.Context) (string, int64, error) { return "v" + k, 10, nil })
 				require.NoError(t, err)
 			}
 			for _, k := range tt.wantKept {
 				loaded := false
-				v, _ := c.Get(ctx, k, func(context.Context) (string, int64, error) { loaded = true; return "", 1, nil })
+				v, _ := c.getWith(ctx, k, func(context.Context) (string, int64, error) { loaded = true; return "", 1, nil })
 				assert.False(t, loaded, "key %s was evicted", k)
 				assert.Equal(t, "v"+k, v)
 			}
@@ -54,18 +54,18 @@ func TestCacheEvictsLeastRecentlyUsedByBytes(t *testing.T) {
 
 func TestCacheRemembersErrorsAndSkipsOversized(t *testing.T) {
 	ctx := context.Background()
-	c := NewCache[string, int](CacheOptions{MaxBytes: 1000, Retry: RetryAll(time.Hour)})
+	c := newTestCache[string, int](CacheOptions{MaxBytes: 1000, Retry: RetryAll(time.Hour)})
 	boom := errors.New("boom")
 	loads := 0
 	for range 3 {
-		_, err := c.Get(ctx, "bad", func(context.Context) (int, int64, error) { loads++; return 0, 0, boom })
+		_, err := c.getWith(ctx, "bad", func(context.Context) (int, int64, error) { loads++; return 0, 0, boom })
 		assert.ErrorIs(t, err, boom)
 	}
 	assert.Equal(t, 1, loads, "a failed load is remembered")
 
 	loads = 0
 	for range 2 {
-		v, err := c.Get(ctx, "huge", func(context.Context) (int, int64, error) { loads++; return 7, 5000, nil })
+		v, err := c.getWith(ctx, "huge", func(context.Context) (int, int64, error) { loads++; return 7, 5000, nil })
 		require.NoError(t, err)
 		assert.Equal(t, 7, v)
 	}
@@ -75,7 +75,7 @@ func TestCacheRemembersErrorsAndSkipsOversized(t *testing.T) {
 
 func TestCacheLoadsOnceUnderConcurrency(t *testing.T) {
 	ctx := context.Background()
-	c := NewCache[int, string](CacheOptions{MaxBytes: 1 << 20})
+	c := newTestCache[int, string](CacheOptions{MaxBytes: 1 << 20})
 	var mu sync.Mutex
 	loads := map[int]int{}
 	var wg sync.WaitGroup
@@ -84,7 +84,7 @@ func TestCacheLoadsOnceUnderConcurrency(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for k := range 8 {
-				v, err := c.Get(ctx, k, func(context.Context) (string, int64, error) {
+				v, err := c.getWith(ctx, k, func(context.Context) (string, int64, error) {
 					mu.Lock()
 					loads[k]++
 					mu.Unlock()
@@ -125,13 +125,13 @@ func TestCacheRetryTimes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := NewCache[string, int](CacheOptions{MaxBytes: 1 << 10, Retry: retry})
+			c := newTestCache[string, int](CacheOptions{MaxBytes: 1 << 10, Retry: retry})
 			loads := 0
 			load := func(context.Context) (int, int64, error) { loads++; return 0, 0, tt.err }
-			_, err := c.Get(context.Background(), "k", load)
+			_, err := c.getWith(context.Background(), "k", load)
 			require.ErrorIs(t, err, tt.err)
 			time.Sleep(20 * time.Millisecond)
-			_, err = c.Get(context.Background(), "k", load)
+			_, err = c.getWith(context.Background(), "k", load)
 			require.ErrorIs(t, err, tt.err)
 			assert.Equal(t, tt.wantLoads, loads)
 			assert.LessOrEqual(t, c.Stats().Bytes, int64(errorEntryBytes), "an expired entry is replaced, not added")
@@ -165,7 +165,7 @@ func TestFailureOf(t *testing.T) {
 // load the key themselves and get its value, and nothing is remembered.
 // Before, the waiters got the first caller's "context canceled".
 func TestCacheCanceledLoaderDoesNotAnswerOthers(t *testing.T) {
-	c := NewCache[string, string](CacheOptions{MaxBytes: 1 << 10, Retry: RetryAll(time.Minute)})
+	c := newTestCache[string, string](CacheOptions{MaxBytes: 1 << 10, Retry: RetryAll(time.Minute)})
 	started := make(chan struct{})
 	first, cancel := context.WithCancel(context.Background())
 	var loads atomic.Int32
@@ -179,14 +179,14 @@ func TestCacheCanceledLoaderDoesNotAnswerOthers(t *testing.T) {
 	}
 	firstErr := make(chan error, 1)
 	go func() {
-		_, err := c.Get(first, "k", load)
+		_, err := c.getWith(first, "k", load)
 		firstErr <- err
 	}()
 	<-started
 	waiters := make(chan string, 3)
 	for range cap(waiters) {
 		go func() {
-			v, err := c.Get(context.Background(), "k", load)
+			v, err := c.getWith(context.Background(), "k", load)
 			if err != nil {
 				v = err.Error()
 			}
@@ -200,7 +200,7 @@ func TestCacheCanceledLoaderDoesNotAnswerOthers(t *testing.T) {
 		assert.Equal(t, "value", <-waiters)
 	}
 	assert.Equal(t, int32(2), loads.Load(), "one waiter loads again, the others share its load")
-	v, err := c.Get(context.Background(), "k", load)
+	v, err := c.getWith(context.Background(), "k", load)
 	require.NoError(t, err)
 	assert.Equal(t, "value", v)
 }
@@ -210,7 +210,7 @@ func TestCacheCanceledLoaderDoesNotAnswerOthers(t *testing.T) {
 // MaxLoads, and Close stops it.
 func TestCacheBackgroundLoads(t *testing.T) {
 	release := make(chan struct{})
-	c := NewCache[string, string](CacheOptions{MaxBytes: 1 << 10, Background: true, MaxLoads: 1, Retry: RetryAll(time.Minute)})
+	c := newTestCache[string, string](CacheOptions{MaxBytes: 1 << 10, Background: true, MaxLoads: 1, Retry: RetryAll(time.Minute)})
 	defer c.Close()
 	slow := func(ctx context.Context) (string, int64, error) {
 		select {
@@ -222,26 +222,78 @@ func TestCacheBackgroundLoads(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	_, err := c.Get(short, "a", slow)
+	_, err := c.getWith(short, "a", slow)
 	require.ErrorIs(t, err, ErrPending)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.True(t, c.Holds("a"), "the load goes on")
 
-	_, err = c.Get(context.Background(), "b", slow)
+	_, err = c.getWith(context.Background(), "b", slow)
 	require.ErrorIs(t, err, ErrPending, "MaxLoads loads under way: b is not started")
 	assert.False(t, c.Holds("b"))
 
 	close(release)
-	v, err := c.Get(context.Background(), "a", slow)
+	v, err := c.getWith(context.Background(), "a", slow)
 	require.NoError(t, err)
 	assert.Equal(t, "slow", v)
 	assert.Equal(t, CacheStats{Hits: 1, Misses: 1, Bytes: 4, Entries: 1}, c.Stats())
 
-	stopped := NewCache[string, string](CacheOptions{MaxBytes: 1 << 10, Background: true, Retry: RetryAll(time.Minute)})
+	stopped := newTestCache[string, string](CacheOptions{MaxBytes: 1 << 10, Background: true, Retry: RetryAll(time.Minute)})
 	block := func(ctx context.Context) (string, int64, error) { <-ctx.Done(); return "", 0, ctx.Err() }
-	stopped.Prefetch("k", block)
+	stopped.prefetchWith("k", block)
 	require.True(t, stopped.Holds("k"))
 	stopped.Close()
-	_, err = stopped.Get(context.Background(), "k", block)
+	_, err = stopped.getWith(context.Background(), "k", block)
 	require.ErrorIs(t, err, ErrPending, "nothing loads after Close")
+}
+
+// testCache lets each Get of a test say how its key loads: the cache's
+// LoadFunc calls the function the last Get of the key gave.
+type testCache[K comparable, V any] struct {
+	*Cache[K, V]
+	mu    sync.Mutex
+	loads map[K]func(context.Context) (V, int64, error)
+}
+
+func newTestCache[K comparable, V any](opts CacheOptions) *testCache[K, V] {
+	c := &testCache[K, V]{loads: map[K]func(context.Context) (V, int64, error){}}
+	c.Cache = NewCache(opts, func(ctx context.Context, key K) (V, int64, error) {
+		c.mu.Lock()
+		f := c.loads[key]
+		c.mu.Unlock()
+		return f(ctx)
+	})
+	return c
+}
+
+func (c *testCache[K, V]) setLoad(key K, f func(context.Context) (V, int64, error)) {
+	c.mu.Lock()
+	c.loads[key] = f
+	c.mu.Unlock()
+}
+
+func (c *testCache[K, V]) getWith(ctx context.Context, key K, f func(context.Context) (V, int64, error)) (V, error) {
+	c.setLoad(key, f)
+	return c.Get(ctx, key)
+}
+
+func (c *testCache[K, V]) prefetchWith(key K, f func(context.Context) (V, int64, error)) {
+	c.setLoad(key, f)
+	c.Prefetch(key)
+}
+
+// TestCacheGetCountedSaysHits: a Get that starts the load is a miss, one
+// answered by an entry or another caller's load a hit.
+func TestCacheGetCountedSaysHits(t *testing.T) {
+	loads := 0
+	c := NewCache(CacheOptions{MaxBytes: 1 << 10}, func(_ context.Context, key string) (string, int64, error) {
+		loads++
+		return key, 1, nil
+	})
+	for i, wantHit := range []bool{false, true, true} {
+		v, hit, err := c.GetCounted(context.Background(), "k")
+		require.NoError(t, err)
+		assert.Equal(t, "k", v)
+		assert.Equal(t, wantHit, hit, "call %d", i)
+	}
+	assert.Equal(t, 1, loads)
 }

@@ -63,6 +63,26 @@ type frameKey struct {
 	address, imageAddr     uint64
 }
 
+func keyOf(kind symbolication.Kind, in symbolication.Lookup) frameKey {
+	f := in.Frame
+	return frameKey{
+		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
+		function: f.Function, module: f.Module, file: f.File,
+		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
+	}
+}
+
+// lookup is the resolver's question the key stands for.
+func (k *frameKey) lookup() symbolication.Lookup {
+	return symbolication.Lookup{
+		DebugID: k.debugID, BuildID: k.buildID, ImageAddr: k.imageAddr,
+		Frame: symbolication.Frame{
+			Function: k.function, Module: k.module, File: k.file,
+			Line: k.line, Column: k.column, Address: k.address,
+		},
+	}
+}
+
 func (k *frameKey) size() int64 {
 	return int64(len(k.debugID)+len(k.buildID)+len(k.function)+len(k.module)+len(k.file)) + 128
 }
@@ -73,20 +93,21 @@ func newFrameProcessor(cfg *Config, set component.TelemetrySettings) (*frameProc
 		return nil, fmt.Errorf("symbolication telemetry: %w", err)
 	}
 	stopping, stop := context.WithCancel(context.Background())
-	return &frameProcessor{
+	s := &frameProcessor{
 		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
-		frames: symbolication.NewCache[frameKey, []symbolication.Frame](symbolication.CacheOptions{
-			MaxBytes: cfg.FrameCacheBytes,
-			Retry: symbolication.RetryAfter{
-				NotFound: unresolvedRetry, Malformed: unresolvedRetry, Timeout: timedOutRetry, Fetch: unresolvedRetry,
-			},
-		}),
 		telemetry: tb,
 		logger:    set.Logger,
 		stopping:  stopping,
 		stop:      stop,
-	}, nil
+	}
+	s.frames = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes: cfg.FrameCacheBytes,
+		Retry: symbolication.RetryAfter{
+			NotFound: unresolvedRetry, Malformed: unresolvedRetry, Timeout: timedOutRetry, Fetch: unresolvedRetry,
+		},
+	}, s.resolveFrame)
+	return s, nil
 }
 
 // start makes the resolver of each configured kind (their directories
@@ -199,23 +220,18 @@ func (s *frameProcessor) prefetch(ctx context.Context, d *dictionary, images ima
 // resolve asks the kind's resolver, through the cache of resolved frames;
 // hit says the cache answered.
 func (s *frameProcessor) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
-	f := in.Frame
-	key := frameKey{
-		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
-		function: f.Function, module: f.Module, file: f.File,
-		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
+	return s.frames.GetCounted(ctx, keyOf(kind, in))
+}
+
+// resolveFrame is the frames cache's load: the kind's resolver's answer
+// and what it costs in memory.
+func (s *frameProcessor) resolveFrame(ctx context.Context, key frameKey) ([]symbolication.Frame, int64, error) {
+	answer, err := s.resolvers[key.kind].Resolve(ctx, key.lookup())
+	size := key.size()
+	for _, a := range answer {
+		size += int64(len(a.Function)+len(a.Module)+len(a.File)) + 64
 	}
-	loaded := false
-	answer, err = s.frames.Get(ctx, key, func(ctx context.Context) ([]symbolication.Frame, int64, error) {
-		loaded = true
-		answer, err := s.resolvers[kind].Resolve(ctx, in)
-		size := key.size()
-		for _, a := range answer {
-			size += int64(len(a.Function)+len(a.Module)+len(a.File)) + 64
-		}
-		return answer, size, err
-	})
-	return answer, !loaded, err
+	return answer, size, err
 }
 
 func (s *frameProcessor) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {

@@ -112,20 +112,16 @@ func NewResolver(opts Options) (*Resolver, error) {
 		files.Close()
 		return nil, fmt.Errorf("native: %w", err)
 	}
-	return &Resolver{
-		files:        files,
-		fetcher:      fetcher,
-		maxFileBytes: opts.MaxFileBytes,
-		maxMemory:    opts.MaxMemoryBytes,
-		images: symbolication.NewCache[string, *image](symbolication.CacheOptions{
-			MaxBytes:   opts.MaxMemoryBytes,
-			Background: true,
-			MaxLoads:   opts.MaxPendingLoads,
-			Retry: symbolication.RetryAfter{
-				NotFound: opts.RescanInterval, Malformed: failedLoadRetry, Timeout: timeoutRetry, Fetch: failedLoadRetry,
-			},
-		}),
-	}, nil
+	r := &Resolver{files: files, fetcher: fetcher, maxFileBytes: opts.MaxFileBytes, maxMemory: opts.MaxMemoryBytes}
+	r.images = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes:   opts.MaxMemoryBytes,
+		Background: true,
+		MaxLoads:   opts.MaxPendingLoads,
+		Retry: symbolication.RetryAfter{
+			NotFound: opts.RescanInterval, Malformed: failedLoadRetry, Timeout: timeoutRetry, Fetch: failedLoadRetry,
+		},
+	}, r.load)
+	return r, nil
 }
 
 func withDefaults(opts Options) Options {
@@ -279,7 +275,7 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 	if err := r.admit(ctx, id); err != nil {
 		return nil, err
 	}
-	img, err := r.images.Get(ctx, id, func(ctx context.Context) (*image, int64, error) { return r.load(ctx, id) })
+	img, err := r.images.Get(ctx, id)
 	if errors.Is(err, symbolication.ErrPending) && !errors.Is(err, ErrPending) {
 		return nil, fmt.Errorf("native: build id %s: %w: %w", id, ErrPending, err)
 	}
@@ -297,7 +293,7 @@ func (r *Resolver) Prefetch(ctx context.Context, buildID string) {
 	if err != nil || r.admit(ctx, id) != nil {
 		return
 	}
-	r.images.Prefetch(id, func(ctx context.Context) (*image, int64, error) { return r.load(ctx, id) })
+	r.images.Prefetch(id)
 }
 
 // PrefetchLookup is Prefetch for the build id of a lookup: the processor

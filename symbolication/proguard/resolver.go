@@ -74,10 +74,10 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("proguard directories: %w", err)
 	}
-	r := &Resolver{roots: roots, dirs: opts.Dirs, maxBytes: opts.MaxArtifactBytes, contentUUIDs: map[fileStamp]string{},
-		mappings: symbolication.NewCache[string, *Mapping](symbolication.CacheOptions{
-			MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(max(opts.RescanInterval, time.Nanosecond)),
-		})}
+	r := &Resolver{roots: roots, dirs: opts.Dirs, maxBytes: opts.MaxArtifactBytes, contentUUIDs: map[fileStamp]string{}}
+	r.mappings = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(max(opts.RescanInterval, time.Nanosecond)),
+	}, r.load)
 	r.scans = sources.NewScans("proguard directories", opts.RescanInterval, r.scan)
 	r.scans.Start()
 	return r, nil
@@ -104,7 +104,7 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, err
 	}
-	m, err := r.mappings.Get(ctx, file, func(context.Context) (*Mapping, int64, error) { return r.load(file) })
+	m, err := r.mappings.Get(ctx, file)
 	if err != nil {
 		return nil, fmt.Errorf("proguard mapping %s: %w", uuid, err)
 	}
@@ -127,7 +127,7 @@ func symbolicationFrames(remapped []Frame) []symbolication.Frame {
 
 // load parses a mapping file, a regular file of at most maxBytes (checked
 // before reading, and the read stops there should it grow).
-func (r *Resolver) load(file string) (*Mapping, int64, error) {
+func (r *Resolver) load(_ context.Context, file string) (*Mapping, int64, error) {
 	f, _, err := sources.OpenRegular(file, r.maxBytes)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrFetch, err)

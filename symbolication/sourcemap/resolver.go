@@ -62,13 +62,10 @@ func NewResolver(opts Options) (*Resolver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolver{
-		opts: opts,
-		maps: symbolication.NewCache[mapSource, *loadedMap](symbolication.CacheOptions{
-			MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(retry),
-		}),
-		scanner: scans,
-	}
+	r := &Resolver{opts: opts, scanner: scans}
+	r.maps = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(retry),
+	}, r.load)
 	// The first scan starts now, so that the first frames find it done;
 	// they do not wait for it here.
 	scans.scans.Start()
@@ -121,7 +118,7 @@ func (r *Resolver) mapOf(ctx context.Context, in symbolication.Lookup) (*loadedM
 	if err != nil {
 		return nil, err
 	}
-	lm, err := r.maps.Get(ctx, src, func(context.Context) (*loadedMap, int64, error) { return r.load(src) })
+	lm, err := r.maps.Get(ctx, src)
 	if err != nil {
 		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
 	}
@@ -175,7 +172,7 @@ func find(idx *dirIndex, in symbolication.Lookup) (mapSource, error) {
 	return idx.byPath(in.Frame.File)
 }
 
-func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
+func (r *Resolver) load(_ context.Context, src mapSource) (*loadedMap, int64, error) {
 	b, err := readMap(src, r.opts.MaxArtifactBytes)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrFetch, err)
