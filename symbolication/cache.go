@@ -253,12 +253,7 @@ func (c *Cache[K, V]) startBackground(key K) cacheStep[V] {
 	c.background++
 	l := &cacheLoad[V]{done: make(chan struct{})}
 	c.inflight[key] = l
-	go func() {
-		c.run(c.ctx, key, l)
-		c.mu.Lock()
-		c.background--
-		c.mu.Unlock()
-	}()
+	go c.run(c.ctx, key, l)
 	return cacheStep[V]{call: l}
 }
 
@@ -287,6 +282,9 @@ func (c *Cache[K, V]) run(ctx context.Context, key K, l *cacheLoad[V]) {
 	l.abandoned = err != nil && ctx.Err() != nil
 	c.mu.Lock()
 	delete(c.inflight, key)
+	if c.opts.Background {
+		c.background--
+	}
 	if e, keep := c.entryOf(key, value, size, err, l.abandoned); keep {
 		c.insert(e)
 	}
