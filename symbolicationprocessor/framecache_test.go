@@ -10,8 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadatatest"
 )
 
 // blockingResolver answers its first call only when the caller's context
@@ -78,4 +83,39 @@ func TestFrameCacheCanceledFirstRequest(t *testing.T) {
 	require.NoError(t, err, "the cancellation is not remembered")
 	assert.True(t, hit)
 	assert.Equal(t, "original", answer[0].Function)
+}
+
+// TestProcessorReportsCacheCounters: the hits, misses and evictions of the
+// resolved-frame cache and of each kind's artifact cache are exported.
+func TestProcessorReportsCacheCounters(t *testing.T) {
+	b := readBuild(t)
+	var frames []string
+	for _, snippet := range []string{"(t){let e=0;for(let r=2", "(t){for(let e=2;e*e", "t=>{let e=0;for(let r=0", "(e){return e*2}"} {
+		line, col, name := b.v8(t, snippet)
+		frames = append(frames, frameJSON(name, "/srv/app/dist/app.min.js", line, col))
+	}
+	chunk := nodeChunk(frames, "")
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	cfg := createDefaultConfig().(*Config)
+	cfg.SourceMaps.Directories = []string{mapsDir}
+	p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(tel), cfg, new(consumertest.ProfilesSink))
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	defer func() { require.NoError(t, p.Shutdown(context.Background())) }()
+	require.NoError(t, p.ConsumeProfiles(context.Background(), toProfiles(t, chunk)))
+	require.NoError(t, p.ConsumeProfiles(context.Background(), toProfiles(t, chunk)))
+
+	kind := attribute.NewSet(attribute.String("kind", "sourcemap"))
+	points := func(v int64) []metricdata.DataPoint[int64] {
+		return []metricdata.DataPoint[int64]{{Value: v, Attributes: kind}}
+	}
+	// First batch: four frames asked of the resolver, which parses the
+	// map once; second batch: the four frames from the frame cache.
+	metadatatest.AssertEqualProcessorSymbolicationFrameCacheMisses(t, tel, points(4), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationFrameCacheHits(t, tel, points(4), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationArtifactCacheMisses(t, tel, points(1), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationArtifactCacheHits(t, tel, points(3), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationArtifactCacheEvictions(t, tel, points(0), metricdatatest.IgnoreTimestamp())
+	metadatatest.AssertEqualProcessorSymbolicationFrameCacheEvictions(t, tel, []metricdata.DataPoint[int64]{{Value: 0}}, metricdatatest.IgnoreTimestamp())
 }
