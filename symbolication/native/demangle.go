@@ -13,7 +13,7 @@ import (
 // dropped because they name the same source function. A legacy Rust name's
 // trailing "::h<16 hex>" hash is dropped, as Sentry shows Rust functions.
 func demangleName(name string) string {
-	if !strings.HasPrefix(name, "_Z") && !strings.HasPrefix(name, "_R") && !strings.HasPrefix(name, "__Z") {
+	if !isMangled(name) {
 		return name
 	}
 	out, err := demangle.ToString(name, demangle.NoClones, demangle.MaxLength(16))
@@ -21,6 +21,12 @@ func demangleName(name string) string {
 		return name
 	}
 	return stripRustHash(out)
+}
+
+// isMangled: an Itanium C++ name (_Z, or __Z with Mach-O's extra
+// underscore) or a Rust v0 name (_R).
+func isMangled(name string) bool {
+	return strings.HasPrefix(name, "_Z") || strings.HasPrefix(name, "_R") || strings.HasPrefix(name, "__Z")
 }
 
 // stripRustHash drops the "::h" + 16 hex digits that legacy Rust mangling

@@ -182,11 +182,16 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	case len(frames) == 0 || frames[0].Function == "":
 		return nil, fmt.Errorf("address %#x in build id %s: %w", in.Frame.Address, in.BuildID, symbolication.ErrNoMatch)
 	}
+	return symbolicationFrames(frames), nil
+}
+
+// symbolicationFrames are native frames as every kind answers them.
+func symbolicationFrames(frames []Frame) []symbolication.Frame {
 	out := make([]symbolication.Frame, len(frames))
 	for i, f := range frames {
 		out[i] = symbolication.Frame{Function: f.Function, File: f.File, Line: f.Line, Inlined: f.Inlined}
 	}
-	return out, nil
+	return out
 }
 
 // ResolveAddress returns the frames at addr in the image named buildID,
@@ -276,10 +281,16 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 		return nil, err
 	}
 	img, err := r.images.Get(ctx, id)
+	return img, pendingError(id, err)
+}
+
+// pendingError marks the cache's "not ready yet" as this package's
+// ErrPending; other errors pass as they are.
+func pendingError(id string, err error) error {
 	if errors.Is(err, symbolication.ErrPending) && !errors.Is(err, ErrPending) {
-		return nil, fmt.Errorf("native: build id %s: %w: %w", id, ErrPending, err)
+		return fmt.Errorf("native: build id %s: %w: %w", id, ErrPending, err)
 	}
-	return img, err
+	return err
 }
 
 // Prefetch starts loading the debug file of buildID in the background,
