@@ -59,6 +59,11 @@ type fileStamp struct {
 	mtime time.Time
 }
 
+// maxConcurrentParses bounds the mappings parsed at once: each may be up
+// to MaxArtifactBytes and take about twice that while parsed. Past it a
+// mapping not loading yet is ErrPending, asked again by a later frame.
+const maxConcurrentParses = 4
+
 // maxScannedMappings bounds the files of one scan of the directories.
 const maxScannedMappings = 200_000
 
@@ -76,7 +81,8 @@ func NewResolver(opts Options) (*Resolver, error) {
 	}
 	r := &Resolver{roots: roots, dirs: opts.Dirs, maxBytes: opts.MaxArtifactBytes, contentUUIDs: map[fileStamp]string{}}
 	r.mappings = symbolication.NewCache(symbolication.CacheOptions{
-		MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(max(opts.RescanInterval, time.Nanosecond)),
+		MaxBytes: opts.MaxCacheBytes, Background: true, MaxLoads: maxConcurrentParses,
+		Retry: symbolication.RetryAll(max(opts.RescanInterval, time.Nanosecond)),
 	}, r.load)
 	r.scans = sources.NewScans("proguard directories", opts.RescanInterval, r.scan)
 	r.scans.Start()

@@ -28,6 +28,12 @@ type Options struct {
 	RescanInterval time.Duration
 }
 
+// maxConcurrentParses bounds the maps parsed at once: each may be up to
+// MaxArtifactBytes and take about as much memory again while parsed, and
+// a batch's frames can name many maps. Past it a map not loading yet is
+// ErrPending, asked again by a later frame.
+const maxConcurrentParses = 4
+
 // Resolver resolves minified JavaScript frames with the source maps under
 // its directories. It reads local regular files only, and only those whose
 // real path (symbolic links followed) is within its directories.
@@ -64,7 +70,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 	}
 	r := &Resolver{opts: opts, scanner: scans}
 	r.maps = symbolication.NewCache(symbolication.CacheOptions{
-		MaxBytes: opts.MaxCacheBytes, Background: true, Retry: symbolication.RetryAll(retry),
+		MaxBytes: opts.MaxCacheBytes, Background: true, MaxLoads: maxConcurrentParses, Retry: symbolication.RetryAll(retry),
 	}, r.load)
 	// The first scan starts now, so that the first frames find it done;
 	// they do not wait for it here.
