@@ -51,21 +51,37 @@ const (
 	FailureFetch
 )
 
+// failureOfSentinel is the failure each sentinel error says, in the order
+// they are checked: an error wrapping a context's end is pending whatever
+// else it wraps.
+var failureOfSentinel = [...]struct {
+	err     error
+	failure Failure
+}{
+	{ErrPending, FailurePending},
+	{context.Canceled, FailurePending},
+	{ErrTimeout, FailureTimeout},
+	{context.DeadlineExceeded, FailureTimeout},
+	{ErrNoArtifact, FailureNotFound},
+	{ErrNoMatch, FailureNotFound},
+	{ErrMalformed, FailureMalformed},
+}
+
 // FailureOf classifies err. A context's end counts as pending: whose
 // context it was is for the caller to know (Cache treats the end of its
-// loader's context so).
+// loader's context so). A network timeout is a timeout; any other error
+// a fetch error.
 func FailureOf(err error) Failure {
-	switch {
-	case err == nil:
+	if err == nil {
 		return FailureNone
-	case errors.Is(err, ErrPending) || errors.Is(err, context.Canceled):
-		return FailurePending
-	case errors.Is(err, ErrTimeout) || errors.Is(err, context.DeadlineExceeded) || isNetTimeout(err):
+	}
+	for _, s := range failureOfSentinel {
+		if errors.Is(err, s.err) {
+			return s.failure
+		}
+	}
+	if isNetTimeout(err) {
 		return FailureTimeout
-	case errors.Is(err, ErrNoArtifact) || errors.Is(err, ErrNoMatch):
-		return FailureNotFound
-	case errors.Is(err, ErrMalformed):
-		return FailureMalformed
 	}
 	return FailureFetch
 }
