@@ -118,10 +118,7 @@ type bundleFile struct {
 
 // file indexes one regular file.
 func (w *walk) file(real, rel string) {
-	_, shadowed := w.idx.files[rel]
-	if !shadowed {
-		w.idx.files[rel] = indexedFile{root: w.root, real: real}
-	}
+	shadowed := w.add(real, rel)
 	ext := strings.ToLower(path.Ext(rel))
 	if ext != ".map" && !isBundleExt(ext) {
 		return
@@ -136,6 +133,15 @@ func (w *walk) file(real, rel string) {
 		// this one: its sourceMappingURL is relative to its own.
 		w.bundles = append(w.bundles, bundleFile{rel: rel, info: info})
 	}
+}
+
+// add indexes a file by its path unless an earlier directory has that
+// path (shadowed: true).
+func (w *walk) add(real, rel string) (shadowed bool) {
+	if _, shadowed = w.idx.files[rel]; !shadowed {
+		w.idx.files[rel] = indexedFile{root: w.root, real: real}
+	}
+	return shadowed
 }
 
 // addMapDebugID indexes a map file by its debug id; the first map with an
@@ -237,6 +243,12 @@ func (idx *dirIndex) mapOfBundle(rel string, f indexedFile, ref string) (mapSour
 	case isAbsoluteRef(ref):
 		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", rel, ref, errNotFound)
 	}
+	return idx.relativeMap(rel, f, ref)
+}
+
+// relativeMap is the map file a bundle's relative sourceMappingURL names,
+// in the bundle's own directory root.
+func (idx *dirIndex) relativeMap(rel string, f indexedFile, ref string) (mapSource, error) {
 	target, err := relativeTarget(rel, ref)
 	if err != nil {
 		return mapSource{}, err
@@ -262,8 +274,14 @@ func relativeTarget(rel, ref string) (string, error) {
 		return "", fmt.Errorf("%s: sourceMappingURL %q: %w", rel, ref, err)
 	}
 	target := path.Join(path.Dir(rel), unescaped)
-	if target == ".." || strings.HasPrefix(target, "../") || path.IsAbs(target) {
+	if leavesRoot(target) {
 		return "", fmt.Errorf("%s: sourceMappingURL %q leads outside its directory: %w", rel, ref, errNotFound)
 	}
 	return target, nil
+}
+
+// leavesRoot reports whether a cleaned slash path relative to a
+// directory root climbs out of it.
+func leavesRoot(target string) bool {
+	return target == ".." || strings.HasPrefix(target, "../") || path.IsAbs(target)
 }
