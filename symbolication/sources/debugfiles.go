@@ -160,10 +160,8 @@ func (d *DebugFiles) HasGood(id string) bool {
 	if len(d.layout(id, ".debug")) > 0 {
 		return true
 	}
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	idx, err := d.scans.Get(done, false)
-	return err == nil && idx[id].quality > QualityDynsym
+	idx, ok := d.scans.Current()
+	return ok && idx[id].quality > QualityDynsym
 }
 
 // scanned is the indexed file of id; when rescan is set (the layout has

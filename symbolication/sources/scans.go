@@ -89,6 +89,14 @@ func (s *Scans[T]) latest() (T, error) {
 	return s.current, nil
 }
 
+// Current returns the index of the last completed scan, without starting
+// or waiting for one; false before the first.
+func (s *Scans[T]) Current() (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current, s.has
+}
+
 // startLocked starts a scan unless one runs, and returns the channel
 // closed when the running scan ends; s.mu is held.
 func (s *Scans[T]) startLocked() chan struct{} {
