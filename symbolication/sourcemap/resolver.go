@@ -2,7 +2,6 @@ package sourcemap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -35,12 +34,13 @@ type Options struct {
 const maxConcurrentParses = 4
 
 // Resolver resolves minified JavaScript frames with the source maps under
-// its directories. It reads local regular files only, and only those whose
-// real path (symbolic links followed) is within its directories.
+// its directories, found by sources.SourceMaps (local regular files only,
+// and only those whose real path, symbolic links followed, is within its
+// directories), parsed once into a symbolication.Cache.
 type Resolver struct {
-	opts    Options
-	maps    *symbolication.Cache[mapSource, *loadedMap]
-	scanner *scanner
+	opts  Options
+	maps  *symbolication.Cache[sources.MapSource, *loadedMap]
+	found *sources.SourceMaps
 }
 
 // loadedMap is a parsed map and the directory its relative sources are
@@ -55,33 +55,29 @@ type loadedMap struct {
 // NewResolver returns a resolver over opts.Dirs, which must exist, and
 // starts scanning them in the background. Close stops the scans.
 func NewResolver(opts Options) (*Resolver, error) {
-	if err := sources.CheckDirectories("source map", opts.Dirs); err != nil {
-		return nil, err
-	}
 	if opts.MaxArtifactBytes <= 0 {
 		opts.MaxArtifactBytes = 256 << 20
 	}
-	// A map that was missing or broken is looked for again after a
-	// rescan interval: a release deployed later is found.
-	retry := max(opts.RescanInterval, time.Nanosecond)
-	scans, err := newScanner(opts.Dirs, opts.MaxArtifactBytes, opts.RescanInterval)
+	// The first scan starts now, so that the first frames find it done;
+	// they do not wait for it here.
+	found, err := sources.NewSourceMaps(opts.Dirs, opts.MaxArtifactBytes, opts.RescanInterval)
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolver{opts: opts, scanner: scans}
+	r := &Resolver{opts: opts, found: found}
+	// A map that was missing or broken is looked for again after a
+	// rescan interval: a release deployed later is found.
+	retry := max(opts.RescanInterval, time.Nanosecond)
 	r.maps = symbolication.NewCache(symbolication.CacheOptions{
 		MaxBytes: opts.MaxCacheBytes, Background: true, MaxLoads: maxConcurrentParses, Retry: symbolication.RetryAll(retry),
 	}, r.load)
-	// The first scan starts now, so that the first frames find it done;
-	// they do not wait for it here.
-	scans.scans.Start()
 	return r, nil
 }
 
 // Close stops a directory scan and the map loads under way; the Resolver
 // scans and loads no more.
 func (r *Resolver) Close() {
-	r.scanner.scans.Close()
+	r.found.Close()
 	r.maps.Close()
 }
 
@@ -120,13 +116,13 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 
 // mapOf is the parsed map of a frame, located and loaded.
 func (r *Resolver) mapOf(ctx context.Context, in symbolication.Lookup) (*loadedMap, error) {
-	src, err := r.locate(ctx, in)
+	src, err := r.found.Locate(ctx, in.DebugID, in.Frame.File)
 	if err != nil {
 		return nil, err
 	}
 	lm, err := r.maps.Get(ctx, src)
 	if err != nil {
-		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
+		return nil, fmt.Errorf("load source map %s: %w", src.Path, err)
 	}
 	return lm, nil
 }
@@ -147,39 +143,9 @@ func (m *Map) functionOf(f symbolication.Frame) (Token, bool) {
 	return tok, ok && tok.HasSource
 }
 
-// locate finds the map of a frame: by debug id first, then by path. A
-// frame that neither finds makes the directories be scanned again when the
-// last scan is older than RescanInterval (a release deployed later).
-func (r *Resolver) locate(ctx context.Context, in symbolication.Lookup) (mapSource, error) {
-	var lastErr error
-	src, ok, err := sources.Find(ctx, r.scanner.scans, func(idx *dirIndex) (mapSource, bool) {
-		src, err := find(idx, in)
-		lastErr = err
-		return src, err == nil
-	})
-	switch {
-	case err != nil:
-		return mapSource{}, err
-	case ok:
-		return src, nil
-	case errors.Is(lastErr, errNotFound):
-		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w: %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact, lastErr)
-	}
-	return mapSource{}, lastErr
-}
-
-// find looks a frame up in one index.
-func find(idx *dirIndex, in symbolication.Lookup) (mapSource, error) {
-	if id := strings.ToLower(in.DebugID); id != "" {
-		if src, ok := idx.debugIDs[id]; ok {
-			return src, nil
-		}
-	}
-	return idx.byPath(in.Frame.File)
-}
-
-func (r *Resolver) load(_ context.Context, src mapSource) (*loadedMap, int64, error) {
-	b, err := readMap(src, r.opts.MaxArtifactBytes)
+// load reads and parses a located map: the artifacts cache's load.
+func (r *Resolver) load(_ context.Context, src sources.MapSource) (*loadedMap, int64, error) {
+	b, err := r.found.ReadMap(src)
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrFetch, err)
 	}
@@ -187,7 +153,7 @@ func (r *Resolver) load(_ context.Context, src mapSource) (*loadedMap, int64, er
 	if err != nil {
 		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrMalformed, err)
 	}
-	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel), path: src.path}
+	lm := &loadedMap{m: m, sourceDir: path.Dir(src.Rel), path: src.Path}
 	if lm.sourceDir == "." {
 		lm.sourceDir = ""
 	}

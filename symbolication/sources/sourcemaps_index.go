@@ -1,4 +1,4 @@
-package sourcemap
+package sources
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 // maxIndexedFiles bounds one scan of the directories: a directory
@@ -19,19 +19,19 @@ import (
 // without bound. The files past it are left out and the scan says so.
 const maxIndexedFiles = 200_000
 
-// dirIndex is what one scan of the directories found: every regular file
+// mapIndex is what one scan of the directories found: every regular file
 // (symbolic links followed while they stay within the directories), by
 // its slash path relative to its directory, and the debug ids of the maps
 // and bundles among them.
-type dirIndex struct {
-	files    map[string]indexedFile
-	debugIDs map[string]mapSource
+type mapIndex struct {
+	files    map[string]indexedMapFile
+	debugIDs map[string]MapSource
 	// truncated: the scan stopped at maxIndexedFiles.
 	truncated bool
 }
 
-// indexedFile is one file of a scan.
-type indexedFile struct {
+// indexedMapFile is one file of a scan.
+type indexedMapFile struct {
 	// root is the index of the configured directory holding the file; an
 	// earlier directory wins over a later one.
 	root int
@@ -40,51 +40,99 @@ type indexedFile struct {
 	real string
 	// bundle is set for a bundle (.js, .mjs, .cjs) whose map is known:
 	// beside it through its sourceMappingURL, or inline.
-	bundle *mapSource
+	bundle *MapSource
 }
 
-// fileInfo is what a scan reads of a map or bundle: its debug id and, for
+// mapFileInfo is what a scan reads of a map or bundle: its debug id and, for
 // a bundle, its sourceMappingURL. It is kept between scans for files whose
 // size and modification time did not change, so that a rescan reads only
 // new or changed files.
-type fileInfo struct {
+type mapFileInfo struct {
 	debugID          string
 	sourceMappingURL string
 }
 
-// fileStamp identifies one version of a file.
-type fileStamp struct {
+// mapFileStamp identifies one version of a file.
+type mapFileStamp struct {
 	real  string
 	size  int64
 	mtime time.Time
 }
 
-// scanner makes the indexes of the directories (through
-// sources.Scans, in the background, one at a time) and keeps what
-// the last scan read of each file for the next.
-type scanner struct {
+// SourceMaps finds the source maps of JavaScript bundles in directories:
+// by the debug id of a map or bundle, or by a bundle's URL laid out as a
+// path (<dir>/<path>.map, or a local copy <dir>/<path> whose
+// sourceMappingURL names its map). The directories are indexed by
+// background scans (Scans), scanned again on a miss at most once per
+// rescan interval (Find); a scan keeps what it read of each file for the
+// next, so that a rescan reads only new or changed files.
+type SourceMaps struct {
 	dirs     []string
-	roots    sources.Roots
+	roots    Roots
 	maxBytes int64
-	scans    *sources.Scans[*dirIndex]
+	scans    *Scans[*mapIndex]
 	// infos is what the last scan read; only a scan (one at a time)
 	// reads and writes it.
-	infos map[fileStamp]fileInfo
+	infos map[mapFileStamp]mapFileInfo
 }
 
-func newScanner(dirs []string, maxBytes int64, rescan time.Duration) (*scanner, error) {
-	roots, err := sources.NewRoots(dirs)
+// NewSourceMaps checks the directories and starts their first scan, without
+// waiting for it; maxBytes bounds a file read.
+func NewSourceMaps(dirs []string, maxBytes int64, rescan time.Duration) (*SourceMaps, error) {
+	if err := CheckDirectories("source map", dirs); err != nil {
+		return nil, err
+	}
+	roots, err := NewRoots(dirs)
 	if err != nil {
 		return nil, fmt.Errorf("source map directories: %w", err)
 	}
-	s := &scanner{dirs: dirs, roots: roots, maxBytes: maxBytes, infos: map[fileStamp]fileInfo{}}
-	s.scans = sources.NewScans("source map directories", rescan, s.build)
+	s := &SourceMaps{dirs: dirs, roots: roots, maxBytes: maxBytes, infos: map[mapFileStamp]mapFileInfo{}}
+	s.scans = NewScans("source map directories", rescan, s.build)
+	s.scans.Start()
 	return s, nil
 }
 
+// Close stops a scan under way; no scan starts afterwards.
+func (s *SourceMaps) Close() { s.scans.Close() }
+
+// Locate finds the map of a frame: by debug id first, when the frame has
+// one, then by its file (a URL or path). A frame that neither finds makes
+// the directories be scanned again when the last scan is older than the
+// rescan interval. The error wraps symbolication.ErrNoArtifact when no map
+// fits, ErrPending when the first scan did not end while ctx allowed.
+func (s *SourceMaps) Locate(ctx context.Context, debugID, file string) (MapSource, error) {
+	var lastErr error
+	src, ok, err := Find(ctx, s.scans, func(idx *mapIndex) (MapSource, bool) {
+		src, err := idx.find(debugID, file)
+		lastErr = err
+		return src, err == nil
+	})
+	switch {
+	case err != nil:
+		return MapSource{}, err
+	case ok:
+		return src, nil
+	}
+	return MapSource{}, fmt.Errorf("source map of %s (debug id %q): %w: %w", file, debugID, symbolication.ErrNoArtifact, lastErr)
+}
+
+// find looks a frame up in one index.
+func (idx *mapIndex) find(debugID, file string) (MapSource, error) {
+	if id := strings.ToLower(debugID); id != "" {
+		if src, ok := idx.debugIDs[id]; ok {
+			return src, nil
+		}
+	}
+	return idx.byPath(file)
+}
+
+// ReadMap reads the bytes of a located map (a file, or a bundle's inline
+// data: URL), at most the byte bound.
+func (s *SourceMaps) ReadMap(src MapSource) ([]byte, error) { return readMap(src, s.maxBytes) }
+
 // build walks the directories, stopping when ctx ends.
-func (s *scanner) build(ctx context.Context) *dirIndex {
-	w := &walk{s: s, infos: map[fileStamp]fileInfo{}, idx: &dirIndex{files: map[string]indexedFile{}, debugIDs: map[string]mapSource{}}}
+func (s *SourceMaps) build(ctx context.Context) *mapIndex {
+	w := &mapWalk{s: s, infos: map[mapFileStamp]mapFileInfo{}, idx: &mapIndex{files: map[string]indexedMapFile{}, debugIDs: map[string]MapSource{}}}
 	left := maxIndexedFiles
 	for i, dir := range s.dirs {
 		w.root = i
@@ -101,23 +149,23 @@ func (s *scanner) build(ctx context.Context) *dirIndex {
 }
 
 // walk is one scan under way.
-type walk struct {
-	s     *scanner
+type mapWalk struct {
+	s     *SourceMaps
 	root  int
-	infos map[fileStamp]fileInfo // what this scan read
-	idx   *dirIndex
+	infos map[mapFileStamp]mapFileInfo // what this scan read
+	idx   *mapIndex
 	// bundles are what was read of the bundles: their maps are known
 	// once every file is.
-	bundles []bundleFile
+	bundles []scannedBundle
 }
 
-type bundleFile struct {
+type scannedBundle struct {
 	rel  string
-	info fileInfo
+	info mapFileInfo
 }
 
 // file indexes one regular file.
-func (w *walk) file(real, rel string) {
+func (w *mapWalk) file(real, rel string) {
 	shadowed := w.add(real, rel)
 	ext := strings.ToLower(path.Ext(rel))
 	if ext != ".map" && !isBundleExt(ext) {
@@ -127,26 +175,26 @@ func (w *walk) file(real, rel string) {
 	switch {
 	case !ok:
 	case ext == ".map":
-		w.addMapDebugID(info.debugID, mapSource{path: real, rel: rel})
+		w.addMapDebugID(info.debugID, MapSource{Path: real, Rel: rel})
 	case !shadowed:
 		// A bundle under the same path in an earlier directory hides
 		// this one: its sourceMappingURL is relative to its own.
-		w.bundles = append(w.bundles, bundleFile{rel: rel, info: info})
+		w.bundles = append(w.bundles, scannedBundle{rel: rel, info: info})
 	}
 }
 
 // add indexes a file by its path unless an earlier directory has that
 // path (shadowed: true).
-func (w *walk) add(real, rel string) (shadowed bool) {
+func (w *mapWalk) add(real, rel string) (shadowed bool) {
 	if _, shadowed = w.idx.files[rel]; !shadowed {
-		w.idx.files[rel] = indexedFile{root: w.root, real: real}
+		w.idx.files[rel] = indexedMapFile{root: w.root, real: real}
 	}
 	return shadowed
 }
 
 // addMapDebugID indexes a map file by its debug id; the first map with an
 // id wins.
-func (w *walk) addMapDebugID(id string, src mapSource) {
+func (w *mapWalk) addMapDebugID(id string, src MapSource) {
 	if _, dup := w.idx.debugIDs[id]; id != "" && !dup {
 		w.idx.debugIDs[id] = src
 	}
@@ -156,16 +204,16 @@ func isBundleExt(ext string) bool { return ext == ".js" || ext == ".mjs" || ext 
 
 // info reads a map's or bundle's debug id and sourceMappingURL, or takes
 // them from the previous scan when the file did not change.
-func (w *walk) info(real string) (fileInfo, bool) {
+func (w *mapWalk) info(real string) (mapFileInfo, bool) {
 	st, err := os.Stat(real)
 	if err != nil || !st.Mode().IsRegular() {
-		return fileInfo{}, false
+		return mapFileInfo{}, false
 	}
-	stamp := fileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
+	stamp := mapFileStamp{real: real, size: st.Size(), mtime: st.ModTime()}
 	info, ok := w.s.infos[stamp]
 	if !ok {
 		if info, ok = w.s.read(real); !ok {
-			return fileInfo{}, false
+			return mapFileInfo{}, false
 		}
 	}
 	w.infos[stamp] = info
@@ -173,21 +221,21 @@ func (w *walk) info(real string) (fileInfo, bool) {
 }
 
 // read reads a map's or bundle's info from its file.
-func (s *scanner) read(real string) (fileInfo, bool) {
-	b, err := sources.ReadRegular(real, s.maxBytes)
+func (s *SourceMaps) read(real string) (mapFileInfo, bool) {
+	b, err := ReadRegular(real, s.maxBytes)
 	if err != nil {
-		return fileInfo{}, false
+		return mapFileInfo{}, false
 	}
 	return infoOf(filepath.Ext(real), b), true
 }
 
 // infoOf reads the debug id of a map, or the debug id and last
 // sourceMappingURL of a bundle.
-func infoOf(ext string, b []byte) fileInfo {
+func infoOf(ext string, b []byte) mapFileInfo {
 	if strings.EqualFold(ext, ".map") {
-		return fileInfo{debugID: debugIDIn(mapDebugID, b)}
+		return mapFileInfo{debugID: debugIDIn(mapDebugID, b)}
 	}
-	info := fileInfo{debugID: debugIDIn(bundleDebugID, b), sourceMappingURL: lastSourceMappingURL(b)}
+	info := mapFileInfo{debugID: debugIDIn(bundleDebugID, b), sourceMappingURL: lastSourceMappingURL(b)}
 	if strings.HasPrefix(info.sourceMappingURL, "data:") {
 		// The whole URL is read again when the map is loaded.
 		info.sourceMappingURL = "data:"
@@ -207,7 +255,7 @@ func debugIDIn(pattern *regexp.Regexp, b []byte) string {
 // resolveBundles follows each bundle's sourceMappingURL to its map, now
 // that every file is known, and adds the debug ids of bundles; a map's
 // own debug id wins over an inline map's.
-func (w *walk) resolveBundles() {
+func (w *mapWalk) resolveBundles() {
 	for _, b := range w.bundles {
 		f := w.idx.files[b.rel]
 		src, err := w.idx.mapOfBundle(b.rel, f, b.info.sourceMappingURL)
@@ -222,11 +270,11 @@ func (w *walk) resolveBundles() {
 
 // addBundleDebugID indexes a bundle's map by the bundle's debug id,
 // unless a map file already has it (an inline map gives way to a file).
-func (w *walk) addBundleDebugID(id string, src mapSource) {
+func (w *mapWalk) addBundleDebugID(id string, src MapSource) {
 	if id == "" {
 		return
 	}
-	if cur, dup := w.idx.debugIDs[id]; !dup || cur.inline && !src.inline {
+	if cur, dup := w.idx.debugIDs[id]; !dup || cur.Inline && !src.Inline {
 		w.idx.debugIDs[id] = src
 	}
 }
@@ -234,30 +282,30 @@ func (w *walk) addBundleDebugID(id string, src mapSource) {
 // mapOfBundle follows a bundle's sourceMappingURL (ref) to its map: a file
 // of the index (relative URLs only: no network, never outside the
 // bundle's directory root) or an inline data: URL.
-func (idx *dirIndex) mapOfBundle(rel string, f indexedFile, ref string) (mapSource, error) {
+func (idx *mapIndex) mapOfBundle(rel string, f indexedMapFile, ref string) (MapSource, error) {
 	switch {
 	case ref == "":
-		return mapSource{}, fmt.Errorf("%s: no sourceMappingURL comment: %w", rel, errNotFound)
+		return MapSource{}, fmt.Errorf("%s: no sourceMappingURL comment: %w", rel, errNoMap)
 	case ref == "data:":
-		return mapSource{path: f.real, rel: rel, inline: true}, nil
+		return MapSource{Path: f.real, Rel: rel, Inline: true}, nil
 	case isAbsoluteRef(ref):
-		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", rel, ref, errNotFound)
+		return MapSource{}, fmt.Errorf("%s: sourceMappingURL %q is not relative to the bundle: %w", rel, ref, errNoMap)
 	}
 	return idx.relativeMap(rel, f, ref)
 }
 
 // relativeMap is the map file a bundle's relative sourceMappingURL names,
 // in the bundle's own directory root.
-func (idx *dirIndex) relativeMap(rel string, f indexedFile, ref string) (mapSource, error) {
+func (idx *mapIndex) relativeMap(rel string, f indexedMapFile, ref string) (MapSource, error) {
 	target, err := relativeTarget(rel, ref)
 	if err != nil {
-		return mapSource{}, err
+		return MapSource{}, err
 	}
 	m, ok := idx.files[target]
 	if !ok || m.root != f.root {
-		return mapSource{}, fmt.Errorf("%s: sourceMappingURL %q: no such file in its directory: %w", rel, ref, errNotFound)
+		return MapSource{}, fmt.Errorf("%s: sourceMappingURL %q: no such file in its directory: %w", rel, ref, errNoMap)
 	}
-	return mapSource{path: m.real, rel: target}, nil
+	return MapSource{Path: m.real, Rel: target}, nil
 }
 
 // isAbsoluteRef reports whether a URL or path is absolute: a URL with a
@@ -275,7 +323,7 @@ func relativeTarget(rel, ref string) (string, error) {
 	}
 	target := path.Join(path.Dir(rel), unescaped)
 	if leavesRoot(target) {
-		return "", fmt.Errorf("%s: sourceMappingURL %q leads outside its directory: %w", rel, ref, errNotFound)
+		return "", fmt.Errorf("%s: sourceMappingURL %q leads outside its directory: %w", rel, ref, errNoMap)
 	}
 	return target, nil
 }
