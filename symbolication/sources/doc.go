@@ -9,11 +9,9 @@
 //   - Scans keeps a kind's index of its directories and makes new ones in
 //     the background; Find is the one rescan-on-a-miss rule of every kind,
 //     at most one scan per interval;
+//   - SourceMaps finds JavaScript source maps by debug id and by the
+//     bundle's URL; ProGuardMappings finds ProGuard/R8 mappings by UUID;
 //   - DebugFiles finds native debug files by build id: the
-//     `.build-id/xx/rest.debug` layout, the files of the directories, and
-//     debuginfod servers (Debuginfod).
-//
-// Source maps are indexed by debug id and by URL path in
-// symbolication/sourcemap, ProGuard mappings by UUID in
-// symbolication/proguard, each with Scans and Find.
+//     `.build-id/xx/rest.debug` layout and the files of the directories;
+//     Debuginfod fetches them from debuginfod servers.
 package sources
