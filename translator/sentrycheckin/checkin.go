@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -42,7 +43,23 @@ type CheckIn struct {
 	Status   string // "status": in_progress, ok, error
 	TraceID  pcommon.TraceID
 	SpanID   pcommon.SpanID
-	Resource sentrysignal.Resource // release, environment
+	Resource sentryresource.Resource // release, environment
+}
+
+// Logs is the router's contract for a "check_in" item: the resource its
+// release and environment name, and its one record.
+func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	c, err := Decode(payload, opts)
+	if err != nil {
+		return sentrysignal.Logs{}, err
+	}
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{Resource: c.Resource},
+		Append: func(dst plog.LogRecordSlice) int {
+			c.PutLogRecord(dst.AppendEmpty(), opts)
+			return 1
+		},
+	}, nil
 }
 
 // Decode reads a check-in. It fails when the payload is not a JSON object,
@@ -75,19 +92,28 @@ func Decode(payload []byte, opts sentrysignal.Options) (*CheckIn, error) {
 			return fail("check_in_id", "not a 32-hex-digit id", nil)
 		}
 	}
-	trace := sentrysignal.Obj(sentrysignal.Obj(doc, "contexts"), "trace")
+	if err := c.readTrace(); err != nil {
+		return nil, err
+	}
+	c.Resource = sentrysignal.ResourceOfRelease(doc)
+	return c, nil
+}
+
+// readTrace reads contexts.trace.trace_id and span_id.
+func (c *CheckIn) readTrace() error {
+	trace := sentrysignal.Obj(sentrysignal.Obj(c.Doc, "contexts"), "trace")
+	var err error
 	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
 		if c.TraceID, err = sentrysignal.TraceID(s); err != nil {
-			return fail("contexts.trace.trace_id", "not a trace id", err)
+			return sentrysignal.PayloadError(ItemType, "contexts.trace.trace_id", "not a trace id", err)
 		}
 	}
 	if s := sentrysignal.Str(trace, "span_id"); s != "" {
 		if c.SpanID, err = sentrysignal.SpanID(s); err != nil {
-			return fail("contexts.trace.span_id", "not a span id", err)
+			return sentrysignal.PayloadError(ItemType, "contexts.trace.span_id", "not a span id", err)
 		}
 	}
-	c.Resource = sentrysignal.Resource{Release: sentrysignal.Text(doc, "release"), Environment: sentrysignal.Str(doc, "environment")}
-	return c, nil
+	return nil
 }
 
 // PutLogRecord writes the check-in into lr. A check-in has no time of its
@@ -122,6 +148,16 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 		}
 	}
 	// any other member → sentry.payload.<member>
+	for _, k := range c.others() {
+		l.PutAny(attrs, AttrPrefix+k, c.Doc[k], opts.MaxDepth)
+	}
+	// what the map limits cut
+	lr.SetDroppedAttributesCount(l.DroppedCount())
+}
+
+// others are the members no block maps (and a "duration" that is not a
+// number), in key order.
+func (c *CheckIn) others() []string {
 	var others []string
 	for k, v := range c.Doc {
 		_, isNumber := sentrysignal.Float(c.Doc, k)
@@ -130,11 +166,7 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 		}
 	}
 	sort.Strings(others)
-	for _, k := range others {
-		l.PutAny(attrs, AttrPrefix+k, c.Doc[k], opts.MaxDepth)
-	}
-	// what the map limits cut
-	lr.SetDroppedAttributesCount(l.DroppedCount())
+	return others
 }
 
 // severity: a failed run is an error, a run that started or succeeded is

@@ -13,16 +13,14 @@ import (
 // know: "sentry.payload.<member>".
 const AttrPrefix = "sentry.payload."
 
-// AppendUserReport appends the LogRecord of one "user_report" item
-// ({"event_id", "name", "email", "comments"}, which older SDKs send about
-// an event they captured). On error it returns a *sentrysignal.DecodeError
-// and appends nothing.
-func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	fail := func(field, reason string, err error) (int, error) {
-		return 0, sentrysignal.PayloadError(ItemUserReport, field, reason, err)
+// UserReportLogs is the router's contract for a "user_report" item: the
+// event it is about, and its one record. A report names no program.
+func UserReportLogs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	fail := func(field, reason string, err error) (sentrysignal.Logs, error) {
+		return sentrysignal.Logs{}, sentrysignal.PayloadError(ItemUserReport, field, reason, err)
 	}
 	if err := opts.CheckSize(ItemUserReport, payload); err != nil {
-		return 0, err
+		return sentrysignal.Logs{}, err
 	}
 	x, err := sentrysignal.DecodeAny(payload)
 	if err != nil {
@@ -36,8 +34,13 @@ func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRec
 	if !ok {
 		return fail("event_id", "not a 32-hex-digit id", nil)
 	}
-	putUserReport(dst.AppendEmpty(), doc, eventID, opts.WithDefaults())
-	return 1, nil
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{AboutEventID: eventID},
+		Append: func(dst plog.LogRecordSlice) int {
+			putUserReport(dst.AppendEmpty(), doc, eventID, opts.WithDefaults())
+			return 1
+		},
+	}, nil
 }
 
 var userReportMembers = map[string]bool{"event_id": true, "comments": true, "name": true, "email": true}

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -38,6 +39,8 @@ type point struct {
 	traceID         pcommon.TraceID
 	spanID          pcommon.SpanID
 	attrs           pcommon.Map // "attributes" and the unknown members
+	// resource is what the attributes name of the program.
+	resource sentryresource.Resource
 }
 
 // number keeps an integer value apart from a float one.
@@ -54,19 +57,23 @@ func (n number) float() float64 {
 	return n.f
 }
 
-// AppendMetrics appends the metrics of one "trace_metric" container to dst
-// and returns the number of data points appended. Metrics of the same
-// name, type and unit share one pmetric.Metric, in the order they first
-// appear, each entry one data point. An entry that cannot be read is
-// dropped alone (a *sentrysignal.PartialError names it); a payload that is
-// not a container appends nothing (a *sentrysignal.DecodeError).
-func AppendMetrics(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+// Metrics is the router's contract for a "trace_metric" item: its
+// metrics, and the resource their sentry.release, sentry.environment,
+// sentry.sdk.* and server.address attributes name (read from the first
+// point of each metric). Metrics of the same name, type and unit share one
+// pmetric.Metric, in the order they first appear, each entry one data
+// point. An entry that cannot be read is dropped alone (a
+// *sentrysignal.PartialError names it); a payload that is not a container
+// gives nothing (a *sentrysignal.DecodeError).
+func Metrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
 	opts = opts.WithDefaults()
 	items, err := sentrysignal.Container(ItemType, payload, opts)
 	if err != nil {
-		return 0, err
+		return sentrysignal.Metrics{}, err
 	}
 	partial := sentrysignal.PartialError{Item: ItemType}
+	var facts sentrysignal.Facts
+	metrics := pmetric.NewMetricSlice()
 	groups := map[groupKey]pmetric.Metric{}
 	n := 0
 	for i, entry := range items {
@@ -78,13 +85,14 @@ func AppendMetrics(payload []byte, opts sentrysignal.Options, dst pmetric.Metric
 		key := groupKey{p.name, p.typ, p.unit}
 		m, ok := groups[key]
 		if !ok {
-			m = newMetric(dst.AppendEmpty(), p)
+			m = newMetric(metrics.AppendEmpty(), p)
 			groups[key] = m
+			facts.Resource.Fill(p.resource)
 		}
 		putPoint(m, p)
 		n++
 	}
-	return n, partial.Err()
+	return sentrysignal.MetricsOf(facts, metrics, n), partial.Err()
 }
 
 type groupKey struct{ name, typ, unit string }

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -33,7 +34,18 @@ type Update struct {
 	// Release and Environment are "attrs.release" and "attrs.environment";
 	// Resource holds them too, for the envelope's resource builder.
 	Release, Environment string
-	Resource             sentrysignal.Resource
+	Resource             sentryresource.Resource
+}
+
+// UpdateMetrics is the router's contract for a "session" item: the
+// resource its attrs.release and attrs.environment name, and its points
+// (see AppendMetrics).
+func UpdateMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
+	u, err := DecodeUpdate(payload, opts)
+	if err != nil {
+		return sentrysignal.Metrics{}, err
+	}
+	return sentrysignal.Metrics{Facts: sentrysignal.Facts{Resource: u.Resource}, Append: u.AppendMetrics}, nil
 }
 
 // Ended says whether the update ends the session: every status but "ok"
@@ -55,22 +67,31 @@ func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
 		u.Status = "ok"
 	}
 	u.Init, _ = sentrysignal.Bool(doc, "init")
-	if u.Started, err = sentrysignal.TimestampOf(doc["started"]); err != nil {
-		return nil, sentrysignal.PayloadError(ItemSession, "started", "not a timestamp", err)
-	}
-	u.Timestamp = u.Started
-	if doc["timestamp"] != nil {
-		if u.Timestamp, err = sentrysignal.TimestampOf(doc["timestamp"]); err != nil {
-			return nil, sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
-		}
+	if err := u.readTimes(doc); err != nil {
+		return nil, err
 	}
 	u.Errors = errorCount(doc["errors"])
 	u.Duration, u.HasDur = sentrysignal.Float(doc, "duration")
 	u.AbnormalMechanism = sentrysignal.Str(doc, "abnormal_mechanism")
-	attrs := sentrysignal.Obj(doc, "attrs")
-	u.Release, u.Environment = sentrysignal.Text(attrs, "release"), sentrysignal.Str(attrs, "environment")
-	u.Resource = sentrysignal.Resource{Release: u.Release, Environment: u.Environment}
+	u.Resource = sentrysignal.ResourceOfRelease(sentrysignal.Obj(doc, "attrs"))
+	u.Release, u.Environment = u.Resource.Release, u.Resource.Environment
 	return u, nil
+}
+
+// readTimes reads "started", which is required, and "timestamp", which
+// defaults to it.
+func (u *Update) readTimes(doc map[string]any) error {
+	var err error
+	if u.Started, err = sentrysignal.TimestampOf(doc["started"]); err != nil {
+		return sentrysignal.PayloadError(ItemSession, "started", "not a timestamp", err)
+	}
+	u.Timestamp = u.Started
+	if doc["timestamp"] != nil {
+		if u.Timestamp, err = sentrysignal.TimestampOf(doc["timestamp"]); err != nil {
+			return sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
+		}
+	}
+	return nil
 }
 
 // AppendMetrics writes u's points (see AppendSession).

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 )
 
 // Sentry's attribute type names.
@@ -32,13 +34,7 @@ func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 		entries = append(entries, typedEntry{key: k, raw: x})
 	}
 	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
-	return l.putTypedEntries(m, entries)
-}
-
-// PutTypedAttrs is PutTyped for the "attributes" of a container entry as
-// Container decodes them.
-func (l *Limiter) PutTypedAttrs(m pcommon.Map, attrs *TypedAttributes) error {
-	return l.putTypedEntries(m, attrs.entries)
+	return l.putTypedEntries(m, entries, nil)
 }
 
 // ErrNotObject says a container entry's "attributes" is not an object.
@@ -46,38 +42,53 @@ var ErrNotObject = errors.New("not an object")
 
 // PutEntryAttributes writes a container entry's "attributes" as Container
 // decoded them (a *TypedAttributes, or a map from DecodeAny); anything
-// else is ErrNotObject.
-func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any) error {
+// else is ErrNotObject. When res is not nil, the attributes that name the
+// program (see NoteResourceAttribute) that are written as strings are
+// noted in it.
+func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresource.Resource) error {
 	switch t := attrs.(type) {
 	case *TypedAttributes:
-		return l.PutTypedAttrs(m, t)
+		return l.putTypedEntries(m, t.entries, res)
 	case map[string]any:
-		return l.PutTyped(m, t)
+		entries := make([]typedEntry, 0, len(t))
+		for k, x := range t {
+			entries = append(entries, typedEntry{key: k, raw: x})
+		}
+		slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
+		return l.putTypedEntries(m, entries, res)
 	}
 	return ErrNotObject
 }
 
-// putTypedEntries is PutTyped of attributes sorted by key, one per key.
-func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry) error {
-	if !l.opts.IncludeUserData {
-		kept := 0
-		for _, e := range entries {
-			if !PersonalAttribute(e.key) {
-				kept++
-			}
-		}
-		if kept < len(entries) {
-			filtered := make([]typedEntry, 0, kept)
-			for _, e := range entries {
-				if !PersonalAttribute(e.key) {
-					filtered = append(filtered, e)
-				}
-			}
-			entries = filtered
+// withoutPersonal is entries without the personal ones (see
+// PersonalAttribute), entries itself when it has none.
+func withoutPersonal(entries []typedEntry) []typedEntry {
+	kept := 0
+	for _, e := range entries {
+		if !PersonalAttribute(e.key) {
+			kept++
 		}
 	}
+	if kept == len(entries) {
+		return entries
+	}
+	filtered := make([]typedEntry, 0, kept)
+	for _, e := range entries {
+		if !PersonalAttribute(e.key) {
+			filtered = append(filtered, e)
+		}
+	}
+	return filtered
+}
+
+// putTypedEntries is PutTyped of attributes sorted by key, one per key,
+// noting the program's attributes in res when it is not nil.
+func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry, res *sentryresource.Resource) error {
+	if !l.opts.IncludeUserData {
+		entries = withoutPersonal(entries)
+	}
 	if m.Len() == 0 && len(entries) >= minBulkKeys {
-		return l.putTypedBulk(m, entries)
+		return l.putTypedBulk(m, entries, res)
 	}
 	m.EnsureCapacity(m.Len() + min(len(entries), l.opts.MaxMapEntries))
 	for i := range entries {
@@ -90,6 +101,7 @@ func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry) error {
 		}
 		if v, kept := l.Put(m, entries[i].key); kept {
 			l.setTyped(v, val)
+			val.note(res, entries[i].key)
 		}
 	}
 	return nil
@@ -98,7 +110,7 @@ func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry) error {
 // putTypedBulk is PutTyped of many attributes into an empty map, in time
 // linear in their number (see Entries). Every attribute is checked before
 // any is put.
-func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry) error {
+func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry, res *sentryresource.Resource) error {
 	vals := make([]typedValue, 0, len(entries))
 	present := make([]string, 0, len(entries))
 	for i := range entries {
@@ -114,9 +126,27 @@ func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry) error {
 	for i, val := range vals {
 		if kept[i] {
 			l.setTyped(values[i], val)
+			val.note(res, present[i])
 		}
 	}
 	return nil
+}
+
+// note notes the attribute key of value v in res when it names the
+// program and setTyped wrote it as a string.
+func (v *typedValue) note(res *sentryresource.Resource, key string) {
+	if res == nil {
+		return
+	}
+	switch v.typ {
+	case TypeString:
+		NoteResourceAttribute(res, key, v.s)
+	case TypeInteger, TypeDouble, TypeBoolean:
+	default: // written by SetAny: a string stays one
+		if s, ok := v.x.(string); ok {
+			NoteResourceAttribute(res, key, s)
+		}
+	}
 }
 
 // legacyTypes are the members of the first log SDKs' typed values.

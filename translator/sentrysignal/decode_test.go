@@ -172,7 +172,7 @@ func sameContainer(t *testing.T, raw []byte) {
 				l := NewLimiter(opts)
 				e := ""
 				if x != nil {
-					if err := l.PutEntryAttributes(m, x); err != nil {
+					if err := l.PutEntryAttributes(m, x, nil); err != nil {
 						e = err.Error()
 					}
 				}
