@@ -66,52 +66,38 @@ func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) 
 // has no "monitor_slug" or "status", or has a "check_in_id" or trace
 // context that is present but not an id.
 func Decode(payload []byte, opts sentrysignal.Options) (*CheckIn, error) {
-	fail := func(field, reason string, err error) (*CheckIn, error) {
-		return nil, sentrysignal.PayloadError(ItemType, field, reason, err)
-	}
-	if err := opts.CheckSize(ItemType, payload); err != nil {
+	doc, err := sentrysignal.DecodeObject(ItemType, payload, opts)
+	if err != nil {
 		return nil, err
 	}
-	x, err := sentrysignal.DecodeAny(payload)
-	if err != nil {
-		return fail("", "not JSON", err)
+	c := &CheckIn{Doc: doc}
+	if err := c.readMonitor(); err != nil {
+		return nil, err
 	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return fail("", "not a JSON object", nil)
-	}
-	c := &CheckIn{Doc: doc, Slug: sentrysignal.Str(doc, "monitor_slug"), Status: sentrysignal.Str(doc, "status")}
-	if c.Slug == "" {
-		return fail("monitor_slug", "missing", nil)
-	}
-	if c.Status == "" {
-		return fail("status", "missing", nil)
-	}
-	if s := sentrysignal.Str(doc, "check_in_id"); s != "" {
-		if c.ID, ok = sentrysignal.EventID(s); !ok {
-			return fail("check_in_id", "not a 32-hex-digit id", nil)
-		}
-	}
-	if err := c.readTrace(); err != nil {
+	if c.TraceID, c.SpanID, err = sentrysignal.TraceContext(ItemType, doc); err != nil {
 		return nil, err
 	}
 	c.Resource = sentrysignal.ResourceOfRelease(doc)
 	return c, nil
 }
 
-// readTrace reads contexts.trace.trace_id and span_id.
-func (c *CheckIn) readTrace() error {
-	trace := sentrysignal.Obj(sentrysignal.Obj(c.Doc, "contexts"), "trace")
-	var err error
-	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
-		if c.TraceID, err = sentrysignal.TraceID(s); err != nil {
-			return sentrysignal.PayloadError(ItemType, "contexts.trace.trace_id", "not a trace id", err)
-		}
+// readMonitor reads "monitor_slug" and "status", which are required, and
+// "check_in_id".
+func (c *CheckIn) readMonitor() error {
+	c.Slug, c.Status = sentrysignal.Str(c.Doc, "monitor_slug"), sentrysignal.Str(c.Doc, "status")
+	if c.Slug == "" {
+		return sentrysignal.PayloadError(ItemType, "monitor_slug", "missing", nil)
 	}
-	if s := sentrysignal.Str(trace, "span_id"); s != "" {
-		if c.SpanID, err = sentrysignal.SpanID(s); err != nil {
-			return sentrysignal.PayloadError(ItemType, "contexts.trace.span_id", "not a span id", err)
-		}
+	if c.Status == "" {
+		return sentrysignal.PayloadError(ItemType, "status", "missing", nil)
+	}
+	s := sentrysignal.Str(c.Doc, "check_in_id")
+	if s == "" {
+		return nil
+	}
+	var ok bool
+	if c.ID, ok = sentrysignal.EventID(s); !ok {
+		return sentrysignal.PayloadError(ItemType, "check_in_id", "not a 32-hex-digit id", nil)
 	}
 	return nil
 }

@@ -55,16 +55,9 @@ func Decode(payload []byte, opts sentrysignal.Options) (*Event, error) {
 // DecodeItem is Decode for items of other types with an event's shape
 // ("feedback"); item names the type in errors.
 func DecodeItem(item string, payload []byte, opts sentrysignal.Options) (*Event, error) {
-	if err := opts.CheckSize(item, payload); err != nil {
-		return nil, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
+	doc, err := sentrysignal.DecodeObject(item, payload, opts)
 	if err != nil {
-		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
+		return nil, err
 	}
 	ev := &Event{Doc: doc}
 	for _, read := range [...]func(string) error{ev.readEventID, ev.readTimestamp, ev.readTrace} {
@@ -107,20 +100,7 @@ func (ev *Event) readTimestamp(item string) error {
 // but not one fails, since a record linked to the wrong trace is worse than
 // none.
 func (ev *Event) readTrace(item string) error {
-	trace := sentrysignal.Obj(sentrysignal.Obj(ev.Doc, "contexts"), "trace")
-	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
-		id, err := sentrysignal.TraceID(s)
-		if err != nil {
-			return sentrysignal.PayloadError(item, "contexts.trace.trace_id", "not a trace id", err)
-		}
-		ev.TraceID = id
-	}
-	if s := sentrysignal.Str(trace, "span_id"); s != "" {
-		id, err := sentrysignal.SpanID(s)
-		if err != nil {
-			return sentrysignal.PayloadError(item, "contexts.trace.span_id", "not a span id", err)
-		}
-		ev.SpanID = id
-	}
-	return nil
+	var err error
+	ev.TraceID, ev.SpanID, err = sentrysignal.TraceContext(item, ev.Doc)
+	return err
 }

@@ -35,7 +35,7 @@ const maxBucketCount = math.MaxUint32
 // is not an aggregate gives nothing (a *sentrysignal.DecodeError).
 func AggregateMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
 	opts = opts.WithDefaults()
-	doc, err := decodeObject(ItemSessions, payload, opts)
+	doc, err := sentrysignal.DecodeObject(ItemSessions, payload, opts)
 	if err != nil {
 		return sentrysignal.Metrics{}, err
 	}

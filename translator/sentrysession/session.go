@@ -58,7 +58,7 @@ func (u *Update) Errored() bool { return u.Errors > 0 || (u.Status != "ok" && u.
 // DecodeUpdate reads a "session" item. It fails when the payload is not a
 // JSON object or "started" is missing or not a timestamp.
 func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
-	doc, err := decodeObject(ItemSession, payload, opts)
+	doc, err := sentrysignal.DecodeObject(ItemSession, payload, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -102,9 +102,14 @@ func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 	if u.Init {
 		set.count(MetricStarted, u.Started, 1, l)
 	}
-	if !u.Ended() {
-		return set.points
+	if u.Ended() {
+		u.appendEnded(&set, l)
 	}
+	return set.points
+}
+
+// appendEnded writes the points of an update that ends its session.
+func (u *Update) appendEnded(set *metricSet, l labels) {
 	// "status", at "timestamp"
 	dp := set.count(MetricEnded, u.Timestamp, 1, l)
 	dp.Attributes().PutStr(AttrStatus, u.Status)
@@ -124,7 +129,6 @@ func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 	if u.HasDur {
 		set.duration(u.Timestamp, u.Duration, l)
 	}
-	return set.points
 }
 
 // errorCount reads "errors", which Relay reads as a u64: a count past
@@ -148,19 +152,4 @@ func errorCount(x any) int64 {
 		return int64(f) // written 3.0
 	}
 	return 0
-}
-
-func decodeObject(item string, payload []byte, opts sentrysignal.Options) (map[string]any, error) {
-	if err := opts.CheckSize(item, payload); err != nil {
-		return nil, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
-	if err != nil {
-		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
-	}
-	return doc, nil
 }

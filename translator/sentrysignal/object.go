@@ -86,3 +86,21 @@ func Values(x any) []any {
 	}
 	return nil
 }
+
+// DecodeObject reads a payload that must be one JSON object (see
+// DecodeAny): it fails, naming item, when the payload is over the size
+// limit, is not JSON or is not an object.
+func DecodeObject(item string, payload []byte, opts Options) (map[string]any, error) {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return nil, err
+	}
+	x, err := DecodeAny(payload)
+	if err != nil {
+		return nil, PayloadError(item, "", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return nil, PayloadError(item, "", "not a JSON object", nil)
+	}
+	return doc, nil
+}
