@@ -117,16 +117,7 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	lr.SetTraceID(c.TraceID)
 	lr.SetSpanID(c.SpanID)
 	attrs := lr.Attributes()
-	// "check_in_id", "monitor_slug", "status"
-	if c.ID != "" {
-		attrs.PutStr(AttrID, c.ID)
-	}
-	attrs.PutStr(AttrMonitorSlug, c.Slug)
-	attrs.PutStr(AttrStatus, c.Status)
-	// "duration" (seconds)
-	if d, ok := sentrysignal.Float(c.Doc, "duration"); ok {
-		attrs.PutDouble(AttrDuration, d)
-	}
+	c.putRun(attrs)
 	// "monitor_config" (schedule, checkin_margin, max_runtime, timezone, …), "contexts"
 	for _, m := range [...]struct{ member, key string }{{"monitor_config", AttrMonitorConfig}, {"contexts", AttrContexts}} {
 		if x := c.Doc[m.member]; x != nil {
@@ -146,13 +137,35 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 func (c *CheckIn) others() []string {
 	var others []string
 	for k, v := range c.Doc {
-		_, isNumber := sentrysignal.Float(c.Doc, k)
-		if v != nil && (!known[k] || k == "duration" && !isNumber) {
+		if v != nil && !c.mapped(k) {
 			others = append(others, k)
 		}
 	}
 	sort.Strings(others)
 	return others
+}
+
+// mapped says whether a block maps member k: a known member, but a
+// "duration" that is not a number.
+func (c *CheckIn) mapped(k string) bool {
+	if k == "duration" {
+		_, isNumber := sentrysignal.Float(c.Doc, k)
+		return isNumber
+	}
+	return known[k]
+}
+
+// putRun writes "check_in_id", "monitor_slug", "status" and "duration"
+// (seconds).
+func (c *CheckIn) putRun(attrs pcommon.Map) {
+	if c.ID != "" {
+		attrs.PutStr(AttrID, c.ID)
+	}
+	attrs.PutStr(AttrMonitorSlug, c.Slug)
+	attrs.PutStr(AttrStatus, c.Status)
+	if d, ok := sentrysignal.Float(c.Doc, "duration"); ok {
+		attrs.PutDouble(AttrDuration, d)
+	}
 }
 
 // severity: a failed run is an error, a run that started or succeeded is

@@ -3,6 +3,7 @@ package sentrysession
 import (
 	"math"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -39,27 +40,43 @@ func AggregateMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.M
 	if err != nil {
 		return sentrysignal.Metrics{}, err
 	}
-	buckets, ok := doc["aggregates"].([]any)
-	if !ok {
-		return sentrysignal.Metrics{}, sentrysignal.PayloadError(ItemSessions, "aggregates", "not an array", nil)
-	}
-	if len(buckets) > opts.MaxItems {
-		return sentrysignal.Metrics{}, sentrysignal.PayloadError(ItemSessions, "aggregates", "more buckets than the limit", nil)
+	buckets, err := readBuckets(doc, opts.MaxItems)
+	if err != nil {
+		return sentrysignal.Metrics{}, err
 	}
 	res := sentrysignal.ResourceOfRelease(sentrysignal.Obj(doc, "attrs"))
 	l := labels{res.Release, res.Environment}
 	set := metricSet{dst: pmetric.NewMetricSlice()}
-	partial := sentrysignal.PartialError{Item: ItemSessions}
-	for i, b := range buckets {
-		if de := appendBucket(&set, b, l, i); de != nil {
-			partial.Add(de)
-		}
-	}
+	partial := appendBuckets(&set, buckets, l)
 	var facts sentrysignal.Facts
 	if set.points > 0 {
 		facts.Resource = res // the labels of its points
 	}
 	return sentrysignal.MetricsOf(facts, set.dst, set.points), partial.Err()
+}
+
+// appendBuckets writes every bucket; those that cannot be read are
+// dropped and named in the PartialError.
+func appendBuckets(set *metricSet, buckets []any, l labels) sentrysignal.PartialError {
+	partial := sentrysignal.PartialError{Item: ItemSessions}
+	for i, b := range buckets {
+		if de := appendBucket(set, b, l, i); de != nil {
+			partial.Add(de)
+		}
+	}
+	return partial
+}
+
+// readBuckets reads "aggregates": an array of at most limit buckets.
+func readBuckets(doc map[string]any, limit int) ([]any, error) {
+	buckets, ok := doc["aggregates"].([]any)
+	if !ok {
+		return nil, sentrysignal.PayloadError(ItemSessions, "aggregates", "not an array", nil)
+	}
+	if len(buckets) > limit {
+		return nil, sentrysignal.PayloadError(ItemSessions, "aggregates", "more buckets than the limit", nil)
+	}
+	return buckets, nil
 }
 
 // bucketCounts are the counts of one bucket, by aggregateStatuses' index.
@@ -73,8 +90,8 @@ type bucketCounts struct {
 func readBucketCounts(bucket map[string]any, index int) (bucketCounts, *sentrysignal.DecodeError) {
 	var c bucketCounts
 	for i, s := range aggregateStatuses {
-		n, present := sentrysignal.Int(bucket, s.member)
-		if bucket[s.member] != nil && (!present || n < 0 || n > maxBucketCount) {
+		n, ok := bucketCount(bucket, s.member)
+		if !ok {
 			return c, sentrysignal.EntryError(ItemSessions, index, s.member, "not a count from 0 to 4294967295", nil)
 		}
 		c.counts[i] = n
@@ -84,6 +101,16 @@ func readBucketCounts(bucket map[string]any, index int) (bucketCounts, *sentrysi
 		}
 	}
 	return c, nil
+}
+
+// bucketCount reads one count of a bucket: absent or null is 0; false
+// when it is not a count from 0 to maxBucketCount.
+func bucketCount(bucket map[string]any, member string) (int64, bool) {
+	if bucket[member] == nil {
+		return 0, true
+	}
+	n, ok := sentrysignal.Int(bucket, member)
+	return n, ok && n >= 0 && n <= maxBucketCount
 }
 
 // appendBucket writes one bucket: started = the sum of its counts, at
@@ -105,6 +132,15 @@ func appendBucket(set *metricSet, b any, l labels, index int) *sentrysignal.Deco
 	// "started": every session of the bucket started in it
 	set.count(MetricStarted, ts, c.total, l)
 	// "exited", "errored", "unhandled", "crashed", "abnormal"
+	c.appendEnded(set, ts, l)
+	if c.errored > 0 {
+		set.count(MetricErrored, ts, c.errored, l)
+	}
+	return nil
+}
+
+// appendEnded writes each non-zero count as sessions ended by its status.
+func (c *bucketCounts) appendEnded(set *metricSet, ts pcommon.Timestamp, l labels) {
 	for i, s := range aggregateStatuses {
 		if c.counts[i] == 0 {
 			continue
@@ -113,8 +149,4 @@ func appendBucket(set *metricSet, b any, l labels, index int) *sentrysignal.Deco
 		dp.Attributes().PutStr(AttrStatus, s.status)
 		dp.Attributes().PutBool(AttrErrored, s.errored)
 	}
-	if c.errored > 0 {
-		set.count(MetricErrored, ts, c.errored, l)
-	}
-	return nil
 }

@@ -142,7 +142,13 @@ func errorCount(x any) int64 {
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
 		return i
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	return errorCountOfFloat(string(n))
+}
+
+// errorCountOfFloat is errorCount of a number that is no int64: one past
+// its range, or written with a fraction or exponent.
+func errorCountOfFloat(text string) int64 {
+	f, err := strconv.ParseFloat(text, 64)
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return 0
