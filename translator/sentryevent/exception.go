@@ -100,6 +100,17 @@ func (c exceptionChain) stacktrace() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// frameFile is where a frame's code is: "abs_path", else "filename",
+// else "module".
+func frameFile(f map[string]any) string {
+	for _, member := range [...]string{"abs_path", "filename", "module"} {
+		if file := sentrysignal.Str(f, member); file != "" {
+			return file
+		}
+	}
+	return ""
+}
+
 func writeFrame(b *strings.Builder, f map[string]any) {
 	b.WriteString("    at ")
 	fn := sentrysignal.Str(f, "function")
@@ -107,14 +118,7 @@ func writeFrame(b *strings.Builder, f map[string]any) {
 		fn = "?"
 	}
 	b.WriteString(fn)
-	file := sentrysignal.Str(f, "abs_path")
-	if file == "" {
-		file = sentrysignal.Str(f, "filename")
-	}
-	if file == "" {
-		file = sentrysignal.Str(f, "module")
-	}
-	if file != "" {
+	if file := frameFile(f); file != "" {
 		b.WriteString(" (")
 		b.WriteString(file)
 		if n, ok := sentrysignal.Int(f, "lineno"); ok {
