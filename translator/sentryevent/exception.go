@@ -26,20 +26,24 @@ func readExceptions(doc map[string]any) exceptionChain {
 	values := sentrysignal.Values(doc["exception"])
 	chain := make(exceptionChain, 0, len(values))
 	for _, v := range values {
-		e, ok := v.(map[string]any)
-		if !ok {
-			continue
+		if e, ok := v.(map[string]any); ok {
+			chain = append(chain, readException(e))
 		}
-		synthetic, _ := sentrysignal.Bool(sentrysignal.Obj(e, "mechanism"), "synthetic")
-		ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
-		for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
-			if fm, ok := f.(map[string]any); ok {
-				ex.frames = append(ex.frames, fm)
-			}
-		}
-		chain = append(chain, ex)
 	}
 	return chain
+}
+
+// readException reads one entry of "exception.values": "type", "value",
+// mechanism.synthetic and the frames of "stacktrace".
+func readException(e map[string]any) exception {
+	synthetic, _ := sentrysignal.Bool(sentrysignal.Obj(e, "mechanism"), "synthetic")
+	ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
+	for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
+		if fm, ok := f.(map[string]any); ok {
+			ex.frames = append(ex.frames, fm)
+		}
+	}
+	return ex
 }
 
 func (c exceptionChain) main() exception { return c[len(c)-1] }

@@ -195,19 +195,30 @@ func formatBraces(template string, params []any) (*messageWriter, bool) {
 			w.writeByte(template[i])
 			continue
 		}
-		close := strings.IndexByte(template[i:], '}')
-		if close < 0 {
+		close, ok := braceParam(w, template[i:], params, &next)
+		if !ok {
 			return nil, false
 		}
-		idx, ok := braceIndex(template[i+1:i+close], &next)
-		if !ok || idx < 0 || idx >= len(params) {
-			return nil, false
-		}
-		w.writeParam(params[idx])
 		used++
 		i += close
 	}
 	return w, used > 0
+}
+
+// braceParam writes the param of the brace placeholder that starts s and
+// returns the index of its "}"; false when it is not one or names no
+// param.
+func braceParam(w *messageWriter, s string, params []any, next *int) (int, bool) {
+	close := strings.IndexByte(s, '}')
+	if close < 0 {
+		return 0, false
+	}
+	idx, ok := braceIndex(s[1:close], next)
+	if !ok || idx < 0 || idx >= len(params) {
+		return 0, false
+	}
+	w.writeParam(params[idx])
+	return close, true
 }
 
 // braceIndex is the param a brace placeholder names: "{n}" the n-th,

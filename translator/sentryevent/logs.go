@@ -41,18 +41,7 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	attrs := lr.Attributes()
 	attrs.EnsureCapacity(min(len(doc)+8, opts.MaxMapEntries))
 	ev.putHeader(lr, l)
-	// "logentry" / "message" → body; else the exception's summary
-	msg := readMessage(doc)
-	if msg.truncated && opts.Truncations != nil {
-		opts.Truncations.Messages++
-	}
-	chain := readExceptions(doc)
-	putBody(lr, l, msg, chain, opts.MaxDepth)
-	// "exception" → exception.type, exception.message, exception.stacktrace
-	if !msg.isEmpty() && chain.isSyntheticMessage() {
-		chain = nil // a captured message carrying a stack trace: not an exception
-	}
-	putException(attrs, l, chain)
+	msg := ev.putMessage(lr, l, opts)
 	// "tags" → sentry.tags.<key>
 	putTags(attrs, l, doc["tags"], opts.MaxDepth)
 	// "user", "request": personal data
@@ -64,6 +53,24 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	putOthers(attrs, l, doc, msg.member, opts)
 	// what the map limits cut
 	lr.SetDroppedAttributesCount(l.DroppedCount())
+}
+
+// putMessage writes the message and the exception; it returns the
+// message, whose member the record does not repeat.
+func (ev *Event) putMessage(lr plog.LogRecord, l *sentrysignal.Limiter, opts sentrysignal.Options) message {
+	// "logentry" / "message" → body; else the exception's summary
+	msg := readMessage(ev.Doc)
+	if msg.truncated && opts.Truncations != nil {
+		opts.Truncations.Messages++
+	}
+	chain := readExceptions(ev.Doc)
+	putBody(lr, l, msg, chain, opts.MaxDepth)
+	// "exception" → exception.type, exception.message, exception.stacktrace
+	if !msg.isEmpty() && chain.isSyntheticMessage() {
+		chain = nil // a captured message carrying a stack trace: not an exception
+	}
+	putException(lr.Attributes(), l, chain)
+	return msg
 }
 
 // putHeader writes the fields every record has: when, how severe, which

@@ -99,19 +99,23 @@ func userConvention(k string, v any) (key, text string) {
 // sentry.request.<member>.
 func putRequest(attrs pcommon.Map, l *sentrysignal.Limiter, req map[string]any, depth int) {
 	for _, k := range sortedKeys(req) {
-		v := req[k]
-		if v == nil {
-			continue
+		if v := req[k]; v != nil {
+			putRequestMember(attrs, l, k, v, depth)
 		}
-		key, isStr := requestKeys[k]
-		s, ok := v.(string)
-		switch {
-		case isStr && ok:
-			l.PutStr(attrs, key, s)
-		case k == "headers" && putHeaders(attrs, l, v):
-		default:
-			l.PutAny(attrs, AttrRequestPrefix+k, v, depth)
-		}
+	}
+}
+
+// putRequestMember writes member k of "request": under its convention
+// when it has one, else as sentry.request.<k>.
+func putRequestMember(attrs pcommon.Map, l *sentrysignal.Limiter, k string, v any, depth int) {
+	key, hasKey := requestKeys[k]
+	s, isStr := v.(string)
+	switch {
+	case hasKey && isStr:
+		l.PutStr(attrs, key, s)
+	case k == "headers" && putHeaders(attrs, l, v):
+	default:
+		l.PutAny(attrs, AttrRequestPrefix+k, v, depth)
 	}
 }
 
