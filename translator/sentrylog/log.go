@@ -36,28 +36,67 @@ var known = map[string]bool{
 // (the first log that names each, as the envelope's items fill it). A log
 // that cannot be read is dropped and named in a *sentrysignal.PartialError
 // while the others are kept; a payload that is not a container gives
-// nothing and a *sentrysignal.DecodeError.
+// nothing and a *sentrysignal.DecodeError. Each log is written as it is
+// read (sentrysignal.ScanContainer).
 func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
-	opts = opts.WithDefaults()
-	items, err := sentrysignal.Container(ItemType, payload, opts)
-	if err != nil {
+	b := logBatch{opts: opts.WithDefaults()}
+	b.Restart()
+	if err := sentrysignal.ScanContainer(ItemType, payload, b.opts, &b); err != nil {
 		return sentrysignal.Logs{}, err
 	}
-	partial := sentrysignal.PartialError{Item: ItemType}
-	var facts sentrysignal.Facts
-	records := plog.NewLogRecordSlice()
-	records.EnsureCapacity(len(items))
-	for i, raw := range items {
-		lr := plog.NewLogRecord()
-		e := logEntry{lr: lr, opts: opts, index: i}
-		if de := e.put(raw); de != nil {
-			partial.Add(de)
-			continue
-		}
-		facts.Resource.Fill(e.resource)
-		lr.MoveTo(records.AppendEmpty())
+	b.dropSpare()
+	return sentrysignal.LogsOf(b.facts, b.records), b.partial.Err()
+}
+
+// logBatch is the records of one container being written.
+type logBatch struct {
+	opts    sentrysignal.Options
+	records plog.LogRecordSlice
+	facts   sentrysignal.Facts
+	partial sentrysignal.PartialError
+	// spare says the last record is a cleared one, left by a log that
+	// could not be read, for the next log to use.
+	spare bool
+}
+
+// Restart starts the batch afresh.
+func (b *logBatch) Restart() {
+	b.records = plog.NewLogRecordSlice()
+	b.facts = sentrysignal.Facts{}
+	b.partial = sentrysignal.PartialError{Item: ItemType}
+	b.spare = false
+}
+
+// Entry writes one log into the next record.
+func (b *logBatch) Entry(index int, entry any) {
+	var lr plog.LogRecord
+	if b.spare {
+		lr = b.records.At(b.records.Len() - 1)
+	} else {
+		lr = b.records.AppendEmpty()
 	}
-	return sentrysignal.LogsOf(facts, records), partial.Err()
+	e := logEntry{lr: lr, opts: b.opts, index: index}
+	b.spare = false
+	if de := e.put(entry); de != nil {
+		b.partial.Add(de)
+		plog.NewLogRecord().MoveTo(lr) // cleared, for the next log
+		b.spare = true
+		return
+	}
+	b.facts.Resource.Fill(e.resource)
+}
+
+// dropSpare removes the cleared record a last unreadable log left.
+func (b *logBatch) dropSpare() {
+	if !b.spare {
+		return
+	}
+	last, i := b.records.Len()-1, 0
+	b.records.RemoveIf(func(plog.LogRecord) bool {
+		i++
+		return i-1 == last
+	})
+	b.spare = false
 }
 
 // logEntry is one Sentry log being written into its record.

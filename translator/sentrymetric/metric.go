@@ -66,33 +66,50 @@ func (n number) float() float64 {
 // *sentrysignal.PartialError names it); a payload that is not a container
 // gives nothing (a *sentrysignal.DecodeError).
 func Metrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
-	opts = opts.WithDefaults()
-	items, err := sentrysignal.Container(ItemType, payload, opts)
-	if err != nil {
+	b := metricBatch{opts: opts.WithDefaults()}
+	b.Restart()
+	if err := sentrysignal.ScanContainer(ItemType, payload, b.opts, &b); err != nil {
 		return sentrysignal.Metrics{}, err
 	}
-	partial := sentrysignal.PartialError{Item: ItemType}
-	var facts sentrysignal.Facts
-	metrics := pmetric.NewMetricSlice()
-	groups := map[groupKey]pmetric.Metric{}
-	n := 0
-	for i, entry := range items {
-		p, de := decodePoint(entry, opts, i)
-		if de != nil {
-			partial.Add(de)
-			continue
-		}
-		key := groupKey{p.name, p.typ, p.unit}
-		m, ok := groups[key]
-		if !ok {
-			m = newMetric(metrics.AppendEmpty(), p)
-			groups[key] = m
-			facts.Resource.Fill(p.resource)
-		}
-		putPoint(m, p)
-		n++
+	return sentrysignal.MetricsOf(b.facts, b.metrics, b.points), b.partial.Err()
+}
+
+// metricBatch is the metrics of one container being written.
+type metricBatch struct {
+	opts    sentrysignal.Options
+	metrics pmetric.MetricSlice
+	groups  map[groupKey]pmetric.Metric
+	facts   sentrysignal.Facts
+	partial sentrysignal.PartialError
+	points  int
+}
+
+// Restart starts the batch afresh.
+func (b *metricBatch) Restart() {
+	b.metrics = pmetric.NewMetricSlice()
+	b.groups = map[groupKey]pmetric.Metric{}
+	b.facts = sentrysignal.Facts{}
+	b.partial = sentrysignal.PartialError{Item: ItemType}
+	b.points = 0
+}
+
+// Entry writes one metric as a point of its series' Metric, which the
+// first point of a series starts.
+func (b *metricBatch) Entry(index int, entry any) {
+	p, de := decodePoint(entry, b.opts, index)
+	if de != nil {
+		b.partial.Add(de)
+		return
 	}
-	return sentrysignal.MetricsOf(facts, metrics, n), partial.Err()
+	key := groupKey{p.name, p.typ, p.unit}
+	m, ok := b.groups[key]
+	if !ok {
+		m = newMetric(b.metrics.AppendEmpty(), p)
+		b.groups[key] = m
+		b.facts.Resource.Fill(p.resource)
+	}
+	putPoint(m, p)
+	b.points++
 }
 
 type groupKey struct{ name, typ, unit string }

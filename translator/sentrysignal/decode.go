@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -84,11 +82,16 @@ func (p *jsonParser) value() (any, error) {
 		return false, p.literal("false")
 	case c == 'n':
 		return nil, p.literal("null")
-	case c == '-' || ('0' <= c && c <= '9'):
+	case isNumberStart(c):
 		return p.number()
 	}
 	return nil, p.syntaxError("looking for a value")
 }
+
+// isNumberStart says whether c starts a JSON number.
+func isNumberStart(c byte) bool { return c == '-' || isDigit(c) }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (p *jsonParser) literal(word string) error {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
@@ -115,14 +118,6 @@ func (p *jsonParser) objectWith(read func(key string) (any, error), discard bool
 		return nil, err
 	}
 	p.pos++ // '{'
-	if p.at('}') {
-		p.pos++
-		p.depth--
-		if discard {
-			return nil, nil
-		}
-		return make(map[string]any), nil
-	}
 	// the members wait on p.members until the object ends, so that its
 	// map is made at its size at once rather than grown
 	base := len(p.members)
@@ -130,95 +125,127 @@ func (p *jsonParser) objectWith(read func(key string) (any, error), discard bool
 		clear(p.members[base:]) // the stack keeps no values alive
 		p.members = p.members[:base]
 	}()
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.syntaxError("looking for an object key")
-		}
-		key, err := p.key()
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.syntaxError("after an object key")
-		}
+	if err := p.objectMembers(read, discard); err != nil {
+		return nil, err
+	}
+	p.depth--
+	if discard {
+		return nil, nil
+	}
+	members := p.members[base:]
+	obj := make(map[string]any, len(members))
+	for _, m := range members {
+		obj[m.key] = m.value // a repeated key: the last one wins, as in encoding/json
+	}
+	return obj, nil
+}
+
+// objectMembers reads an object's members, up to and past its "}".
+func (p *jsonParser) objectMembers(read func(key string) (any, error), discard bool) error {
+	if p.at('}') {
 		p.pos++
-		var v any
-		if read != nil {
-			v, err = read(key)
-		} else {
-			v, err = p.value()
+		return nil
+	}
+	for {
+		if err := p.objectMember(read, discard); err != nil {
+			return err
 		}
-		if err != nil {
-			return nil, err
-		}
-		if !discard {
-			p.members = append(p.members, member{key, v})
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.syntaxError("after an object value")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			p.depth--
-			if discard {
-				return nil, nil
-			}
-			members := p.members[base:]
-			obj := make(map[string]any, len(members))
-			for _, m := range members {
-				obj[m.key] = m.value // a repeated key: the last one wins, as in encoding/json
-			}
-			return obj, nil
-		default:
-			return nil, p.syntaxError("after an object value")
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			return err
 		}
 	}
 }
 
-func (p *jsonParser) array() (any, error) { return p.arrayWith(p.value) }
+// objectMember reads one "key": value member.
+func (p *jsonParser) objectMember(read func(key string) (any, error), discard bool) error {
+	if !p.at('"') {
+		return p.syntaxError("looking for an object key")
+	}
+	key, err := p.key()
+	if err != nil {
+		return err
+	}
+	if !p.at(':') {
+		return p.syntaxError("after an object key")
+	}
+	p.pos++
+	if read == nil {
+		read = p.anyValue
+	}
+	v, err := read(key)
+	if err != nil {
+		return err
+	}
+	if !discard {
+		p.members = append(p.members, member{key, v})
+	}
+	return nil
+}
 
-// arrayWith reads an array whose elements elem reads.
-func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
+// anyValue is value as a member reader.
+func (p *jsonParser) anyValue(string) (any, error) { return p.value() }
+
+// next reads what follows a value in an object or array: a "," before
+// another, or the closing c (end). what names the place in an error.
+func (p *jsonParser) next(c byte, what string) (end bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.syntaxError(what)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case c:
+		p.pos++
+		return true, nil
+	}
+	return false, p.syntaxError(what)
+}
+
+func (p *jsonParser) array() (any, error) { return p.arrayWith(p.value, false) }
+
+// arrayWith reads an array whose elements elem reads; with discard it
+// builds no slice (elem keeps what it needs).
+func (p *jsonParser) arrayWith(elem func() (any, error), discard bool) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	p.pos++ // '['
-	if p.at(']') {
-		p.pos++
-		p.depth--
-		return make([]any, 0), nil
-	}
 	// the elements wait on p.elements until the array ends (see objectWith)
 	base := len(p.elements)
 	defer func() {
 		clear(p.elements[base:])
 		p.elements = p.elements[:base]
 	}()
+	if err := p.arrayElements(elem, discard); err != nil {
+		return nil, err
+	}
+	p.depth--
+	if discard {
+		return nil, nil
+	}
+	out := make([]any, len(p.elements)-base)
+	copy(out, p.elements[base:])
+	return out, nil
+}
+
+// arrayElements reads an array's elements, up to and past its "]".
+func (p *jsonParser) arrayElements(elem func() (any, error), discard bool) error {
+	if p.at(']') {
+		p.pos++
+		return nil
+	}
 	for {
 		v, err := elem()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.elements = append(p.elements, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.syntaxError("after an array element")
+		if !discard {
+			p.elements = append(p.elements, v)
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.depth--
-			return slices.Clone(p.elements[base:]), nil
-		default:
-			return nil, p.syntaxError("after an array element")
+		if end, err := p.next(']', "after an array element"); end || err != nil {
+			return err
 		}
 	}
 }
@@ -227,126 +254,6 @@ func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
 func (p *jsonParser) at(c byte) bool {
 	p.skipSpace()
 	return p.pos < len(p.data) && p.data[p.pos] == c
-}
-
-// containerMember reads a member of a container's top-level object:
-// "items" entries are read by entry.
-func (p *jsonParser) containerMember(key string) (any, error) {
-	if key == "items" && p.at('[') {
-		return p.arrayWith(p.entry)
-	}
-	return p.value()
-}
-
-// entry reads an entry of "items": an object's "attributes" object is
-// read as typed attributes.
-func (p *jsonParser) entry() (any, error) {
-	if p.at('{') {
-		return p.objectWith(func(key string) (any, error) {
-			if key == "attributes" && p.at('{') {
-				return p.typedAttributes()
-			}
-			return p.value()
-		}, false)
-	}
-	return p.value()
-}
-
-// typedAttributes reads an entry's "attributes" object into a
-// *TypedAttributes: the same attributes, types and values PutTyped reads
-// from the object as a map, a repeated key keeping its last value.
-func (p *jsonParser) typedAttributes() (any, error) {
-	base := len(p.entries)
-	_, err := p.objectWith(func(key string) (any, error) {
-		e := typedEntry{key: key}
-		var err error
-		if p.at('{') {
-			err = p.typedValue(&e)
-		} else {
-			e.raw, err = p.value()
-		}
-		p.entries = append(p.entries, e)
-		return nil, err
-	}, true)
-	if err != nil {
-		return nil, err
-	}
-	// one per key, the last one sent, in key order; p.entries is the
-	// parser's scratch space, the attributes get a slice of their size
-	// (indices are sorted: moving the entries themselves cost a sixth of
-	// a log container's translation)
-	entries := p.entries[base:]
-	order := p.order[:0]
-	for i := range entries {
-		order = append(order, int32(i))
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := strings.Compare(entries[a].key, entries[b].key); c != 0 {
-			return c
-		}
-		return int(a - b) // a repeated key: in the order sent
-	})
-	p.order = order
-	n := 0
-	for i := range order {
-		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
-			n++
-		}
-	}
-	kept := make([]typedEntry, 0, n)
-	for i := range order {
-		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
-			kept = append(kept, entries[order[i]])
-		}
-	}
-	clear(entries) // the scratch keeps no values alive
-	p.entries = p.entries[:base]
-	return &TypedAttributes{entries: kept}, nil
-}
-
-// typedValue reads one typed value's object ({"type", "value"} or a
-// legacy member) into e; its other members are read and left.
-func (p *jsonParser) typedValue(e *typedEntry) error {
-	e.isObject = true
-	_, err := p.objectWith(func(key string) (any, error) {
-		if key == "type" && p.at('"') {
-			// Sentry's type names, shared rather than allocated
-			s, err := p.key()
-			e.typ = s
-			return nil, err
-		}
-		if key == "value" && p.pos < len(p.data) {
-			// p.at('"') above has skipped the space
-			switch c := p.data[p.pos]; {
-			case c == '"':
-				s, err := p.str()
-				e.value, e.text, e.textKind = nil, s, stringText
-				return nil, err
-			case c == '-' || ('0' <= c && c <= '9'):
-				s, err := p.numberText()
-				e.value, e.text, e.textKind = nil, s, numberText
-				return nil, err
-			}
-		}
-		v, err := p.value()
-		switch key {
-		case "type":
-			e.typ = "" // not a string: no type
-		case "value":
-			e.value, e.text, e.textKind = v, "", noText
-		default:
-			for i, lt := range legacyTypes {
-				if key == lt.member {
-					if e.legacy == nil {
-						e.legacy = new([len(legacyTypes)]any)
-					}
-					e.legacy[i] = v
-				}
-			}
-		}
-		return nil, err
-	}, true)
-	return err
 }
 
 // number reads a number by JSON's grammar and keeps its text.
@@ -361,39 +268,63 @@ func (p *jsonParser) number() (any, error) {
 // numberText is number's text.
 func (p *jsonParser) numberText() (string, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
-	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
-		p.digits()
-	default:
-		return "", p.syntaxError("in numeric literal")
-	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		if !p.digits() {
-			return "", p.syntaxError("after decimal point in numeric literal")
-		}
-	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if !p.digits() {
-			return "", p.syntaxError("in exponent of numeric literal")
+	for _, part := range [...]func() error{p.integerPart, p.fractionPart, p.exponentPart} {
+		if err := part(); err != nil {
+			return "", err
 		}
 	}
 	return string(p.data[start:p.pos]), nil
 }
 
+// integerPart reads a number's sign and integer digits: 0, or digits that
+// do not start with 0.
+func (p *jsonParser) integerPart() error {
+	p.skipByte('-')
+	switch {
+	case p.skipByte('0'):
+	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
+		p.digits()
+	default:
+		return p.syntaxError("in numeric literal")
+	}
+	return nil
+}
+
+// fractionPart reads a "." and its digits, if there is one.
+func (p *jsonParser) fractionPart() error {
+	if p.skipByte('.') && !p.digits() {
+		return p.syntaxError("after decimal point in numeric literal")
+	}
+	return nil
+}
+
+// exponentPart reads an "e" or "E", its sign and digits, if there is one.
+func (p *jsonParser) exponentPart() error {
+	if !p.skipByte('e') && !p.skipByte('E') {
+		return nil
+	}
+	if !p.skipByte('+') {
+		p.skipByte('-')
+	}
+	if !p.digits() {
+		return p.syntaxError("in exponent of numeric literal")
+	}
+	return nil
+}
+
+// skipByte skips c when it is next; false when it is not.
+func (p *jsonParser) skipByte(c byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == c {
+		p.pos++
+		return true
+	}
+	return false
+}
+
 // digits skips one or more digits; false when there is none.
 func (p *jsonParser) digits() bool {
 	start := p.pos
-	for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+	for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
 		p.pos++
 	}
 	return p.pos > start
@@ -403,27 +334,49 @@ func (p *jsonParser) digits() bool {
 // "function", "lineno", "in_app", …) are shared strings rather than an
 // allocation each, a third of an error event's allocations.
 func (p *jsonParser) key() (string, error) {
-	// the quote, then plain ASCII up to the closing quote
-	end := p.pos + 1
-	for end < len(p.data) && end-p.pos <= maxKnownKey && p.data[end] != '"' && p.data[end] != '\\' && p.data[end] >= ' ' && p.data[end] < utf8.RuneSelf {
-		end++
-	}
-	if end < len(p.data) && p.data[end] == '"' {
-		// the members of every typed attribute, before the table
-		switch string(p.data[p.pos+1 : end]) {
-		case "type":
-			p.pos = end + 1
-			return "type", nil
-		case "value":
-			p.pos = end + 1
-			return "value", nil
-		}
-		if k, ok := knownKeys[string(p.data[p.pos+1:end])]; ok { // no allocation: a look-up
-			p.pos = end + 1
-			return k, nil
-		}
+	if k, ok := p.knownKey(); ok {
+		return k, nil
 	}
 	return p.str()
+}
+
+// knownKey reads the key at pos when it is one of knownKeys (the members
+// of every typed attribute first, before the table); otherwise it leaves
+// pos.
+func (p *jsonParser) knownKey() (string, bool) {
+	end := p.plainKeyEnd()
+	if end >= len(p.data) || p.data[end] != '"' {
+		return "", false
+	}
+	k, ok := "", false
+	switch string(p.data[p.pos+1 : end]) {
+	case "type":
+		k, ok = "type", true
+	case "value":
+		k, ok = "value", true
+	default:
+		k, ok = knownKeys[string(p.data[p.pos+1:end])] // no allocation: a look-up
+	}
+	if ok {
+		p.pos = end + 1
+	}
+	return k, ok
+}
+
+// plainKeyEnd is where the plain ASCII text after the quote at pos stops,
+// looking no further than the longest known key.
+func (p *jsonParser) plainKeyEnd() int {
+	end := p.pos + 1
+	for end < len(p.data) && end-p.pos <= maxKnownKey && isPlainKeyByte(p.data[end]) {
+		end++
+	}
+	return end
+}
+
+// isPlainKeyByte says whether c can be part of a known key: printable
+// ASCII other than the quote and the backslash.
+func isPlainKeyByte(c byte) bool {
+	return c != '"' && c != '\\' && c >= ' ' && c < utf8.RuneSelf
 }
 
 // Bounds of the strings shared by a parser: a payload of long or
@@ -549,45 +502,37 @@ func (p *jsonParser) escape(b []byte) ([]byte, error) {
 		return nil, p.syntaxError("in string escape code")
 	}
 	c := p.data[p.pos+1]
-	switch c {
-	case '"', '\\', '/':
+	if r := simpleEscapes[c]; r != 0 {
 		p.pos += 2
-		return append(b, c), nil
-	case 'b':
-		p.pos += 2
-		return append(b, '\b'), nil
-	case 'f':
-		p.pos += 2
-		return append(b, '\f'), nil
-	case 'n':
-		p.pos += 2
-		return append(b, '\n'), nil
-	case 'r':
-		p.pos += 2
-		return append(b, '\r'), nil
-	case 't':
-		p.pos += 2
-		return append(b, '\t'), nil
-	case 'u':
-		r := hex4(p.data[p.pos:])
-		if r < 0 {
-			p.pos++
-			return nil, p.syntaxError("in \\u hexadecimal character escape")
-		}
-		p.pos += 6
-		if utf16.IsSurrogate(r) {
-			// a pair makes one rune; a lone half is U+FFFD, and what
-			// follows it is read on its own
-			if dec := utf16.DecodeRune(r, hex4(p.data[p.pos:])); dec != unicode.ReplacementChar {
-				p.pos += 6
-				return utf8.AppendRune(b, dec), nil
-			}
-			r = unicode.ReplacementChar
-		}
-		return utf8.AppendRune(b, r), nil
+		return append(b, r), nil
+	}
+	if c == 'u' {
+		return p.unicodeEscape(b)
 	}
 	p.pos++
 	return nil, p.syntaxError("in string escape code")
+}
+
+// simpleEscapes are the one-letter escapes by their letter.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unicodeEscape appends the \uXXXX escape at pos: a surrogate pair makes
+// one rune; a lone half is U+FFFD, and what follows it is read on its own.
+func (p *jsonParser) unicodeEscape(b []byte) ([]byte, error) {
+	r := hex4(p.data[p.pos:])
+	if r < 0 {
+		p.pos++
+		return nil, p.syntaxError("in \\u hexadecimal character escape")
+	}
+	p.pos += 6
+	if !utf16.IsSurrogate(r) {
+		return utf8.AppendRune(b, r), nil
+	}
+	if dec := utf16.DecodeRune(r, hex4(p.data[p.pos:])); dec != unicode.ReplacementChar {
+		p.pos += 6
+		return utf8.AppendRune(b, dec), nil
+	}
+	return utf8.AppendRune(b, unicode.ReplacementChar), nil
 }
 
 // hex4 reads `\uXXXX` at the start of s as a rune; -1 when it is not one.
@@ -597,19 +542,26 @@ func hex4(s []byte) rune {
 	}
 	var r rune
 	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
+		d := hexDigit(c)
+		if d < 0 {
 			return -1
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | d
 	}
 	return r
+}
+
+// hexDigit is the value of a hex digit; -1 when c is not one.
+func hexDigit(c byte) rune {
+	switch {
+	case '0' <= c && c <= '9':
+		return rune(c - '0')
+	case 'a' <= c && c <= 'f':
+		return rune(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return -1
 }
 
 // knownKeys are the members of Sentry's events, frames, contexts, log

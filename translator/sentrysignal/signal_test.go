@@ -81,9 +81,10 @@ func TestSeverity(t *testing.T) {
 }
 
 func TestContainer(t *testing.T) {
-	items, err := Container("log", []byte(`{"items":[{"a":1},2]}`), Options{})
-	if err != nil || len(items) != 2 {
-		t.Fatalf("Container = %d, %v", len(items), err)
+	var c collectedEntries
+	err := ScanContainer("log", []byte(`{"items":[{"a":1},2]}`), Options{}, &c)
+	if err != nil || len(c.items) != 2 {
+		t.Fatalf("ScanContainer = %d, %v", len(c.items), err)
 	}
 	tests := []struct {
 		payload string
@@ -95,10 +96,10 @@ func TestContainer(t *testing.T) {
 		{`{"items":[]}`, Options{MaxPayloadBytes: 5}, "exceeds the limit"},
 	}
 	for _, tt := range tests {
-		_, err := Container("log", []byte(tt.payload), tt.opts)
+		err := ScanContainer("log", []byte(tt.payload), tt.opts, &collectedEntries{})
 		var de *DecodeError
 		if !errors.As(err, &de) || !strings.Contains(de.Error(), tt.reason) || de.Item != "log" {
-			t.Errorf("Container(%s) error = %v, want %q", tt.payload, err, tt.reason)
+			t.Errorf("ScanContainer(%s) error = %v, want %q", tt.payload, err, tt.reason)
 		}
 	}
 }
