@@ -31,7 +31,7 @@ const (
 func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 	entries := make([]typedEntry, 0, len(attrs))
 	for k, x := range attrs {
-		entries = append(entries, typedEntry{key: k, raw: x})
+		entries = append(entries, typedEntry{key: k, x: x})
 	}
 	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
 	return l.putTypedEntries(m, entries, nil)
@@ -52,7 +52,7 @@ func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresour
 	case map[string]any:
 		entries := make([]typedEntry, 0, len(t))
 		for k, x := range t {
-			entries = append(entries, typedEntry{key: k, raw: x})
+			entries = append(entries, typedEntry{key: k, x: x})
 		}
 		slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
 		return l.putTypedEntries(m, entries, res)
@@ -165,17 +165,19 @@ type TypedAttributes struct {
 // Len is the number of attributes.
 func (a *TypedAttributes) Len() int { return len(a.entries) }
 
-// typedEntry is one typed attribute: raw when it is not an object (or
-// when it came from a map), else the members a typed value is read from.
+// typedEntry is one typed attribute: the attribute itself in x when it is
+// not an object (or when it came from a map), else the members a typed
+// value is read from.
 type typedEntry struct {
 	key      string
-	raw      any
 	isObject bool
-	typ      string // "type" when it is a string
-	value    any    // "value", unless it is a string or a number:
-	// text, which saves each a boxed copy (most attributes are strings)
-	text     string
 	textKind textKind
+	typ      string // "type" when it is a string
+	// x is the attribute, or its object's "value" unless that is a
+	// string or a number: text, which saves each a boxed copy (most
+	// attributes are strings)
+	x    any
+	text string
 	// legacy holds the legacy members (by legacyTypes' index); nil when
 	// there are none, as with every SDK of today.
 	legacy *[len(legacyTypes)]any
@@ -193,7 +195,7 @@ const (
 // read reads the attribute as readTypedAttribute reads its object.
 func (e *typedEntry) read() (typedValue, bool, error) {
 	if !e.isObject {
-		return readTypedAttribute(e.raw)
+		return readTypedAttribute(e.x)
 	}
 	if e.textKind != noText && e.legacy == nil {
 		return readTypedText(e.typ, e.text, e.textKind)
@@ -203,7 +205,7 @@ func (e *typedEntry) read() (typedValue, bool, error) {
 	if legacy == nil {
 		legacy = &none
 	}
-	x := e.value
+	x := e.x
 	switch e.textKind {
 	case stringText:
 		x = e.text

@@ -200,7 +200,7 @@ func (p *jsonParser) typedMember(key string) (any, error) {
 	if p.at('{') {
 		err = p.typedValue(&e)
 	} else {
-		e.raw, err = p.value()
+		e.x, err = p.value()
 	}
 	p.entries = append(p.entries, e)
 	return nil, err
@@ -227,11 +227,11 @@ func (p *jsonParser) typedValueMember(e *typedEntry, key string) error {
 		return err
 	case key == "value" && p.at('"'):
 		s, err := p.str()
-		e.value, e.text, e.textKind = nil, s, stringText
+		e.x, e.text, e.textKind = nil, s, stringText
 		return err
 	case key == "value" && p.pos < len(p.data) && isNumberStart(p.data[p.pos]):
 		s, err := p.numberText()
-		e.value, e.text, e.textKind = nil, s, numberText
+		e.x, e.text, e.textKind = nil, s, numberText
 		return err
 	}
 	v, err := p.value()
@@ -246,7 +246,7 @@ func (e *typedEntry) setMember(key string, v any) {
 	case "type":
 		e.typ = "" // not a string: no type
 	case "value":
-		e.value, e.text, e.textKind = v, "", noText
+		e.x, e.text, e.textKind = v, "", noText
 	default:
 		for i, lt := range legacyTypes {
 			if key == lt.member {

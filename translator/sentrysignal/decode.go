@@ -355,7 +355,7 @@ func (p *jsonParser) knownKey() (string, bool) {
 	case "value":
 		k, ok = "value", true
 	default:
-		k, ok = knownKeys[string(p.data[p.pos+1:end])] // no allocation: a look-up
+		k, ok = knownKeys.find(p.data[p.pos+1 : end])
 	}
 	if ok {
 		p.pos = end + 1
@@ -566,7 +566,10 @@ func hexDigit(c byte) rune {
 
 // knownKeys are the members of Sentry's events, frames, contexts, log
 // and metric items that every payload repeats; a read-only table.
-var knownKeys = func() map[string]string {
+var knownKeys = newKeyTable(knownKeyList())
+
+// knownKeyList lists knownKeys.
+func knownKeyList() []string {
 	keys := []string{
 		// event
 		"event_id", "timestamp", "level", "platform", "release", "environment", "dist", "server_name",
@@ -595,12 +598,48 @@ var knownKeys = func() map[string]string {
 		"check_in_id", "monitor_slug", "duration", "monitor_config", "schedule", "sid", "did", "init",
 		"started", "attrs", "thread.id", "thread.name", "user_agent",
 	}
-	m := make(map[string]string, len(keys))
+	return keys
+}
+
+// keyTable finds a key's shared string by its text, without allocating:
+// an open-addressing table hashed on the length and three bytes of the
+// key, which a payload's every key is looked up in (a Go map's hash of the
+// whole key cost a tenth of a log container's translation).
+type keyTable struct {
+	slots [1024]string
+}
+
+func newKeyTable(keys []string) *keyTable {
+	t := &keyTable{}
 	for _, k := range keys {
-		m[k] = k
+		i := keyHash(k)
+		for t.slots[i] != "" && t.slots[i] != k {
+			i = (i + 1) % len(t.slots)
+		}
+		t.slots[i] = k
 	}
-	return m
-}()
+	return t
+}
+
+// find returns the known key whose text is b.
+func (t *keyTable) find(b []byte) (string, bool) {
+	if len(b) == 0 {
+		return "", false
+	}
+	for i := keyHash(b); t.slots[i] != ""; i = (i + 1) % len(t.slots) {
+		if t.slots[i] == string(b) { // no allocation: a comparison
+			return t.slots[i], true
+		}
+	}
+	return "", false
+}
+
+// keyHash places a key of one byte or more in a keyTable.
+func keyHash[T string | []byte](k T) int {
+	n := len(k)
+	h := uint(n)*131 + uint(k[0])*31 + uint(k[n-1])*7 + uint(k[n/2])
+	return int(h % 1024)
+}
 
 // maxKnownKey is the length of the longest known key.
 const maxKnownKey = len("sentry.timestamp.sequence")

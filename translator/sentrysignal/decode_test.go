@@ -331,3 +331,26 @@ func TestDecodeAnySharesRepeatedStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownKeys: every known key is found as its shared string within a
+// few probes, and texts that are not known keys are not.
+func TestKnownKeys(t *testing.T) {
+	for _, k := range knownKeyList() {
+		got, ok := knownKeys.find([]byte(k))
+		if !ok || got != k {
+			t.Errorf("find(%q) = %q, %v", k, got, ok)
+		}
+		probes := 1
+		for i := keyHash(k); knownKeys.slots[i] != k; i = (i + 1) % len(knownKeys.slots) {
+			probes++
+		}
+		if probes > 8 {
+			t.Errorf("%q takes %d probes", k, probes)
+		}
+	}
+	for _, k := range []string{"", "x", "valu", "values2", "sentry.releases", "Type"} {
+		if got, ok := knownKeys.find([]byte(k)); ok {
+			t.Errorf("find(%q) = %q, a known key", k, got)
+		}
+	}
+}
