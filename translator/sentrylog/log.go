@@ -214,12 +214,21 @@ func (e *logEntry) putSpanID() *sentrysignal.DecodeError {
 	return nil
 }
 
+// mapped says whether a block maps member k: a known member, but a
+// "severity_number" that did not become the record's.
+func (e *logEntry) mapped(k string) bool {
+	if k == "severity_number" {
+		return e.severityKept
+	}
+	return known[k]
+}
+
 // putOthers: any other member (and a severity_number outside 1–24) →
 // sentry.payload.<member>
 func (e *logEntry) putOthers() *sentrysignal.DecodeError {
 	var others []string
 	for k, v := range e.members {
-		if v != nil && (!known[k] || k == "severity_number" && !e.severityKept) {
+		if v != nil && !e.mapped(k) {
 			others = append(others, k)
 		}
 	}

@@ -237,29 +237,83 @@ func putAnyValue(v pcommon.Value, lim *sentrysignal.Limiter, raw json.RawMessage
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return err
 	}
+	if done, err := a.putScalar(v); done {
+		return err
+	}
 	switch {
-	case a.StringValue != nil || a.StringValueC != nil:
-		v.SetStr(deref(a.StringValue, a.StringValueC))
-	case a.BoolValue != nil || a.BoolValueC != nil:
-		v.SetBool(deref(a.BoolValue, a.BoolValueC))
-	case !sentrysignal.IsNull(a.IntValue) || !sentrysignal.IsNull(a.IntValueC):
-		return putSignedInt(v, first(a.IntValue, a.IntValueC))
-	case a.DoubleValue != nil || a.DoubleValueC != nil:
-		v.SetDouble(deref(a.DoubleValue, a.DoubleValueC))
-	case a.BytesValue != nil || a.BytesValueC != nil:
-		b, err := base64.StdEncoding.DecodeString(deref(a.BytesValue, a.BytesValueC))
-		if err != nil {
-			return err
-		}
-		v.SetEmptyBytes().FromRaw(b)
-	case depth <= 0 && (a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil):
+	case !a.isComposite():
+	case depth <= 0:
 		v.SetStr(string(raw))
 	case a.ArrayValue != nil || a.ArrayValueC != nil:
 		return putArray(v, lim, a, depth)
-	case a.KVListValue != nil || a.KVListValueC != nil:
+	default:
 		return putKVList(v, lim, a, depth)
 	}
 	return nil
+}
+
+// putScalar writes a string, bool, int, double or bytes value, in that
+// order of precedence; done is false when a holds none of them.
+func (a *anyValue) putScalar(v pcommon.Value) (done bool, err error) {
+	for _, put := range [...]func(pcommon.Value) (bool, error){a.putString, a.putBool, a.putInt, a.putDouble, a.putBytes} {
+		if done, err := put(v); done {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// putString writes string_value.
+func (a *anyValue) putString(v pcommon.Value) (bool, error) {
+	if a.StringValue == nil && a.StringValueC == nil {
+		return false, nil
+	}
+	v.SetStr(deref(a.StringValue, a.StringValueC))
+	return true, nil
+}
+
+// putBool writes bool_value.
+func (a *anyValue) putBool(v pcommon.Value) (bool, error) {
+	if a.BoolValue == nil && a.BoolValueC == nil {
+		return false, nil
+	}
+	v.SetBool(deref(a.BoolValue, a.BoolValueC))
+	return true, nil
+}
+
+// putInt writes int_value.
+func (a *anyValue) putInt(v pcommon.Value) (bool, error) {
+	if sentrysignal.IsNull(a.IntValue) && sentrysignal.IsNull(a.IntValueC) {
+		return false, nil
+	}
+	return true, putSignedInt(v, first(a.IntValue, a.IntValueC))
+}
+
+// putDouble writes double_value.
+func (a *anyValue) putDouble(v pcommon.Value) (bool, error) {
+	if a.DoubleValue == nil && a.DoubleValueC == nil {
+		return false, nil
+	}
+	v.SetDouble(deref(a.DoubleValue, a.DoubleValueC))
+	return true, nil
+}
+
+// putBytes writes bytes_value from its base64 text.
+func (a *anyValue) putBytes(v pcommon.Value) (bool, error) {
+	if a.BytesValue == nil && a.BytesValueC == nil {
+		return false, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(deref(a.BytesValue, a.BytesValueC))
+	if err != nil {
+		return true, err
+	}
+	v.SetEmptyBytes().FromRaw(b)
+	return true, nil
+}
+
+// isComposite says whether a holds an array or a key/value list.
+func (a *anyValue) isComposite() bool {
+	return a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil
 }
 
 func putArray(v pcommon.Value, lim *sentrysignal.Limiter, a anyValue, depth int) error {
