@@ -117,34 +117,7 @@ func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
 // putStatsdPoint appends l's data point to m; with res, the tags that
 // name the program are noted in it.
 func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter, res *sentryresource.Resource) {
-	var attrs pcommon.Map
-	switch l.typ {
-	case "c":
-		dp := m.Sum().DataPoints().AppendEmpty()
-		setNumber(dp, l.values[0], l.ts)
-		if l.values[0].float() < 0 {
-			m.Sum().SetIsMonotonic(false)
-		}
-		attrs = dp.Attributes()
-	case "d":
-		dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(l.ts)
-		dp.SetTimestamp(l.ts)
-		values := make([]float64, len(l.values))
-		for i, v := range l.values {
-			values[i] = v.float()
-		}
-		sentrysignal.PutObservations(dp, values)
-		attrs = dp.Attributes()
-	case "g": // last:min:max:sum:count, or one value: the last
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		setNumber(dp, l.values[0], l.ts)
-		attrs = dp.Attributes()
-	case "s": // the distinct values seen in the bucket
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		setNumber(dp, number{isInt: true, i: int64(distinct(l.values))}, l.ts)
-		attrs = dp.Attributes()
-	}
+	attrs := appendStatsdPoint(m, l)
 	// #tags
 	keys := make([]string, len(l.tags))
 	for i, t := range l.tags {
@@ -160,6 +133,44 @@ func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter, 
 			sentrysignal.NoteResourceAttribute(res, t[0], t[1])
 		}
 	}
+}
+
+// appendStatsdPoint appends the point of l's values by its type and
+// returns its attributes.
+func appendStatsdPoint(m pmetric.Metric, l *statsdLine) pcommon.Map {
+	switch l.typ {
+	case "c":
+		dp := m.Sum().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		if l.values[0].float() < 0 {
+			m.Sum().SetIsMonotonic(false)
+		}
+		return dp.Attributes()
+	case "d":
+		return appendStatsdDistribution(m, l)
+	case "g": // last:min:max:sum:count, or one value: the last
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		return dp.Attributes()
+	default: // "s": the distinct values seen in the bucket
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, number{isInt: true, i: int64(distinct(l.values))}, l.ts)
+		return dp.Attributes()
+	}
+}
+
+// appendStatsdDistribution appends a distribution's values as one
+// exponential histogram point.
+func appendStatsdDistribution(m pmetric.Metric, l *statsdLine) pcommon.Map {
+	dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+	dp.SetStartTimestamp(l.ts)
+	dp.SetTimestamp(l.ts)
+	values := make([]float64, len(l.values))
+	for i, v := range l.values {
+		values[i] = v.float()
+	}
+	sentrysignal.PutObservations(dp, values)
+	return dp.Attributes()
 }
 
 func setNumber(dp pmetric.NumberDataPoint, v number, ts pcommon.Timestamp) {
@@ -194,7 +205,7 @@ func parseStatsdLine(line string) (statsdLine, error) {
 	}
 	l.name, l.unit, _ = strings.Cut(head, "@")
 	l.typ = sections[1]
-	if l.typ != "c" && l.typ != "d" && l.typ != "g" && l.typ != "s" {
+	if !statsdTypes[l.typ] {
 		return l, errors.New("type is not c, d, g or s")
 	}
 	if err := l.readValues(values); err != nil {
@@ -202,6 +213,9 @@ func parseStatsdLine(line string) (statsdLine, error) {
 	}
 	return l, l.readSections(sections[2:])
 }
+
+// statsdTypes are the bucket types: counter, distribution, gauge, set.
+var statsdTypes = map[string]bool{"c": true, "d": true, "g": true, "s": true}
 
 // readValues reads the values, as many as the type takes.
 func (l *statsdLine) readValues(values string) error {
@@ -212,10 +226,16 @@ func (l *statsdLine) readValues(values string) error {
 		}
 		l.values = append(l.values, n)
 	}
-	if l.typ == "g" && len(l.values) != 1 && len(l.values) != 5 {
+	return l.checkValueCount()
+}
+
+// checkValueCount refuses a gauge of other than one value or five
+// (last:min:max:sum:count) and a counter of more than one.
+func (l *statsdLine) checkValueCount() error {
+	switch {
+	case l.typ == "g" && len(l.values) != 1 && len(l.values) != 5:
 		return errors.New("a gauge has one value or last:min:max:sum:count")
-	}
-	if l.typ == "c" && len(l.values) != 1 {
+	case l.typ == "c" && len(l.values) != 1:
 		return errors.New("a counter has one value")
 	}
 	return nil
