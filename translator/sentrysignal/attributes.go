@@ -92,17 +92,25 @@ func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry, res *sent
 	}
 	m.EnsureCapacity(m.Len() + min(len(entries), l.opts.MaxMapEntries))
 	for i := range entries {
-		val, ok, err := entries[i].read()
-		if err != nil {
-			return fmt.Errorf("%s: %w", entries[i].key, err)
+		if err := l.putTypedEntry(m, &entries[i], res); err != nil {
+			return err
 		}
-		if !ok {
-			continue
-		}
-		if v, kept := l.Put(m, entries[i].key); kept {
-			l.setTyped(v, val)
-			val.note(res, entries[i].key)
-		}
+	}
+	return nil
+}
+
+// putTypedEntry puts one attribute; a null one is left out.
+func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresource.Resource) error {
+	val, ok, err := e.read()
+	if err != nil {
+		return fmt.Errorf("%s: %w", e.key, err)
+	}
+	if !ok {
+		return nil
+	}
+	if v, kept := l.Put(m, e.key); kept {
+		l.setTyped(v, val)
+		val.note(res, e.key)
 	}
 	return nil
 }

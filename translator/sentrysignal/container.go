@@ -219,23 +219,35 @@ func (p *jsonParser) typedValue(e *typedEntry) error {
 // string or number "value" as its text (no boxed copy), the rest as
 // values.
 func (p *jsonParser) typedValueMember(e *typedEntry, key string) error {
-	p.skipSpace()
 	switch {
 	case key == "type" && p.at('"'):
 		s, err := p.key()
 		e.typ = s
 		return err
-	case key == "value" && p.at('"'):
-		s, err := p.str()
-		e.x, e.text, e.textKind = nil, s, stringText
-		return err
-	case key == "value" && p.pos < len(p.data) && isNumberStart(p.data[p.pos]):
-		s, err := p.numberText()
-		e.x, e.text, e.textKind = nil, s, numberText
-		return err
+	case key == "value" && p.atText():
+		return p.valueText(e)
 	}
 	v, err := p.value()
 	e.setMember(key, v)
+	return err
+}
+
+// atText says whether a string or a number is next.
+func (p *jsonParser) atText() bool {
+	p.skipSpace()
+	return p.pos < len(p.data) && (p.data[p.pos] == '"' || isNumberStart(p.data[p.pos]))
+}
+
+// valueText reads a typed value's string or number "value" as its text.
+func (p *jsonParser) valueText(e *typedEntry) error {
+	var err error
+	e.x, e.textKind = nil, numberText
+	if p.data[p.pos] == '"' {
+		e.textKind = stringText
+		e.text, err = p.str()
+		return err
+	}
+	e.text, err = p.numberText()
 	return err
 }
 

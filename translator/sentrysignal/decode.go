@@ -76,14 +76,21 @@ func (p *jsonParser) value() (any, error) {
 		return p.array()
 	case c == '"':
 		return p.strValue()
-	case c == 't':
-		return true, p.literal("true")
-	case c == 'f':
-		return false, p.literal("false")
-	case c == 'n':
-		return nil, p.literal("null")
 	case isNumberStart(c):
 		return p.number()
+	}
+	return p.literalValue()
+}
+
+// literalValue reads true, false or null.
+func (p *jsonParser) literalValue() (any, error) {
+	switch p.data[p.pos] {
+	case 't':
+		return true, p.literal("true")
+	case 'f':
+		return false, p.literal("false")
+	case 'n':
+		return nil, p.literal("null")
 	}
 	return nil, p.syntaxError("looking for a value")
 }

@@ -103,25 +103,32 @@ func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
 	l.putMap(m, obj, depth, nil, false)
 }
 
+// sortedMembers pushes the keys of obj's members to write onto l.keys,
+// sorted, and returns them. A null member says no more than an absent one
+// (sentry-python writes "mechanism": null); as an empty value, stores that
+// print the map as JSON print no value at all.
+func (l *Limiter) sortedMembers(obj map[string]any, omit *Omission, inList bool) []string {
+	base := len(l.keys)
+	for k, v := range obj {
+		if v != nil && !omit.leavesOut(k, inList) {
+			l.keys = append(l.keys, k)
+		}
+	}
+	keys := l.keys[base:]
+	slices.Sort(keys)
+	return keys
+}
+
 // putMap is PutMap; with omit, inList says obj is an element of an array
 // under a member called omit.In, so its member omit.Member is left out.
 // The keys are sorted on l.keys, a stack the nested calls share, so that
 // a record's maps cost one buffer rather than one slice each.
 func (l *Limiter) putMap(m pcommon.Map, obj map[string]any, depth int, omit *Omission, inList bool) {
 	base := len(l.keys)
-	for k, v := range obj {
-		// A null member says no more than an absent one (sentry-python
-		// writes "mechanism": null); as an empty value, stores that print
-		// the map as JSON print no value at all.
-		if v != nil && (!inList || omit == nil || k != omit.Member) {
-			l.keys = append(l.keys, k)
-		}
-	}
 	// nested calls push above base and pop back to it; should they grow
 	// l.keys, keys keeps the array it was sorted in
-	keys := l.keys[base:]
+	keys := l.sortedMembers(obj, omit, inList)
 	defer func() { l.keys = l.keys[:base] }()
-	slices.Sort(keys)
 	child := func(k string) bool { return omit != nil && k == omit.In }
 	if m.Len() == 0 && len(keys) >= minBulkKeys {
 		values, kept := l.Entries(m, keys)
