@@ -49,22 +49,35 @@ func (rt *router) consumeSignals(ctx context.Context, t *translation, projectID 
 		return nil
 	}
 	b := rt.translateSignals(ctx, t, projectID)
-	var err error
-	if b.nRecords > 0 {
-		b.resource.CopyTo(b.logs.ResourceLogs().At(0).Resource())
-		lctx := rt.obsrep.StartLogsOp(ctx)
-		err = rt.logs.ConsumeLogs(lctx, b.logs)
-		rt.obsrep.EndLogsOp(lctx, obsreportFormat, b.nRecords, err)
+	err := rt.consumeLogs(ctx, b)
+	if merr := rt.consumeMetrics(ctx, b); err == nil {
+		err = merr
 	}
-	if b.nPoints > 0 {
-		b.resource.CopyTo(b.metrics.ResourceMetrics().At(0).Resource())
-		mctx := rt.obsrep.StartMetricsOp(ctx)
-		merr := rt.metrics.ConsumeMetrics(mctx, b.metrics)
-		rt.obsrep.EndMetricsOp(mctx, obsreportFormat, b.nPoints, merr)
-		if err == nil {
-			err = merr
-		}
+	return err
+}
+
+// consumeLogs sends the batch's records, if any, down the logs pipeline.
+func (rt *router) consumeLogs(ctx context.Context, b *signalBatch) error {
+	if b.nRecords == 0 {
+		return nil
 	}
+	b.resource.CopyTo(b.logs.ResourceLogs().At(0).Resource())
+	lctx := rt.obsrep.StartLogsOp(ctx)
+	err := rt.logs.ConsumeLogs(lctx, b.logs)
+	rt.obsrep.EndLogsOp(lctx, obsreportFormat, b.nRecords, err)
+	return err
+}
+
+// consumeMetrics sends the batch's metrics, if any, down the metrics
+// pipeline.
+func (rt *router) consumeMetrics(ctx context.Context, b *signalBatch) error {
+	if b.nPoints == 0 {
+		return nil
+	}
+	b.resource.CopyTo(b.metrics.ResourceMetrics().At(0).Resource())
+	mctx := rt.obsrep.StartMetricsOp(ctx)
+	err := rt.metrics.ConsumeMetrics(mctx, b.metrics)
+	rt.obsrep.EndMetricsOp(mctx, obsreportFormat, b.nPoints, err)
 	return err
 }
 
@@ -73,11 +86,20 @@ func (rt *router) consumeSignals(ctx context.Context, t *translation, projectID 
 // profiles and spans costs nothing here.
 func (rt *router) hasSignalItems(t *translation) bool {
 	for i := range t.items {
-		if r := routeByType[t.items[i].Header.Type]; r != nil && r.isSignal() && rt.consumes(r.signal) {
+		if rt.signalRoute(t.items[i].Header.Type) != nil {
 			return true
 		}
 	}
 	return false
+}
+
+// signalRoute is the row of an item read here whose signal has a
+// pipeline; nil for any other.
+func (rt *router) signalRoute(itemType string) *itemRoute {
+	if r := routeByType[itemType]; r != nil && r.isSignal() && rt.consumes(r.signal) {
+		return r
+	}
+	return nil
 }
 
 // isSignal reports whether the row is read here: a logs or metrics item,
@@ -95,11 +117,9 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 	b.series = b.metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	b.resource = rt.envelopeResource(t, projectID)
 	for i := range t.items {
-		r := routeByType[t.items[i].Header.Type]
-		if r == nil || !r.isSignal() || !rt.consumes(r.signal) {
-			continue
+		if r := rt.signalRoute(t.items[i].Header.Type); r != nil {
+			rt.translateSignalItem(ctx, t, projectID, i, r, b)
 		}
-		rt.translateSignalItem(ctx, t, projectID, i, r, b)
 	}
 	rt.resourceOfReports(ctx, b, projectID)
 	return b
@@ -123,13 +143,7 @@ func (rt *router) translateSignalItem(ctx context.Context, t *translation, proje
 	var cut sentrysignal.Truncations
 	opts := sentrysignal.Options{IncludeUserData: rt.cfg.IncludeUserData, MaxPayloadBytes: int(r.maxBytes), Truncations: &cut}
 	facts, err := b.add(r, item.Payload, opts)
-	b.resource.Fill(facts.Resource)
-	if facts.EventID != "" {
-		b.events = append(b.events, facts.EventID)
-	}
-	if facts.AboutEventID != "" {
-		b.reports = append(b.reports, facts.AboutEventID)
-	}
+	b.note(facts)
 	if err != nil {
 		rt.signalItemError(ctx, t, projectID, i, err)
 	}
@@ -152,6 +166,19 @@ func (b *signalBatch) add(r *itemRoute, payload []byte, opts sentrysignal.Option
 	return metrics.Facts, err
 }
 
+// note takes what an item's translator says besides its records: the
+// resource it names fills the envelope's, in item order; its event ids
+// are remembered or looked up (resourceOfReports).
+func (b *signalBatch) note(facts sentrysignal.Facts) {
+	b.resource.Fill(facts.Resource)
+	if facts.EventID != "" {
+		b.events = append(b.events, facts.EventID)
+	}
+	if facts.AboutEventID != "" {
+		b.reports = append(b.reports, facts.AboutEventID)
+	}
+}
+
 // resourceOfReports remembers the resource of the envelope's events, and
 // gives the feedback of an envelope without events the resource its event
 // was sent under, when that was seen recently (eventmemory.go).
@@ -165,17 +192,22 @@ func (rt *router) resourceOfReports(ctx context.Context, b *signalBatch, project
 	}
 	source := "envelope"
 	if len(events) == 0 {
-		source = "not_seen"
-		for _, id := range reports {
-			if res, ok := rt.events.lookup(projectID, id); ok {
-				b.resource.Fill(res)
-				source = "remembered"
-				break
-			}
-		}
+		source = rt.fillFromEvents(b, projectID, reports)
 	}
 	rt.telemetry.ReceiverSentryprofileFeedbackResources.Add(ctx, int64(len(reports)),
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("event_resource", source))))
+}
+
+// fillFromEvents fills the batch's resource from the first of the
+// reports' events that is remembered; it says which source it took.
+func (rt *router) fillFromEvents(b *signalBatch, projectID string, reports []string) string {
+	for _, id := range reports {
+		if res, ok := rt.events.lookup(projectID, id); ok {
+			b.resource.Fill(res)
+			return "remembered"
+		}
+	}
+	return "not_seen"
 }
 
 // countTruncations counts what one item's translation cut at the
