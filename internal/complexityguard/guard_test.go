@@ -226,6 +226,7 @@ func allRows() []row {
 	rows = append(rows, symbolicationRows()...)
 	rows = append(rows, exporterRows()...)
 	rows = append(rows, oteleventRows()...)
+	rows = append(rows, signalsRows()...)
 	return rows
 }
 
