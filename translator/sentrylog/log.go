@@ -57,6 +57,8 @@ type logBatch struct {
 	// spare says the last record is a cleared one, left by a log that
 	// could not be read, for the next log to use.
 	spare bool
+	// limiter is reset for each log.
+	limiter sentrysignal.Limiter
 }
 
 // Restart starts the batch afresh.
@@ -75,7 +77,8 @@ func (b *logBatch) Entry(index int, entry any) {
 	} else {
 		lr = b.records.AppendEmpty()
 	}
-	e := logEntry{lr: lr, opts: b.opts, index: index}
+	b.limiter.Reset(b.opts)
+	e := logEntry{lr: lr, opts: b.opts, index: index, l: &b.limiter}
 	b.spare = false
 	if de := e.put(entry); de != nil {
 		b.partial.Add(de)
@@ -122,7 +125,7 @@ func (e *logEntry) put(entry any) *sentrysignal.DecodeError {
 	if !ok {
 		return e.fail("", "not a JSON object", nil)
 	}
-	e.members, e.l = members, sentrysignal.NewLimiter(e.opts)
+	e.members = members
 	for _, step := range [...]func() *sentrysignal.DecodeError{
 		e.putTimestamp, e.putTraceID, e.putSeverity, e.putBody, e.putAttributes, e.putSpanID, e.putOthers,
 	} {

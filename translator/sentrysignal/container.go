@@ -34,7 +34,8 @@ func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor
 	if err := opts.CheckSize(item, payload); err != nil {
 		return err
 	}
-	s := containerScan{p: jsonParser{data: payload}, limit: opts.WithDefaults().MaxItems, visitor: v}
+	s := containerScan{p: newParser(payload), limit: opts.WithDefaults().MaxItems, visitor: v}
+	defer s.p.release()
 	if err := s.scan(); err != nil {
 		return PayloadError(item, "", "not JSON", err)
 	}
@@ -49,7 +50,7 @@ func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor
 
 // containerScan is the state of one ScanContainer.
 type containerScan struct {
-	p       jsonParser
+	p       *jsonParser
 	limit   int
 	visitor ContainerVisitor
 	// arrays counts the "items" arrays read; count the entries of the
@@ -66,7 +67,7 @@ type containerScan struct {
 // scan reads the payload as one JSON value, giving the entries of an
 // object's "items" to the visitor.
 func (s *containerScan) scan() error {
-	p := &s.p
+	p := s.p
 	var err error
 	if p.at('{') {
 		_, err = p.objectWith(s.containerMember, true)

@@ -154,7 +154,7 @@ func (c *collectedEntries) Entry(_ int, x any) {
 // the last "items" is an array; the other members are read and left.
 func decodeContainer(raw []byte) (any, error) {
 	var c collectedEntries
-	s := containerScan{p: jsonParser{data: raw}, limit: len(raw) + 1, visitor: &c}
+	s := containerScan{p: &jsonParser{data: raw}, limit: len(raw) + 1, visitor: &c}
 	if err := s.scan(); err != nil {
 		return nil, err
 	}

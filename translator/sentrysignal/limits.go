@@ -50,6 +50,13 @@ func NewLimiter(opts Options) *Limiter {
 	return &Limiter{opts: opts.WithDefaults()}
 }
 
+// Reset makes l a Limiter for the next record under opts, as NewLimiter
+// does, keeping its scratch space: a container's translator resets one
+// Limiter per entry rather than making one.
+func (l *Limiter) Reset(opts Options) {
+	*l = Limiter{opts: opts.WithDefaults(), keys: l.keys[:0]}
+}
+
 // Dropped is the number of map entries this Limiter left out.
 func (l *Limiter) Dropped() int { return l.dropped }
 

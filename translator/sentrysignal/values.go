@@ -21,7 +21,8 @@ func IsNull(raw json.RawMessage) bool {
 // (see jsonParser), and refuses trailing data: anything but space after
 // the value, a stray "]" or "}" included.
 func DecodeAny(raw []byte) (any, error) {
-	p := jsonParser{data: raw}
+	p := newParser(raw)
+	defer p.release()
 	x, err := p.value()
 	if err != nil {
 		return nil, err
