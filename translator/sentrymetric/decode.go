@@ -117,8 +117,10 @@ func readNumber(x any) (number, error) {
 	if !ok {
 		return number{}, sentrysignal.ErrMissing
 	}
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		return number{isInt: true, i: i}, nil
+	if sentrysignal.IsIntegerText(string(n)) {
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return number{isInt: true, i: i}, nil
+		}
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {

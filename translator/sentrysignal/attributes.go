@@ -60,38 +60,37 @@ func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresour
 	return ErrNotObject
 }
 
-// withoutPersonal is entries without the personal ones (see
-// PersonalAttribute), entries itself when it has none.
-func withoutPersonal(entries []typedEntry) []typedEntry {
-	kept := 0
-	for _, e := range entries {
-		if !PersonalAttribute(e.key) {
-			kept++
+// leftOut says whether the attribute key is left out: personal data
+// (see PersonalAttribute) without Options.IncludeUserData.
+func (l *Limiter) leftOut(key string) bool {
+	return !l.opts.IncludeUserData && PersonalAttribute(key)
+}
+
+// written counts the entries that are not left out.
+func (l *Limiter) written(entries []typedEntry) int {
+	n := 0
+	for i := range entries {
+		if !l.leftOut(entries[i].key) {
+			n++
 		}
 	}
-	if kept == len(entries) {
-		return entries
-	}
-	filtered := make([]typedEntry, 0, kept)
-	for _, e := range entries {
-		if !PersonalAttribute(e.key) {
-			filtered = append(filtered, e)
-		}
-	}
-	return filtered
+	return n
 }
 
 // putTypedEntries is PutTyped of attributes sorted by key, one per key,
-// noting the program's attributes in res when it is not nil.
+// noting the program's attributes in res when it is not nil. Personal
+// ones are skipped in place rather than copied out (a copy per metric
+// was a third of the bytes a metric container's translation allocated).
 func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry, res *sentryresource.Resource) error {
-	if !l.opts.IncludeUserData {
-		entries = withoutPersonal(entries)
+	n := l.written(entries)
+	if m.Len() == 0 && n >= minBulkKeys {
+		return l.putTypedBulk(m, entries, n, res)
 	}
-	if m.Len() == 0 && len(entries) >= minBulkKeys {
-		return l.putTypedBulk(m, entries, res)
-	}
-	m.EnsureCapacity(m.Len() + min(len(entries), l.opts.MaxMapEntries))
+	m.EnsureCapacity(m.Len() + min(n, l.opts.MaxMapEntries))
 	for i := range entries {
+		if l.leftOut(entries[i].key) {
+			continue
+		}
 		if err := l.putTypedEntry(m, &entries[i], res); err != nil {
 			return err
 		}
@@ -118,10 +117,13 @@ func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresourc
 // putTypedBulk is PutTyped of many attributes into an empty map, in time
 // linear in their number (see Entries). Every attribute is checked before
 // any is put.
-func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry, res *sentryresource.Resource) error {
-	vals := make([]typedValue, 0, len(entries))
-	present := make([]string, 0, len(entries))
+func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry, n int, res *sentryresource.Resource) error {
+	vals := make([]typedValue, 0, n)
+	present := make([]string, 0, n)
 	for i := range entries {
+		if l.leftOut(entries[i].key) {
+			continue
+		}
 		val, ok, err := entries[i].read()
 		if err != nil {
 			return fmt.Errorf("%s: %w", entries[i].key, err)
@@ -335,7 +337,7 @@ func asInt(x any) (int64, error) {
 
 // intOfText reads an integer, also written as a float with no fraction.
 func intOfText(text string) (int64, error) {
-	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+	if i, ok := intOf(text); ok {
 		return i, nil
 	}
 	f, err := strconv.ParseFloat(text, 64)

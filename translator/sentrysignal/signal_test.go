@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -203,6 +204,20 @@ func TestPutObservations(t *testing.T) {
 			if at < 0 || at >= dp.Positive().BucketCounts().Len() || dp.Positive().BucketCounts().At(at) == 0 {
 				t.Errorf("%v: bucket %d empty", v, at)
 			}
+		}
+	}
+}
+
+// TestIsIntegerText: true exactly for what strconv.ParseInt reads in base
+// 10 (or refuses only for its range), so that asking first changes no
+// value.
+func TestIsIntegerText(t *testing.T) {
+	for _, s := range []string{"0", "-0", "+5", "42", "-9223372036854775808", "9223372036854775808", "99999999999999999999",
+		"", "-", "+", "1.5", "1e3", "-1E3", "0x10", "1_000", " 1", "1 ", "--1", "NaN", "١"} {
+		_, err := strconv.ParseInt(s, 10, 64)
+		parses := err == nil || errors.Is(err, strconv.ErrRange)
+		if got := IsIntegerText(s); got != parses {
+			t.Errorf("IsIntegerText(%q) = %v, ParseInt reads it: %v", s, got, parses)
 		}
 	}
 }

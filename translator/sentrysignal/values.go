@@ -135,7 +135,7 @@ func omittedMembers(obj map[string]any, omit *Omission, inList bool) map[string]
 }
 
 func setNumber(v pcommon.Value, n json.Number) {
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if i, ok := intOf(string(n)); ok {
 		v.SetInt(i)
 		return
 	}
