@@ -13,23 +13,22 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
-// decodePoint reads one metric of a container; everything that can fail
-// fails here, before any Metric is started for it.
-func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sentrysignal.DecodeError) {
+// decodePoint reads one metric of a container into p (the batch's, reset
+// for each metric, as is l); everything that can fail fails here, before
+// any Metric is started for it.
+func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentrysignal.DecodeError {
 	members, ok := entry.(map[string]any)
 	if !ok {
-		return nil, sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
+		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
-	d := pointDecoder{members: members, index: index, p: &point{attrs: pcommon.NewMap()}}
-	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs} {
+	*p = point{attrs: pcommon.NewMap()}
+	d := pointDecoder{members: members, index: index, p: p, l: l}
+	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
 		if de := step(); de != nil {
-			return nil, de
+			return de
 		}
 	}
-	if de := d.readAttributes(opts); de != nil {
-		return nil, de
-	}
-	return d.p, nil
+	return nil
 }
 
 // pointDecoder reads the members of one metric into its point.
@@ -37,6 +36,7 @@ type pointDecoder struct {
 	members map[string]any
 	index   int
 	p       *point
+	l       *sentrysignal.Limiter
 }
 
 func (d *pointDecoder) fail(field, reason string, err error) *sentrysignal.DecodeError {
@@ -95,10 +95,9 @@ func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 
 // readAttributes: "attributes", typed; the other members →
 // sentry.payload.<member>
-func (d *pointDecoder) readAttributes(opts sentrysignal.Options) *sentrysignal.DecodeError {
-	l := sentrysignal.NewLimiter(opts)
+func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
 	if a := d.members["attributes"]; a != nil {
-		err := l.PutEntryAttributes(d.p.attrs, a, &d.p.resource)
+		err := d.l.PutEntryAttributes(d.p.attrs, a, &d.p.resource)
 		switch {
 		case errors.Is(err, sentrysignal.ErrNotObject):
 			return d.fail("attributes", "not an object", nil)
@@ -106,7 +105,7 @@ func (d *pointDecoder) readAttributes(opts sentrysignal.Options) *sentrysignal.D
 			return d.fail("attributes", "not typed attributes", err)
 		}
 	}
-	putOthers(d.p.attrs, l, d.members, opts.MaxDepth)
+	putOthers(d.p.attrs, d.l, d.members, d.l.MaxDepth())
 	return nil
 }
 

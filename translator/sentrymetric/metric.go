@@ -82,6 +82,9 @@ type metricBatch struct {
 	facts   sentrysignal.Facts
 	partial sentrysignal.PartialError
 	points  int
+	// point and limiter are reset for each metric.
+	point   point
+	limiter sentrysignal.Limiter
 }
 
 // Restart starts the batch afresh.
@@ -96,8 +99,9 @@ func (b *metricBatch) Restart() {
 // Entry writes one metric as a point of its series' Metric, which the
 // first point of a series starts.
 func (b *metricBatch) Entry(index int, entry any) {
-	p, de := decodePoint(entry, b.opts, index)
-	if de != nil {
+	b.limiter.Reset(b.opts)
+	p := &b.point
+	if de := decodePoint(p, &b.limiter, entry, index); de != nil {
 		b.partial.Add(de)
 		return
 	}

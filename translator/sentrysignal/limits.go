@@ -57,6 +57,10 @@ func (l *Limiter) Reset(opts Options) {
 	*l = Limiter{opts: opts.WithDefaults(), keys: l.keys[:0]}
 }
 
+// MaxDepth is the depth free-form values are written to (Options.MaxDepth
+// with its default).
+func (l *Limiter) MaxDepth() int { return l.opts.MaxDepth }
+
 // Dropped is the number of map entries this Limiter left out.
 func (l *Limiter) Dropped() int { return l.dropped }
 
