@@ -211,8 +211,30 @@ func (p *jsonParser) typedMember(key string) (any, error) {
 // legacy member) into e; its other members are read and left.
 func (p *jsonParser) typedValue(e *typedEntry) error {
 	e.isObject = true
-	_, err := p.objectWith(func(key string) (any, error) { return nil, p.typedValueMember(e, key) }, true)
-	return err
+	if err := p.enter(); err != nil {
+		return err
+	}
+	p.pos++ // '{'
+	if p.at('}') {
+		p.pos++
+		p.depth--
+		return nil
+	}
+	// objectWith's loop without its stack: every attribute of a
+	// container is one of these
+	for {
+		key, err := p.memberKey()
+		if err != nil {
+			return err
+		}
+		if err := p.typedValueMember(e, key); err != nil {
+			return err
+		}
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			p.depth--
+			return err
+		}
+	}
 }
 
 // typedValueMember reads member key of a typed value into e: "type" when a

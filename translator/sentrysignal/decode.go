@@ -207,17 +207,10 @@ func (p *jsonParser) objectMembers(read func(key string) (any, error), discard b
 
 // objectMember reads one "key": value member.
 func (p *jsonParser) objectMember(read func(key string) (any, error), discard bool) error {
-	if !p.at('"') {
-		return p.syntaxError("looking for an object key")
-	}
-	key, err := p.key()
+	key, err := p.memberKey()
 	if err != nil {
 		return err
 	}
-	if !p.at(':') {
-		return p.syntaxError("after an object key")
-	}
-	p.pos++
 	if read == nil {
 		read = p.anyValue
 	}
@@ -229,6 +222,22 @@ func (p *jsonParser) objectMember(read func(key string) (any, error), discard bo
 		p.members = append(p.members, member{key, v})
 	}
 	return nil
+}
+
+// memberKey reads a member's key and the ":" after it.
+func (p *jsonParser) memberKey() (string, error) {
+	if !p.at('"') {
+		return "", p.syntaxError("looking for an object key")
+	}
+	key, err := p.key()
+	if err != nil {
+		return "", err
+	}
+	if !p.at(':') {
+		return "", p.syntaxError("after an object key")
+	}
+	p.pos++
+	return key, nil
 }
 
 // anyValue is value as a member reader.
@@ -383,49 +392,14 @@ func (p *jsonParser) digits() bool {
 // "function", "lineno", "in_app", …) are shared strings rather than an
 // allocation each, a third of an error event's allocations.
 func (p *jsonParser) key() (string, error) {
-	if k, ok := p.knownKey(); ok {
+	b, ok := p.plain()
+	if !ok {
+		return p.unquote(p.pos)
+	}
+	if k, known := knownKeys.find(b); known {
 		return k, nil
 	}
-	return p.str()
-}
-
-// knownKey reads the key at pos when it is one of knownKeys (the members
-// of every typed attribute first, before the table); otherwise it leaves
-// pos.
-func (p *jsonParser) knownKey() (string, bool) {
-	end := p.plainKeyEnd()
-	if end >= len(p.data) || p.data[end] != '"' {
-		return "", false
-	}
-	k, ok := "", false
-	switch string(p.data[p.pos+1 : end]) {
-	case "type":
-		k, ok = "type", true
-	case "value":
-		k, ok = "value", true
-	default:
-		k, ok = knownKeys.find(p.data[p.pos+1 : end])
-	}
-	if ok {
-		p.pos = end + 1
-	}
-	return k, ok
-}
-
-// plainKeyEnd is where the plain ASCII text after the quote at pos stops,
-// looking no further than the longest known key.
-func (p *jsonParser) plainKeyEnd() int {
-	end := p.pos + 1
-	for end < len(p.data) && end-p.pos <= maxKnownKey && isPlainKeyByte(p.data[end]) {
-		end++
-	}
-	return end
-}
-
-// isPlainKeyByte says whether c can be part of a known key: printable
-// ASCII other than the quote and the backslash.
-func isPlainKeyByte(c byte) bool {
-	return c != '"' && c != '\\' && c >= ' ' && c < utf8.RuneSelf
+	return p.shared(b), nil
 }
 
 // Bounds of the strings shared by a parser: a payload of long or
@@ -672,7 +646,7 @@ func newKeyTable(keys []string) *keyTable {
 
 // find returns the known key whose text is b.
 func (t *keyTable) find(b []byte) (string, bool) {
-	if len(b) == 0 {
+	if len(b) == 0 || len(b) > maxKnownKey {
 		return "", false
 	}
 	for i := keyHash(b); t.slots[i] != ""; i = (i + 1) % len(t.slots) {
