@@ -467,25 +467,39 @@ func (p *jsonParser) plain() ([]byte, bool) {
 	p.pos++ // '"'
 	start := p.pos
 	for i := start; i < len(p.data); {
+		// printable ASCII other than the quote and the backslash, most of
+		// every payload, by one look-up a byte
+		for i < len(p.data) && plainASCII[p.data[i]] {
+			i++
+		}
+		if i >= len(p.data) {
+			break
+		}
 		c := p.data[i]
 		switch {
 		case c == '"':
 			p.pos = i + 1
 			return p.data[start:i], true
-		case c == '\\' || c < ' ':
+		case c < utf8.RuneSelf: // a backslash or a control character
 			return nil, false
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(p.data[i:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, false
-			}
-			i += size
 		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return nil, false
+		}
+		i += size
 	}
 	return nil, false
 }
+
+// plainASCII marks the bytes a string copies as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // unquote reads the string that started at start, from pos, writing
 // escapes and invalid UTF-8 as encoding/json does.
