@@ -36,7 +36,8 @@ type Facts struct {
 // Logs is one item of the logs signal, read.
 type Logs struct {
 	Facts
-	// Append appends the item's log records to dst and returns how many.
+	// Append appends the item's log records to dst and returns how many;
+	// it is called once (the records may be moved, not copied).
 	Append func(dst plog.LogRecordSlice) int
 }
 
@@ -44,7 +45,7 @@ type Logs struct {
 type Metrics struct {
 	Facts
 	// Append appends the item's metrics to dst and returns the number of
-	// data points.
+	// data points; it is called once (the metrics may be moved).
 	Append func(dst pmetric.MetricSlice) int
 }
 
