@@ -31,6 +31,9 @@ type jsonParser struct {
 	// frame, a release in every log), boxed: half of a captured node
 	// error's strings are repeats.
 	strs map[string]any
+	// nums shares the numbers a payload repeats (the line numbers of the
+	// frames a chained exception repeats), boxed as json.Number.
+	nums map[string]any
 	// entries is the scratch space of typedAttributes; members and
 	// elements are stacks of the objects and arrays being read.
 	entries  []typedEntry
@@ -59,8 +62,10 @@ func newParser(data []byte) *jsonParser {
 // after it costs no more than its own size.
 func (p *jsonParser) release() {
 	clear(p.strs)
+	clear(p.nums)
 	*p = jsonParser{
 		strs:     p.strs,
+		nums:     p.nums,
 		entries:  pooled(p.entries),
 		order:    pooled(p.order),
 		members:  pooled(p.members),
@@ -314,24 +319,31 @@ func (p *jsonParser) at(c byte) bool {
 	return p.pos < len(p.data) && p.data[p.pos] == c
 }
 
-// number reads a number by JSON's grammar and keeps its text.
+// number reads a number by JSON's grammar and keeps its text, shared as
+// a string is (see sharedValue).
 func (p *jsonParser) number() (any, error) {
-	text, err := p.numberText()
+	b, err := p.numberBytes()
 	if err != nil {
 		return nil, err
 	}
-	return json.Number(text), nil
+	return p.shareBoxed(&p.nums, b, func(s string) any { return json.Number(s) }), nil
 }
 
 // numberText is number's text.
 func (p *jsonParser) numberText() (string, error) {
+	b, err := p.numberBytes()
+	return string(b), err
+}
+
+// numberBytes reads a number and returns its text in the payload.
+func (p *jsonParser) numberBytes() ([]byte, error) {
 	start := p.pos
 	for _, part := range [...]func() error{p.integerPart, p.fractionPart, p.exponentPart} {
 		if err := part(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
-	return string(p.data[start:p.pos]), nil
+	return p.data[start:p.pos], nil
 }
 
 // integerPart reads a number's sign and integer digits: 0, or digits that
@@ -414,18 +426,27 @@ const (
 // sharedValue is the text b as a boxed string, the same one for the same
 // text (a string in a JSON value costs its bytes and its box).
 func (p *jsonParser) sharedValue(b []byte) any {
+	return p.shareBoxed(&p.strs, b, boxString)
+}
+
+func boxString(s string) any { return s }
+
+// shareBoxed is box(string(b)), the same value for the same text from the
+// table *shared (made on first use), within the bounds above.
+func (p *jsonParser) shareBoxed(shared *map[string]any, b []byte, box func(string) any) any {
 	if len(b) > maxSharedLen || len(p.data) < minSharedPayload {
-		return string(b)
+		return box(string(b))
 	}
-	if v, ok := p.strs[string(b)]; ok { // no allocation: a look-up
+	if v, ok := (*shared)[string(b)]; ok { // no allocation: a look-up
 		return v
 	}
-	var v any = string(b)
-	if len(p.strs) < maxShared {
-		if p.strs == nil {
-			p.strs = make(map[string]any, min(len(p.data)/256, maxShared)) // about a string in 8 repeats
+	s := string(b)
+	v := box(s)
+	if len(*shared) < maxShared {
+		if *shared == nil {
+			*shared = make(map[string]any, min(len(p.data)/256, maxShared)) // about a string in 8 repeats
 		}
-		p.strs[v.(string)] = v
+		(*shared)[s] = v
 	}
 	return v
 }
