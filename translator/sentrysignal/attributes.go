@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -22,40 +21,22 @@ const (
 	TypeArray   = "array"
 )
 
-// PutTyped is PutTypedAttributes for an object decoded by DecodeAny.
-// Without Options.IncludeUserData it leaves out the attributes that
-// identify a person (see PersonalAttribute), which SDKs add to logs and
-// metrics when their sendDefaultPii is on. Past MaxMapEntries attributes
-// in m the rest (in key order) are dropped and counted, but still checked:
-// an attribute that is not of its type fails wherever it is.
-func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
-	entries := make([]typedEntry, 0, len(attrs))
-	for k, x := range attrs {
-		entries = append(entries, typedEntry{key: k, x: x})
-	}
-	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
-	return l.putTypedEntries(m, entries, nil)
-}
-
 // ErrNotObject says a container entry's "attributes" is not an object.
 var ErrNotObject = errors.New("not an object")
 
-// PutEntryAttributes writes a container entry's "attributes" as Container
-// decoded them (a *TypedAttributes, or a map from DecodeAny); anything
-// else is ErrNotObject. When res is not nil, the attributes that name the
+// PutEntryAttributes writes a container entry's "attributes" as
+// ScanContainer gives them, a *TypedAttributes; anything else is
+// ErrNotObject. Without Options.IncludeUserData it leaves out the
+// attributes that identify a person (see PersonalAttribute), which SDKs
+// add to logs and metrics when their sendDefaultPii is on. Past
+// MaxMapEntries attributes in m the rest (in key order) are dropped and
+// counted, but still checked: an attribute that is not of its type fails
+// wherever it is. When res is not nil, the attributes that name the
 // program (see NoteResourceAttribute) that are written as strings are
 // noted in it.
 func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresource.Resource) error {
-	switch t := attrs.(type) {
-	case *TypedAttributes:
+	if t, ok := attrs.(*TypedAttributes); ok {
 		return l.putTypedEntries(m, t.entries, res)
-	case map[string]any:
-		entries := make([]typedEntry, 0, len(t))
-		for k, x := range t {
-			entries = append(entries, typedEntry{key: k, x: x})
-		}
-		slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
-		return l.putTypedEntries(m, entries, res)
 	}
 	return ErrNotObject
 }

@@ -207,10 +207,16 @@ func sameContainer(t *testing.T, raw []byte) {
 				m := pcommon.NewMap()
 				l := NewLimiter(opts)
 				e := ""
-				if x != nil {
-					if err := l.PutEntryAttributes(m, x, nil); err != nil {
-						e = err.Error()
-					}
+				var err error
+				switch t := x.(type) {
+				case nil:
+				case map[string]any: // DecodeAny's, the reference
+					err = l.PutTyped(m, t)
+				default:
+					err = l.PutEntryAttributes(m, x, nil)
+				}
+				if err != nil {
+					e = err.Error()
 				}
 				return m, l.Dropped(), e
 			}
