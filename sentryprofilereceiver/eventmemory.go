@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 )
 
 // An SDK sends a user report (sentry-python 1.x: {"event_id", "name",
@@ -41,7 +41,7 @@ type eventResources struct {
 type eventKey struct{ projectID, eventID string }
 
 type rememberedEvent struct {
-	resource translator.Resource
+	resource sentryresource.Resource
 	at       time.Time
 	slot     int // the ring slot that holds this key
 }
@@ -56,7 +56,7 @@ func newEventResources(capacity int, ttl time.Duration) *eventResources {
 }
 
 // remember keeps res as the resource of the project's event.
-func (e *eventResources) remember(projectID, eventID string, res translator.Resource) {
+func (e *eventResources) remember(projectID, eventID string, res sentryresource.Resource) {
 	if eventID == "" || len(e.ring) == 0 {
 		return
 	}
@@ -78,12 +78,12 @@ func (e *eventResources) remember(projectID, eventID string, res translator.Reso
 
 // lookup returns the resource remembered for the project's event, if it
 // is younger than the memory's age bound.
-func (e *eventResources) lookup(projectID, eventID string) (translator.Resource, bool) {
+func (e *eventResources) lookup(projectID, eventID string) (sentryresource.Resource, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r, ok := e.byKey[eventKey{projectID, eventID}]
 	if !ok || e.now().Sub(r.at) > e.ttl {
-		return translator.Resource{}, false
+		return sentryresource.Resource{}, false
 	}
 	return r.resource, true
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrylog"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrymetric"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
@@ -49,11 +50,11 @@ type itemRoute struct {
 	// translator names what reads the item (ARCHITECTURE.md's table is
 	// checked against it).
 	translator string
-	// logs and metrics translate an item of those signals into the
-	// envelope's records or metrics, filling the envelope's resource
-	// from what the payload says of its program (signals.go).
-	logs    appendLogs
-	metrics appendMetrics
+	// logs and metrics decode an item of those signals into what it says
+	// of its program and the records or metrics it appends to the
+	// envelope's (signals.go).
+	logs    sentrysignal.LogsDecoder
+	metrics sentrysignal.MetricsDecoder
 	// maxBytes is the largest payload of this type the receiver keeps
 	// (limits.go); 0 on the profile rows, whose bound is
 	// max_profile_item_size.
@@ -76,25 +77,25 @@ var itemRoutes = []itemRoute{
 		maxBytes: maxEventItemBytes},
 	{itemType: sentrytrace.ItemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
 		maxBytes: maxContainerItemBytes},
-	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Decode", logs: eventLogs,
+	{itemType: sentryevent.ItemType, signal: signalLogs, translator: "sentryevent.Logs", logs: sentryevent.Logs,
 		maxBytes: maxEventItemBytes},
-	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.AppendLogs", logs: containerLogs(sentrylog.AppendLogs),
+	{itemType: sentrylog.ItemType, signal: signalLogs, translator: "sentrylog.Logs", logs: sentrylog.Logs,
 		maxBytes: maxContainerItemBytes},
-	{itemType: sentrylog.OTelItemType, signal: signalLogs, translator: "sentrylog.AppendOTelLog", logs: containerLogs(sentrylog.AppendOTelLog),
+	{itemType: sentrylog.OTelItemType, signal: signalLogs, translator: "sentrylog.OTelLogs", logs: sentrylog.OTelLogs,
 		maxBytes: maxSignalItemBytes},
-	{itemType: sentrycheckin.ItemType, signal: signalLogs, translator: "sentrycheckin.Decode", logs: checkInLogs,
+	{itemType: sentrycheckin.ItemType, signal: signalLogs, translator: "sentrycheckin.Logs", logs: sentrycheckin.Logs,
 		maxBytes: maxSignalItemBytes},
-	{itemType: sentryfeedback.ItemFeedback, signal: signalLogs, translator: "sentryfeedback.DecodeFeedback", logs: feedbackLogs,
+	{itemType: sentryfeedback.ItemFeedback, signal: signalLogs, translator: "sentryfeedback.FeedbackLogs", logs: sentryfeedback.FeedbackLogs,
 		maxBytes: maxEventItemBytes},
-	{itemType: sentryfeedback.ItemUserReport, signal: signalLogs, translator: "sentryfeedback.AppendUserReport", logs: containerLogs(sentryfeedback.AppendUserReport),
+	{itemType: sentryfeedback.ItemUserReport, signal: signalLogs, translator: "sentryfeedback.UserReportLogs", logs: sentryfeedback.UserReportLogs,
 		maxBytes: maxSignalItemBytes},
-	{itemType: sentrymetric.ItemType, signal: signalMetrics, translator: "sentrymetric.AppendMetrics", metrics: containerMetrics(sentrymetric.AppendMetrics),
+	{itemType: sentrymetric.ItemType, signal: signalMetrics, translator: "sentrymetric.Metrics", metrics: sentrymetric.Metrics,
 		maxBytes: maxContainerItemBytes},
-	{itemType: sentrymetric.StatsdItemType, signal: signalMetrics, translator: "sentrymetric.AppendStatsd", metrics: containerMetrics(sentrymetric.AppendStatsd),
+	{itemType: sentrymetric.StatsdItemType, signal: signalMetrics, translator: "sentrymetric.StatsdMetrics", metrics: sentrymetric.StatsdMetrics,
 		maxBytes: maxSignalItemBytes},
-	{itemType: sentrysession.ItemSession, signal: signalMetrics, translator: "sentrysession.DecodeUpdate", metrics: sessionMetrics,
+	{itemType: sentrysession.ItemSession, signal: signalMetrics, translator: "sentrysession.UpdateMetrics", metrics: sentrysession.UpdateMetrics,
 		maxBytes: maxSessionItemBytes},
-	{itemType: sentrysession.ItemSessions, signal: signalMetrics, translator: "sentrysession.AppendSessions", metrics: containerMetrics(sentrysession.AppendSessions),
+	{itemType: sentrysession.ItemSessions, signal: signalMetrics, translator: "sentrysession.AggregateMetrics", metrics: sentrysession.AggregateMetrics,
 		maxBytes: maxSessionItemBytes},
 	{itemType: sentryclientreport.ItemType, signal: signalTelemetry, translator: "sentryclientreport.Decode",
 		maxBytes: maxSignalItemBytes},

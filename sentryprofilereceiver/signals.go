@@ -10,167 +10,21 @@ import (
 	"context"
 	"errors"
 
-	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrycheckin"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryevent"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryfeedback"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
-
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // reasonInvalidSignalItem is the drop log's reason for an event, log,
 // metric, session, check-in or feedback item that cannot be read.
 const reasonInvalidSignalItem sentry.Reason = "invalid_signal_item"
-
-// appendLogs translates one item into records appended to dst and fills
-// res from what the payload says of its program.
-type appendLogs func(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice, res *translator.Resource) (int, error)
-
-// appendMetrics translates one item into metrics appended to dst and fills
-// res likewise.
-type appendMetrics func(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice, res *translator.Resource) (int, error)
-
-// eventLogs: an "event" item (or a /store/ body) as one record; its
-// release, environment, sdk and contexts fill the resource.
-func eventLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice, res *translator.Resource) (int, error) {
-	ev, err := sentryevent.Decode(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	ev.PutLogRecord(dst.AppendEmpty(), opts)
-	res.Fill(translator.ResourceOfSignal(ev.Resource))
-	return 1, nil
-}
-
-// feedbackLogs: a "feedback" item as one record; its event's resource
-// fields fill the resource, as an event's do.
-func feedbackLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice, res *translator.Resource) (int, error) {
-	ev, err := sentryfeedback.DecodeFeedback(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	sentryfeedback.PutFeedback(dst.AppendEmpty(), ev, opts)
-	res.Fill(translator.ResourceOfSignal(ev.Resource))
-	return 1, nil
-}
-
-// checkInLogs: a "check_in" item as one record; its release and
-// environment fill the resource.
-func checkInLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice, res *translator.Resource) (int, error) {
-	c, err := sentrycheckin.Decode(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	c.PutLogRecord(dst.AppendEmpty(), opts)
-	res.Fill(translator.ResourceOfSignal(c.Resource))
-	return 1, nil
-}
-
-// sessionMetrics: a "session" update as metrics; its attrs.release and
-// attrs.environment fill the resource.
-func sessionMetrics(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice, res *translator.Resource) (int, error) {
-	u, err := sentrysession.DecodeUpdate(payload, opts)
-	if err != nil {
-		return 0, err
-	}
-	res.Fill(translator.ResourceOfSignal(u.Resource))
-	return u.AppendMetrics(dst), nil
-}
-
-// containerLogs wraps a translator of a container item (log, otel_log,
-// user_report): its entries carry release and environment as attributes,
-// which fill the resource where present.
-func containerLogs(f func([]byte, sentrysignal.Options, plog.LogRecordSlice) (int, error)) appendLogs {
-	return func(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice, res *translator.Resource) (int, error) {
-		from := dst.Len()
-		n, err := f(payload, opts, dst)
-		for i := from; i < dst.Len(); i++ {
-			res.Fill(resourceOfAttributes(dst.At(i).Attributes()))
-		}
-		return n, err
-	}
-}
-
-// containerMetrics wraps a translator of a metrics container
-// (trace_metric, statsd, sessions) likewise, reading its points'
-// attributes.
-func containerMetrics(f func([]byte, sentrysignal.Options, pmetric.MetricSlice) (int, error)) appendMetrics {
-	return func(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice, res *translator.Resource) (int, error) {
-		from := dst.Len()
-		n, err := f(payload, opts, dst)
-		for i := from; i < dst.Len(); i++ {
-			if attrs, ok := firstPointAttributes(dst.At(i)); ok {
-				res.Fill(resourceOfAttributes(attrs))
-			}
-		}
-		return n, err
-	}
-}
-
-// Attributes of container entries that name their program.
-const (
-	attrSentryRelease     = sentryattr.Release
-	attrSentryEnvironment = sentryattr.Environment
-	attrSentrySDKName     = sentryattr.SDKName
-	attrSentrySDKVersion  = sentryattr.SDKVersion
-)
-
-// resourceOfAttributes reads an entry's "sentry.release",
-// "sentry.environment", "sentry.sdk.name", "sentry.sdk.version" and
-// "server.address" (the SDK's server_name) attributes.
-func resourceOfAttributes(attrs pcommon.Map) translator.Resource {
-	str := func(k string) string {
-		if v, ok := attrs.Get(k); ok && v.Type() == pcommon.ValueTypeStr {
-			return v.Str()
-		}
-		return ""
-	}
-	r := translator.Resource{
-		Release:     str(attrSentryRelease),
-		Environment: str(attrSentryEnvironment),
-		ServerName:  str(string(semconv.ServerAddressKey)),
-	}
-	r.SDK.Name, r.SDK.Version = str(attrSentrySDKName), str(attrSentrySDKVersion)
-	return r
-}
-
-// firstPointAttributes are the attributes of a metric's first data point.
-func firstPointAttributes(m pmetric.Metric) (pcommon.Map, bool) {
-	switch m.Type() {
-	case pmetric.MetricTypeSum:
-		if m.Sum().DataPoints().Len() > 0 {
-			return m.Sum().DataPoints().At(0).Attributes(), true
-		}
-	case pmetric.MetricTypeGauge:
-		if m.Gauge().DataPoints().Len() > 0 {
-			return m.Gauge().DataPoints().At(0).Attributes(), true
-		}
-	case pmetric.MetricTypeExponentialHistogram:
-		if m.ExponentialHistogram().DataPoints().Len() > 0 {
-			return m.ExponentialHistogram().DataPoints().At(0).Attributes(), true
-		}
-	case pmetric.MetricTypeHistogram:
-		if m.Histogram().DataPoints().Len() > 0 {
-			return m.Histogram().DataPoints().At(0).Attributes(), true
-		}
-	case pmetric.MetricTypeSummary:
-		if m.Summary().DataPoints().Len() > 0 {
-			return m.Summary().DataPoints().At(0).Attributes(), true
-		}
-	}
-	return pcommon.Map{}, false
-}
 
 // signalBatch is what one envelope gives the logs and metrics pipelines:
 // one ResourceLogs and one ResourceMetrics, under the envelope's resource.
@@ -181,7 +35,10 @@ type signalBatch struct {
 	series   pmetric.MetricSlice
 	nRecords int
 	nPoints  int
-	resource translator.Resource
+	resource sentryresource.Resource
+	// events are the ids of the envelope's events; reports the events its
+	// feedback and user reports are about.
+	events, reports []string
 }
 
 // consumeSignals translates the envelope's log and metric items, counts its
@@ -192,22 +49,35 @@ func (rt *router) consumeSignals(ctx context.Context, t *translation, projectID 
 		return nil
 	}
 	b := rt.translateSignals(ctx, t, projectID)
-	var err error
-	if b.nRecords > 0 {
-		b.resource.CopyTo(b.logs.ResourceLogs().At(0).Resource())
-		lctx := rt.obsrep.StartLogsOp(ctx)
-		err = rt.logs.ConsumeLogs(lctx, b.logs)
-		rt.obsrep.EndLogsOp(lctx, obsreportFormat, b.nRecords, err)
+	err := rt.consumeLogs(ctx, b)
+	if merr := rt.consumeMetrics(ctx, b); err == nil {
+		err = merr
 	}
-	if b.nPoints > 0 {
-		b.resource.CopyTo(b.metrics.ResourceMetrics().At(0).Resource())
-		mctx := rt.obsrep.StartMetricsOp(ctx)
-		merr := rt.metrics.ConsumeMetrics(mctx, b.metrics)
-		rt.obsrep.EndMetricsOp(mctx, obsreportFormat, b.nPoints, merr)
-		if err == nil {
-			err = merr
-		}
+	return err
+}
+
+// consumeLogs sends the batch's records, if any, down the logs pipeline.
+func (rt *router) consumeLogs(ctx context.Context, b *signalBatch) error {
+	if b.nRecords == 0 {
+		return nil
 	}
+	b.resource.CopyTo(b.logs.ResourceLogs().At(0).Resource())
+	lctx := rt.obsrep.StartLogsOp(ctx)
+	err := rt.logs.ConsumeLogs(lctx, b.logs)
+	rt.obsrep.EndLogsOp(lctx, obsreportFormat, b.nRecords, err)
+	return err
+}
+
+// consumeMetrics sends the batch's metrics, if any, down the metrics
+// pipeline.
+func (rt *router) consumeMetrics(ctx context.Context, b *signalBatch) error {
+	if b.nPoints == 0 {
+		return nil
+	}
+	b.resource.CopyTo(b.metrics.ResourceMetrics().At(0).Resource())
+	mctx := rt.obsrep.StartMetricsOp(ctx)
+	err := rt.metrics.ConsumeMetrics(mctx, b.metrics)
+	rt.obsrep.EndMetricsOp(mctx, obsreportFormat, b.nPoints, err)
 	return err
 }
 
@@ -216,11 +86,20 @@ func (rt *router) consumeSignals(ctx context.Context, t *translation, projectID 
 // profiles and spans costs nothing here.
 func (rt *router) hasSignalItems(t *translation) bool {
 	for i := range t.items {
-		if r := routeByType[t.items[i].Header.Type]; r != nil && r.isSignal() && rt.consumes(r.signal) {
+		if rt.signalRoute(t.items[i].Header.Type) != nil {
 			return true
 		}
 	}
 	return false
+}
+
+// signalRoute is the row of an item read here whose signal has a
+// pipeline; nil for any other.
+func (rt *router) signalRoute(itemType string) *itemRoute {
+	if r := routeByType[itemType]; r != nil && r.isSignal() && rt.consumes(r.signal) {
+		return r
+	}
+	return nil
 }
 
 // isSignal reports whether the row is read here: a logs or metrics item,
@@ -237,74 +116,74 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 	b.records = b.logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	b.series = b.metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
 	b.resource = rt.envelopeResource(t, projectID)
-	// Each payload is bounded by its route's limit, the one the handler
-	// refused larger items by (limits.go); the translators' bound of
-	// 10 000 entries a container applies.
-	opts := sentrysignal.Options{IncludeUserData: rt.cfg.IncludeUserData}
-	var cut sentrysignal.Truncations
-	opts.Truncations = &cut
-	var events, reports []string // event ids seen, and those feedback names
 	for i := range t.items {
-		item := &t.items[i]
-		r := routeByType[item.Header.Type]
-		if r == nil || !r.isSignal() || !rt.consumes(r.signal) {
-			continue
+		if r := rt.signalRoute(t.items[i].Header.Type); r != nil {
+			rt.translateSignalItem(ctx, t, projectID, i, r, b)
 		}
-		if r.signal == signalTelemetry {
-			rt.countClientReport(ctx, t, projectID, i)
-			continue
-		}
-		if item.Oversized {
-			rt.discardSignalItem(ctx, t, projectID, i, errOversizedSignalItem)
-			continue
-		}
-		opts.MaxPayloadBytes = int(r.maxBytes)
-		cut = sentrysignal.Truncations{}
-		var n int
-		var err error
-		if r.logs != nil {
-			from := b.records.Len()
-			n, err = r.logs(item.Payload, opts, b.records, &b.resource)
-			b.nRecords += n
-			events, reports = eventReferences(item.Header.Type, b.records, from, events, reports)
-		} else {
-			n, err = r.metrics(item.Payload, opts, b.series, &b.resource)
-			b.nPoints += n
-		}
-		if err != nil {
-			rt.signalItemError(ctx, t, projectID, i, err)
-		}
-		rt.countTruncations(ctx, item.Header.Type, cut)
 	}
-	rt.resourceOfReports(ctx, b, projectID, events, reports)
+	rt.resourceOfReports(ctx, b, projectID)
 	return b
 }
 
-// eventReferences appends to events the ids of the event records an item
-// wrote from index from on (log.record.uid), and to reports the events
-// its feedback and user report records name.
-func eventReferences(itemType string, records plog.LogRecordSlice, from int, events, reports []string) ([]string, []string) {
-	key, list := "", &events
-	switch itemType {
-	case sentryevent.ItemType:
-		key = string(semconv.LogRecordUIDKey)
-	case sentryfeedback.ItemFeedback, sentryfeedback.ItemUserReport:
-		key, list = sentryfeedback.AttrAssociatedEventID, &reports
-	default:
-		return events, reports
+// translateSignalItem adds item i, of row r, to the batch: its records,
+// what it says of its program and the events it is or names.
+func (rt *router) translateSignalItem(ctx context.Context, t *translation, projectID string, i int, r *itemRoute, b *signalBatch) {
+	item := &t.items[i]
+	switch {
+	case r.signal == signalTelemetry:
+		rt.countClientReport(ctx, t, projectID, i)
+		return
+	case item.Oversized:
+		rt.discardSignalItem(ctx, t, projectID, i, errOversizedSignalItem)
+		return
 	}
-	for i := from; i < records.Len(); i++ {
-		if v, ok := records.At(i).Attributes().Get(key); ok && v.Str() != "" {
-			*list = append(*list, v.Str())
+	// Each payload is bounded by its route's limit, the one the handler
+	// refused larger items by (limits.go); the translators' bound of
+	// 10 000 entries a container applies.
+	var cut sentrysignal.Truncations
+	opts := sentrysignal.Options{IncludeUserData: rt.cfg.IncludeUserData, MaxPayloadBytes: int(r.maxBytes), Truncations: &cut}
+	facts, err := b.add(r, item.Payload, opts)
+	b.note(facts)
+	if err != nil {
+		rt.signalItemError(ctx, t, projectID, i, err)
+	}
+	rt.countTruncations(ctx, item.Header.Type, cut)
+}
+
+// add decodes one item by its row and appends its records or metrics.
+func (b *signalBatch) add(r *itemRoute, payload []byte, opts sentrysignal.Options) (sentrysignal.Facts, error) {
+	if r.logs != nil {
+		logs, err := r.logs(payload, opts)
+		if logs.Append != nil {
+			b.nRecords += logs.Append(b.records)
 		}
+		return logs.Facts, err
 	}
-	return events, reports
+	metrics, err := r.metrics(payload, opts)
+	if metrics.Append != nil {
+		b.nPoints += metrics.Append(b.series)
+	}
+	return metrics.Facts, err
+}
+
+// note takes what an item's translator says besides its records: the
+// resource it names fills the envelope's, in item order; its event ids
+// are remembered or looked up (resourceOfReports).
+func (b *signalBatch) note(facts sentrysignal.Facts) {
+	b.resource.Fill(facts.Resource)
+	if facts.EventID != "" {
+		b.events = append(b.events, facts.EventID)
+	}
+	if facts.AboutEventID != "" {
+		b.reports = append(b.reports, facts.AboutEventID)
+	}
 }
 
 // resourceOfReports remembers the resource of the envelope's events, and
 // gives the feedback of an envelope without events the resource its event
 // was sent under, when that was seen recently (eventmemory.go).
-func (rt *router) resourceOfReports(ctx context.Context, b *signalBatch, projectID string, events, reports []string) {
+func (rt *router) resourceOfReports(ctx context.Context, b *signalBatch, projectID string) {
+	events, reports := b.events, b.reports
 	for _, id := range events {
 		rt.events.remember(projectID, id, b.resource)
 	}
@@ -313,17 +192,22 @@ func (rt *router) resourceOfReports(ctx context.Context, b *signalBatch, project
 	}
 	source := "envelope"
 	if len(events) == 0 {
-		source = "not_seen"
-		for _, id := range reports {
-			if res, ok := rt.events.lookup(projectID, id); ok {
-				b.resource.Fill(res)
-				source = "remembered"
-				break
-			}
-		}
+		source = rt.fillFromEvents(b, projectID, reports)
 	}
 	rt.telemetry.ReceiverSentryprofileFeedbackResources.Add(ctx, int64(len(reports)),
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("event_resource", source))))
+}
+
+// fillFromEvents fills the batch's resource from the first of the
+// reports' events that is remembered; it says which source it took.
+func (rt *router) fillFromEvents(b *signalBatch, projectID string, reports []string) string {
+	for _, id := range reports {
+		if res, ok := rt.events.lookup(projectID, id); ok {
+			b.resource.Fill(res)
+			return "remembered"
+		}
+	}
+	return "not_seen"
 }
 
 // countTruncations counts what one item's translation cut at the
@@ -344,8 +228,8 @@ var errOversizedSignalItem = errors.New("over max_profile_item_size")
 // carry: the profiles' (when that signal ran), filled from the decoded
 // segments, under the receiver's service name and the request's project.
 // The signal items fill it further, in item order.
-func (rt *router) envelopeResource(t *translation, projectID string) translator.Resource {
-	var res translator.Resource
+func (rt *router) envelopeResource(t *translation, projectID string) sentryresource.Resource {
+	var res sentryresource.Resource
 	if rt.profiles != nil {
 		res = t.builder.Resource()
 	}

@@ -229,6 +229,7 @@ func allRows() []row {
 	rows = append(rows, oteleventRows()...)
 	rows = append(rows, groupingRows()...)
 	rows = append(rows, jsscopeRows()...)
+	rows = append(rows, signalsRows()...)
 	return rows
 }
 

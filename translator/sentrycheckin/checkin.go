@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -42,52 +43,63 @@ type CheckIn struct {
 	Status   string // "status": in_progress, ok, error
 	TraceID  pcommon.TraceID
 	SpanID   pcommon.SpanID
-	Resource sentrysignal.Resource // release, environment
+	Resource sentryresource.Resource // release, environment
+}
+
+// Logs is the router's contract for a "check_in" item: the resource its
+// release and environment name, and its one record.
+func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	c, err := Decode(payload, opts)
+	if err != nil {
+		return sentrysignal.Logs{}, err
+	}
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{Resource: c.Resource},
+		Append: func(dst plog.LogRecordSlice) int {
+			c.PutLogRecord(dst.AppendEmpty(), opts)
+			return 1
+		},
+	}, nil
 }
 
 // Decode reads a check-in. It fails when the payload is not a JSON object,
 // has no "monitor_slug" or "status", or has a "check_in_id" or trace
 // context that is present but not an id.
 func Decode(payload []byte, opts sentrysignal.Options) (*CheckIn, error) {
-	fail := func(field, reason string, err error) (*CheckIn, error) {
-		return nil, sentrysignal.PayloadError(ItemType, field, reason, err)
-	}
-	if err := opts.CheckSize(ItemType, payload); err != nil {
+	doc, err := sentrysignal.DecodeObject(ItemType, payload, opts)
+	if err != nil {
 		return nil, err
 	}
-	x, err := sentrysignal.DecodeAny(payload)
-	if err != nil {
-		return fail("", "not JSON", err)
+	c := &CheckIn{Doc: doc}
+	if err := c.readMonitor(); err != nil {
+		return nil, err
 	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return fail("", "not a JSON object", nil)
+	if c.TraceID, c.SpanID, err = sentrysignal.TraceContext(ItemType, doc); err != nil {
+		return nil, err
 	}
-	c := &CheckIn{Doc: doc, Slug: sentrysignal.Str(doc, "monitor_slug"), Status: sentrysignal.Str(doc, "status")}
+	c.Resource = sentrysignal.ResourceOfRelease(doc)
+	return c, nil
+}
+
+// readMonitor reads "monitor_slug" and "status", which are required, and
+// "check_in_id".
+func (c *CheckIn) readMonitor() error {
+	c.Slug, c.Status = sentrysignal.Str(c.Doc, "monitor_slug"), sentrysignal.Str(c.Doc, "status")
 	if c.Slug == "" {
-		return fail("monitor_slug", "missing", nil)
+		return sentrysignal.PayloadError(ItemType, "monitor_slug", "missing", nil)
 	}
 	if c.Status == "" {
-		return fail("status", "missing", nil)
+		return sentrysignal.PayloadError(ItemType, "status", "missing", nil)
 	}
-	if s := sentrysignal.Str(doc, "check_in_id"); s != "" {
-		if c.ID, ok = sentrysignal.EventID(s); !ok {
-			return fail("check_in_id", "not a 32-hex-digit id", nil)
-		}
+	s := sentrysignal.Str(c.Doc, "check_in_id")
+	if s == "" {
+		return nil
 	}
-	trace := sentrysignal.Obj(sentrysignal.Obj(doc, "contexts"), "trace")
-	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
-		if c.TraceID, err = sentrysignal.TraceID(s); err != nil {
-			return fail("contexts.trace.trace_id", "not a trace id", err)
-		}
+	var ok bool
+	if c.ID, ok = sentrysignal.EventID(s); !ok {
+		return sentrysignal.PayloadError(ItemType, "check_in_id", "not a 32-hex-digit id", nil)
 	}
-	if s := sentrysignal.Str(trace, "span_id"); s != "" {
-		if c.SpanID, err = sentrysignal.SpanID(s); err != nil {
-			return fail("contexts.trace.span_id", "not a span id", err)
-		}
-	}
-	c.Resource = sentrysignal.Resource{Release: sentrysignal.Text(doc, "release"), Environment: sentrysignal.Str(doc, "environment")}
-	return c, nil
+	return nil
 }
 
 // PutLogRecord writes the check-in into lr. A check-in has no time of its
@@ -105,16 +117,7 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	lr.SetTraceID(c.TraceID)
 	lr.SetSpanID(c.SpanID)
 	attrs := lr.Attributes()
-	// "check_in_id", "monitor_slug", "status"
-	if c.ID != "" {
-		attrs.PutStr(AttrID, c.ID)
-	}
-	attrs.PutStr(AttrMonitorSlug, c.Slug)
-	attrs.PutStr(AttrStatus, c.Status)
-	// "duration" (seconds)
-	if d, ok := sentrysignal.Float(c.Doc, "duration"); ok {
-		attrs.PutDouble(AttrDuration, d)
-	}
+	c.putRun(attrs)
 	// "monitor_config" (schedule, checkin_margin, max_runtime, timezone, …), "contexts"
 	for _, m := range [...]struct{ member, key string }{{"monitor_config", AttrMonitorConfig}, {"contexts", AttrContexts}} {
 		if x := c.Doc[m.member]; x != nil {
@@ -122,19 +125,47 @@ func (c *CheckIn) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 		}
 	}
 	// any other member → sentry.payload.<member>
-	var others []string
-	for k, v := range c.Doc {
-		_, isNumber := sentrysignal.Float(c.Doc, k)
-		if v != nil && (!known[k] || k == "duration" && !isNumber) {
-			others = append(others, k)
-		}
-	}
-	sort.Strings(others)
-	for _, k := range others {
+	for _, k := range c.others() {
 		l.PutAny(attrs, AttrPrefix+k, c.Doc[k], opts.MaxDepth)
 	}
 	// what the map limits cut
 	lr.SetDroppedAttributesCount(l.DroppedCount())
+}
+
+// others are the members no block maps (and a "duration" that is not a
+// number), in key order.
+func (c *CheckIn) others() []string {
+	var others []string
+	for k, v := range c.Doc {
+		if v != nil && !c.mapped(k) {
+			others = append(others, k)
+		}
+	}
+	sort.Strings(others)
+	return others
+}
+
+// mapped says whether a block maps member k: a known member, but a
+// "duration" that is not a number.
+func (c *CheckIn) mapped(k string) bool {
+	if k == "duration" {
+		_, isNumber := sentrysignal.Float(c.Doc, k)
+		return isNumber
+	}
+	return known[k]
+}
+
+// putRun writes "check_in_id", "monitor_slug", "status" and "duration"
+// (seconds).
+func (c *CheckIn) putRun(attrs pcommon.Map) {
+	if c.ID != "" {
+		attrs.PutStr(AttrID, c.ID)
+	}
+	attrs.PutStr(AttrMonitorSlug, c.Slug)
+	attrs.PutStr(AttrStatus, c.Status)
+	if d, ok := sentrysignal.Float(c.Doc, "duration"); ok {
+		attrs.PutDouble(AttrDuration, d)
+	}
 }
 
 // severity: a failed run is an error, a run that started or succeeded is

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
@@ -48,7 +49,7 @@ func TestAppendLogs(t *testing.T) {
 
 // checkInFromRecord reads the record back into the check-in's members;
 // release and environment come from the resource.
-func checkInFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]any {
+func checkInFromRecord(lr plog.LogRecord, res sentryresource.Resource) map[string]any {
 	out := map[string]any{}
 	for k, v := range lr.Attributes().All() {
 		switch k {

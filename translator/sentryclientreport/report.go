@@ -52,16 +52,9 @@ type Report struct {
 // worse than none.
 func Decode(payload []byte, opts sentrysignal.Options) (*Report, error) {
 	opts = opts.WithDefaults()
-	if err := opts.CheckSize(ItemType, payload); err != nil {
-		return nil, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
+	doc, err := sentrysignal.DecodeObject(ItemType, payload, opts)
 	if err != nil {
-		return nil, sentrysignal.PayloadError(ItemType, "", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return nil, sentrysignal.PayloadError(ItemType, "", "not a JSON object", nil)
+		return nil, err
 	}
 	r := &Report{}
 	if doc["timestamp"] != nil {
@@ -89,21 +82,31 @@ func (r *Report) readList(x any, member, outcome string, limit int) error {
 		return sentrysignal.PayloadError(ItemType, member, "more counts than the limit", nil)
 	}
 	for i, e := range entries {
-		entry, _ := e.(map[string]any)
-		d := Discard{Outcome: outcome, Reason: sentrysignal.Str(entry, "reason"), Category: sentrysignal.Str(entry, "category")}
-		q, ok := sentrysignal.Int(entry, "quantity")
-		switch {
-		case entry == nil:
-			return sentrysignal.EntryError(ItemType, i, member, "not a JSON object", nil)
-		case d.Reason == "":
-			return sentrysignal.EntryError(ItemType, i, member+".reason", "missing", nil)
-		case d.Category == "":
-			return sentrysignal.EntryError(ItemType, i, member+".category", "missing", nil)
-		case !ok || q < 0:
-			return sentrysignal.EntryError(ItemType, i, member+".quantity", "not a non-negative integer", nil)
+		d, err := readDiscard(e, i, member, outcome)
+		if err != nil {
+			return err
 		}
-		d.Quantity = q
 		r.Discards = append(r.Discards, d)
 	}
 	return nil
+}
+
+// readDiscard reads entry i of a list: "reason", "category" and a
+// non-negative "quantity", all required.
+func readDiscard(e any, i int, member, outcome string) (Discard, error) {
+	entry, _ := e.(map[string]any)
+	d := Discard{Outcome: outcome, Reason: sentrysignal.Str(entry, "reason"), Category: sentrysignal.Str(entry, "category")}
+	q, ok := sentrysignal.Int(entry, "quantity")
+	switch {
+	case entry == nil:
+		return d, sentrysignal.EntryError(ItemType, i, member, "not a JSON object", nil)
+	case d.Reason == "":
+		return d, sentrysignal.EntryError(ItemType, i, member+".reason", "missing", nil)
+	case d.Category == "":
+		return d, sentrysignal.EntryError(ItemType, i, member+".category", "missing", nil)
+	case !ok || q < 0:
+		return d, sentrysignal.EntryError(ItemType, i, member+".quantity", "not a non-negative integer", nil)
+	}
+	d.Quantity = q
+	return d, nil
 }

@@ -2,7 +2,9 @@ package sentryevent
 
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -23,8 +25,24 @@ type Event struct {
 	TraceID pcommon.TraceID
 	SpanID  pcommon.SpanID
 	// Resource holds release, environment, dist, platform, server_name,
-	// sdk and the os/runtime/device/app/browser contexts.
-	Resource sentrysignal.Resource
+	// sdk and the os, runtime and device contexts.
+	Resource sentryresource.Resource
+}
+
+// Logs is the router's contract for an "event" item (or a /store/ body):
+// the event's resource and id, and its one record.
+func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	ev, err := Decode(payload, opts)
+	if err != nil {
+		return sentrysignal.Logs{}, err
+	}
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{Resource: ev.Resource, EventID: ev.EventID},
+		Append: func(dst plog.LogRecordSlice) int {
+			ev.PutLogRecord(dst.AppendEmpty(), opts)
+			return 1
+		},
+	}, nil
 }
 
 // Decode reads one event payload. It fails on what would make the record
@@ -37,60 +55,52 @@ func Decode(payload []byte, opts sentrysignal.Options) (*Event, error) {
 // DecodeItem is Decode for items of other types with an event's shape
 // ("feedback"); item names the type in errors.
 func DecodeItem(item string, payload []byte, opts sentrysignal.Options) (*Event, error) {
-	if err := opts.CheckSize(item, payload); err != nil {
-		return nil, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
+	doc, err := sentrysignal.DecodeObject(item, payload, opts)
 	if err != nil {
-		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
+		return nil, err
 	}
 	ev := &Event{Doc: doc}
-	// "event_id"
-	if raw, present := doc["event_id"]; present && raw != nil {
-		id, ok := sentrysignal.EventID(sentrysignal.Str(doc, "event_id"))
-		if !ok {
-			return nil, sentrysignal.PayloadError(item, "event_id", "not a 32-hex-digit id", nil)
+	for _, read := range [...]func(string) error{ev.readEventID, ev.readTimestamp, ev.readTrace} {
+		if err := read(item); err != nil {
+			return nil, err
 		}
-		ev.EventID = id
 	}
-	// "timestamp"
-	if raw, present := doc["timestamp"]; present && raw != nil {
-		ts, err := sentrysignal.TimestampOf(raw)
-		if err != nil {
-			return nil, sentrysignal.PayloadError(item, "timestamp", "not a timestamp", err)
-		}
-		ev.Timestamp = ts
-	}
-	if err := ev.readTrace(item); err != nil {
-		return nil, err
-	}
-	ev.Resource.ReadTop(doc)
-	ev.Resource.ReadContexts(sentrysignal.Obj(doc, "contexts"))
+	ev.Resource = sentrysignal.ResourceOfEvent(doc)
 	return ev, nil
+}
+
+// readEventID reads "event_id": null or absent is none.
+func (ev *Event) readEventID(item string) error {
+	if ev.Doc["event_id"] == nil {
+		return nil
+	}
+	id, ok := sentrysignal.EventID(sentrysignal.Str(ev.Doc, "event_id"))
+	if !ok {
+		return sentrysignal.PayloadError(item, "event_id", "not a 32-hex-digit id", nil)
+	}
+	ev.EventID = id
+	return nil
+}
+
+// readTimestamp reads "timestamp": null or absent is none.
+func (ev *Event) readTimestamp(item string) error {
+	raw := ev.Doc["timestamp"]
+	if raw == nil {
+		return nil
+	}
+	ts, err := sentrysignal.TimestampOf(raw)
+	if err != nil {
+		return sentrysignal.PayloadError(item, "timestamp", "not a timestamp", err)
+	}
+	ev.Timestamp = ts
+	return nil
 }
 
 // readTrace reads contexts.trace.{trace_id,span_id}; an id that is present
 // but not one fails, since a record linked to the wrong trace is worse than
 // none.
 func (ev *Event) readTrace(item string) error {
-	trace := sentrysignal.Obj(sentrysignal.Obj(ev.Doc, "contexts"), "trace")
-	if s := sentrysignal.Str(trace, "trace_id"); s != "" {
-		id, err := sentrysignal.TraceID(s)
-		if err != nil {
-			return sentrysignal.PayloadError(item, "contexts.trace.trace_id", "not a trace id", err)
-		}
-		ev.TraceID = id
-	}
-	if s := sentrysignal.Str(trace, "span_id"); s != "" {
-		id, err := sentrysignal.SpanID(s)
-		if err != nil {
-			return sentrysignal.PayloadError(item, "contexts.trace.span_id", "not a span id", err)
-		}
-		ev.SpanID = id
-	}
-	return nil
+	var err error
+	ev.TraceID, ev.SpanID, err = sentrysignal.TraceContext(item, ev.Doc)
+	return err
 }

@@ -26,20 +26,24 @@ func readExceptions(doc map[string]any) exceptionChain {
 	values := sentrysignal.Values(doc["exception"])
 	chain := make(exceptionChain, 0, len(values))
 	for _, v := range values {
-		e, ok := v.(map[string]any)
-		if !ok {
-			continue
+		if e, ok := v.(map[string]any); ok {
+			chain = append(chain, readException(e))
 		}
-		synthetic, _ := sentrysignal.Bool(sentrysignal.Obj(e, "mechanism"), "synthetic")
-		ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
-		for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
-			if fm, ok := f.(map[string]any); ok {
-				ex.frames = append(ex.frames, fm)
-			}
-		}
-		chain = append(chain, ex)
 	}
 	return chain
+}
+
+// readException reads one entry of "exception.values": "type", "value",
+// mechanism.synthetic and the frames of "stacktrace".
+func readException(e map[string]any) exception {
+	synthetic, _ := sentrysignal.Bool(sentrysignal.Obj(e, "mechanism"), "synthetic")
+	ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
+	for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
+		if fm, ok := f.(map[string]any); ok {
+			ex.frames = append(ex.frames, fm)
+		}
+	}
+	return ex
 }
 
 func (c exceptionChain) main() exception { return c[len(c)-1] }
@@ -100,6 +104,17 @@ func (c exceptionChain) stacktrace() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// frameFile is where a frame's code is: "abs_path", else "filename",
+// else "module".
+func frameFile(f map[string]any) string {
+	for _, member := range [...]string{"abs_path", "filename", "module"} {
+		if file := sentrysignal.Str(f, member); file != "" {
+			return file
+		}
+	}
+	return ""
+}
+
 func writeFrame(b *strings.Builder, f map[string]any) {
 	b.WriteString("    at ")
 	fn := sentrysignal.Str(f, "function")
@@ -107,14 +122,7 @@ func writeFrame(b *strings.Builder, f map[string]any) {
 		fn = "?"
 	}
 	b.WriteString(fn)
-	file := sentrysignal.Str(f, "abs_path")
-	if file == "" {
-		file = sentrysignal.Str(f, "filename")
-	}
-	if file == "" {
-		file = sentrysignal.Str(f, "module")
-	}
-	if file != "" {
+	if file := frameFile(f); file != "" {
 		b.WriteString(" (")
 		b.WriteString(file)
 		if n, ok := sentrysignal.Int(f, "lineno"); ok {

@@ -24,31 +24,38 @@ const MaxFormattedChars = 8192
 // that it was cut there. The work is linear in the template, whatever the
 // params: past the bound the template is only checked, not written.
 func format(template string, params any) (text string, truncated bool) {
+	var w *messageWriter
+	ok := false
 	switch p := params.(type) {
 	case []any:
-		if len(p) == 0 {
-			return template, false
-		}
-		if w, ok := formatPrintf(template, func(name string, i int) (any, bool) {
-			if name != "" || i >= len(p) {
-				return nil, false
-			}
-			return p[i], true
-		}); ok {
-			return w.String(), w.truncated
-		}
-		if w, ok := formatBraces(template, p); ok {
-			return w.String(), w.truncated
-		}
+		w, ok = formatList(template, p)
 	case map[string]any:
-		if w, ok := formatPrintf(template, func(name string, _ int) (any, bool) {
+		w, ok = formatPrintf(template, func(name string, _ int) (any, bool) {
 			v, found := p[name]
 			return v, found && name != ""
-		}); ok {
-			return w.String(), w.truncated
-		}
+		})
 	}
-	return template, false
+	if !ok {
+		return template, false
+	}
+	return w.String(), w.truncated
+}
+
+// formatList formats a template with a list of params: printf style,
+// else braces; false when the list is empty or neither style fits.
+func formatList(template string, p []any) (*messageWriter, bool) {
+	if len(p) == 0 {
+		return nil, false
+	}
+	if w, ok := formatPrintf(template, func(name string, i int) (any, bool) {
+		if name != "" || i >= len(p) {
+			return nil, false
+		}
+		return p[i], true
+	}); ok {
+		return w, true
+	}
+	return formatBraces(template, p)
 }
 
 // messageWriter collects a formatted message up to MaxFormattedChars
@@ -117,38 +124,45 @@ func formatPrintf(template string, param func(name string, i int) (any, bool)) (
 			w.writeByte(c)
 			continue
 		}
-		if i+1 < len(template) && template[i+1] == '%' {
+		if strings.HasPrefix(template[i+1:], "%") {
 			w.writeByte('%')
 			i++
 			continue
 		}
-		name, end, ok := placeholder(template, i+1)
+		end, ok := printfParam(w, template, i+1, param, &next)
 		if !ok {
 			return nil, false
-		}
-		v, ok := param(name, next)
-		if !ok {
-			return nil, false
-		}
-		if name == "" {
-			next++
 		}
 		used++
-		w.writeParam(v)
 		i = end
 	}
 	return w, used > 0
 }
 
+// printfParam writes the param of the placeholder at i (after its "%")
+// and returns the index of its conversion letter; false when it is not a
+// placeholder or has no param. next counts the unnamed ones.
+func printfParam(w *messageWriter, template string, i int, param func(name string, i int) (any, bool), next *int) (int, bool) {
+	name, end, ok := placeholder(template, i)
+	if !ok {
+		return 0, false
+	}
+	v, ok := param(name, *next)
+	if !ok {
+		return 0, false
+	}
+	if name == "" {
+		*next++
+	}
+	w.writeParam(v)
+	return end, true
+}
+
 // placeholder reads "(name)", flags, width and precision from i and
 // returns the index of the conversion letter.
 func placeholder(s string, i int) (name string, end int, ok bool) {
-	if i < len(s) && s[i] == '(' {
-		close := strings.IndexByte(s[i:], ')')
-		if close < 0 {
-			return "", 0, false
-		}
-		name, i = s[i+1:i+close], i+close+1
+	if name, i, ok = placeholderName(s, i); !ok {
+		return "", 0, false
 	}
 	for i < len(s) && strings.IndexByte("#0- +.0123456789", s[i]) >= 0 {
 		i++
@@ -157,6 +171,19 @@ func placeholder(s string, i int) (name string, end int, ok bool) {
 		return "", 0, false
 	}
 	return name, i, true
+}
+
+// placeholderName reads a "(name)" at i, if there is one, and returns
+// the index after it.
+func placeholderName(s string, i int) (name string, end int, ok bool) {
+	if !strings.HasPrefix(s[i:], "(") {
+		return "", i, true
+	}
+	close := strings.IndexByte(s[i:], ')')
+	if close < 0 {
+		return "", 0, false
+	}
+	return s[i+1 : i+close], i + close + 1, true
 }
 
 // formatBraces replaces "{}" (in order) and "{n}" placeholders.
@@ -168,28 +195,41 @@ func formatBraces(template string, params []any) (*messageWriter, bool) {
 			w.writeByte(template[i])
 			continue
 		}
-		close := strings.IndexByte(template[i:], '}')
-		if close < 0 {
+		close, ok := braceParam(w, template[i:], params, &next)
+		if !ok {
 			return nil, false
 		}
-		idx := next
-		if inner := template[i+1 : i+close]; inner != "" {
-			n, err := strconv.Atoi(inner)
-			if err != nil {
-				return nil, false
-			}
-			idx = n
-		} else {
-			next++
-		}
-		if idx < 0 || idx >= len(params) {
-			return nil, false
-		}
-		w.writeParam(params[idx])
 		used++
 		i += close
 	}
 	return w, used > 0
+}
+
+// braceParam writes the param of the brace placeholder that starts s and
+// returns the index of its "}"; false when it is not one or names no
+// param.
+func braceParam(w *messageWriter, s string, params []any, next *int) (int, bool) {
+	close := strings.IndexByte(s, '}')
+	if close < 0 {
+		return 0, false
+	}
+	idx, ok := braceIndex(s[1:close], next)
+	if !ok || idx < 0 || idx >= len(params) {
+		return 0, false
+	}
+	w.writeParam(params[idx])
+	return close, true
+}
+
+// braceIndex is the param a brace placeholder names: "{n}" the n-th,
+// "{}" the next one in order.
+func braceIndex(inner string, next *int) (int, bool) {
+	if inner == "" {
+		*next++
+		return *next - 1, true
+	}
+	n, err := strconv.Atoi(inner)
+	return n, err == nil
 }
 
 func paramText(v any) string {

@@ -40,31 +40,8 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	l := sentrysignal.NewLimiter(opts)
 	attrs := lr.Attributes()
 	attrs.EnsureCapacity(min(len(doc)+8, opts.MaxMapEntries))
-	// "timestamp"
-	lr.SetTimestamp(ev.Timestamp)
-	// "level": Sentry's default for events is error
-	level := sentrysignal.Str(doc, "level")
-	lr.SetSeverityText(level)
-	lr.SetSeverityNumber(severity(level))
-	// contexts.trace.trace_id, span_id
-	lr.SetTraceID(ev.TraceID)
-	lr.SetSpanID(ev.SpanID)
-	// "event_id" → log.record.uid
-	if ev.EventID != "" {
-		l.PutStr(attrs, string(semconv.LogRecordUIDKey), ev.EventID)
-	}
-	// "logentry" / "message" → body; else the exception's summary
-	msg := readMessage(doc)
-	if msg.truncated && opts.Truncations != nil {
-		opts.Truncations.Messages++
-	}
-	chain := readExceptions(doc)
-	putBody(lr, l, msg, chain, opts.MaxDepth)
-	// "exception" → exception.type, exception.message, exception.stacktrace
-	if !msg.isEmpty() && chain.isSyntheticMessage() {
-		chain = nil // a captured message carrying a stack trace: not an exception
-	}
-	putException(attrs, l, chain)
+	ev.putHeader(lr, l)
+	msg := ev.putMessage(lr, l, opts)
 	// "tags" → sentry.tags.<key>
 	putTags(attrs, l, doc["tags"], opts.MaxDepth)
 	// "user", "request": personal data
@@ -76,6 +53,42 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	putOthers(attrs, l, doc, msg.member, opts)
 	// what the map limits cut
 	lr.SetDroppedAttributesCount(l.DroppedCount())
+}
+
+// putMessage writes the message and the exception; it returns the
+// message, whose member the record does not repeat.
+func (ev *Event) putMessage(lr plog.LogRecord, l *sentrysignal.Limiter, opts sentrysignal.Options) message {
+	// "logentry" / "message" → body; else the exception's summary
+	msg := readMessage(ev.Doc)
+	if msg.truncated && opts.Truncations != nil {
+		opts.Truncations.Messages++
+	}
+	chain := readExceptions(ev.Doc)
+	putBody(lr, l, msg, chain, opts.MaxDepth)
+	// "exception" → exception.type, exception.message, exception.stacktrace
+	if !msg.isEmpty() && chain.isSyntheticMessage() {
+		chain = nil // a captured message carrying a stack trace: not an exception
+	}
+	putException(lr.Attributes(), l, chain)
+	return msg
+}
+
+// putHeader writes the fields every record has: when, how severe, which
+// trace, which event.
+func (ev *Event) putHeader(lr plog.LogRecord, l *sentrysignal.Limiter) {
+	// "timestamp"
+	lr.SetTimestamp(ev.Timestamp)
+	// "level": Sentry's default for events is error
+	level := sentrysignal.Str(ev.Doc, "level")
+	lr.SetSeverityText(level)
+	lr.SetSeverityNumber(severity(level))
+	// contexts.trace.trace_id, span_id
+	lr.SetTraceID(ev.TraceID)
+	lr.SetSpanID(ev.SpanID)
+	// "event_id" → log.record.uid
+	if ev.EventID != "" {
+		l.PutStr(lr.Attributes(), string(semconv.LogRecordUIDKey), ev.EventID)
+	}
 }
 
 func severity(level string) plog.SeverityNumber {
@@ -92,28 +105,44 @@ func severity(level string) plog.SeverityNumber {
 // maps; free-form values inside them fall to their JSON text deeper down.
 func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, doc map[string]any, messageMember string, opts sentrysignal.Options) {
 	for _, k := range sortedKeys(doc) {
-		if specialMembers[k] || resourceMembers[k] || k == messageMember || doc[k] == nil {
-			continue
+		if !mappedElsewhere(doc, k, messageMember) {
+			putOther(attrs, l, k, doc[k], opts)
 		}
-		if _, isText := doc[k].(string); k == "level" && isText {
-			continue
-		}
-		x, depth := doc[k], opts.MaxDepth
-		if listInterfaces[k] {
-			x = valuesForm(x)
-		}
-		switch k {
-		case "exception", "threads":
-			depth += interfaceDepth
-			if !opts.IncludeUserData {
-				l.PutAnyOmitting(attrs, AttrPrefix+k, x, depth, omitFrameVars)
-				continue
-			}
-		case "breadcrumbs", "contexts", "debug_meta", "_meta":
-			depth += interfaceDepth
-		}
-		l.PutAny(attrs, AttrPrefix+k, x, depth)
 	}
+}
+
+// mappedElsewhere says whether member k is mapped by a block of its own,
+// by the resource, or not at all (null).
+func mappedElsewhere(doc map[string]any, k, messageMember string) bool {
+	if specialMembers[k] || resourceMembers[k] || k == messageMember || doc[k] == nil {
+		return true
+	}
+	_, isText := doc[k].(string)
+	return k == "level" && isText
+}
+
+// putOther writes member k as sentry.<k>: a list interface in its values
+// form, an interface Sentry shapes deeper than free-form data, frames'
+// vars only with personal data.
+func putOther(attrs pcommon.Map, l *sentrysignal.Limiter, k string, x any, opts sentrysignal.Options) {
+	if listInterfaces[k] {
+		x = valuesForm(x)
+	}
+	depth := opts.MaxDepth
+	if shapedInterfaces[k] {
+		depth += interfaceDepth
+	}
+	if (k == "exception" || k == "threads") && !opts.IncludeUserData {
+		l.PutAnyOmitting(attrs, AttrPrefix+k, x, depth, omitFrameVars)
+		return
+	}
+	l.PutAny(attrs, AttrPrefix+k, x, depth)
+}
+
+// shapedInterfaces are the members whose shape Sentry defines deeper than
+// free-form data: their frames and crumbs stay maps.
+var shapedInterfaces = map[string]bool{
+	"exception": true, "threads": true, "breadcrumbs": true, "contexts": true, "debug_meta": true, "_meta": true,
 }
 
 // omitFrameVars are the "vars" of stack frames: local variables are personal

@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -202,10 +204,11 @@ func TestResourceFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sentrysignal.Resource{
+	want := sentryresource.Resource{
 		Release: "shop@1.4.2", Environment: "production", Platform: "node", ServerName: "build-7",
-		SDKName: "sentry.javascript.node", SDKVersion: "11.1.0",
-		OSName: "Linux", OSVersion: "6.18.0", RuntimeName: "node", RuntimeVersion: "v20.19.2", DeviceArch: "x64",
+		SDK: sentry.ClientSDK{Name: "sentry.javascript.node", Version: "11.1.0"},
+		OS:  sentry.OS{Name: "Linux", Version: "6.18.0"}, Runtime: sentry.Runtime{Name: "node", Version: "v20.19.2"},
+		Device: sentry.Device{Architecture: "x64"},
 	}
 	if ev.Resource != want {
 		t.Errorf("resource = %+v\nwant %+v", ev.Resource, want)

@@ -1,6 +1,7 @@
 package sentryevent
 
 import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -51,28 +52,32 @@ func logentry(member string, le map[string]any) message {
 	}
 }
 
+// putSource writes what the message was formatted from beside it.
+func (m message) putSource(attrs pcommon.Map, l *sentrysignal.Limiter, depth int) {
+	// the body cut at MaxFormattedChars: the template and params below
+	// are whole
+	if m.truncated {
+		if v, ok := l.Put(attrs, AttrMessageTruncated); ok {
+			v.SetBool(true)
+		}
+	}
+	// logentry.message, when the text was formatted from it
+	if m.template != "" {
+		l.PutStr(attrs, AttrMessageTemplate, m.template)
+	}
+	// logentry.params
+	if m.params != nil {
+		l.PutAny(attrs, AttrMessageParameters, m.params, depth)
+	}
+}
+
 // putBody writes the message as the body, its template and params beside
 // it; an event without a message shows its exception's summary.
 func putBody(lr plog.LogRecord, l *sentrysignal.Limiter, msg message, chain exceptionChain, depth int) {
-	attrs := lr.Attributes()
 	// logentry.formatted, else logentry.message / message → body
 	if !msg.isEmpty() {
 		lr.Body().SetStr(msg.formatted)
-		// the body cut at MaxFormattedChars: the template and params
-		// below are whole
-		if msg.truncated {
-			if v, ok := l.Put(attrs, AttrMessageTruncated); ok {
-				v.SetBool(true)
-			}
-		}
-		// logentry.message, when the text was formatted from it
-		if msg.template != "" {
-			l.PutStr(attrs, AttrMessageTemplate, msg.template)
-		}
-		// logentry.params
-		if msg.params != nil {
-			l.PutAny(attrs, AttrMessageParameters, msg.params, depth)
-		}
+		msg.putSource(lr.Attributes(), l, depth)
 		return
 	}
 	// exception.values[-1].type and value → body

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
 )
@@ -16,7 +17,7 @@ import (
 // eventFromRecord reads a record written by PutLogRecord back into the
 // event's members; the members a resource builder maps come from res.
 // It is the "back" column of README.md's mapping table.
-func eventFromRecord(lr plog.LogRecord, res sentrysignal.Resource) map[string]any {
+func eventFromRecord(lr plog.LogRecord, res sentryresource.Resource) map[string]any {
 	ev := map[string]any{}
 	if lr.Timestamp() != 0 {
 		ev["timestamp"] = strconv.FormatUint(uint64(lr.Timestamp()), 10)

@@ -15,26 +15,34 @@ import (
 // kept as their text. Tags of neither shape are kept whole under
 // sentry.tags.
 func putTags(attrs pcommon.Map, l *sentrysignal.Limiter, tags any, depth int) {
+	put := func(k string, v any) { l.PutStr(attrs, AttrTagPrefix+k, tagText(v)) }
 	switch t := tags.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
-			if t[k] != nil {
-				l.PutStr(attrs, AttrTagPrefix+k, tagText(t[k]))
+			if t[k] != nil { // a pair's null value is kept, as its empty text
+				put(k, t[k])
 			}
 		}
 	case []any:
-		for _, p := range t {
-			pair, ok := p.([]any)
-			if !ok || len(pair) != 2 {
-				continue
-			}
-			if k, ok := pair[0].(string); ok {
-				l.PutStr(attrs, AttrTagPrefix+k, tagText(pair[1]))
-			}
-		}
+		forEachPair(t, put)
 	case nil:
 	default:
 		l.PutAny(attrs, AttrPrefix+"tags", t, depth)
+	}
+}
+
+// forEachPair calls f with each [key, value] pair of a list (the form some
+// SDKs send tags and headers in) whose key is a string; other elements
+// are skipped.
+func forEachPair(list []any, f func(k string, v any)) {
+	for _, p := range list {
+		pair, ok := p.([]any)
+		if !ok || len(pair) != 2 {
+			continue
+		}
+		if k, ok := pair[0].(string); ok {
+			f(k, pair[1])
+		}
 	}
 }
 
@@ -63,16 +71,25 @@ func putUser(attrs pcommon.Map, l *sentrysignal.Limiter, user map[string]any, de
 		if v == nil {
 			continue
 		}
-		if key, ok := userKeys[k]; ok && tagText(v) != "" {
-			l.PutStr(attrs, key, tagText(v)) // user.id may be a number
-			continue
-		}
-		if s, ok := v.(string); ok && k == "ip_address" && s != "{{auto}}" {
-			l.PutStr(attrs, string(semconv.ClientAddressKey), s)
+		if key, text := userConvention(k, v); key != "" {
+			l.PutStr(attrs, key, text)
 			continue
 		}
 		l.PutAny(attrs, AttrUserPrefix+k, v, depth)
 	}
+}
+
+// userConvention is the semantic convention's key and value of member k
+// of "user", empty when it has none: a number's text for user.id, a real
+// address for ip_address.
+func userConvention(k string, v any) (key, text string) {
+	if key, ok := userKeys[k]; ok && tagText(v) != "" {
+		return key, tagText(v)
+	}
+	if s, ok := v.(string); ok && k == "ip_address" && s != "{{auto}}" {
+		return string(semconv.ClientAddressKey), s
+	}
+	return "", ""
 }
 
 // putRequest writes "request": url, method, query_string (text),
@@ -82,25 +99,33 @@ func putUser(attrs pcommon.Map, l *sentrysignal.Limiter, user map[string]any, de
 // sentry.request.<member>.
 func putRequest(attrs pcommon.Map, l *sentrysignal.Limiter, req map[string]any, depth int) {
 	for _, k := range sortedKeys(req) {
-		v := req[k]
-		if v == nil {
-			continue
-		}
-		s, isStr := v.(string)
-		switch {
-		case k == "url" && isStr:
-			l.PutStr(attrs, string(semconv.URLFullKey), s)
-		case k == "method" && isStr:
-			l.PutStr(attrs, string(semconv.HTTPRequestMethodKey), s)
-		case k == "query_string" && isStr:
-			l.PutStr(attrs, string(semconv.URLQueryKey), s)
-		case k == "fragment" && isStr:
-			l.PutStr(attrs, string(semconv.URLFragmentKey), s)
-		case k == "headers" && putHeaders(attrs, l, v):
-		default:
-			l.PutAny(attrs, AttrRequestPrefix+k, v, depth)
+		if v := req[k]; v != nil {
+			putRequestMember(attrs, l, k, v, depth)
 		}
 	}
+}
+
+// putRequestMember writes member k of "request": under its convention
+// when it has one, else as sentry.request.<k>.
+func putRequestMember(attrs pcommon.Map, l *sentrysignal.Limiter, k string, v any, depth int) {
+	key, hasKey := requestKeys[k]
+	s, isStr := v.(string)
+	switch {
+	case hasKey && isStr:
+		l.PutStr(attrs, key, s)
+	case k == "headers" && putHeaders(attrs, l, v):
+	default:
+		l.PutAny(attrs, AttrRequestPrefix+k, v, depth)
+	}
+}
+
+// requestKeys are the "request" members with a semantic convention when
+// they are strings.
+var requestKeys = map[string]string{
+	"url":          string(semconv.URLFullKey),
+	"method":       string(semconv.HTTPRequestMethodKey),
+	"query_string": string(semconv.URLQueryKey),
+	"fragment":     string(semconv.URLFragmentKey),
 }
 
 // putHeaders writes request headers (an object, or [name, value] pairs);
@@ -128,13 +153,7 @@ func putHeaders(attrs pcommon.Map, l *sentrysignal.Limiter, headers any) bool {
 		}
 		return true
 	case []any:
-		for _, p := range t {
-			if pair, ok := p.([]any); ok && len(pair) == 2 {
-				if k, ok := pair[0].(string); ok {
-					put(k, pair[1])
-				}
-			}
-		}
+		forEachPair(t, put)
 		return true
 	}
 	return false

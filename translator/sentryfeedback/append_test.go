@@ -21,3 +21,13 @@ func AppendFeedback(payload []byte, opts sentrysignal.Options, dst plog.LogRecor
 	PutFeedback(dst.AppendEmpty(), ev, opts)
 	return 1, nil
 }
+
+// AppendUserReport appends the LogRecord of one "user_report" item; on
+// error it returns a *sentrysignal.DecodeError and appends nothing.
+func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+	logs, err := UserReportLogs(payload, opts)
+	if err != nil {
+		return 0, err
+	}
+	return logs.Append(dst), nil
+}

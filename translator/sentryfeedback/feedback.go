@@ -39,11 +39,32 @@ func DecodeFeedback(payload []byte, opts sentrysignal.Options) (*sentryevent.Eve
 	if err != nil {
 		return nil, err
 	}
-	fb := sentrysignal.Obj(sentrysignal.Obj(ev.Doc, "contexts"), "feedback")
-	if sentrysignal.Str(fb, "message") == "" {
+	if sentrysignal.Str(feedbackContext(ev), "message") == "" {
 		return nil, sentrysignal.PayloadError(ItemFeedback, "contexts.feedback.message", "missing", nil)
 	}
 	return ev, nil
+}
+
+// FeedbackLogs is the router's contract for a "feedback" item: the
+// resource of its event fields, the event it is about, and its one record.
+func FeedbackLogs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	ev, err := DecodeFeedback(payload, opts)
+	if err != nil {
+		return sentrysignal.Logs{}, err
+	}
+	about, _ := sentrysignal.EventID(sentrysignal.Str(feedbackContext(ev), "associated_event_id"))
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{Resource: ev.Resource, AboutEventID: about},
+		Append: func(dst plog.LogRecordSlice) int {
+			PutFeedback(dst.AppendEmpty(), ev, opts)
+			return 1
+		},
+	}, nil
+}
+
+// feedbackContext is contexts.feedback.
+func feedbackContext(ev *sentryevent.Event) map[string]any {
+	return sentrysignal.Obj(sentrysignal.Obj(ev.Doc, "contexts"), "feedback")
 }
 
 // PutFeedback writes a decoded feedback event into lr.

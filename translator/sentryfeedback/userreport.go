@@ -3,6 +3,7 @@ package sentryfeedback
 import (
 	"sort"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
@@ -13,31 +14,47 @@ import (
 // know: "sentry.payload.<member>".
 const AttrPrefix = "sentry.payload."
 
-// AppendUserReport appends the LogRecord of one "user_report" item
-// ({"event_id", "name", "email", "comments"}, which older SDKs send about
-// an event they captured). On error it returns a *sentrysignal.DecodeError
-// and appends nothing.
-func AppendUserReport(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	fail := func(field, reason string, err error) (int, error) {
-		return 0, sentrysignal.PayloadError(ItemUserReport, field, reason, err)
-	}
-	if err := opts.CheckSize(ItemUserReport, payload); err != nil {
-		return 0, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
+// UserReportLogs is the router's contract for a "user_report" item: the
+// event it is about, and its one record. A report names no program.
+func UserReportLogs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	doc, err := sentrysignal.DecodeObject(ItemUserReport, payload, opts)
 	if err != nil {
-		return fail("", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return fail("", "not a JSON object", nil)
+		return sentrysignal.Logs{}, err
 	}
 	eventID, ok := sentrysignal.EventID(sentrysignal.Str(doc, "event_id"))
 	if !ok {
-		return fail("event_id", "not a 32-hex-digit id", nil)
+		return sentrysignal.Logs{}, sentrysignal.PayloadError(ItemUserReport, "event_id", "not a 32-hex-digit id", nil)
 	}
-	putUserReport(dst.AppendEmpty(), doc, eventID, opts.WithDefaults())
-	return 1, nil
+	return sentrysignal.Logs{
+		Facts: sentrysignal.Facts{AboutEventID: eventID},
+		Append: func(dst plog.LogRecordSlice) int {
+			putUserReport(dst.AppendEmpty(), doc, eventID, opts.WithDefaults())
+			return 1
+		},
+	}, nil
+}
+
+// putReporter writes who wrote the report: "name", "email".
+func putReporter(attrs pcommon.Map, doc map[string]any) {
+	if s := sentrysignal.Str(doc, "name"); s != "" {
+		attrs.PutStr(string(semconv.UserFullNameKey), s)
+	}
+	if s := sentrysignal.Str(doc, "email"); s != "" {
+		attrs.PutStr(string(semconv.UserEmailKey), s)
+	}
+}
+
+// otherMembers are the members of a user report no block maps, in key
+// order.
+func otherMembers(doc map[string]any) []string {
+	var others []string
+	for k, v := range doc {
+		if v != nil && !userReportMembers[k] {
+			others = append(others, k)
+		}
+	}
+	sort.Strings(others)
+	return others
 }
 
 var userReportMembers = map[string]bool{"event_id": true, "comments": true, "name": true, "email": true}
@@ -53,22 +70,10 @@ func putUserReport(lr plog.LogRecord, doc map[string]any, eventID string, opts s
 	attrs.PutStr(AttrAssociatedEventID, eventID)
 	// "name", "email": personal data
 	if opts.IncludeUserData {
-		if s := sentrysignal.Str(doc, "name"); s != "" {
-			attrs.PutStr(string(semconv.UserFullNameKey), s)
-		}
-		if s := sentrysignal.Str(doc, "email"); s != "" {
-			attrs.PutStr(string(semconv.UserEmailKey), s)
-		}
+		putReporter(attrs, doc)
 	}
 	// any other member → sentry.payload.<member>
-	var others []string
-	for k, v := range doc {
-		if v != nil && !userReportMembers[k] {
-			others = append(others, k)
-		}
-	}
-	sort.Strings(others)
-	for _, k := range others {
+	for _, k := range otherMembers(doc) {
 		l.PutAny(attrs, AttrPrefix+k, doc[k], opts.MaxDepth)
 	}
 	// what the map limits cut

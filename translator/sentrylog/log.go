@@ -6,6 +6,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -29,95 +30,179 @@ var known = map[string]bool{
 	"body": true, "attributes": true, "severity_number": true,
 }
 
-// AppendLogs appends one LogRecord per log of a "log" item's container and
-// returns how many it appended. A log that cannot be read is dropped and
-// named in a *sentrysignal.PartialError while the others are appended; a
-// payload that is not a container appends nothing and returns a
-// *sentrysignal.DecodeError.
-func AppendLogs(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
-	opts = opts.WithDefaults()
-	items, err := sentrysignal.Container(ItemType, payload, opts)
-	if err != nil {
-		return 0, err
+// Logs is the router's contract for a "log" item: one LogRecord per log
+// of its container, and the resource their sentry.release,
+// sentry.environment, sentry.sdk.* and server.address attributes name
+// (the first log that names each, as the envelope's items fill it). A log
+// that cannot be read is dropped and named in a *sentrysignal.PartialError
+// while the others are kept; a payload that is not a container gives
+// nothing and a *sentrysignal.DecodeError. Each log is written as it is
+// read (sentrysignal.ScanContainer).
+func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
+	b := logBatch{opts: opts.WithDefaults()}
+	b.Restart()
+	if err := sentrysignal.ScanContainer(ItemType, payload, b.opts, &b); err != nil {
+		return sentrysignal.Logs{}, err
 	}
-	partial := sentrysignal.PartialError{Item: ItemType}
-	n := 0
-	// Sized only when empty: the receiver appends every log item of an
-	// envelope to one slice, and sizing it exactly for each item would
-	// copy it once per item; append's doubling grows it after the first.
-	if dst.Len() == 0 {
-		dst.EnsureCapacity(len(items))
-	}
-	for i, raw := range items {
-		lr := plog.NewLogRecord()
-		if de := putLog(lr, raw, opts, i); de != nil {
-			partial.Add(de)
-			continue
-		}
-		lr.MoveTo(dst.AppendEmpty())
-		n++
-	}
-	return n, partial.Err()
+	b.dropSpare()
+	return sentrysignal.LogsOf(b.facts, b.records), b.partial.Err()
 }
 
-// putLog maps one Sentry log.
-func putLog(lr plog.LogRecord, entry any, opts sentrysignal.Options, index int) *sentrysignal.DecodeError {
-	fail := func(field, reason string, err error) *sentrysignal.DecodeError {
-		return sentrysignal.EntryError(ItemType, index, field, reason, err)
+// logBatch is the records of one container being written.
+type logBatch struct {
+	opts    sentrysignal.Options
+	records plog.LogRecordSlice
+	facts   sentrysignal.Facts
+	partial sentrysignal.PartialError
+	// spare says the last record is a cleared one, left by a log that
+	// could not be read, for the next log to use.
+	spare bool
+	// limiter is reset for each log.
+	limiter sentrysignal.Limiter
+}
+
+// Restart starts the batch afresh.
+func (b *logBatch) Restart() {
+	b.records = plog.NewLogRecordSlice()
+	b.facts = sentrysignal.Facts{}
+	b.partial = sentrysignal.PartialError{Item: ItemType}
+	b.spare = false
+}
+
+// Entry writes one log into the next record.
+func (b *logBatch) Entry(index int, entry any) {
+	var lr plog.LogRecord
+	if b.spare {
+		lr = b.records.At(b.records.Len() - 1)
+	} else {
+		lr = b.records.AppendEmpty()
 	}
+	b.limiter.Reset(b.opts)
+	e := logEntry{lr: lr, opts: b.opts, index: index, l: &b.limiter}
+	b.spare = false
+	if de := e.put(entry); de != nil {
+		b.partial.Add(de)
+		plog.NewLogRecord().MoveTo(lr) // cleared, for the next log
+		b.spare = true
+		return
+	}
+	b.facts.Resource.Fill(e.resource)
+}
+
+// dropSpare removes the cleared record a last unreadable log left.
+func (b *logBatch) dropSpare() {
+	if !b.spare {
+		return
+	}
+	last, i := b.records.Len()-1, 0
+	b.records.RemoveIf(func(plog.LogRecord) bool {
+		i++
+		return i-1 == last
+	})
+	b.spare = false
+}
+
+// logEntry is one Sentry log being written into its record.
+type logEntry struct {
+	lr      plog.LogRecord
+	members map[string]any
+	l       *sentrysignal.Limiter
+	opts    sentrysignal.Options
+	index   int
+	// resource is what the log's attributes name of its program.
+	resource sentryresource.Resource
+	// severityKept says "severity_number" was the record's.
+	severityKept bool
+}
+
+func (e *logEntry) fail(field, reason string, err error) *sentrysignal.DecodeError {
+	return sentrysignal.EntryError(ItemType, e.index, field, reason, err)
+}
+
+// put maps one Sentry log, member by member.
+func (e *logEntry) put(entry any) *sentrysignal.DecodeError {
 	members, ok := entry.(map[string]any)
 	if !ok {
-		return fail("", "not a JSON object", nil)
+		return e.fail("", "not a JSON object", nil)
 	}
-	l := sentrysignal.NewLimiter(opts)
-	// "timestamp"
-	ts, err := sentrysignal.TimestampOf(members["timestamp"])
-	if err != nil {
-		return fail("timestamp", "not a timestamp", err)
-	}
-	lr.SetTimestamp(ts)
-	// "trace_id"
-	if s := sentrysignal.Str(members, "trace_id"); s != "" {
-		id, err := sentrysignal.TraceID(s)
-		if err != nil {
-			return fail("trace_id", "not a trace id", err)
-		}
-		lr.SetTraceID(id)
-	}
-	// "level" → SeverityText; "severity_number", else the level's number
-	level := sentrysignal.Str(members, "level")
-	lr.SetSeverityText(level)
-	lr.SetSeverityNumber(sentrysignal.Severity(level))
-	severityKept := false
-	if n, ok := sentrysignal.Int(members, "severity_number"); ok && n >= 1 && n <= 24 {
-		lr.SetSeverityNumber(plog.SeverityNumber(n))
-		severityKept = true
-	}
-	// "body"
-	l.SetAny(lr.Body(), members["body"], opts.MaxDepth)
-	// "attributes": typed, each keeps its type
-	if attrs := members["attributes"]; attrs != nil {
-		if err := l.PutEntryAttributes(lr.Attributes(), attrs); errors.Is(err, sentrysignal.ErrNotObject) {
-			return fail("attributes", "not an object", nil)
-		} else if err != nil {
-			return fail("attributes", "not typed attributes", err)
+	e.members = members
+	for _, step := range [...]func() *sentrysignal.DecodeError{
+		e.putTimestamp, e.putTraceID, e.putSeverity, e.putBody, e.putAttributes, e.putSpanID, e.putOthers,
+	} {
+		if de := step(); de != nil {
+			return de
 		}
 	}
-	// "span_id" (Python), else attributes."sentry.trace.parent_span_id" (JavaScript)
-	if de := putSpanID(lr, sentrysignal.Str(members, "span_id"), fail); de != nil {
-		return de
-	}
-	// any other member (and a severity_number outside 1–24) → sentry.payload.<member>
-	putOthers(lr, l, members, severityKept, opts)
 	// what the map limits cut
-	lr.SetDroppedAttributesCount(l.DroppedCount())
+	e.lr.SetDroppedAttributesCount(e.l.DroppedCount())
 	return nil
 }
 
-func putSpanID(lr plog.LogRecord, s string, fail func(string, string, error) *sentrysignal.DecodeError) *sentrysignal.DecodeError {
-	field := "span_id"
+// putTimestamp: "timestamp"
+func (e *logEntry) putTimestamp() *sentrysignal.DecodeError {
+	ts, err := sentrysignal.TimestampOf(e.members["timestamp"])
+	if err != nil {
+		return e.fail("timestamp", "not a timestamp", err)
+	}
+	e.lr.SetTimestamp(ts)
+	return nil
+}
+
+// putTraceID: "trace_id"
+func (e *logEntry) putTraceID() *sentrysignal.DecodeError {
+	s := sentrysignal.Str(e.members, "trace_id")
 	if s == "" {
-		if v, ok := lr.Attributes().Get(AttrParentSpanID); ok {
+		return nil
+	}
+	id, err := sentrysignal.TraceID(s)
+	if err != nil {
+		return e.fail("trace_id", "not a trace id", err)
+	}
+	e.lr.SetTraceID(id)
+	return nil
+}
+
+// putSeverity: "level" → SeverityText; "severity_number", else the
+// level's number
+func (e *logEntry) putSeverity() *sentrysignal.DecodeError {
+	level := sentrysignal.Str(e.members, "level")
+	e.lr.SetSeverityText(level)
+	e.lr.SetSeverityNumber(sentrysignal.Severity(level))
+	if n, ok := sentrysignal.Int(e.members, "severity_number"); ok && n >= 1 && n <= 24 {
+		e.lr.SetSeverityNumber(plog.SeverityNumber(n))
+		e.severityKept = true
+	}
+	return nil
+}
+
+// putBody: "body"
+func (e *logEntry) putBody() *sentrysignal.DecodeError {
+	e.l.SetAny(e.lr.Body(), e.members["body"], e.opts.MaxDepth)
+	return nil
+}
+
+// putAttributes: "attributes", typed, each keeps its type
+func (e *logEntry) putAttributes() *sentrysignal.DecodeError {
+	attrs := e.members["attributes"]
+	if attrs == nil {
+		return nil
+	}
+	err := e.l.PutEntryAttributes(e.lr.Attributes(), attrs, &e.resource)
+	switch {
+	case errors.Is(err, sentrysignal.ErrNotObject):
+		return e.fail("attributes", "not an object", nil)
+	case err != nil:
+		return e.fail("attributes", "not typed attributes", err)
+	}
+	return nil
+}
+
+// putSpanID: "span_id" (Python), else attributes."sentry.trace.parent_span_id"
+// (JavaScript)
+func (e *logEntry) putSpanID() *sentrysignal.DecodeError {
+	s, field := sentrysignal.Str(e.members, "span_id"), "span_id"
+	if s == "" {
+		if v, ok := e.lr.Attributes().Get(AttrParentSpanID); ok {
 			s, field = v.Str(), "attributes."+AttrParentSpanID
 		}
 	}
@@ -126,21 +211,33 @@ func putSpanID(lr plog.LogRecord, s string, fail func(string, string, error) *se
 	}
 	id, err := sentrysignal.SpanID(s)
 	if err != nil {
-		return fail(field, "not a span id", err)
+		return e.fail(field, "not a span id", err)
 	}
-	lr.SetSpanID(id)
+	e.lr.SetSpanID(id)
 	return nil
 }
 
-func putOthers(lr plog.LogRecord, l *sentrysignal.Limiter, members map[string]any, severityKept bool, opts sentrysignal.Options) {
+// mapped says whether a block maps member k: a known member, but a
+// "severity_number" that did not become the record's.
+func (e *logEntry) mapped(k string) bool {
+	if k == "severity_number" {
+		return e.severityKept
+	}
+	return known[k]
+}
+
+// putOthers: any other member (and a severity_number outside 1–24) →
+// sentry.payload.<member>
+func (e *logEntry) putOthers() *sentrysignal.DecodeError {
 	var others []string
-	for k, v := range members {
-		if v != nil && (!known[k] || k == "severity_number" && !severityKept) {
+	for k, v := range e.members {
+		if v != nil && !e.mapped(k) {
 			others = append(others, k)
 		}
 	}
 	sort.Strings(others)
 	for _, k := range others {
-		l.PutAny(lr.Attributes(), AttrPrefix+k, members[k], opts.MaxDepth)
+		e.l.PutAny(e.lr.Attributes(), AttrPrefix+k, e.members[k], e.opts.MaxDepth)
 	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -46,82 +47,117 @@ type keyValue struct {
 	Value json.RawMessage `json:"value"`
 }
 
-// AppendOTelLog appends the LogRecord of one "otel_log" item. On error it
-// returns a *sentrysignal.DecodeError and appends nothing.
-func AppendOTelLog(payload []byte, opts sentrysignal.Options, dst plog.LogRecordSlice) (int, error) {
+// OTelLogs is the router's contract for an "otel_log" item: its one
+// LogRecord, and the resource its sentry.release, sentry.environment,
+// sentry.sdk.* and server.address string attributes name. On error it
+// gives a *sentrysignal.DecodeError and nothing to append.
+func OTelLogs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
 	opts = opts.WithDefaults()
 	if err := opts.CheckSize(OTelItemType, payload); err != nil {
-		return 0, err
+		return sentrysignal.Logs{}, err
 	}
 	var l otelLog
 	if err := json.Unmarshal(payload, &l); err != nil {
-		return 0, sentrysignal.PayloadError(OTelItemType, "", "not an OpenTelemetry log", err)
+		return sentrysignal.Logs{}, sentrysignal.PayloadError(OTelItemType, "", "not an OpenTelemetry log", err)
 	}
-	lr := plog.NewLogRecord()
-	if de := putOTelLog(lr, &l, opts); de != nil {
-		return 0, de
+	records := plog.NewLogRecordSlice()
+	var facts sentrysignal.Facts
+	if de := putOTelLog(records.AppendEmpty(), &l, opts, &facts.Resource); de != nil {
+		return sentrysignal.Logs{}, de
 	}
-	lr.MoveTo(dst.AppendEmpty())
-	return 1, nil
+	return sentrysignal.LogsOf(facts, records), nil
 }
 
-func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options) *sentrysignal.DecodeError {
-	fail := func(field, reason string, err error) *sentrysignal.DecodeError {
-		return sentrysignal.PayloadError(OTelItemType, field, reason, err)
+func otelFail(field, reason string, err error) *sentrysignal.DecodeError {
+	return sentrysignal.PayloadError(OTelItemType, field, reason, err)
+}
+
+// putOTelLog maps the log's fields in OTLP's order, noting in res what its
+// attributes name of the program.
+func putOTelLog(lr plog.LogRecord, l *otelLog, opts sentrysignal.Options, res *sentryresource.Resource) *sentrysignal.DecodeError {
+	for _, put := range [...]func(plog.LogRecord, *otelLog) *sentrysignal.DecodeError{putOTelTimes, putOTelSeverity, putOTelIDs} {
+		if de := put(lr, l); de != nil {
+			return de
+		}
 	}
-	// time_unix_nano (else Sentry's "timestamp" seconds), observed_time_unix_nano
+	// flags, event_name
+	lr.SetFlags(plog.LogRecordFlags(l.Flags))
+	lr.SetEventName(l.EventName + l.EventNameC)
+	lim := sentrysignal.NewLimiter(opts)
+	// body
+	if err := putAnyValue(lr.Body(), lim, l.Body, opts.MaxDepth); err != nil {
+		return otelFail("body", "not an AnyValue", err)
+	}
+	if de := putOTelAttributes(lr.Attributes(), lim, l.Attributes, opts.MaxDepth, res); de != nil {
+		return de
+	}
+	// what the sender dropped (dropped_attributes_count), and what the map
+	// limits cut
+	lr.SetDroppedAttributesCount(saturatingAdd(l.DroppedAttributes+l.DroppedAttributesC, lim.DroppedCount()))
+	return nil
+}
+
+// putOTelTimes: time_unix_nano (else Sentry's "timestamp" seconds),
+// observed_time_unix_nano
+func putOTelTimes(lr plog.LogRecord, l *otelLog) *sentrysignal.DecodeError {
 	ts, err := unixNano(first(l.TimeUnixNano, l.TimeUnixNanoC))
 	if err == nil && ts == 0 && !sentrysignal.IsNull(l.Timestamp) {
 		ts, err = sentrysignal.Timestamp(l.Timestamp)
 	}
 	if err != nil {
-		return fail("time_unix_nano", "not a timestamp", err)
+		return otelFail("time_unix_nano", "not a timestamp", err)
 	}
 	lr.SetTimestamp(ts)
 	observed, err := unixNano(first(l.ObservedUnixNano, l.ObservedUnixNanoC))
 	if err != nil {
-		return fail("observed_time_unix_nano", "not a timestamp", err)
+		return otelFail("observed_time_unix_nano", "not a timestamp", err)
 	}
 	lr.SetObservedTimestamp(observed)
-	// severity_text, severity_number
+	return nil
+}
+
+// putOTelSeverity: severity_text, severity_number
+func putOTelSeverity(lr plog.LogRecord, l *otelLog) *sentrysignal.DecodeError {
 	lr.SetSeverityText(l.SeverityText + l.SeverityTextC)
 	lr.SetSeverityNumber(plog.SeverityNumber(l.SeverityNumber + l.SeverityNumberC))
-	// trace_id, span_id, flags, event_name, dropped_attributes_count
+	return nil
+}
+
+// putOTelIDs: trace_id, span_id
+func putOTelIDs(lr plog.LogRecord, l *otelLog) *sentrysignal.DecodeError {
 	if s := l.TraceID + l.TraceIDC; s != "" {
 		id, err := sentrysignal.TraceID(s)
 		if err != nil {
-			return fail("trace_id", "not a trace id", err)
+			return otelFail("trace_id", "not a trace id", err)
 		}
 		lr.SetTraceID(id)
 	}
 	if s := l.SpanID + l.SpanIDC; s != "" {
 		id, err := sentrysignal.SpanID(s)
 		if err != nil {
-			return fail("span_id", "not a span id", err)
+			return otelFail("span_id", "not a span id", err)
 		}
 		lr.SetSpanID(id)
 	}
-	lr.SetFlags(plog.LogRecordFlags(l.Flags))
-	lr.SetEventName(l.EventName + l.EventNameC)
-	lim := sentrysignal.NewLimiter(opts)
-	// body
-	if err := putAnyValue(lr.Body(), lim, l.Body, opts.MaxDepth); err != nil {
-		return fail("body", "not an AnyValue", err)
-	}
-	// attributes: beyond the map limit each is still read, to refuse the
-	// payload on a bad one wherever it is
-	values, kept := lim.Entries(lr.Attributes(), keysOf(l.Attributes))
-	for i, kv := range l.Attributes {
+	return nil
+}
+
+// putOTelAttributes: attributes; beyond the map limit each is still read,
+// to refuse the payload on a bad one wherever it is
+func putOTelAttributes(m pcommon.Map, lim *sentrysignal.Limiter, kvs []keyValue, depth int, res *sentryresource.Resource) *sentrysignal.DecodeError {
+	values, kept := lim.Entries(m, keysOf(kvs))
+	for i, kv := range kvs {
 		v := values[i]
 		if !kept[i] {
 			v = pcommon.NewValueEmpty()
 		}
-		if err := putAnyValue(v, lim, kv.Value, opts.MaxDepth); err != nil {
-			return fail("attributes["+strconv.Itoa(i)+"]", "not an AnyValue", err)
+		if err := putAnyValue(v, lim, kv.Value, depth); err != nil {
+			return otelFail("attributes["+strconv.Itoa(i)+"]", "not an AnyValue", err)
+		}
+		if kept[i] && v.Type() == pcommon.ValueTypeStr {
+			sentrysignal.NoteResourceAttribute(res, kv.Key, v.Str())
 		}
 	}
-	// what the sender dropped, and what the map limits cut
-	lr.SetDroppedAttributesCount(saturatingAdd(l.DroppedAttributes+l.DroppedAttributesC, lim.DroppedCount()))
 	return nil
 }
 
@@ -201,29 +237,83 @@ func putAnyValue(v pcommon.Value, lim *sentrysignal.Limiter, raw json.RawMessage
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return err
 	}
+	if done, err := a.putScalar(v); done {
+		return err
+	}
 	switch {
-	case a.StringValue != nil || a.StringValueC != nil:
-		v.SetStr(deref(a.StringValue, a.StringValueC))
-	case a.BoolValue != nil || a.BoolValueC != nil:
-		v.SetBool(deref(a.BoolValue, a.BoolValueC))
-	case !sentrysignal.IsNull(a.IntValue) || !sentrysignal.IsNull(a.IntValueC):
-		return putSignedInt(v, first(a.IntValue, a.IntValueC))
-	case a.DoubleValue != nil || a.DoubleValueC != nil:
-		v.SetDouble(deref(a.DoubleValue, a.DoubleValueC))
-	case a.BytesValue != nil || a.BytesValueC != nil:
-		b, err := base64.StdEncoding.DecodeString(deref(a.BytesValue, a.BytesValueC))
-		if err != nil {
-			return err
-		}
-		v.SetEmptyBytes().FromRaw(b)
-	case depth <= 0 && (a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil):
+	case !a.isComposite():
+	case depth <= 0:
 		v.SetStr(string(raw))
 	case a.ArrayValue != nil || a.ArrayValueC != nil:
 		return putArray(v, lim, a, depth)
-	case a.KVListValue != nil || a.KVListValueC != nil:
+	default:
 		return putKVList(v, lim, a, depth)
 	}
 	return nil
+}
+
+// putScalar writes a string, bool, int, double or bytes value, in that
+// order of precedence; done is false when a holds none of them.
+func (a *anyValue) putScalar(v pcommon.Value) (done bool, err error) {
+	for _, put := range [...]func(pcommon.Value) (bool, error){a.putString, a.putBool, a.putInt, a.putDouble, a.putBytes} {
+		if done, err := put(v); done {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+// putString writes string_value.
+func (a *anyValue) putString(v pcommon.Value) (bool, error) {
+	if a.StringValue == nil && a.StringValueC == nil {
+		return false, nil
+	}
+	v.SetStr(deref(a.StringValue, a.StringValueC))
+	return true, nil
+}
+
+// putBool writes bool_value.
+func (a *anyValue) putBool(v pcommon.Value) (bool, error) {
+	if a.BoolValue == nil && a.BoolValueC == nil {
+		return false, nil
+	}
+	v.SetBool(deref(a.BoolValue, a.BoolValueC))
+	return true, nil
+}
+
+// putInt writes int_value.
+func (a *anyValue) putInt(v pcommon.Value) (bool, error) {
+	if sentrysignal.IsNull(a.IntValue) && sentrysignal.IsNull(a.IntValueC) {
+		return false, nil
+	}
+	return true, putSignedInt(v, first(a.IntValue, a.IntValueC))
+}
+
+// putDouble writes double_value.
+func (a *anyValue) putDouble(v pcommon.Value) (bool, error) {
+	if a.DoubleValue == nil && a.DoubleValueC == nil {
+		return false, nil
+	}
+	v.SetDouble(deref(a.DoubleValue, a.DoubleValueC))
+	return true, nil
+}
+
+// putBytes writes bytes_value from its base64 text.
+func (a *anyValue) putBytes(v pcommon.Value) (bool, error) {
+	if a.BytesValue == nil && a.BytesValueC == nil {
+		return false, nil
+	}
+	b, err := base64.StdEncoding.DecodeString(deref(a.BytesValue, a.BytesValueC))
+	if err != nil {
+		return true, err
+	}
+	v.SetEmptyBytes().FromRaw(b)
+	return true, nil
+}
+
+// isComposite says whether a holds an array or a key/value list.
+func (a *anyValue) isComposite() bool {
+	return a.ArrayValue != nil || a.ArrayValueC != nil || a.KVListValue != nil || a.KVListValueC != nil
 }
 
 func putArray(v pcommon.Value, lim *sentrysignal.Limiter, a anyValue, depth int) error {

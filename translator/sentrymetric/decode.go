@@ -13,55 +13,100 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
-// decodePoint reads one metric of a container; everything that can fail
-// fails here, before any Metric is started for it.
-func decodePoint(entry any, opts sentrysignal.Options, index int) (*point, *sentrysignal.DecodeError) {
-	fail := func(field, reason string, err error) (*point, *sentrysignal.DecodeError) {
-		return nil, sentrysignal.EntryError(ItemType, index, field, reason, err)
-	}
+// decodePoint reads one metric of a container into p (the batch's, reset
+// for each metric, as is l); everything that can fail fails here, before
+// any Metric is started for it.
+func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentrysignal.DecodeError {
 	members, ok := entry.(map[string]any)
 	if !ok {
-		return fail("", "not a JSON object", nil)
+		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
-	p := &point{
-		name: sentrysignal.Str(members, "name"),
-		typ:  sentrysignal.Str(members, "type"),
-		unit: sentrysignal.Str(members, "unit"),
+	*p = point{attrs: pcommon.NewMap()}
+	d := pointDecoder{members: members, index: index, p: p, l: l}
+	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
+		if de := step(); de != nil {
+			return de
+		}
 	}
-	if p.name == "" {
-		return fail("name", "missing", nil)
+	return nil
+}
+
+// pointDecoder reads the members of one metric into its point.
+type pointDecoder struct {
+	members map[string]any
+	index   int
+	p       *point
+	l       *sentrysignal.Limiter
+}
+
+func (d *pointDecoder) fail(field, reason string, err error) *sentrysignal.DecodeError {
+	return sentrysignal.EntryError(ItemType, d.index, field, reason, err)
+}
+
+// readSeries: "name", "type", "unit"
+func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
+	d.p.name = sentrysignal.Str(d.members, "name")
+	d.p.typ = sentrysignal.Str(d.members, "type")
+	d.p.unit = sentrysignal.Str(d.members, "unit")
+	if d.p.name == "" {
+		return d.fail("name", "missing", nil)
 	}
-	if p.typ != TypeCounter && p.typ != TypeGauge && p.typ != TypeDistribution {
-		return fail("type", "not counter, gauge or distribution", nil)
+	if d.p.typ != TypeCounter && d.p.typ != TypeGauge && d.p.typ != TypeDistribution {
+		return d.fail("type", "not counter, gauge or distribution", nil)
 	}
+	return nil
+}
+
+// readTimestamp: "timestamp"
+func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
+	ts, err := sentrysignal.TimestampOf(d.members["timestamp"])
+	if err != nil {
+		return d.fail("timestamp", "not a timestamp", err)
+	}
+	d.p.ts = ts
+	return nil
+}
+
+// readValue: "value"
+func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
+	v, err := readNumber(d.members["value"])
+	if err != nil {
+		return d.fail("value", "not a number", err)
+	}
+	d.p.value = v
+	return nil
+}
+
+// readIDs: "trace_id", "span_id"
+func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 	var err error
-	if p.ts, err = sentrysignal.TimestampOf(members["timestamp"]); err != nil {
-		return fail("timestamp", "not a timestamp", err)
-	}
-	if p.value, err = readNumber(members["value"]); err != nil {
-		return fail("value", "not a number", err)
-	}
-	if s := sentrysignal.Str(members, "trace_id"); s != "" {
-		if p.traceID, err = sentrysignal.TraceID(s); err != nil {
-			return fail("trace_id", "not a trace id", err)
+	if s := sentrysignal.Str(d.members, "trace_id"); s != "" {
+		if d.p.traceID, err = sentrysignal.TraceID(s); err != nil {
+			return d.fail("trace_id", "not a trace id", err)
 		}
 	}
-	if s := sentrysignal.Str(members, "span_id"); s != "" {
-		if p.spanID, err = sentrysignal.SpanID(s); err != nil {
-			return fail("span_id", "not a span id", err)
+	if s := sentrysignal.Str(d.members, "span_id"); s != "" {
+		if d.p.spanID, err = sentrysignal.SpanID(s); err != nil {
+			return d.fail("span_id", "not a span id", err)
 		}
 	}
-	p.attrs = pcommon.NewMap()
-	l := sentrysignal.NewLimiter(opts)
-	if a := members["attributes"]; a != nil {
-		if err := l.PutEntryAttributes(p.attrs, a); errors.Is(err, sentrysignal.ErrNotObject) {
-			return fail("attributes", "not an object", nil)
-		} else if err != nil {
-			return fail("attributes", "not typed attributes", err)
+	return nil
+}
+
+// readAttributes: "attributes", typed; the other members →
+// sentry.payload.<member>
+func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
+	if a := d.members["attributes"]; a != nil {
+		err := d.l.PutEntryAttributes(d.p.attrs, a, &d.p.resource)
+		switch {
+		case errors.Is(err, sentrysignal.ErrNotObject):
+			return d.fail("attributes", "not an object", nil)
+		case err != nil:
+			return d.fail("attributes", "not typed attributes", err)
 		}
 	}
-	putOthers(p.attrs, l, members, opts.MaxDepth)
-	return p, nil
+	putOthers(d.p.attrs, d.l, d.members, d.l.MaxDepth())
+	return nil
 }
 
 // readNumber reads "value": an integer stays one; NaN and infinities
@@ -71,8 +116,10 @@ func readNumber(x any) (number, error) {
 	if !ok {
 		return number{}, sentrysignal.ErrMissing
 	}
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-		return number{isInt: true, i: i}, nil
+	if sentrysignal.IsIntegerText(string(n)) {
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return number{isInt: true, i: i}, nil
+		}
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {

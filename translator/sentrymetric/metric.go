@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -38,6 +39,8 @@ type point struct {
 	traceID         pcommon.TraceID
 	spanID          pcommon.SpanID
 	attrs           pcommon.Map // "attributes" and the unknown members
+	// resource is what the attributes name of the program.
+	resource sentryresource.Resource
 }
 
 // number keeps an integer value apart from a float one.
@@ -54,37 +57,63 @@ func (n number) float() float64 {
 	return n.f
 }
 
-// AppendMetrics appends the metrics of one "trace_metric" container to dst
-// and returns the number of data points appended. Metrics of the same
-// name, type and unit share one pmetric.Metric, in the order they first
-// appear, each entry one data point. An entry that cannot be read is
-// dropped alone (a *sentrysignal.PartialError names it); a payload that is
-// not a container appends nothing (a *sentrysignal.DecodeError).
-func AppendMetrics(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
-	opts = opts.WithDefaults()
-	items, err := sentrysignal.Container(ItemType, payload, opts)
-	if err != nil {
-		return 0, err
+// Metrics is the router's contract for a "trace_metric" item: its
+// metrics, and the resource their sentry.release, sentry.environment,
+// sentry.sdk.* and server.address attributes name (read from the first
+// point of each metric). Metrics of the same name, type and unit share one
+// pmetric.Metric, in the order they first appear, each entry one data
+// point. An entry that cannot be read is dropped alone (a
+// *sentrysignal.PartialError names it); a payload that is not a container
+// gives nothing (a *sentrysignal.DecodeError).
+func Metrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
+	b := metricBatch{opts: opts.WithDefaults()}
+	b.Restart()
+	if err := sentrysignal.ScanContainer(ItemType, payload, b.opts, &b); err != nil {
+		return sentrysignal.Metrics{}, err
 	}
-	partial := sentrysignal.PartialError{Item: ItemType}
-	groups := map[groupKey]pmetric.Metric{}
-	n := 0
-	for i, entry := range items {
-		p, de := decodePoint(entry, opts, i)
-		if de != nil {
-			partial.Add(de)
-			continue
-		}
-		key := groupKey{p.name, p.typ, p.unit}
-		m, ok := groups[key]
-		if !ok {
-			m = newMetric(dst.AppendEmpty(), p)
-			groups[key] = m
-		}
-		putPoint(m, p)
-		n++
+	return sentrysignal.MetricsOf(b.facts, b.metrics, b.points), b.partial.Err()
+}
+
+// metricBatch is the metrics of one container being written.
+type metricBatch struct {
+	opts    sentrysignal.Options
+	metrics pmetric.MetricSlice
+	groups  map[groupKey]pmetric.Metric
+	facts   sentrysignal.Facts
+	partial sentrysignal.PartialError
+	points  int
+	// point and limiter are reset for each metric.
+	point   point
+	limiter sentrysignal.Limiter
+}
+
+// Restart starts the batch afresh.
+func (b *metricBatch) Restart() {
+	b.metrics = pmetric.NewMetricSlice()
+	b.groups = map[groupKey]pmetric.Metric{}
+	b.facts = sentrysignal.Facts{}
+	b.partial = sentrysignal.PartialError{Item: ItemType}
+	b.points = 0
+}
+
+// Entry writes one metric as a point of its series' Metric, which the
+// first point of a series starts.
+func (b *metricBatch) Entry(index int, entry any) {
+	b.limiter.Reset(b.opts)
+	p := &b.point
+	if de := decodePoint(p, &b.limiter, entry, index); de != nil {
+		b.partial.Add(de)
+		return
 	}
-	return n, partial.Err()
+	key := groupKey{p.name, p.typ, p.unit}
+	m, ok := b.groups[key]
+	if !ok {
+		m = newMetric(b.metrics.AppendEmpty(), p)
+		b.groups[key] = m
+		b.facts.Resource.Fill(p.resource)
+	}
+	putPoint(m, p)
+	b.points++
 }
 
 type groupKey struct{ name, typ, unit string }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -29,45 +30,69 @@ type statsdLine struct {
 	ts              pcommon.Timestamp
 }
 
-// AppendStatsd appends the buckets of a "statsd" item, one data point
-// each, and returns how many it appended. Buckets of the same name, type
-// and unit share one Metric: a counter is a delta Sum, a distribution a
-// delta exponential histogram of its values, a gauge a Gauge of its last
-// value, a set a Gauge of the number of distinct values. A line that
-// cannot be read is dropped alone (a *sentrysignal.PartialError, Index =
-// the line); a payload over the limits appends nothing.
-func AppendStatsd(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+// StatsdMetrics is the router's contract for a "statsd" item: one data
+// point per bucket, and the resource the tags of each metric's first
+// bucket name (sentry.release, sentry.environment, sentry.sdk.*,
+// server.address). Buckets of the same name, type and unit share one
+// Metric: a counter is a delta Sum, a distribution a delta exponential
+// histogram of its values, a gauge a Gauge of its last value, a set a
+// Gauge of the number of distinct values. A line that cannot be read is
+// dropped alone (a *sentrysignal.PartialError, Index = the line); a
+// payload over the limits gives nothing.
+func StatsdMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
 	opts = opts.WithDefaults()
 	if err := opts.CheckSize(StatsdItemType, payload); err != nil {
-		return 0, err
+		return sentrysignal.Metrics{}, err
 	}
 	lines := bytes.Split(bytes.TrimRight(payload, "\r\n"), []byte("\n"))
 	if len(lines) > opts.MaxItems {
-		return 0, sentrysignal.PayloadError(StatsdItemType, "", "more lines than the limit", nil)
+		return sentrysignal.Metrics{}, sentrysignal.PayloadError(StatsdItemType, "", "more lines than the limit", nil)
 	}
-	partial := sentrysignal.PartialError{Item: StatsdItemType}
-	groups := map[groupKey]pmetric.Metric{}
-	lim := sentrysignal.NewLimiter(opts)
-	n := 0
+	b := statsdBatch{
+		partial: sentrysignal.PartialError{Item: StatsdItemType},
+		metrics: pmetric.NewMetricSlice(),
+		groups:  map[groupKey]pmetric.Metric{},
+		lim:     sentrysignal.NewLimiter(opts),
+	}
 	for i, raw := range lines {
-		if len(bytes.TrimSpace(raw)) == 0 {
-			continue
-		}
-		l, err := parseStatsdLine(string(raw))
-		if err != nil {
-			partial.Add(sentrysignal.EntryError(StatsdItemType, i, "", "not a statsd bucket", err))
-			continue
-		}
-		key := groupKey{l.name, l.typ, l.unit}
-		m, ok := groups[key]
-		if !ok {
-			m = newStatsdMetric(dst.AppendEmpty(), &l)
-			groups[key] = m
-		}
-		putStatsdPoint(m, &l, lim)
-		n++
+		b.add(i, raw)
 	}
-	return n, partial.Err()
+	return sentrysignal.MetricsOf(b.facts, b.metrics, b.points), b.partial.Err()
+}
+
+// statsdBatch is the metrics of one statsd item being written.
+type statsdBatch struct {
+	partial sentrysignal.PartialError
+	facts   sentrysignal.Facts
+	metrics pmetric.MetricSlice
+	groups  map[groupKey]pmetric.Metric
+	lim     *sentrysignal.Limiter
+	points  int
+}
+
+// add writes line i; a blank line is none.
+func (b *statsdBatch) add(i int, raw []byte) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return
+	}
+	l, err := parseStatsdLine(string(raw))
+	if err != nil {
+		b.partial.Add(sentrysignal.EntryError(StatsdItemType, i, "", "not a statsd bucket", err))
+		return
+	}
+	key := groupKey{l.name, l.typ, l.unit}
+	m, ok := b.groups[key]
+	var res *sentryresource.Resource
+	if !ok {
+		m = newStatsdMetric(b.metrics.AppendEmpty(), &l)
+		b.groups[key] = m
+		res = new(sentryresource.Resource)
+	}
+	putStatsdPoint(m, &l, b.lim, res)
+	if res != nil {
+		b.facts.Resource.Fill(*res)
+	}
+	b.points++
 }
 
 func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
@@ -89,35 +114,10 @@ func newStatsdMetric(m pmetric.Metric, l *statsdLine) pmetric.Metric {
 	return m
 }
 
-func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter) {
-	var attrs pcommon.Map
-	switch l.typ {
-	case "c":
-		dp := m.Sum().DataPoints().AppendEmpty()
-		setNumber(dp, l.values[0], l.ts)
-		if l.values[0].float() < 0 {
-			m.Sum().SetIsMonotonic(false)
-		}
-		attrs = dp.Attributes()
-	case "d":
-		dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
-		dp.SetStartTimestamp(l.ts)
-		dp.SetTimestamp(l.ts)
-		values := make([]float64, len(l.values))
-		for i, v := range l.values {
-			values[i] = v.float()
-		}
-		sentrysignal.PutObservations(dp, values)
-		attrs = dp.Attributes()
-	case "g": // last:min:max:sum:count, or one value: the last
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		setNumber(dp, l.values[0], l.ts)
-		attrs = dp.Attributes()
-	case "s": // the distinct values seen in the bucket
-		dp := m.Gauge().DataPoints().AppendEmpty()
-		setNumber(dp, number{isInt: true, i: int64(distinct(l.values))}, l.ts)
-		attrs = dp.Attributes()
-	}
+// putStatsdPoint appends l's data point to m; with res, the tags that
+// name the program are noted in it.
+func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter, res *sentryresource.Resource) {
+	attrs := appendStatsdPoint(m, l)
 	// #tags
 	keys := make([]string, len(l.tags))
 	for i, t := range l.tags {
@@ -125,10 +125,52 @@ func putStatsdPoint(m pmetric.Metric, l *statsdLine, lim *sentrysignal.Limiter) 
 	}
 	values, kept := lim.Entries(attrs, keys)
 	for i, t := range l.tags {
-		if kept[i] {
-			values[i].SetStr(t[1])
+		if !kept[i] {
+			continue
+		}
+		values[i].SetStr(t[1])
+		if res != nil {
+			sentrysignal.NoteResourceAttribute(res, t[0], t[1])
 		}
 	}
+}
+
+// appendStatsdPoint appends the point of l's values by its type and
+// returns its attributes.
+func appendStatsdPoint(m pmetric.Metric, l *statsdLine) pcommon.Map {
+	switch l.typ {
+	case "c":
+		dp := m.Sum().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		if l.values[0].float() < 0 {
+			m.Sum().SetIsMonotonic(false)
+		}
+		return dp.Attributes()
+	case "d":
+		return appendStatsdDistribution(m, l)
+	case "g": // last:min:max:sum:count, or one value: the last
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, l.values[0], l.ts)
+		return dp.Attributes()
+	default: // "s": the distinct values seen in the bucket
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		setNumber(dp, number{isInt: true, i: int64(distinct(l.values))}, l.ts)
+		return dp.Attributes()
+	}
+}
+
+// appendStatsdDistribution appends a distribution's values as one
+// exponential histogram point.
+func appendStatsdDistribution(m pmetric.Metric, l *statsdLine) pcommon.Map {
+	dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+	dp.SetStartTimestamp(l.ts)
+	dp.SetTimestamp(l.ts)
+	values := make([]float64, len(l.values))
+	for i, v := range l.values {
+		values[i] = v.float()
+	}
+	sentrysignal.PutObservations(dp, values)
+	return dp.Attributes()
 }
 
 func setNumber(dp pmetric.NumberDataPoint, v number, ts pcommon.Timestamp) {
@@ -163,24 +205,46 @@ func parseStatsdLine(line string) (statsdLine, error) {
 	}
 	l.name, l.unit, _ = strings.Cut(head, "@")
 	l.typ = sections[1]
-	if l.typ != "c" && l.typ != "d" && l.typ != "g" && l.typ != "s" {
+	if !statsdTypes[l.typ] {
 		return l, errors.New("type is not c, d, g or s")
 	}
+	if err := l.readValues(values); err != nil {
+		return l, err
+	}
+	return l, l.readSections(sections[2:])
+}
+
+// statsdTypes are the bucket types: counter, distribution, gauge, set.
+var statsdTypes = map[string]bool{"c": true, "d": true, "g": true, "s": true}
+
+// readValues reads the values, as many as the type takes.
+func (l *statsdLine) readValues(values string) error {
 	for _, v := range strings.Split(values, ":") {
 		n, err := readNumber(jsonNumber(v))
 		if err != nil {
-			return l, errors.New("value is not a number: " + v)
+			return errors.New("value is not a number: " + v)
 		}
 		l.values = append(l.values, n)
 	}
-	if l.typ == "g" && len(l.values) != 1 && len(l.values) != 5 {
-		return l, errors.New("a gauge has one value or last:min:max:sum:count")
+	return l.checkValueCount()
+}
+
+// checkValueCount refuses a gauge of other than one value or five
+// (last:min:max:sum:count) and a counter of more than one.
+func (l *statsdLine) checkValueCount() error {
+	switch {
+	case l.typ == "g" && len(l.values) != 1 && len(l.values) != 5:
+		return errors.New("a gauge has one value or last:min:max:sum:count")
+	case l.typ == "c" && len(l.values) != 1:
+		return errors.New("a counter has one value")
 	}
-	if l.typ == "c" && len(l.values) != 1 {
-		return l, errors.New("a counter has one value")
-	}
+	return nil
+}
+
+// readSections reads #tags and T<seconds>, which is required.
+func (l *statsdLine) readSections(sections []string) error {
 	hasTS := false
-	for _, s := range sections[2:] {
+	for _, s := range sections {
 		switch {
 		case strings.HasPrefix(s, "#"):
 			l.tags = parseTags(s[1:])
@@ -189,15 +253,15 @@ func parseStatsdLine(line string) (statsdLine, error) {
 			// in (1970–2262: nanoseconds that fit an int64)
 			ts, err := statsdTimestamp(s[1:])
 			if err != nil {
-				return l, errors.New("timestamp is not seconds: " + s)
+				return errors.New("timestamp is not seconds: " + s)
 			}
 			l.ts, hasTS = ts, true
 		}
 	}
 	if !hasTS {
-		return l, errors.New("no T<seconds> section")
+		return errors.New("no T<seconds> section")
 	}
-	return l, nil
+	return nil
 }
 
 // statsdTimestamp reads the digits of a T section as seconds.

@@ -3,6 +3,7 @@ package sentrysession
 import (
 	"math"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -27,34 +28,89 @@ var aggregateStatuses = [...]struct {
 // sum of five counts far inside int64.
 const maxBucketCount = math.MaxUint32
 
-// AppendSessions appends the metric points of a "sessions" item (counts
-// per bucket of sessions that started in it and how they ended) and
-// returns their number. A bucket that cannot be read is dropped alone (a
-// *sentrysignal.PartialError names it); a payload that is not an
-// aggregate appends nothing (a *sentrysignal.DecodeError).
-func AppendSessions(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+// AggregateMetrics is the router's contract for a "sessions" item: the
+// metric points of its buckets (counts per bucket of sessions that started
+// in it and how they ended), and, when it has any, the resource their
+// attrs.release and attrs.environment name. A bucket that cannot be read
+// is dropped alone (a *sentrysignal.PartialError names it); a payload that
+// is not an aggregate gives nothing (a *sentrysignal.DecodeError).
+func AggregateMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
 	opts = opts.WithDefaults()
-	doc, err := decodeObject(ItemSessions, payload, opts)
+	doc, err := sentrysignal.DecodeObject(ItemSessions, payload, opts)
 	if err != nil {
-		return 0, err
+		return sentrysignal.Metrics{}, err
 	}
-	buckets, ok := doc["aggregates"].([]any)
-	if !ok {
-		return 0, sentrysignal.PayloadError(ItemSessions, "aggregates", "not an array", nil)
+	buckets, err := readBuckets(doc, opts.MaxItems)
+	if err != nil {
+		return sentrysignal.Metrics{}, err
 	}
-	if len(buckets) > opts.MaxItems {
-		return 0, sentrysignal.PayloadError(ItemSessions, "aggregates", "more buckets than the limit", nil)
+	res := sentrysignal.ResourceOfRelease(sentrysignal.Obj(doc, "attrs"))
+	l := labels{res.Release, res.Environment}
+	set := metricSet{dst: pmetric.NewMetricSlice()}
+	partial := appendBuckets(&set, buckets, l)
+	var facts sentrysignal.Facts
+	if set.points > 0 {
+		facts.Resource = res // the labels of its points
 	}
-	attrs := sentrysignal.Obj(doc, "attrs")
-	l := labels{sentrysignal.Text(attrs, "release"), sentrysignal.Str(attrs, "environment")}
-	set := metricSet{dst: dst}
+	return sentrysignal.MetricsOf(facts, set.dst, set.points), partial.Err()
+}
+
+// appendBuckets writes every bucket; those that cannot be read are
+// dropped and named in the PartialError.
+func appendBuckets(set *metricSet, buckets []any, l labels) sentrysignal.PartialError {
 	partial := sentrysignal.PartialError{Item: ItemSessions}
 	for i, b := range buckets {
-		if de := appendBucket(&set, b, l, i); de != nil {
+		if de := appendBucket(set, b, l, i); de != nil {
 			partial.Add(de)
 		}
 	}
-	return set.points, partial.Err()
+	return partial
+}
+
+// readBuckets reads "aggregates": an array of at most limit buckets.
+func readBuckets(doc map[string]any, limit int) ([]any, error) {
+	buckets, ok := doc["aggregates"].([]any)
+	if !ok {
+		return nil, sentrysignal.PayloadError(ItemSessions, "aggregates", "not an array", nil)
+	}
+	if len(buckets) > limit {
+		return nil, sentrysignal.PayloadError(ItemSessions, "aggregates", "more buckets than the limit", nil)
+	}
+	return buckets, nil
+}
+
+// bucketCounts are the counts of one bucket, by aggregateStatuses' index.
+type bucketCounts struct {
+	counts         [len(aggregateStatuses)]int64
+	total, errored int64
+}
+
+// readBucketCounts reads a bucket's counts; a count that is present but
+// not one from 0 to maxBucketCount fails.
+func readBucketCounts(bucket map[string]any, index int) (bucketCounts, *sentrysignal.DecodeError) {
+	var c bucketCounts
+	for i, s := range aggregateStatuses {
+		n, ok := bucketCount(bucket, s.member)
+		if !ok {
+			return c, sentrysignal.EntryError(ItemSessions, index, s.member, "not a count from 0 to 4294967295", nil)
+		}
+		c.counts[i] = n
+		c.total += n
+		if s.errored {
+			c.errored += n
+		}
+	}
+	return c, nil
+}
+
+// bucketCount reads one count of a bucket: absent or null is 0; false
+// when it is not a count from 0 to maxBucketCount.
+func bucketCount(bucket map[string]any, member string) (int64, bool) {
+	if bucket[member] == nil {
+		return 0, true
+	}
+	n, ok := sentrysignal.Int(bucket, member)
+	return n, ok && n >= 0 && n <= maxBucketCount
 }
 
 // appendBucket writes one bucket: started = the sum of its counts, at
@@ -69,35 +125,28 @@ func appendBucket(set *metricSet, b any, l labels, index int) *sentrysignal.Deco
 	if err != nil {
 		return sentrysignal.EntryError(ItemSessions, index, "started", "not a timestamp", err)
 	}
-	var counts [len(aggregateStatuses)]int64
-	var total, errored int64
-	for i, s := range aggregateStatuses {
-		n, present := sentrysignal.Int(bucket, s.member)
-		if bucket[s.member] != nil && (!present || n < 0 || n > maxBucketCount) {
-			return sentrysignal.EntryError(ItemSessions, index, s.member, "not a count from 0 to 4294967295", nil)
-		}
-		counts[i] = n
-		total += n
-		if s.errored {
-			errored += n
-		}
-	}
-	if total == 0 {
-		return nil
+	c, de := readBucketCounts(bucket, index)
+	if de != nil || c.total == 0 {
+		return de
 	}
 	// "started": every session of the bucket started in it
-	set.count(MetricStarted, ts, total, l)
+	set.count(MetricStarted, ts, c.total, l)
 	// "exited", "errored", "unhandled", "crashed", "abnormal"
+	c.appendEnded(set, ts, l)
+	if c.errored > 0 {
+		set.count(MetricErrored, ts, c.errored, l)
+	}
+	return nil
+}
+
+// appendEnded writes each non-zero count as sessions ended by its status.
+func (c *bucketCounts) appendEnded(set *metricSet, ts pcommon.Timestamp, l labels) {
 	for i, s := range aggregateStatuses {
-		if counts[i] == 0 {
+		if c.counts[i] == 0 {
 			continue
 		}
-		dp := set.count(MetricEnded, ts, counts[i], l)
+		dp := set.count(MetricEnded, ts, c.counts[i], l)
 		dp.Attributes().PutStr(AttrStatus, s.status)
 		dp.Attributes().PutBool(AttrErrored, s.errored)
 	}
-	if errored > 0 {
-		set.count(MetricErrored, ts, errored, l)
-	}
-	return nil
 }

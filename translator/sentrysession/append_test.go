@@ -22,3 +22,13 @@ func AppendSession(payload []byte, opts sentrysignal.Options, dst pmetric.Metric
 	}
 	return u.AppendMetrics(dst), nil
 }
+
+// AppendSessions appends the metric points of a "sessions" item and
+// returns their number, with AggregateMetrics's error.
+func AppendSessions(payload []byte, opts sentrysignal.Options, dst pmetric.MetricSlice) (int, error) {
+	metrics, err := AggregateMetrics(payload, opts)
+	if metrics.Append == nil {
+		return 0, err
+	}
+	return metrics.Append(dst), err
+}

@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -33,7 +34,18 @@ type Update struct {
 	// Release and Environment are "attrs.release" and "attrs.environment";
 	// Resource holds them too, for the envelope's resource builder.
 	Release, Environment string
-	Resource             sentrysignal.Resource
+	Resource             sentryresource.Resource
+}
+
+// UpdateMetrics is the router's contract for a "session" item: the
+// resource its attrs.release and attrs.environment name, and its points
+// (see AppendMetrics).
+func UpdateMetrics(payload []byte, opts sentrysignal.Options) (sentrysignal.Metrics, error) {
+	u, err := DecodeUpdate(payload, opts)
+	if err != nil {
+		return sentrysignal.Metrics{}, err
+	}
+	return sentrysignal.Metrics{Facts: sentrysignal.Facts{Resource: u.Resource}, Append: u.AppendMetrics}, nil
 }
 
 // Ended says whether the update ends the session: every status but "ok"
@@ -46,7 +58,7 @@ func (u *Update) Errored() bool { return u.Errors > 0 || (u.Status != "ok" && u.
 // DecodeUpdate reads a "session" item. It fails when the payload is not a
 // JSON object or "started" is missing or not a timestamp.
 func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
-	doc, err := decodeObject(ItemSession, payload, opts)
+	doc, err := sentrysignal.DecodeObject(ItemSession, payload, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -55,22 +67,31 @@ func DecodeUpdate(payload []byte, opts sentrysignal.Options) (*Update, error) {
 		u.Status = "ok"
 	}
 	u.Init, _ = sentrysignal.Bool(doc, "init")
-	if u.Started, err = sentrysignal.TimestampOf(doc["started"]); err != nil {
-		return nil, sentrysignal.PayloadError(ItemSession, "started", "not a timestamp", err)
-	}
-	u.Timestamp = u.Started
-	if doc["timestamp"] != nil {
-		if u.Timestamp, err = sentrysignal.TimestampOf(doc["timestamp"]); err != nil {
-			return nil, sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
-		}
+	if err := u.readTimes(doc); err != nil {
+		return nil, err
 	}
 	u.Errors = errorCount(doc["errors"])
 	u.Duration, u.HasDur = sentrysignal.Float(doc, "duration")
 	u.AbnormalMechanism = sentrysignal.Str(doc, "abnormal_mechanism")
-	attrs := sentrysignal.Obj(doc, "attrs")
-	u.Release, u.Environment = sentrysignal.Text(attrs, "release"), sentrysignal.Str(attrs, "environment")
-	u.Resource = sentrysignal.Resource{Release: u.Release, Environment: u.Environment}
+	u.Resource = sentrysignal.ResourceOfRelease(sentrysignal.Obj(doc, "attrs"))
+	u.Release, u.Environment = u.Resource.Release, u.Resource.Environment
 	return u, nil
+}
+
+// readTimes reads "started", which is required, and "timestamp", which
+// defaults to it.
+func (u *Update) readTimes(doc map[string]any) error {
+	var err error
+	if u.Started, err = sentrysignal.TimestampOf(doc["started"]); err != nil {
+		return sentrysignal.PayloadError(ItemSession, "started", "not a timestamp", err)
+	}
+	u.Timestamp = u.Started
+	if doc["timestamp"] != nil {
+		if u.Timestamp, err = sentrysignal.TimestampOf(doc["timestamp"]); err != nil {
+			return sentrysignal.PayloadError(ItemSession, "timestamp", "not a timestamp", err)
+		}
+	}
+	return nil
 }
 
 // AppendMetrics writes u's points (see AppendSession).
@@ -81,9 +102,14 @@ func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 	if u.Init {
 		set.count(MetricStarted, u.Started, 1, l)
 	}
-	if !u.Ended() {
-		return set.points
+	if u.Ended() {
+		u.appendEnded(&set, l)
 	}
+	return set.points
+}
+
+// appendEnded writes the points of an update that ends its session.
+func (u *Update) appendEnded(set *metricSet, l labels) {
 	// "status", at "timestamp"
 	dp := set.count(MetricEnded, u.Timestamp, 1, l)
 	dp.Attributes().PutStr(AttrStatus, u.Status)
@@ -103,7 +129,6 @@ func (u *Update) AppendMetrics(dst pmetric.MetricSlice) int {
 	if u.HasDur {
 		set.duration(u.Timestamp, u.Duration, l)
 	}
-	return set.points
 }
 
 // errorCount reads "errors", which Relay reads as a u64: a count past
@@ -117,7 +142,13 @@ func errorCount(x any) int64 {
 	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
 		return i
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	return errorCountOfFloat(string(n))
+}
+
+// errorCountOfFloat is errorCount of a number that is no int64: one past
+// its range, or written with a fraction or exponent.
+func errorCountOfFloat(text string) int64 {
+	f, err := strconv.ParseFloat(text, 64)
 	switch {
 	case err != nil && !errors.Is(err, strconv.ErrRange):
 		return 0
@@ -127,19 +158,4 @@ func errorCount(x any) int64 {
 		return int64(f) // written 3.0
 	}
 	return 0
-}
-
-func decodeObject(item string, payload []byte, opts sentrysignal.Options) (map[string]any, error) {
-	if err := opts.CheckSize(item, payload); err != nil {
-		return nil, err
-	}
-	x, err := sentrysignal.DecodeAny(payload)
-	if err != nil {
-		return nil, sentrysignal.PayloadError(item, "", "not JSON", err)
-	}
-	doc, ok := x.(map[string]any)
-	if !ok {
-		return nil, sentrysignal.PayloadError(item, "", "not a JSON object", nil)
-	}
-	return doc, nil
 }

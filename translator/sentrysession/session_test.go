@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -155,7 +156,7 @@ func TestRoundTrip(t *testing.T) {
 			u.AppendMetrics(dst)
 			got := updateFromMetrics(dst)
 			want := *u
-			want.Resource = sentrysignal.Resource{}
+			want.Resource = sentryresource.Resource{}
 			if !want.Init {
 				want.Started = 0 // an update that does not start the session does not say when it started
 			}

@@ -3,49 +3,298 @@ package sentrysignal
 import (
 	"bytes"
 	"errors"
+	"slices"
+	"strings"
 )
 
-// Container reads the {"items": [...]} payload of log and trace_metric
-// items in one pass (see DecodeAny); an entry's "attributes" object is a
-// *TypedAttributes (see Limiter.PutTypedAttrs). Entries are left to the caller, so
-// that one entry of a wrong shape costs only itself; JSON that does not
-// parse costs the item. It fails when the payload is over the size limit,
-// is not such an object, or holds more than Options.MaxItems entries.
-func Container(item string, payload []byte, opts Options) ([]any, error) {
-	if err := opts.CheckSize(item, payload); err != nil {
-		return nil, err
-	}
-	x, err := decodeContainer(payload)
-	if err != nil {
-		return nil, PayloadError(item, "", "not JSON", err)
-	}
-	doc, _ := x.(map[string]any)
-	items, ok := doc["items"].([]any)
-	if !ok {
-		return nil, PayloadError(item, "items", "not an items container", nil)
-	}
-	if limit := opts.WithDefaults().MaxItems; len(items) > limit {
-		return nil, PayloadError(item, "items", itoa(len(items))+" entries exceed the limit of "+itoa(limit), nil)
-	}
-	return items, nil
+// ContainerVisitor receives the entries of a container as ScanContainer
+// reads them.
+type ContainerVisitor interface {
+	// Entry is entry index of "items": an object's members as DecodeAny
+	// decodes them, but its "attributes" object a *TypedAttributes; an
+	// entry of another kind as DecodeAny decodes it. The entry and its
+	// attributes are valid only during the call: the scanner reuses them
+	// for the next entry.
+	Entry(index int, entry any)
+	// Restart forgets every entry given so far: the payload has "items"
+	// once more, and (as in a decoded object) the last one counts.
+	Restart()
 }
 
-// decodeContainer is DecodeAny with the entries' typed attributes read as
-// *TypedAttributes; it accepts and refuses what DecodeAny does.
-func decodeContainer(raw []byte) (any, error) {
-	p := jsonParser{data: raw}
-	var x any
+// ScanContainer reads the {"items": [...]} payload of log and trace_metric
+// items in one pass, giving each entry to v as soon as it is read, so that
+// a translator writes its record while the entry is at hand and keeps no
+// tree of the payload. Entries are the visitor's to refuse, so that one
+// entry of a wrong shape costs only itself. It fails when the payload is
+// over the size limit, is not JSON (found possibly after some entries were
+// given: the visitor's work is then to be dropped), is not such an object,
+// or holds more than Options.MaxItems entries (the entries past the limit
+// are read, not given).
+func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor) error {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return err
+	}
+	s := containerScan{p: newParser(payload), limit: opts.WithDefaults().MaxItems, visitor: v}
+	defer s.p.release()
+	if err := s.scan(); err != nil {
+		return PayloadError(item, "", "not JSON", err)
+	}
+	if !s.isArray {
+		return PayloadError(item, "items", "not an items container", nil)
+	}
+	if s.count > s.limit {
+		return PayloadError(item, "items", itoa(s.count)+" entries exceed the limit of "+itoa(s.limit), nil)
+	}
+	return nil
+}
+
+// containerScan is the state of one ScanContainer.
+type containerScan struct {
+	p       *jsonParser
+	limit   int
+	visitor ContainerVisitor
+	// arrays counts the "items" arrays read; count the entries of the
+	// last one; isArray says the last "items" member was an array.
+	arrays, count int
+	isArray       bool
+	// entry and attrs are reused for every entry; readMember reads one of
+	// its members into entry.
+	entry      map[string]any
+	attrs      TypedAttributes
+	readMember func(key string) (any, error)
+}
+
+// scan reads the payload as one JSON value, giving the entries of an
+// object's "items" to the visitor.
+func (s *containerScan) scan() error {
+	p := s.p
 	var err error
 	if p.at('{') {
-		x, err = p.objectWith(p.containerMember, false)
+		_, err = p.objectWith(s.containerMember, true)
 	} else {
-		x, err = p.value()
+		_, err = p.value()
 	}
 	if err != nil {
+		return err
+	}
+	// as DecodeAny: any Unicode space may follow the value
+	if len(bytes.TrimSpace(p.data[p.pos:])) != 0 {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// containerMember reads a member of the container's object: the entries
+// of "items" one by one, anything else read and left.
+func (s *containerScan) containerMember(key string) (any, error) {
+	if key != "items" {
+		_, err := s.p.value()
 		return nil, err
 	}
-	if len(bytes.TrimSpace(raw[p.pos:])) != 0 {
-		return nil, errors.New("trailing data after the JSON value")
+	s.isArray = s.p.at('[')
+	if !s.isArray {
+		_, err := s.p.value()
+		return nil, err
 	}
-	return x, nil
+	if s.arrays > 0 {
+		s.visitor.Restart()
+	}
+	s.arrays++
+	s.count = 0
+	_, err := s.p.arrayWith(s.element, true)
+	return nil, err
+}
+
+// element reads one entry and gives it to the visitor, within the limit.
+func (s *containerScan) element() (any, error) {
+	index := s.count
+	s.count++
+	var x any
+	var err error
+	if s.p.at('{') {
+		x, err = s.entryObject()
+	} else {
+		x, err = s.p.value()
+	}
+	if err == nil && index < s.limit {
+		s.visitor.Entry(index, x)
+	}
+	clear(s.entry) // the reused entry keeps no values alive
+	return nil, err
+}
+
+// entryObject reads an entry object into the reused map: "attributes",
+// when an object, as typed attributes.
+func (s *containerScan) entryObject() (any, error) {
+	if s.entry == nil {
+		s.entry = make(map[string]any, 8)
+		s.readMember = s.entryMember
+	}
+	_, err := s.p.objectWith(s.readMember, true)
+	return s.entry, err
+}
+
+// entryMember reads one member of an entry into the reused map; a
+// repeated member replaces the earlier one, as in a decoded object.
+func (s *containerScan) entryMember(key string) (any, error) {
+	var v any
+	var err error
+	if key == "attributes" && s.p.at('{') {
+		v, err = s.p.typedAttributes(&s.attrs)
+	} else {
+		v, err = s.p.value()
+	}
+	if err == nil {
+		s.entry[key] = v
+	}
+	return nil, err
+}
+
+// typedAttributes reads an entry's "attributes" object into into: the same
+// attributes, types and values PutTyped reads from the object as a map, a
+// repeated key keeping its last value. into's entries are reused.
+func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
+	base := len(p.entries)
+	defer func() {
+		clear(p.entries[base:]) // the scratch keeps no values alive
+		p.entries = p.entries[:base]
+	}()
+	if _, err := p.objectWith(p.typedMember, true); err != nil {
+		return nil, err
+	}
+	// one per key, the last one sent, in key order; p.entries is the
+	// parser's scratch space (indices are sorted: moving the entries
+	// themselves cost a sixth of a log container's translation)
+	entries := p.entries[base:]
+	p.order = sortedOrder(p.order[:0], entries)
+	kept := into.entries[:0]
+	for i, at := range p.order {
+		if i+1 == len(p.order) || entries[p.order[i+1]].key != entries[at].key {
+			kept = append(kept, entries[at])
+		}
+	}
+	clear(kept[len(kept):cap(kept)]) // nor does the reused tail
+	into.entries = kept
+	return into, nil
+}
+
+// sortedOrder appends to order the indices of entries by key, a repeated
+// key's in the order sent.
+func sortedOrder(order []int32, entries []typedEntry) []int32 {
+	for i := range entries {
+		order = append(order, int32(i))
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := strings.Compare(entries[a].key, entries[b].key); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	return order
+}
+
+// typedMember reads one attribute onto the scratch space: a typed value's
+// object, or anything else as it is.
+func (p *jsonParser) typedMember(key string) (any, error) {
+	e := typedEntry{key: key}
+	var err error
+	if p.at('{') {
+		err = p.typedValue(&e)
+	} else {
+		e.x, err = p.value()
+	}
+	p.entries = append(p.entries, e)
+	return nil, err
+}
+
+// typedValue reads one typed value's object ({"type", "value"} or a
+// legacy member) into e; its other members are read and left.
+func (p *jsonParser) typedValue(e *typedEntry) error {
+	e.isObject = true
+	if err := p.enter(); err != nil {
+		return err
+	}
+	p.pos++ // '{'
+	if p.at('}') {
+		p.pos++
+		p.depth--
+		return nil
+	}
+	// objectWith's loop without its stack: every attribute of a
+	// container is one of these
+	for {
+		key, err := p.memberKey()
+		if err != nil {
+			return err
+		}
+		if err := p.typedValueMember(e, key); err != nil {
+			return err
+		}
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			p.depth--
+			return err
+		}
+	}
+}
+
+// typedValueMember reads member key of a typed value into e: "type" when a
+// string is one of Sentry's type names (shared rather than allocated), a
+// string or number "value" as its text (no boxed copy), the rest as
+// values.
+func (p *jsonParser) typedValueMember(e *typedEntry, key string) error {
+	switch {
+	case key == "type" && p.at('"'):
+		s, err := p.key()
+		e.typ = s
+		return err
+	case key == "value" && p.atText():
+		return p.valueText(e)
+	}
+	v, err := p.value()
+	e.setMember(key, v)
+	return err
+}
+
+// atText says whether a string or a number is next.
+func (p *jsonParser) atText() bool {
+	p.skipSpace()
+	return p.pos < len(p.data) && (p.data[p.pos] == '"' || isNumberStart(p.data[p.pos]))
+}
+
+// valueText reads a typed value's string or number "value" as its text.
+func (p *jsonParser) valueText(e *typedEntry) error {
+	var err error
+	e.x, e.textKind = nil, numberText
+	if p.data[p.pos] == '"' {
+		e.textKind = stringText
+		e.text, err = p.str()
+		return err
+	}
+	e.text, err = p.numberText()
+	return err
+}
+
+// setMember sets a typed value's member key that is not a string "type"
+// nor a string or number "value".
+func (e *typedEntry) setMember(key string, v any) {
+	switch key {
+	case "type":
+		e.typ = "" // not a string: no type
+	case "value":
+		e.x, e.text, e.textKind = v, "", noText
+	default:
+		for i, lt := range legacyTypes {
+			if key == lt.member {
+				e.setLegacy(i, v)
+			}
+		}
+	}
+}
+
+// setLegacy sets legacy member i; the array is made for the first one.
+func (e *typedEntry) setLegacy(i int, v any) {
+	if e.legacy == nil {
+		e.legacy = new([len(legacyTypes)]any)
+	}
+	e.legacy[i] = v
 }

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -32,12 +31,58 @@ type jsonParser struct {
 	// frame, a release in every log), boxed: half of a captured node
 	// error's strings are repeats.
 	strs map[string]any
+	// nums shares the numbers a payload repeats (the line numbers of the
+	// frames a chained exception repeats), boxed as json.Number.
+	nums map[string]any
 	// entries is the scratch space of typedAttributes; members and
 	// elements are stacks of the objects and arrays being read.
 	entries  []typedEntry
 	order    []int32
 	members  []member
 	elements []any
+}
+
+// parsers keeps the scratch space of finished parsers (their stacks and
+// the map of shared strings, emptied) for the next payload: making the
+// shared strings' map for every payload was a fifth of the bytes a log
+// container's translation allocated. A parser holds no value of a payload
+// once released.
+var parsers = sync.Pool{New: func() any { return new(jsonParser) }}
+
+// newParser is a parser of data, with the scratch space of an earlier one.
+func newParser(data []byte) *jsonParser {
+	p := parsers.Get().(*jsonParser)
+	p.data = data
+	return p
+}
+
+// release empties p and keeps its scratch space for the next parser; the
+// stacks emptied themselves as they were popped. A stack grown past
+// maxPooledScratch by a large payload is let go, so that a small payload
+// after it costs no more than its own size.
+func (p *jsonParser) release() {
+	clear(p.strs)
+	clear(p.nums)
+	*p = jsonParser{
+		strs:     p.strs,
+		nums:     p.nums,
+		entries:  pooled(p.entries),
+		order:    pooled(p.order),
+		members:  pooled(p.members),
+		elements: pooled(p.elements),
+	}
+	parsers.Put(p)
+}
+
+// maxPooledScratch bounds the entries of a stack a released parser keeps.
+const maxPooledScratch = 4096
+
+// pooled is s emptied, or nil when it grew past maxPooledScratch.
+func pooled[T any](s []T) []T {
+	if cap(s) > maxPooledScratch {
+		return nil
+	}
+	return s[:0]
 }
 
 // member is one member of an object being read.
@@ -78,17 +123,29 @@ func (p *jsonParser) value() (any, error) {
 		return p.array()
 	case c == '"':
 		return p.strValue()
-	case c == 't':
-		return true, p.literal("true")
-	case c == 'f':
-		return false, p.literal("false")
-	case c == 'n':
-		return nil, p.literal("null")
-	case c == '-' || ('0' <= c && c <= '9'):
+	case isNumberStart(c):
 		return p.number()
+	}
+	return p.literalValue()
+}
+
+// literalValue reads true, false or null.
+func (p *jsonParser) literalValue() (any, error) {
+	switch p.data[p.pos] {
+	case 't':
+		return true, p.literal("true")
+	case 'f':
+		return false, p.literal("false")
+	case 'n':
+		return nil, p.literal("null")
 	}
 	return nil, p.syntaxError("looking for a value")
 }
+
+// isNumberStart says whether c starts a JSON number.
+func isNumberStart(c byte) bool { return c == '-' || isDigit(c) }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func (p *jsonParser) literal(word string) error {
 	if len(p.data)-p.pos < len(word) || string(p.data[p.pos:p.pos+len(word)]) != word {
@@ -115,14 +172,6 @@ func (p *jsonParser) objectWith(read func(key string) (any, error), discard bool
 		return nil, err
 	}
 	p.pos++ // '{'
-	if p.at('}') {
-		p.pos++
-		p.depth--
-		if discard {
-			return nil, nil
-		}
-		return make(map[string]any), nil
-	}
 	// the members wait on p.members until the object ends, so that its
 	// map is made at its size at once rather than grown
 	base := len(p.members)
@@ -130,95 +179,136 @@ func (p *jsonParser) objectWith(read func(key string) (any, error), discard bool
 		clear(p.members[base:]) // the stack keeps no values alive
 		p.members = p.members[:base]
 	}()
-	for {
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-			return nil, p.syntaxError("looking for an object key")
-		}
-		key, err := p.key()
-		if err != nil {
-			return nil, err
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.syntaxError("after an object key")
-		}
+	if err := p.objectMembers(read, discard); err != nil {
+		return nil, err
+	}
+	p.depth--
+	if discard {
+		return nil, nil
+	}
+	members := p.members[base:]
+	obj := make(map[string]any, len(members))
+	for _, m := range members {
+		obj[m.key] = m.value // a repeated key: the last one wins, as in encoding/json
+	}
+	return obj, nil
+}
+
+// objectMembers reads an object's members, up to and past its "}".
+func (p *jsonParser) objectMembers(read func(key string) (any, error), discard bool) error {
+	if p.at('}') {
 		p.pos++
-		var v any
-		if read != nil {
-			v, err = read(key)
-		} else {
-			v, err = p.value()
+		return nil
+	}
+	for {
+		if err := p.objectMember(read, discard); err != nil {
+			return err
 		}
-		if err != nil {
-			return nil, err
-		}
-		if !discard {
-			p.members = append(p.members, member{key, v})
-		}
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.syntaxError("after an object value")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
-			p.depth--
-			if discard {
-				return nil, nil
-			}
-			members := p.members[base:]
-			obj := make(map[string]any, len(members))
-			for _, m := range members {
-				obj[m.key] = m.value // a repeated key: the last one wins, as in encoding/json
-			}
-			return obj, nil
-		default:
-			return nil, p.syntaxError("after an object value")
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			return err
 		}
 	}
 }
 
-func (p *jsonParser) array() (any, error) { return p.arrayWith(p.value) }
+// objectMember reads one "key": value member.
+func (p *jsonParser) objectMember(read func(key string) (any, error), discard bool) error {
+	key, err := p.memberKey()
+	if err != nil {
+		return err
+	}
+	if read == nil {
+		read = p.anyValue
+	}
+	v, err := read(key)
+	if err != nil {
+		return err
+	}
+	if !discard {
+		p.members = append(p.members, member{key, v})
+	}
+	return nil
+}
 
-// arrayWith reads an array whose elements elem reads.
-func (p *jsonParser) arrayWith(elem func() (any, error)) (any, error) {
+// memberKey reads a member's key and the ":" after it.
+func (p *jsonParser) memberKey() (string, error) {
+	if !p.at('"') {
+		return "", p.syntaxError("looking for an object key")
+	}
+	key, err := p.key()
+	if err != nil {
+		return "", err
+	}
+	if !p.at(':') {
+		return "", p.syntaxError("after an object key")
+	}
+	p.pos++
+	return key, nil
+}
+
+// anyValue is value as a member reader.
+func (p *jsonParser) anyValue(string) (any, error) { return p.value() }
+
+// next reads what follows a value in an object or array: a "," before
+// another, or the closing c (end). what names the place in an error.
+func (p *jsonParser) next(c byte, what string) (end bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.syntaxError(what)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case c:
+		p.pos++
+		return true, nil
+	}
+	return false, p.syntaxError(what)
+}
+
+func (p *jsonParser) array() (any, error) { return p.arrayWith(p.value, false) }
+
+// arrayWith reads an array whose elements elem reads; with discard it
+// builds no slice (elem keeps what it needs).
+func (p *jsonParser) arrayWith(elem func() (any, error), discard bool) (any, error) {
 	if err := p.enter(); err != nil {
 		return nil, err
 	}
 	p.pos++ // '['
-	if p.at(']') {
-		p.pos++
-		p.depth--
-		return make([]any, 0), nil
-	}
 	// the elements wait on p.elements until the array ends (see objectWith)
 	base := len(p.elements)
 	defer func() {
 		clear(p.elements[base:])
 		p.elements = p.elements[:base]
 	}()
+	if err := p.arrayElements(elem, discard); err != nil {
+		return nil, err
+	}
+	p.depth--
+	if discard {
+		return nil, nil
+	}
+	out := make([]any, len(p.elements)-base)
+	copy(out, p.elements[base:])
+	return out, nil
+}
+
+// arrayElements reads an array's elements, up to and past its "]".
+func (p *jsonParser) arrayElements(elem func() (any, error), discard bool) error {
+	if p.at(']') {
+		p.pos++
+		return nil
+	}
 	for {
 		v, err := elem()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		p.elements = append(p.elements, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.syntaxError("after an array element")
+		if !discard {
+			p.elements = append(p.elements, v)
 		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
-			p.depth--
-			return slices.Clone(p.elements[base:]), nil
-		default:
-			return nil, p.syntaxError("after an array element")
+		if end, err := p.next(']', "after an array element"); end || err != nil {
+			return err
 		}
 	}
 }
@@ -229,171 +319,82 @@ func (p *jsonParser) at(c byte) bool {
 	return p.pos < len(p.data) && p.data[p.pos] == c
 }
 
-// containerMember reads a member of a container's top-level object:
-// "items" entries are read by entry.
-func (p *jsonParser) containerMember(key string) (any, error) {
-	if key == "items" && p.at('[') {
-		return p.arrayWith(p.entry)
-	}
-	return p.value()
-}
-
-// entry reads an entry of "items": an object's "attributes" object is
-// read as typed attributes.
-func (p *jsonParser) entry() (any, error) {
-	if p.at('{') {
-		return p.objectWith(func(key string) (any, error) {
-			if key == "attributes" && p.at('{') {
-				return p.typedAttributes()
-			}
-			return p.value()
-		}, false)
-	}
-	return p.value()
-}
-
-// typedAttributes reads an entry's "attributes" object into a
-// *TypedAttributes: the same attributes, types and values PutTyped reads
-// from the object as a map, a repeated key keeping its last value.
-func (p *jsonParser) typedAttributes() (any, error) {
-	base := len(p.entries)
-	_, err := p.objectWith(func(key string) (any, error) {
-		e := typedEntry{key: key}
-		var err error
-		if p.at('{') {
-			err = p.typedValue(&e)
-		} else {
-			e.raw, err = p.value()
-		}
-		p.entries = append(p.entries, e)
-		return nil, err
-	}, true)
-	if err != nil {
-		return nil, err
-	}
-	// one per key, the last one sent, in key order; p.entries is the
-	// parser's scratch space, the attributes get a slice of their size
-	// (indices are sorted: moving the entries themselves cost a sixth of
-	// a log container's translation)
-	entries := p.entries[base:]
-	order := p.order[:0]
-	for i := range entries {
-		order = append(order, int32(i))
-	}
-	slices.SortFunc(order, func(a, b int32) int {
-		if c := strings.Compare(entries[a].key, entries[b].key); c != 0 {
-			return c
-		}
-		return int(a - b) // a repeated key: in the order sent
-	})
-	p.order = order
-	n := 0
-	for i := range order {
-		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
-			n++
-		}
-	}
-	kept := make([]typedEntry, 0, n)
-	for i := range order {
-		if i+1 == len(order) || entries[order[i+1]].key != entries[order[i]].key {
-			kept = append(kept, entries[order[i]])
-		}
-	}
-	clear(entries) // the scratch keeps no values alive
-	p.entries = p.entries[:base]
-	return &TypedAttributes{entries: kept}, nil
-}
-
-// typedValue reads one typed value's object ({"type", "value"} or a
-// legacy member) into e; its other members are read and left.
-func (p *jsonParser) typedValue(e *typedEntry) error {
-	e.isObject = true
-	_, err := p.objectWith(func(key string) (any, error) {
-		if key == "type" && p.at('"') {
-			// Sentry's type names, shared rather than allocated
-			s, err := p.key()
-			e.typ = s
-			return nil, err
-		}
-		if key == "value" && p.pos < len(p.data) {
-			// p.at('"') above has skipped the space
-			switch c := p.data[p.pos]; {
-			case c == '"':
-				s, err := p.str()
-				e.value, e.text, e.textKind = nil, s, stringText
-				return nil, err
-			case c == '-' || ('0' <= c && c <= '9'):
-				s, err := p.numberText()
-				e.value, e.text, e.textKind = nil, s, numberText
-				return nil, err
-			}
-		}
-		v, err := p.value()
-		switch key {
-		case "type":
-			e.typ = "" // not a string: no type
-		case "value":
-			e.value, e.text, e.textKind = v, "", noText
-		default:
-			for i, lt := range legacyTypes {
-				if key == lt.member {
-					if e.legacy == nil {
-						e.legacy = new([len(legacyTypes)]any)
-					}
-					e.legacy[i] = v
-				}
-			}
-		}
-		return nil, err
-	}, true)
-	return err
-}
-
-// number reads a number by JSON's grammar and keeps its text.
+// number reads a number by JSON's grammar and keeps its text, shared as
+// a string is (see sharedValue).
 func (p *jsonParser) number() (any, error) {
-	text, err := p.numberText()
+	b, err := p.numberBytes()
 	if err != nil {
 		return nil, err
 	}
-	return json.Number(text), nil
+	return p.shareBoxed(&p.nums, b, func(s string) any { return json.Number(s) }), nil
 }
 
 // numberText is number's text.
 func (p *jsonParser) numberText() (string, error) {
+	b, err := p.numberBytes()
+	return string(b), err
+}
+
+// numberBytes reads a number and returns its text in the payload.
+func (p *jsonParser) numberBytes() ([]byte, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
+	for _, part := range [...]func() error{p.integerPart, p.fractionPart, p.exponentPart} {
+		if err := part(); err != nil {
+			return nil, err
+		}
 	}
+	return p.data[start:p.pos], nil
+}
+
+// integerPart reads a number's sign and integer digits: 0, or digits that
+// do not start with 0.
+func (p *jsonParser) integerPart() error {
+	p.skipByte('-')
 	switch {
-	case p.pos < len(p.data) && p.data[p.pos] == '0':
-		p.pos++
+	case p.skipByte('0'):
 	case p.pos < len(p.data) && '1' <= p.data[p.pos] && p.data[p.pos] <= '9':
 		p.digits()
 	default:
-		return "", p.syntaxError("in numeric literal")
+		return p.syntaxError("in numeric literal")
 	}
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+	return nil
+}
+
+// fractionPart reads a "." and its digits, if there is one.
+func (p *jsonParser) fractionPart() error {
+	if p.skipByte('.') && !p.digits() {
+		return p.syntaxError("after decimal point in numeric literal")
+	}
+	return nil
+}
+
+// exponentPart reads an "e" or "E", its sign and digits, if there is one.
+func (p *jsonParser) exponentPart() error {
+	if !p.skipByte('e') && !p.skipByte('E') {
+		return nil
+	}
+	if !p.skipByte('+') {
+		p.skipByte('-')
+	}
+	if !p.digits() {
+		return p.syntaxError("in exponent of numeric literal")
+	}
+	return nil
+}
+
+// skipByte skips c when it is next; false when it is not.
+func (p *jsonParser) skipByte(c byte) bool {
+	if p.pos < len(p.data) && p.data[p.pos] == c {
 		p.pos++
-		if !p.digits() {
-			return "", p.syntaxError("after decimal point in numeric literal")
-		}
+		return true
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if !p.digits() {
-			return "", p.syntaxError("in exponent of numeric literal")
-		}
-	}
-	return string(p.data[start:p.pos]), nil
+	return false
 }
 
 // digits skips one or more digits; false when there is none.
 func (p *jsonParser) digits() bool {
 	start := p.pos
-	for p.pos < len(p.data) && '0' <= p.data[p.pos] && p.data[p.pos] <= '9' {
+	for p.pos < len(p.data) && isDigit(p.data[p.pos]) {
 		p.pos++
 	}
 	return p.pos > start
@@ -403,27 +404,14 @@ func (p *jsonParser) digits() bool {
 // "function", "lineno", "in_app", …) are shared strings rather than an
 // allocation each, a third of an error event's allocations.
 func (p *jsonParser) key() (string, error) {
-	// the quote, then plain ASCII up to the closing quote
-	end := p.pos + 1
-	for end < len(p.data) && end-p.pos <= maxKnownKey && p.data[end] != '"' && p.data[end] != '\\' && p.data[end] >= ' ' && p.data[end] < utf8.RuneSelf {
-		end++
+	b, ok := p.plain()
+	if !ok {
+		return p.unquote(p.pos)
 	}
-	if end < len(p.data) && p.data[end] == '"' {
-		// the members of every typed attribute, before the table
-		switch string(p.data[p.pos+1 : end]) {
-		case "type":
-			p.pos = end + 1
-			return "type", nil
-		case "value":
-			p.pos = end + 1
-			return "value", nil
-		}
-		if k, ok := knownKeys[string(p.data[p.pos+1:end])]; ok { // no allocation: a look-up
-			p.pos = end + 1
-			return k, nil
-		}
+	if k, known := knownKeys.find(b); known {
+		return k, nil
 	}
-	return p.str()
+	return p.shared(b), nil
 }
 
 // Bounds of the strings shared by a parser: a payload of long or
@@ -438,18 +426,27 @@ const (
 // sharedValue is the text b as a boxed string, the same one for the same
 // text (a string in a JSON value costs its bytes and its box).
 func (p *jsonParser) sharedValue(b []byte) any {
+	return p.shareBoxed(&p.strs, b, boxString)
+}
+
+func boxString(s string) any { return s }
+
+// shareBoxed is box(string(b)), the same value for the same text from the
+// table *shared (made on first use), within the bounds above.
+func (p *jsonParser) shareBoxed(shared *map[string]any, b []byte, box func(string) any) any {
 	if len(b) > maxSharedLen || len(p.data) < minSharedPayload {
-		return string(b)
+		return box(string(b))
 	}
-	if v, ok := p.strs[string(b)]; ok { // no allocation: a look-up
+	if v, ok := (*shared)[string(b)]; ok { // no allocation: a look-up
 		return v
 	}
-	var v any = string(b)
-	if len(p.strs) < maxShared {
-		if p.strs == nil {
-			p.strs = make(map[string]any, min(len(p.data)/256, maxShared)) // about a string in 8 repeats
+	s := string(b)
+	v := box(s)
+	if len(*shared) < maxShared {
+		if *shared == nil {
+			*shared = make(map[string]any, min(len(p.data)/256, maxShared)) // about a string in 8 repeats
 		}
-		p.strs[v.(string)] = v
+		(*shared)[s] = v
 	}
 	return v
 }
@@ -491,25 +488,39 @@ func (p *jsonParser) plain() ([]byte, bool) {
 	p.pos++ // '"'
 	start := p.pos
 	for i := start; i < len(p.data); {
+		// printable ASCII other than the quote and the backslash, most of
+		// every payload, by one look-up a byte
+		for i < len(p.data) && plainASCII[p.data[i]] {
+			i++
+		}
+		if i >= len(p.data) {
+			break
+		}
 		c := p.data[i]
 		switch {
 		case c == '"':
 			p.pos = i + 1
 			return p.data[start:i], true
-		case c == '\\' || c < ' ':
+		case c < utf8.RuneSelf: // a backslash or a control character
 			return nil, false
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(p.data[i:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, false
-			}
-			i += size
 		}
+		r, size := utf8.DecodeRune(p.data[i:])
+		if r == utf8.RuneError && size == 1 {
+			return nil, false
+		}
+		i += size
 	}
 	return nil, false
 }
+
+// plainASCII marks the bytes a string copies as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // unquote reads the string that started at start, from pos, writing
 // escapes and invalid UTF-8 as encoding/json does.
@@ -549,45 +560,37 @@ func (p *jsonParser) escape(b []byte) ([]byte, error) {
 		return nil, p.syntaxError("in string escape code")
 	}
 	c := p.data[p.pos+1]
-	switch c {
-	case '"', '\\', '/':
+	if r := simpleEscapes[c]; r != 0 {
 		p.pos += 2
-		return append(b, c), nil
-	case 'b':
-		p.pos += 2
-		return append(b, '\b'), nil
-	case 'f':
-		p.pos += 2
-		return append(b, '\f'), nil
-	case 'n':
-		p.pos += 2
-		return append(b, '\n'), nil
-	case 'r':
-		p.pos += 2
-		return append(b, '\r'), nil
-	case 't':
-		p.pos += 2
-		return append(b, '\t'), nil
-	case 'u':
-		r := hex4(p.data[p.pos:])
-		if r < 0 {
-			p.pos++
-			return nil, p.syntaxError("in \\u hexadecimal character escape")
-		}
-		p.pos += 6
-		if utf16.IsSurrogate(r) {
-			// a pair makes one rune; a lone half is U+FFFD, and what
-			// follows it is read on its own
-			if dec := utf16.DecodeRune(r, hex4(p.data[p.pos:])); dec != unicode.ReplacementChar {
-				p.pos += 6
-				return utf8.AppendRune(b, dec), nil
-			}
-			r = unicode.ReplacementChar
-		}
-		return utf8.AppendRune(b, r), nil
+		return append(b, r), nil
+	}
+	if c == 'u' {
+		return p.unicodeEscape(b)
 	}
 	p.pos++
 	return nil, p.syntaxError("in string escape code")
+}
+
+// simpleEscapes are the one-letter escapes by their letter.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unicodeEscape appends the \uXXXX escape at pos: a surrogate pair makes
+// one rune; a lone half is U+FFFD, and what follows it is read on its own.
+func (p *jsonParser) unicodeEscape(b []byte) ([]byte, error) {
+	r := hex4(p.data[p.pos:])
+	if r < 0 {
+		p.pos++
+		return nil, p.syntaxError("in \\u hexadecimal character escape")
+	}
+	p.pos += 6
+	if !utf16.IsSurrogate(r) {
+		return utf8.AppendRune(b, r), nil
+	}
+	if dec := utf16.DecodeRune(r, hex4(p.data[p.pos:])); dec != unicode.ReplacementChar {
+		p.pos += 6
+		return utf8.AppendRune(b, dec), nil
+	}
+	return utf8.AppendRune(b, unicode.ReplacementChar), nil
 }
 
 // hex4 reads `\uXXXX` at the start of s as a rune; -1 when it is not one.
@@ -597,24 +600,34 @@ func hex4(s []byte) rune {
 	}
 	var r rune
 	for _, c := range s[2:6] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
+		d := hexDigit(c)
+		if d < 0 {
 			return -1
 		}
-		r = r<<4 | rune(c)
+		r = r<<4 | d
 	}
 	return r
 }
 
+// hexDigit is the value of a hex digit; -1 when c is not one.
+func hexDigit(c byte) rune {
+	switch {
+	case '0' <= c && c <= '9':
+		return rune(c - '0')
+	case 'a' <= c && c <= 'f':
+		return rune(c-'a') + 10
+	case 'A' <= c && c <= 'F':
+		return rune(c-'A') + 10
+	}
+	return -1
+}
+
 // knownKeys are the members of Sentry's events, frames, contexts, log
 // and metric items that every payload repeats; a read-only table.
-var knownKeys = func() map[string]string {
+var knownKeys = newKeyTable(knownKeyList())
+
+// knownKeyList lists knownKeys.
+func knownKeyList() []string {
 	keys := []string{
 		// event
 		"event_id", "timestamp", "level", "platform", "release", "environment", "dist", "server_name",
@@ -643,12 +656,48 @@ var knownKeys = func() map[string]string {
 		"check_in_id", "monitor_slug", "duration", "monitor_config", "schedule", "sid", "did", "init",
 		"started", "attrs", "thread.id", "thread.name", "user_agent",
 	}
-	m := make(map[string]string, len(keys))
+	return keys
+}
+
+// keyTable finds a key's shared string by its text, without allocating:
+// an open-addressing table hashed on the length and three bytes of the
+// key, which a payload's every key is looked up in (a Go map's hash of the
+// whole key cost a tenth of a log container's translation).
+type keyTable struct {
+	slots [1024]string
+}
+
+func newKeyTable(keys []string) *keyTable {
+	t := &keyTable{}
 	for _, k := range keys {
-		m[k] = k
+		i := keyHash(k)
+		for t.slots[i] != "" && t.slots[i] != k {
+			i = (i + 1) % len(t.slots)
+		}
+		t.slots[i] = k
 	}
-	return m
-}()
+	return t
+}
+
+// find returns the known key whose text is b.
+func (t *keyTable) find(b []byte) (string, bool) {
+	if len(b) == 0 || len(b) > maxKnownKey {
+		return "", false
+	}
+	for i := keyHash(b); t.slots[i] != ""; i = (i + 1) % len(t.slots) {
+		if t.slots[i] == string(b) { // no allocation: a comparison
+			return t.slots[i], true
+		}
+	}
+	return "", false
+}
+
+// keyHash places a key of one byte or more in a keyTable.
+func keyHash[T string | []byte](k T) int {
+	n := len(k)
+	h := uint(n)*131 + uint(k[0])*31 + uint(k[n-1])*7 + uint(k[n/2])
+	return int(h % 1024)
+}
 
 // maxKnownKey is the length of the longest known key.
 const maxKnownKey = len("sentry.timestamp.sequence")

@@ -46,3 +46,28 @@ func EventID(s string) (string, bool) {
 	}
 	return hex.EncodeToString(id[:]), true
 }
+
+// TraceContext reads contexts.trace.trace_id and span_id of an
+// event-shaped payload; an id that is present but not one fails (naming
+// item), since a record linked to the wrong trace is worse than none.
+func TraceContext(item string, doc map[string]any) (pcommon.TraceID, pcommon.SpanID, error) {
+	trace := Obj(Obj(doc, "contexts"), "trace")
+	traceID, err := optionalID(Str(trace, "trace_id"), TraceID)
+	if err != nil {
+		return traceID, pcommon.SpanID{}, PayloadError(item, "contexts.trace.trace_id", "not a trace id", err)
+	}
+	spanID, err := optionalID(Str(trace, "span_id"), SpanID)
+	if err != nil {
+		return traceID, spanID, PayloadError(item, "contexts.trace.span_id", "not a span id", err)
+	}
+	return traceID, spanID, nil
+}
+
+// optionalID reads s by read; empty is the zero id.
+func optionalID[ID pcommon.TraceID | pcommon.SpanID](s string, read func(string) (ID, error)) (ID, error) {
+	if s == "" {
+		var none ID
+		return none, nil
+	}
+	return read(s)
+}

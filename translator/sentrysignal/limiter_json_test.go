@@ -1,11 +1,13 @@
 package sentrysignal
 
 // Decode-and-write in one call, for the tests: the translators decode a
-// payload once (DecodeAny, Container) and write from the decoded value.
+// payload once (DecodeAny, ScanContainer) and write from the decoded value.
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -29,6 +31,18 @@ func (l *Limiter) PutTypedAttributes(m pcommon.Map, raw json.RawMessage) error {
 		return fmt.Errorf("attributes are a %T, not an object", x)
 	}
 	return l.PutTyped(m, obj)
+}
+
+// PutTyped is PutEntryAttributes for the "attributes" object as DecodeAny
+// decodes it, a map: the reference the typed attributes ScanContainer
+// reads are checked against.
+func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
+	entries := make([]typedEntry, 0, len(attrs))
+	for k, x := range attrs {
+		entries = append(entries, typedEntry{key: k, x: x})
+	}
+	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
+	return l.putTypedEntries(m, entries, nil)
 }
 
 // PutJSON maps a free-form JSON value into v: objects become maps (keys in

@@ -2,6 +2,7 @@ package sentrysignal
 
 import (
 	"slices"
+	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 )
@@ -40,8 +41,8 @@ type Truncations struct {
 type Limiter struct {
 	opts    Options
 	dropped int
-	// keys is the sorting space of putMap.
-	keys []string
+	// members is the sorting space of putMap.
+	members []member
 }
 
 // NewLimiter returns a Limiter for one record under opts (zero limits take
@@ -49,6 +50,17 @@ type Limiter struct {
 func NewLimiter(opts Options) *Limiter {
 	return &Limiter{opts: opts.WithDefaults()}
 }
+
+// Reset makes l a Limiter for the next record under opts, as NewLimiter
+// does, keeping its scratch space: a container's translator resets one
+// Limiter per entry rather than making one.
+func (l *Limiter) Reset(opts Options) {
+	*l = Limiter{opts: opts.WithDefaults(), members: l.members[:0]}
+}
+
+// MaxDepth is the depth free-form values are written to (Options.MaxDepth
+// with its default).
+func (l *Limiter) MaxDepth() int { return l.opts.MaxDepth }
 
 // Dropped is the number of map entries this Limiter left out.
 func (l *Limiter) Dropped() int { return l.dropped }
@@ -103,39 +115,76 @@ func (l *Limiter) PutMap(m pcommon.Map, obj map[string]any, depth int) {
 	l.putMap(m, obj, depth, nil, false)
 }
 
-// putMap is PutMap; with omit, inList says obj is an element of an array
-// under a member called omit.In, so its member omit.Member is left out.
-// The keys are sorted on l.keys, a stack the nested calls share, so that
-// a record's maps cost one buffer rather than one slice each.
-func (l *Limiter) putMap(m pcommon.Map, obj map[string]any, depth int, omit *Omission, inList bool) {
-	base := len(l.keys)
+// sortedMembers pushes obj's members to write onto l.members, sorted by
+// key, and returns them: the values with their keys, so that writing them
+// looks none up again. A null member says no more than an absent one
+// (sentry-python writes "mechanism": null); as an empty value, stores that
+// print the map as JSON print no value at all.
+func (l *Limiter) sortedMembers(obj map[string]any, omit *Omission, inList bool) []member {
+	base := len(l.members)
 	for k, v := range obj {
-		// A null member says no more than an absent one (sentry-python
-		// writes "mechanism": null); as an empty value, stores that print
-		// the map as JSON print no value at all.
-		if v != nil && (!inList || omit == nil || k != omit.Member) {
-			l.keys = append(l.keys, k)
+		if v != nil && !omit.leavesOut(k, inList) {
+			l.members = append(l.members, member{k, v})
 		}
 	}
-	// nested calls push above base and pop back to it; should they grow
-	// l.keys, keys keeps the array it was sorted in
-	keys := l.keys[base:]
-	defer func() { l.keys = l.keys[:base] }()
-	slices.Sort(keys)
-	child := func(k string) bool { return omit != nil && k == omit.In }
-	if m.Len() == 0 && len(keys) >= minBulkKeys {
-		values, kept := l.Entries(m, keys)
-		for i, k := range keys {
-			if kept[i] {
-				l.setAny(values[i], obj[k], depth, omit, child(k))
-			}
-		}
+	members := l.members[base:]
+	sortMembers(members)
+	return members
+}
+
+// sortMembers sorts members of distinct keys by key: by insertion, keys
+// compared inline, for the few members of most objects (a frame's dozen),
+// where a sort calling a comparison function cost more than looking each
+// value up again.
+func sortMembers(members []member) {
+	if len(members) > 16 {
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
 		return
 	}
-	m.EnsureCapacity(m.Len() + min(len(keys), l.opts.MaxMapEntries))
-	for _, k := range keys {
-		if v, ok := l.Put(m, k); ok {
-			l.setAny(v, obj[k], depth, omit, child(k))
+	for i := 1; i < len(members); i++ {
+		for j := i; j > 0 && members[j].key < members[j-1].key; j-- {
+			members[j], members[j-1] = members[j-1], members[j]
+		}
+	}
+}
+
+// putMap is PutMap; with omit, inList says obj is an element of an array
+// under a member called omit.In, so its member omit.Member is left out.
+// The members are sorted on l.members, a stack the nested calls share, so
+// that a record's maps cost one buffer rather than one slice each.
+func (l *Limiter) putMap(m pcommon.Map, obj map[string]any, depth int, omit *Omission, inList bool) {
+	base := len(l.members)
+	// nested calls push above base and pop back to it; should they grow
+	// l.members, members keeps the array it was sorted in
+	members := l.sortedMembers(obj, omit, inList)
+	defer func() {
+		clear(l.members[base:]) // the stack keeps no values alive
+		l.members = l.members[:base]
+	}()
+	child := func(k string) bool { return omit != nil && k == omit.In }
+	if m.Len() == 0 && len(members) >= minBulkKeys {
+		l.putMembersBulk(m, members, depth, omit, child)
+		return
+	}
+	m.EnsureCapacity(m.Len() + min(len(members), l.opts.MaxMapEntries))
+	for _, mb := range members {
+		if v, ok := l.Put(m, mb.key); ok {
+			l.setAny(v, mb.value, depth, omit, child(mb.key))
+		}
+	}
+}
+
+// putMembersBulk is putMap of many members into an empty map, in time
+// linear in their number (see Entries).
+func (l *Limiter) putMembersBulk(m pcommon.Map, members []member, depth int, omit *Omission, child func(string) bool) {
+	keys := make([]string, len(members))
+	for i := range members {
+		keys[i] = members[i].key
+	}
+	values, kept := l.Entries(m, keys)
+	for i, mb := range members {
+		if kept[i] {
+			l.setAny(values[i], mb.value, depth, omit, child(mb.key))
 		}
 	}
 }

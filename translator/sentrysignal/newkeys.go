@@ -72,20 +72,11 @@ func appendLenField(buf []byte, field byte, n int) []byte {
 	return binary.AppendUvarint(buf, uint64(n))
 }
 
-// Entries puts keys (which may repeat) into m and returns, for each, the
-// value to write: in order of first appearance, at most MaxMapEntries
-// distinct keys are put, the others dropped and counted. A repeated key
-// gets its value at its last occurrence only (the later one wins, as
-// with PutEmpty); kept[i] is false for the earlier ones and for dropped
-// keys, which a caller that checks every value writes to a scratch
-// value. m must not gain entries while the values are written. Into an
-// empty map of many keys the cost is linear (see appendKeys); otherwise
-// each new key costs a scan of m, as Put.
-func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value, kept []bool) {
-	values, kept = make([]pcommon.Value, len(keys)), make([]bool, len(keys))
-	last := make(map[string]int, min(len(keys), l.opts.MaxMapEntries))
-	var distinct []string
-	added := 0 // distinct keys m does not hold yet
+// distinctKeys lists the keys Entries puts, in order of first
+// appearance, with the index of each one's last occurrence and the number
+// m does not hold yet; the keys past MaxMapEntries are dropped.
+func (l *Limiter) distinctKeys(m pcommon.Map, keys []string) (distinct []string, last map[string]int, added int) {
+	last = make(map[string]int, min(len(keys), l.opts.MaxMapEntries))
 	for i, k := range keys {
 		if _, seen := last[k]; !seen {
 			// once full, a key is dropped without a look-up, as by Put
@@ -100,6 +91,21 @@ func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value,
 		}
 		last[k] = i
 	}
+	return distinct, last, added
+}
+
+// Entries puts keys (which may repeat) into m and returns, for each, the
+// value to write: in order of first appearance, at most MaxMapEntries
+// distinct keys are put, the others dropped and counted. A repeated key
+// gets its value at its last occurrence only (the later one wins, as
+// with PutEmpty); kept[i] is false for the earlier ones and for dropped
+// keys, which a caller that checks every value writes to a scratch
+// value. m must not gain entries while the values are written. Into an
+// empty map of many keys the cost is linear (see appendKeys); otherwise
+// each new key costs a scan of m, as Put.
+func (l *Limiter) Entries(m pcommon.Map, keys []string) (values []pcommon.Value, kept []bool) {
+	values, kept = make([]pcommon.Value, len(keys)), make([]bool, len(keys))
+	distinct, last, added := l.distinctKeys(m, keys)
 	if m.Len() == 0 && len(distinct) >= minBulkKeys && appendKeys(m, distinct) == nil {
 		i := 0
 		for _, v := range m.All() {

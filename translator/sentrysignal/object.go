@@ -47,21 +47,49 @@ func Bool(obj map[string]any, key string) (value, ok bool) {
 	return value, ok
 }
 
+// IsIntegerText says whether s is what strconv.ParseInt reads in base 10:
+// an optional sign and digits. Callers that try ParseInt before
+// ParseFloat ask first, since a failed ParseInt allocates its error (a
+// float in every timestamp and gauge).
+func IsIntegerText(s string) bool {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// intOf is strconv.ParseInt of s in base 10, false where it fails,
+// without making the error of a text that is no integer.
+func intOf(s string) (int64, bool) {
+	if !IsIntegerText(s) {
+		return 0, false
+	}
+	i, err := strconv.ParseInt(s, 10, 64)
+	return i, err == nil
+}
+
 // Int returns obj[key] when it is an integer number.
 func Int(obj map[string]any, key string) (int64, bool) {
 	n, ok := obj[key].(json.Number)
 	if !ok {
 		return 0, false
 	}
-	i, err := strconv.ParseInt(string(n), 10, 64)
-	if err != nil {
-		f, ferr := strconv.ParseFloat(string(n), 64)
-		if ferr != nil || f != float64(int64(f)) {
-			return 0, false
-		}
-		return int64(f), true
+	if i, ok := intOf(string(n)); ok {
+		return i, true
 	}
-	return i, true
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
 }
 
 // Float returns obj[key] when it is a number.
@@ -85,4 +113,22 @@ func Values(x any) []any {
 		return v
 	}
 	return nil
+}
+
+// DecodeObject reads a payload that must be one JSON object (see
+// DecodeAny): it fails, naming item, when the payload is over the size
+// limit, is not JSON or is not an object.
+func DecodeObject(item string, payload []byte, opts Options) (map[string]any, error) {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return nil, err
+	}
+	x, err := DecodeAny(payload)
+	if err != nil {
+		return nil, PayloadError(item, "", "not JSON", err)
+	}
+	doc, ok := x.(map[string]any)
+	if !ok {
+		return nil, PayloadError(item, "", "not a JSON object", nil)
+	}
+	return doc, nil
 }

@@ -1,53 +1,61 @@
 package sentrysignal
 
-// Resource is what a payload says about the process that sent it: the
-// fields a receiver's resource builder turns into resource attributes
-// (service.version, deployment.environment.name, os.*, process.runtime.*,
-// device.*, browser.*, telemetry.sdk.*). Empty fields were absent.
-type Resource struct {
-	Release     string // "release"
-	Environment string // "environment"
-	Dist        string // "dist"
-	Platform    string // "platform"
-	ServerName  string // "server_name"
-	SDKName     string // "sdk.name"
-	SDKVersion  string // "sdk.version"
+import (
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
-	OSName             string // contexts.os.name
-	OSVersion          string // contexts.os.version
-	RuntimeName        string // contexts.runtime.name
-	RuntimeVersion     string // contexts.runtime.version
-	DeviceArch         string // contexts.device.arch
-	DeviceModel        string // contexts.device.model
-	DeviceManufacturer string // contexts.device.manufacturer
-	DeviceFamily       string // contexts.device.family
-	AppName            string // contexts.app.app_name
-	AppVersion         string // contexts.app.app_version
-	AppIdentifier      string // contexts.app.app_identifier
-	BrowserName        string // contexts.browser.name
-	BrowserVersion     string // contexts.browser.version
-}
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
+)
 
-// ReadContexts fills the contexts.* fields of r from a decoded "contexts"
-// object (see DecodeAny). Members of another type than Sentry's read as
-// absent; the payload's translator still maps "contexts" in full.
-func (r *Resource) ReadContexts(contexts map[string]any) {
-	os, rt, br := Obj(contexts, "os"), Obj(contexts, "runtime"), Obj(contexts, "browser")
-	dev, app := Obj(contexts, "device"), Obj(contexts, "app")
-	r.OSName, r.OSVersion = Str(os, "name"), Str(os, "version")
-	r.RuntimeName, r.RuntimeVersion = Str(rt, "name"), Str(rt, "version")
-	r.BrowserName, r.BrowserVersion = Str(br, "name"), Str(br, "version")
-	r.DeviceArch, r.DeviceModel = Str(dev, "arch"), Str(dev, "model")
-	r.DeviceManufacturer, r.DeviceFamily = Str(dev, "manufacturer"), Str(dev, "family")
-	r.AppName, r.AppVersion = Str(app, "app_name"), Str(app, "app_version")
-	r.AppIdentifier = Str(app, "app_identifier")
-}
-
-// ReadTop fills the top-level fields of r from a decoded event-like
-// payload (release, environment, dist, platform, server_name, sdk).
-func (r *Resource) ReadTop(doc map[string]any) {
-	r.Release, r.Environment = Text(doc, "release"), Str(doc, "environment")
-	r.Dist, r.Platform, r.ServerName = Text(doc, "dist"), Str(doc, "platform"), Str(doc, "server_name")
+// ResourceOfEvent is what an event-shaped payload (an event, a feedback)
+// says of its program: "release", "environment", "dist", "platform",
+// "server_name", "sdk" and the os, runtime and device contexts. The app
+// and browser contexts have no resource field: they stay on the records.
+// Members of another type than Sentry's read as absent.
+func ResourceOfEvent(doc map[string]any) sentryresource.Resource {
+	r := sentryresource.Resource{
+		Release:     Text(doc, "release"),
+		Environment: Str(doc, "environment"),
+		Dist:        Text(doc, "dist"),
+		Platform:    Str(doc, "platform"),
+		ServerName:  Str(doc, "server_name"),
+	}
 	sdk := Obj(doc, "sdk")
-	r.SDKName, r.SDKVersion = Str(sdk, "name"), Str(sdk, "version")
+	r.SDK.Name, r.SDK.Version = Str(sdk, "name"), Str(sdk, "version")
+	contexts := Obj(doc, "contexts")
+	// contexts.os, contexts.runtime, contexts.device
+	os, rt, dev := Obj(contexts, "os"), Obj(contexts, "runtime"), Obj(contexts, "device")
+	r.OS.Name, r.OS.Version = Str(os, "name"), Str(os, "version")
+	r.Runtime.Name, r.Runtime.Version = Str(rt, "name"), Str(rt, "version")
+	r.Device.Architecture, r.Device.Model = Str(dev, "arch"), Str(dev, "model")
+	r.Device.Manufacturer = Str(dev, "manufacturer")
+	return r
+}
+
+// ResourceOfRelease is the resource of a payload that names only its
+// release and environment (a check-in, a session's attrs): "release" as
+// text (Sentry accepts a number), "environment" when a string.
+func ResourceOfRelease(obj map[string]any) sentryresource.Resource {
+	return sentryresource.Resource{Release: Text(obj, "release"), Environment: Str(obj, "environment")}
+}
+
+// NoteResourceAttribute sets the field of res that an attribute of a log
+// or metric entry names, when it names one: sentry.release,
+// sentry.environment, sentry.sdk.name, sentry.sdk.version and
+// server.address (the SDK's server_name). Translators call it with the
+// string attributes they write, so that the entries of a container fill
+// the envelope's resource as an event's members do.
+func NoteResourceAttribute(res *sentryresource.Resource, key, value string) {
+	switch key {
+	case sentryattr.Release:
+		res.Release = value
+	case sentryattr.Environment:
+		res.Environment = value
+	case sentryattr.SDKName:
+		res.SDK.Name = value
+	case sentryattr.SDKVersion:
+		res.SDK.Version = value
+	case string(semconv.ServerAddressKey):
+		res.ServerName = value
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -81,9 +82,10 @@ func TestSeverity(t *testing.T) {
 }
 
 func TestContainer(t *testing.T) {
-	items, err := Container("log", []byte(`{"items":[{"a":1},2]}`), Options{})
-	if err != nil || len(items) != 2 {
-		t.Fatalf("Container = %d, %v", len(items), err)
+	var c collectedEntries
+	err := ScanContainer("log", []byte(`{"items":[{"a":1},2]}`), Options{}, &c)
+	if err != nil || len(c.items) != 2 {
+		t.Fatalf("ScanContainer = %d, %v", len(c.items), err)
 	}
 	tests := []struct {
 		payload string
@@ -95,10 +97,10 @@ func TestContainer(t *testing.T) {
 		{`{"items":[]}`, Options{MaxPayloadBytes: 5}, "exceeds the limit"},
 	}
 	for _, tt := range tests {
-		_, err := Container("log", []byte(tt.payload), tt.opts)
+		err := ScanContainer("log", []byte(tt.payload), tt.opts, &collectedEntries{})
 		var de *DecodeError
 		if !errors.As(err, &de) || !strings.Contains(de.Error(), tt.reason) || de.Item != "log" {
-			t.Errorf("Container(%s) error = %v, want %q", tt.payload, err, tt.reason)
+			t.Errorf("ScanContainer(%s) error = %v, want %q", tt.payload, err, tt.reason)
 		}
 	}
 }
@@ -202,6 +204,20 @@ func TestPutObservations(t *testing.T) {
 			if at < 0 || at >= dp.Positive().BucketCounts().Len() || dp.Positive().BucketCounts().At(at) == 0 {
 				t.Errorf("%v: bucket %d empty", v, at)
 			}
+		}
+	}
+}
+
+// TestIsIntegerText: true exactly for what strconv.ParseInt reads in base
+// 10 (or refuses only for its range), so that asking first changes no
+// value.
+func TestIsIntegerText(t *testing.T) {
+	for _, s := range []string{"0", "-0", "+5", "42", "-9223372036854775808", "9223372036854775808", "99999999999999999999",
+		"", "-", "+", "1.5", "1e3", "-1E3", "0x10", "1_000", " 1", "1 ", "--1", "NaN", "١"} {
+		_, err := strconv.ParseInt(s, 10, 64)
+		parses := err == nil || errors.Is(err, strconv.ErrRange)
+		if got := IsIntegerText(s); got != parses {
+			t.Errorf("IsIntegerText(%q) = %v, ParseInt reads it: %v", s, got, parses)
 		}
 	}
 }

@@ -21,7 +21,8 @@ func IsNull(raw json.RawMessage) bool {
 // (see jsonParser), and refuses trailing data: anything but space after
 // the value, a stray "]" or "}" included.
 func DecodeAny(raw []byte) (any, error) {
-	p := jsonParser{data: raw}
+	p := newParser(raw)
+	defer p.release()
 	x, err := p.value()
 	if err != nil {
 		return nil, err
@@ -45,6 +46,13 @@ func (l *Limiter) SetAny(v pcommon.Value, x any, depth int) {
 // without the member first cost a map for every object of it.
 type Omission struct {
 	Member, In string
+}
+
+// leavesOut says whether member k of an object is left out: o names it
+// and the object is in a list under o.In. A nil Omission leaves nothing
+// out.
+func (o *Omission) leavesOut(k string, inList bool) bool {
+	return o != nil && inList && k == o.Member
 }
 
 // SetAnyOmitting is SetAny leaving out what omit names; the value written
@@ -72,21 +80,27 @@ func (l *Limiter) setAny(v pcommon.Value, x any, depth int, omit *Omission, inLi
 	case json.Number:
 		setNumber(v, t)
 	case []any:
-		if depth <= 0 {
-			v.SetStr(compactText(omitted(t, omit, inList)))
-			return
-		}
-		s := v.SetEmptySlice()
-		s.EnsureCapacity(len(t))
-		for _, e := range t {
-			l.setAny(s.AppendEmpty(), e, depth-1, omit, inList)
-		}
+		l.setList(v, t, depth, omit, inList)
 	case map[string]any:
 		if depth <= 0 {
 			v.SetStr(compactText(omitted(t, omit, inList)))
 			return
 		}
 		l.putMap(v.SetEmptyMap(), t, depth-1, omit, inList)
+	}
+}
+
+// setList is setAny of an array: a slice, or its JSON text at the depth
+// limit.
+func (l *Limiter) setList(v pcommon.Value, list []any, depth int, omit *Omission, inList bool) {
+	if depth <= 0 {
+		v.SetStr(compactText(omitted(list, omit, inList)))
+		return
+	}
+	s := v.SetEmptySlice()
+	s.EnsureCapacity(len(list))
+	for _, e := range list {
+		l.setAny(s.AppendEmpty(), e, depth-1, omit, inList)
 	}
 }
 
@@ -98,14 +112,7 @@ func omitted(x any, omit *Omission, inList bool) any {
 	}
 	switch t := x.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, v := range t {
-			if inList && k == omit.Member {
-				continue
-			}
-			out[k] = omitted(v, omit, k == omit.In)
-		}
-		return out
+		return omittedMembers(t, omit, inList)
 	case []any:
 		out := make([]any, len(t))
 		for i, v := range t {
@@ -116,8 +123,19 @@ func omitted(x any, omit *Omission, inList bool) any {
 	return x
 }
 
+// omittedMembers is omitted of an object.
+func omittedMembers(obj map[string]any, omit *Omission, inList bool) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if !inList || k != omit.Member {
+			out[k] = omitted(v, omit, k == omit.In)
+		}
+	}
+	return out
+}
+
 func setNumber(v pcommon.Value, n json.Number) {
-	if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	if i, ok := intOf(string(n)); ok {
 		v.SetInt(i)
 		return
 	}

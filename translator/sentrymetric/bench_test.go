@@ -1,0 +1,58 @@
+package sentrymetric
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"go.opentelemetry.io/collector/pdata/pmetric"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal/signaltest"
+)
+
+// metricContainer100 is the captured node container repeated to 100
+// metrics (a full batch of the JavaScript SDK).
+func metricContainer100(b *testing.B) []byte {
+	var in struct{ Items []json.RawMessage }
+	if err := json.Unmarshal(signaltest.ReadTestdata(b, "node11_captured_metrics_1.json"), &in); err != nil {
+		b.Fatal(err)
+	}
+	items := make([][]byte, 100)
+	for i := range items {
+		items[i] = in.Items[i%len(in.Items)]
+	}
+	return append(append([]byte(`{"items":[`), bytes.Join(items, []byte(","))...), "]}"...)
+}
+
+// BenchmarkDecodeMetricContainer: the trace_metric decoder against the
+// OTLP protobuf decode of the same metrics, the otlp receiver's path.
+func BenchmarkDecodeMetricContainer(b *testing.B) {
+	payload := metricContainer100(b)
+	b.Run("sentrymetric.Metrics", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if n, err := AppendMetrics(payload, sentrysignal.Options{}, pmetric.NewMetricSlice()); err != nil || n != 100 {
+				b.Fatal(n, err)
+			}
+		}
+	})
+	md := pmetric.NewMetrics()
+	if _, err := AppendMetrics(payload, sentrysignal.Options{}, md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()); err != nil {
+		b.Fatal(err)
+	}
+	otlp, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("otlp-protobuf.UnmarshalMetrics", func(b *testing.B) {
+		b.SetBytes(int64(len(payload)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (&pmetric.ProtoUnmarshaler{}).UnmarshalMetrics(otlp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
