@@ -41,12 +41,17 @@ func exceptionVariants(e *Exception, platform string) variants {
 // order newstyle:2023-01-11 hashes them: stack trace, type, NSError,
 // value.
 func exceptionComponent(typ *component, value string, nsError, stacktrace *component) *component {
+	// The value counts only when no stack trace (or NSError) does; it is
+	// normalized only then, since normalizing costs ten times the rest
+	// of grouping an event and a stack trace is the common case.
 	v := leaf("value", "")
-	if value != "" {
-		v = leaf("value", normalizeMessage(value))
-	}
-	if stacktrace.contributes || (nsError != nil && nsError.contributes) {
+	switch {
+	case value == "":
+	case stacktrace.contributes || (nsError != nil && nsError.contributes):
+		v = leaf("value", value)
 		v.contributes = false
+	default:
+		v = leaf("value", normalizeMessage(value))
 	}
 	children := []*component{stacktrace, typ}
 	if nsError != nil {
