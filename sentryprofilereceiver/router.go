@@ -15,8 +15,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/linkhold"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrycheckin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryclientreport"
@@ -26,6 +26,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrymetric"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 )
 
 // signal is the pipeline an envelope item feeds.
@@ -66,15 +67,15 @@ type itemRoute struct {
 // itemRoutes is every item type the receiver reads. An item of another
 // type, or of a signal without a pipeline, is counted as ignored.
 //
-// Profile items are read together by translator.ItemDecoder, which applies
+// Profile items are read together by itemrules.ItemDecoder, which applies
 // the envelope-wide rules (one V1 profile per envelope, a V1 profile's
 // transaction, taken from the trace items decoded here). Every item is
 // decoded once, here or by the ItemDecoder.
 var itemRoutes = []itemRoute{
-	{itemType: translator.ItemTypeProfile, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
+	{itemType: itemrules.ItemTypeProfile, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
+	{itemType: itemrules.ItemTypeProfileChunk, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
+	{itemType: itemrules.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
+	{itemType: itemrules.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
 		segment: sentrytrace.DecodeTransaction, maxBytes: maxEventItemBytes},
 	{itemType: itemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
 		segment: sentrytrace.DecodeSpans, maxBytes: maxContainerItemBytes},
@@ -246,7 +247,7 @@ func (rt *router) decodeSegments(t *translation) {
 		seg, err := r.segment(item.Payload)
 		t.segments = append(t.segments, decodedSegment{item: i, seg: seg, err: err})
 		if err == nil && rt.index != nil {
-			rt.index.Add(time.Now(), translator.IndexSpans(seg))
+			rt.index.Add(time.Now(), traceitems.IndexSpans(seg))
 		}
 	}
 }
@@ -254,7 +255,7 @@ func (rt *router) decodeSegments(t *translation) {
 // hasProfileItem reports whether any of items holds a profile.
 func hasProfileItem(items []envelope.Item) bool {
 	for i := range items {
-		if translator.IsProfileItem(items[i].Header.Type) {
+		if itemrules.IsProfileItem(items[i].Header.Type) {
 			return true
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryfeedback"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysession"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
@@ -351,7 +352,7 @@ func (rt *router) envelopeResource(t *translation, projectID string) translator.
 	}
 	for _, d := range t.segments {
 		if d.err == nil {
-			res.Fill(translator.ResourceOfSegment(d.seg))
+			res.Fill(traceitems.ResourceOfSegment(d.seg))
 		}
 	}
 	res.ServiceName = rt.cfg.ServiceName

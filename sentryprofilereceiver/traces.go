@@ -12,8 +12,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 )
 
 // reasonInvalidTraceItem is the drop log's reason for a trace item that
@@ -44,10 +44,10 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 	resource := t.builder.Resource()
 	for _, d := range t.segments {
 		if d.err == nil {
-			resource.Fill(translator.ResourceOfSegment(d.seg))
+			resource.Fill(traceitems.ResourceOfSegment(d.seg))
 		}
 	}
-	opts := translator.TraceOptions{
+	opts := traceitems.TraceOptions{
 		ServiceName:     rt.cfg.ServiceName,
 		ProjectID:       projectID,
 		IncludeUserData: rt.cfg.IncludeUserData,
@@ -59,7 +59,7 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 			rt.discardTraceItem(ctx, t, projectID, d.item, d.err.Error())
 			continue
 		}
-		spans += translator.AppendTraces(td, d.seg, opts)
+		spans += traceitems.AppendTraces(td, d.seg, opts)
 	}
 	return td, spans
 }

@@ -16,9 +16,11 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofconv"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/android"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -115,8 +117,8 @@ func runConvert(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
-	items, samples, err := decodeSentry(data, translator.ItemDecoder{Mode: mode, MaxSize: translator.MaxProfileItemBytes}, b, e.stderr, prog)
+	b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
+	items, samples, err := decodeSentry(data, itemrules.ItemDecoder{Mode: mode, MaxSize: itemrules.MaxProfileItemBytes}, b, e.stderr, prog)
 	if err != nil {
 		return err
 	}
@@ -137,35 +139,35 @@ func formatFromPath(path string) string {
 }
 
 // decodeSentry adds the input's profiles to b: every profile item of an
-// envelope, read by the receiver's rules (translator.ItemDecoder.ProfileItems),
+// envelope, read by the receiver's rules (itemrules.ItemDecoder.ProfileItems),
 // or the one profile of a bare JSON document. It returns how many items and
 // samples were added. Any refused profile item fails the conversion; warnings
 // (Relay rules a kept item breaks, a transaction that cannot be read) go to
 // warn.
-func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+func decodeSentry(data []byte, dec itemrules.ItemDecoder, b *profilesin.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
 	if isARTTrace(data) {
 		// A trace file as Debug.startMethodTracing or Android Studio
 		// saves it: the samples without a Sentry payload's metadata.
-		p, warnings, err := translator.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
+		p, warnings, err := android.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
 		if err != nil {
 			return 0, 0, err
 		}
 		printWarnings(warn, warnings)
 		prog.item(0, "ART method trace", len(p.Samples))
-		return 1, b.Add(translator.DecodedProfile{Profile: p}), nil
+		return 1, b.Add(profilesin.DecodedProfile{Profile: p}), nil
 	}
 	if !isEnvelope(data) {
-		item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
+		item := envelope.Item{Header: envelope.ItemHeader{Type: itemrules.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
 		p, warnings, serr := dec.Decode(&item, time.Now())
 		if serr != nil {
 			return 0, 0, serr
 		}
 		printWarnings(warn, warnings)
 		prog.item(0, "profile document", len(p.Samples))
-		return 1, b.Add(translator.DecodedProfile{Profile: p, Payload: data}), nil
+		return 1, b.Add(profilesin.DecodedProfile{Profile: p, Payload: data}), nil
 	}
 
-	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: translator.MaxProfileItemBytes})
+	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: itemrules.MaxProfileItemBytes})
 	if err != nil {
 		// The envelope's errors already say which item and offset.
 		return 0, 0, err
@@ -174,15 +176,15 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 		added, samples int
 		problems       []error
 	)
-	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
-		TraceItems: translator.DecodeTraceItems(items)})
+	outcomes := dec.ProfileItems(itemrules.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
+		TraceItems: itemrules.DecodeTraceItems(items)})
 	for o := range outcomes {
 		switch o.Kind {
-		case translator.TransactionUnreadable:
+		case itemrules.TransactionUnreadable:
 			fmt.Fprintf(warn, "sentryprof convert: warning: transaction ignored, its profile has no trace link: %v\n", o.Err)
-		case translator.ItemRefused:
+		case itemrules.ItemRefused:
 			problems = append(problems, o.Err)
-		case translator.ItemAccepted:
+		case itemrules.ItemAccepted:
 			printWarnings(warn, o.Warnings)
 			prog.item(o.Index, items[o.Index].Header.Type, len(o.Decoded.Profile.Samples))
 			// The profile lives in the decoder's memory until the next

@@ -9,7 +9,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -57,7 +57,7 @@ func runExport(args []string, e *env) error {
 		return err
 	}
 
-	opts := translator.ExportOptions{DefaultPlatform: platform, SDKName: toolName, SDKVersion: toolVersion}
+	opts := profilesout.ExportOptions{DefaultPlatform: platform, SDKName: toolName, SDKVersion: toolVersion}
 	var (
 		lines         []byte
 		chunks        int
@@ -65,7 +65,7 @@ func runExport(args []string, e *env) error {
 		droppedChunks int
 	)
 	for ri, pd := range requests {
-		cs, drops := translator.FromProfiles(pd, opts)
+		cs, drops := profilesout.FromProfiles(pd, opts)
 		for _, d := range drops {
 			droppedChunks++
 			fmt.Fprintf(e.stderr, "sentryprof export: request %d: dropped %d samples: %s", ri, d.Samples, d.Reason)

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 
 // marshal is the receiver's output as an OTLP exporter sends it: pdata
@@ -30,7 +30,7 @@ func marshal(t *testing.T, pd pprofile.Profiles) []byte {
 // string-table references for resource attributes) and reads it as
 // Pyroscope's ingester does.
 func TestPyroscopeReadsV030(t *testing.T) {
-	for _, f := range fixturepd.Translate(t, translator.ReceiveOptions{}, fixturepd.Readable...) {
+	for _, f := range fixturepd.Translate(t, profilesin.ReceiveOptions{}, fixturepd.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			var req collectorv1.ExportProfilesServiceRequest
 			require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
@@ -47,7 +47,7 @@ func TestPyroscopeReadsV030(t *testing.T) {
 // TestPyroscopeSeesCountsWhenGrouped documents the other shape: with
 // group_samples, Pyroscope reads counts, not time.
 func TestPyroscopeSeesCountsWhenGrouped(t *testing.T) {
-	f := fixturepd.Translate(t, translator.ReceiveOptions{GroupSamples: true}, fixturepd.Readable[1])[0]
+	f := fixturepd.Translate(t, profilesin.ReceiveOptions{GroupSamples: true}, fixturepd.Readable[1])[0]
 	var req collectorv1.ExportProfilesServiceRequest
 	require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
 	series, err := Read(&req)

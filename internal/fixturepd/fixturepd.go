@@ -14,8 +14,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -44,7 +44,7 @@ type Fixture struct {
 
 // Translate translates the named fixtures (skipping the test when the
 // shared folder is absent) with opts.
-func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) []Fixture {
+func Translate(tb testing.TB, opts profilesin.ReceiveOptions, names ...string) []Fixture {
 	tb.Helper()
 	out := make([]Fixture, 0, len(names))
 	for _, name := range names {
@@ -58,7 +58,7 @@ func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) [
 		} else {
 			payloads = [][]byte{data}
 		}
-		b := translator.NewProfilesBuilder(opts)
+		b := profilesin.NewProfilesBuilder(opts)
 		for i, payload := range payloads {
 			p, err := sentry.DecodeProfile(payload)
 			if err != nil {
@@ -68,7 +68,7 @@ func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) [
 			if _, err := sentry.Check(p, sentry.DefaultLimits(), sentry.ModeLenient); err != nil {
 				tb.Fatalf("%s item %d: %v", filepath.Base(name), i, err)
 			}
-			b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
+			b.Add(profilesin.DecodedProfile{Profile: p, Payload: payload})
 		}
 		n := b.SampleCount()
 		out = append(out, Fixture{Name: name, Profiles: b.Profiles(), Samples: n})

@@ -17,28 +17,13 @@ import (
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 )
 
-// Span is what the index keeps of one Sentry span.
-type Span struct {
-	TraceID pcommon.TraceID
-	SpanID  pcommon.SpanID
-	// SegmentID is the span's segment: the transaction's root span
-	// ("contexts.trace.span_id") or span v2 "sentry.segment.id". A segment
-	// is its own segment. Zero when the span does not say.
-	SegmentID pcommon.SpanID
-	// ProfilerID is the profiler sentrytrace.Span names (a span's own, else
-	// its transaction's). Streamed child spans carry it only on their
-	// segment: empty here, it is taken from the segment.
-	ProfilerID string
-	// ThreadID is the decimal "thread.id" of the span's data/attributes;
-	// empty when the span does not say, and the span then ran on its
-	// segment's thread (on every thread when the segment does not say
-	// either).
-	ThreadID string
-	// Start and End are Unix nanoseconds; the span covers [Start, End).
-	Start, End uint64
-}
+// Span is what the index keeps of one Sentry span: the span-index view
+// the translator maps a transaction or span item to (traceitems.IndexSpans).
+type Span = traceitems.IndexedSpan
 
 // Limits bound the index. Zero fields take the defaults of DefaultLimits.
 type Limits struct {

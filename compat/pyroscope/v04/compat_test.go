@@ -14,11 +14,11 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/compat/pyroscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixturepd"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 
 func TestPyroscopeReadsV040(t *testing.T) {
-	for _, f := range fixturepd.Translate(t, translator.ReceiveOptions{}, fixturepd.Readable...) {
+	for _, f := range fixturepd.Translate(t, profilesin.ReceiveOptions{}, fixturepd.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			c := pprofile.NewProfiles()
 			f.Profiles.CopyTo(c)

@@ -1,0 +1,131 @@
+package profilesout
+
+// Platforms: the chunk's "platform" from its frames' profile.frame.type
+// (internal/frametype), else telemetry.sdk.language, for sources without
+// one; and the memory that keeps one platform per profiler across exports.
+
+import (
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// platformOfSDKLanguage maps semconv telemetry.sdk.language to a Sentry
+// platform, for resources whose frames carry no frame type.
+func platformOfSDKLanguage(language string) string {
+	switch language {
+	case semconv.TelemetrySDKLanguageCPP.Value.AsString():
+		return "native"
+	case semconv.TelemetrySDKLanguageDotnet.Value.AsString():
+		return "csharp"
+	case semconv.TelemetrySDKLanguageErlang.Value.AsString():
+		return "elixir"
+	case semconv.TelemetrySDKLanguageGo.Value.AsString():
+		return "go"
+	case semconv.TelemetrySDKLanguageJava.Value.AsString(), semconv.TelemetrySDKLanguageKotlin.Value.AsString():
+		return "java"
+	case semconv.TelemetrySDKLanguageNodejs.Value.AsString():
+		return "node"
+	case semconv.TelemetrySDKLanguagePHP.Value.AsString():
+		return "php"
+	case semconv.TelemetrySDKLanguagePython.Value.AsString():
+		return "python"
+	case semconv.TelemetrySDKLanguageRuby.Value.AsString():
+		return "ruby"
+	case semconv.TelemetrySDKLanguageRust.Value.AsString():
+		return "rust"
+	case semconv.TelemetrySDKLanguageSwift.Value.AsString():
+		return "cocoa"
+	case semconv.TelemetrySDKLanguageWebJS.Value.AsString():
+		return "javascript"
+	}
+	return ""
+}
+
+// PlatformMemory remembers the platform of each profiler across FromProfiles
+// calls, so that every chunk of a profiler has one platform: Relay routes
+// chunks by platform, and Sentry shows a profiler's chunks together only
+// when they agree. It holds at most its capacity of profilers, forgetting
+// the oldest first. Safe for concurrent use; the zero value is not usable:
+// call NewPlatformMemory.
+type PlatformMemory struct {
+	mu       sync.Mutex
+	capacity int
+	byID     map[string]string
+	order    []string // profiler ids, oldest first: a ring of capacity entries
+	next     int
+}
+
+// NewPlatformMemory returns a memory of up to capacity profilers (at least 1).
+func NewPlatformMemory(capacity int) *PlatformMemory {
+	capacity = max(capacity, 1)
+	return &PlatformMemory{capacity: capacity, byID: make(map[string]string), order: make([]string, 0, capacity)}
+}
+
+// settle returns the platform a profiler's chunk gets, given the platform
+// its own frames voted for. The first platform other than native that a
+// profiler gets is its platform from then on: native frames (the kernel,
+// libc) run under every runtime, so a window with only those says nothing
+// about the process. A profiler that never showed anything else stays
+// native.
+func (m *PlatformMemory) settle(profilerID, voted string) string {
+	if m == nil {
+		return voted
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if known, ok := m.byID[profilerID]; ok {
+		if known != "native" || voted == "native" {
+			return known
+		}
+		m.byID[profilerID] = voted
+		return voted
+	}
+	if len(m.order) < m.capacity {
+		m.order = append(m.order, profilerID)
+	} else {
+		delete(m.byID, m.order[m.next])
+		m.order[m.next] = profilerID
+		m.next = (m.next + 1) % m.capacity
+	}
+	m.byID[profilerID] = voted
+	return voted
+}
+
+// votedPlatform is the platform of the most common frame type among
+// counts (platform → frames of the sampled stacks; interpreted frames win
+// over native ones, which every runtime has underneath), else that of
+// telemetry.sdk.language, else the default.
+func votedPlatform(counts map[string]int, language, defaultPlatform string) string {
+	best, bestN := "", 0
+	for p, n := range counts {
+		if p == "native" {
+			continue
+		}
+		if n > bestN || (n == bestN && p < best) {
+			best, bestN = p, n
+		}
+	}
+	if best != "" {
+		return best
+	}
+	if counts["native"] > 0 {
+		return "native"
+	}
+	if p := platformOfSDKLanguage(language); p != "" {
+		return p
+	}
+	return defaultPlatform
+}
+
+// locationFrameType is profile.frame.type of Location l.
+func locationFrameType(dv *dictionaryView, l int32) string {
+	var ft string
+	dv.eachAttr(dv.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
+		if key == string(semconv.ProfileFrameTypeKey) {
+			ft = v.AsString()
+		}
+	})
+	return ft
+}

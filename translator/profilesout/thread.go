@@ -1,0 +1,134 @@
+package profilesout
+
+// Threads and queues: "samples"[]."thread_id", "thread_metadata",
+// "queue_metadata", "samples"[]."queue_address" and "state" ⇄ sample
+// attributes thread.id, sentry.thread.id, thread.name,
+// sentry.thread.priority, sentry.thread.active, sentry.queue.address,
+// sentry.queue.label, sentry.thread.state (and the profile attributes
+// sentry.thread_metadata, sentry.queue_metadata). Here: sampleThreadAttrs,
+// threadMetadataOf, queueMetadataFromAttr; the way in is
+// profilesin/thread.go.
+
+import (
+	"cmp"
+	"strconv"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+)
+
+// threadInfo is one thread of a profile, from the sample attributes.
+type threadInfo struct {
+	id          string
+	name        string
+	priority    int64
+	hasPriority bool
+}
+
+// sampleThreadAttrs reads a sample's attributes: its thread (sentry.thread.id, else
+// thread.id, else one synthetic thread "0" for every sample without one)
+// with thread.name and sentry.thread.priority, its sentry.queue.address →
+// "queue_address" and its sentry.thread.state → "state".
+func sampleThreadAttrs(indices pcommon.Int32Slice, dv *dictionaryView) (t threadInfo, queue, state string) {
+	roles, vals := dv.attrRoles, dv.attrVals
+	var numeric int64
+	hasNumeric := false
+	for i := range indices.Len() {
+		idx := indices.At(i)
+		if idx <= 0 || int(idx) >= len(roles) {
+			continue
+		}
+		v := vals[idx]
+		switch roles[idx] {
+		case roleSentryThreadID:
+			if v.Type() == pcommon.ValueTypeStr {
+				t.id = v.Str()
+			}
+		case roleThreadID:
+			if v.Type() == pcommon.ValueTypeInt {
+				numeric, hasNumeric = v.Int(), true
+			} else if v.Type() == pcommon.ValueTypeStr {
+				t.id = cmp.Or(t.id, v.Str())
+			}
+		case roleThreadName:
+			t.name = v.AsString()
+		case roleThreadPriority:
+			if v.Type() == pcommon.ValueTypeInt {
+				t.priority, t.hasPriority = v.Int(), true
+			}
+		case roleQueueAddress:
+			queue = v.AsString()
+		case roleThreadState:
+			state = v.AsString()
+		}
+	}
+	switch {
+	case t.id != "":
+	case hasNumeric:
+		t.id = strconv.FormatInt(numeric, 10)
+	default:
+		t.id = "0"
+	}
+	return t, queue, state
+}
+
+// threadMetadataOf: profile attribute sentry.thread_metadata →
+// "thread_metadata" as received; for profiles from other sources, the
+// used threads' thread.name and sentry.thread.priority → "name",
+// "priority".
+func threadMetadataOf(attrs *profileAttrs, threads []threadInfo, usedThreads []bool) []sentry.ThreadMetadata {
+	var out []sentry.ThreadMetadata
+	if attrs.hasThreads {
+		for id, v := range attrs.threadMetadata.All() {
+			tm := sentry.ThreadMetadata{ThreadID: id}
+			if v.Type() == pcommon.ValueTypeMap {
+				tm.Name = profileschema.MapStr(v.Map(), profileschema.KeyName)
+				if pr, ok := v.Map().Get(profileschema.KeyPriority); ok && pr.Type() == pcommon.ValueTypeInt {
+					tm.Priority, tm.HasPriority = pr.Int(), true
+				}
+			}
+			out = append(out, tm)
+		}
+		return out
+	}
+	for i, t := range threads {
+		if usedThreads[i] && (t.name != "" || t.hasPriority) {
+			out = append(out, sentry.ThreadMetadata{
+				ThreadID: t.id, Name: t.name, Priority: t.priority, HasPriority: t.hasPriority,
+			})
+		}
+	}
+	return out
+}
+
+// queueMetadataFromAttr: profile attribute sentry.queue_metadata →
+// "queue_metadata" (address → "label").
+func queueMetadataFromAttr(m pcommon.Map) []sentry.QueueMetadata {
+	var out []sentry.QueueMetadata
+	for addr, v := range m.All() {
+		q := sentry.QueueMetadata{Address: addr}
+		if v.Type() == pcommon.ValueTypeMap {
+			q.Label = profileschema.MapStr(v.Map(), profileschema.KeyLabel)
+		}
+		out = append(out, q)
+	}
+	return out
+}
+
+// idleOfSample reports whether a sample's attributes mark it idle
+// (sentry.sample.idle = true): the SDK sent it with an empty stack, and
+// its stack is the one Sentry shows it with (receive_idle.go). The
+// exporter writes such a sample back with an empty stack.
+func idleOfSample(indices pcommon.Int32Slice, dv *dictionaryView) bool {
+	roles, vals := dv.attrRoles, dv.attrVals
+	for i := range indices.Len() {
+		idx := indices.At(i)
+		if idx > 0 && int(idx) < len(roles) && roles[idx] == roleSampleIdle {
+			v := vals[idx]
+			return v.Type() == pcommon.ValueTypeBool && v.Bool()
+		}
+	}
+	return false
+}
