@@ -11,7 +11,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"

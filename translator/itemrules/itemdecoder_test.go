@@ -13,7 +13,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentryid"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 

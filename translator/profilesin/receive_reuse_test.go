@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"

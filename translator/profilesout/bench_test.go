@@ -5,7 +5,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentryid"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 

@@ -3,7 +3,7 @@ package profilesout
 import (
 	"testing"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 )
 
 // requireValidChunks checks that every chunk passes Relay's rules and

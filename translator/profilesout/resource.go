@@ -19,7 +19,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentryid"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"

@@ -15,7 +15,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/translatortest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
