@@ -10,8 +10,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // frameFunctionFile: "abs_path", else "filename" → Function.filename.

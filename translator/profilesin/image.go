@@ -12,8 +12,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // mappingFields is what a debug_meta image maps to: its Mapping.

@@ -18,8 +18,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/idindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
@@ -358,9 +358,6 @@ func (b *ProfilesBuilder) putCPUView(cpuProf, prof pprofile.Profile) {
 	cpuProf.SetPeriod(methodTracePeriodNanos)
 	prof.AttributeIndices().CopyTo(cpuProf.AttributeIndices())
 }
-
-// isV2: "version" "2" is a V2 chunk; anything else was read as V1.
-func isV2(p *sentry.Profile) bool { return p.Version == sentry.VersionV2 }
 
 // profileStart is the Unix time in nanoseconds that V1 elapsed_since_start_ns
 // values count from: the profile timestamp (0 when absent).
@@ -905,17 +902,6 @@ func (b *ProfilesBuilder) putProfileAttributes(prof pprofile.Profile, p *sentry.
 	if len(attrs) > 0 {
 		prof.AttributeIndices().FromRaw(attrs)
 	}
-}
-
-// stringAttr is a string attribute an object file maps; an empty value is
-// left out.
-type stringAttr struct{ key, value string }
-
-// profileAttr is a profile attribute an object file maps; key "" when the
-// profile has nothing for it.
-type profileAttr struct {
-	key   string
-	value pcommon.Value
 }
 
 // serviceSampleAttrs are the attributes of the item's service that every
