@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofdict"
 )
 
 // Sample labels that carry a sample's link. OTLP links are not attributes, so
@@ -73,8 +75,7 @@ func Convert(pd pprofile.Profiles) ([]*profile.Profile, error) {
 // so that a location or function shared by many stacks is converted once and
 // the pprof tables stay deduplicated the way the dictionary was.
 type converter struct {
-	dict      pprofile.ProfilesDictionary
-	strings   pcommon.StringSlice
+	dict      pprofdict.Reader
 	out       *profile.Profile
 	locations map[int32]*profile.Location
 	functions map[int32]*profile.Function
@@ -84,8 +85,7 @@ type converter struct {
 
 func newConverter(dict pprofile.ProfilesDictionary) *converter {
 	return &converter{
-		dict:      dict,
-		strings:   dict.StringTable(),
+		dict:      pprofdict.New(dict),
 		out:       &profile.Profile{},
 		locations: make(map[int32]*profile.Location),
 		functions: make(map[int32]*profile.Function),
@@ -176,11 +176,10 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 
 	// Sample.link_index
 	if li := s.LinkIndex(); li != 0 {
-		links := c.dict.LinkTable()
-		if li < 0 || int(li) >= links.Len() {
-			return nil, fmt.Errorf("link_index %d out of range [0, %d)", li, links.Len())
+		link, ok := c.dict.Link(li)
+		if !ok {
+			return nil, c.dict.OutOfRange("link_index", li, pprofdict.Links)
 		}
-		link := links.At(int(li))
 		if ps.Label == nil {
 			ps.Label = make(map[string][]string)
 		}
@@ -213,11 +212,11 @@ func (c *converter) stack(idx int32) ([]*profile.Location, error) {
 	if locs, ok := c.stacks[idx]; ok {
 		return locs, nil
 	}
-	stacks := c.dict.StackTable()
-	if idx < 0 || int(idx) >= stacks.Len() {
-		return nil, fmt.Errorf("stack_index %d out of range [0, %d)", idx, stacks.Len())
+	stack, ok := c.dict.Stack(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("stack_index", idx, pprofdict.Stacks)
 	}
-	indices := stacks.At(int(idx)).LocationIndices()
+	indices := stack.LocationIndices()
 	locs := make([]*profile.Location, 0, indices.Len())
 	for i, li := range indices.All() {
 		loc, err := c.location(li)
@@ -234,11 +233,10 @@ func (c *converter) location(idx int32) (*profile.Location, error) {
 	if loc, ok := c.locations[idx]; ok {
 		return loc, nil
 	}
-	table := c.dict.LocationTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("location index %d out of range [0, %d)", idx, table.Len())
+	l, ok := c.dict.Location(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("location index", idx, pprofdict.Locations)
 	}
-	l := table.At(int(idx))
 	loc := &profile.Location{
 		ID:      uint64(len(c.out.Location) + 1),
 		Address: l.Address(),
@@ -278,11 +276,10 @@ func (c *converter) function(idx int32) (*profile.Function, error) {
 	if fn, ok := c.functions[idx]; ok {
 		return fn, nil
 	}
-	table := c.dict.FunctionTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("function_index %d out of range [0, %d)", idx, table.Len())
+	f, ok := c.dict.Function(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("function_index", idx, pprofdict.Functions)
 	}
-	f := table.At(int(idx))
 	name, err := c.str(f.NameStrindex())
 	if err != nil {
 		return nil, fmt.Errorf("function %d name: %w", idx, err)
@@ -311,11 +308,10 @@ func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
 	if m, ok := c.mappings[idx]; ok {
 		return m, nil
 	}
-	table := c.dict.MappingTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("mapping_index %d out of range [0, %d)", idx, table.Len())
+	pm, ok := c.dict.Mapping(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("mapping_index", idx, pprofdict.Mappings)
 	}
-	pm := table.At(int(idx))
 	file, err := c.str(pm.FilenameStrindex())
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d filename: %w", idx, err)
@@ -356,11 +352,10 @@ func (c *converter) attribute(idx int32) (key string, val pcommon.Value, ok bool
 	if idx == 0 {
 		return "", pcommon.Value{}, false, nil
 	}
-	table := c.dict.AttributeTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return "", pcommon.Value{}, false, fmt.Errorf("attribute index %d out of range [0, %d)", idx, table.Len())
+	kv, ok := c.dict.AttrEntry(idx)
+	if !ok {
+		return "", pcommon.Value{}, false, c.dict.OutOfRange("attribute index", idx, pprofdict.Attributes)
 	}
-	kv := table.At(int(idx))
 	key, err = c.str(kv.KeyStrindex())
 	if err != nil {
 		return "", pcommon.Value{}, false, fmt.Errorf("attribute %d key: %w", idx, err)
@@ -381,13 +376,9 @@ func (c *converter) valueType(vt pprofile.ValueType) (*profile.ValueType, error)
 }
 
 func (c *converter) str(idx int32) (string, error) {
-	if idx < 0 || int(idx) >= c.strings.Len() {
-		// An empty string table with index 0 is a producer that did not seed
-		// the reserved "" entry; 0 still means the empty string.
-		if idx == 0 {
-			return "", nil
-		}
-		return "", fmt.Errorf("string index %d out of range [0, %d)", idx, c.strings.Len())
+	s, ok := c.dict.LookupStr(idx)
+	if !ok {
+		return "", c.dict.OutOfRange("string index", idx, pprofdict.Strings)
 	}
-	return c.strings.At(int(idx)), nil
+	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofdict"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -158,10 +159,9 @@ func EachChunk(pd pprofile.Profiles, opts ExportOptions, emit func(Chunk)) []Dro
 }
 
 func newExportRun(pd pprofile.Profiles, opts ExportOptions, emit func(Chunk)) *exportRun {
-	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{dict: pd.Dictionary()}, emit: emit}
+	e := &exportRun{opts: opts.withDefaults(), dictionaryView: dictionaryView{Reader: pprofdict.New(pd.Dictionary())}, emit: emit}
 	e.extraEvents = maxRequestExtraEvents
 	e.bytesLeft = e.opts.MaxRequestBytes
-	e.strings = e.dict.StringTable()
 	e.indexAttributes()
 	return e
 }
@@ -189,19 +189,6 @@ type exportRun struct {
 	tables        chunkTables
 }
 
-// dictionaryView is the input's dictionary as the exporter reads it, the
-// object files included: strings by index, and the attribute table read
-// once into flat arrays (every sample, location and mapping refers to it,
-// and resolving a key through the string table on each reference would
-// dominate the conversion).
-type dictionaryView struct {
-	dict      pprofile.ProfilesDictionary
-	strings   pcommon.StringSlice
-	attrKeys  []string
-	attrVals  []pcommon.Value
-	attrRoles []attrRole
-}
-
 // stackState is the memoized validity of a dictionary stack.
 type stackState uint8
 
@@ -212,18 +199,8 @@ const (
 )
 
 func (e *exportRun) indexAttributes() {
-	table := e.dict.AttributeTable()
-	n := table.Len()
-	e.attrKeys = make([]string, n)
-	e.attrVals = make([]pcommon.Value, n)
-	e.attrRoles = make([]attrRole, n)
-	for i := range n {
-		a := table.At(i)
-		key := e.str(a.KeyStrindex())
-		e.attrKeys[i], e.attrVals[i] = key, a.Value()
-		e.attrRoles[i] = roleOfKey(key)
-	}
-	e.stackStates = make([]stackState, e.dict.StackTable().Len())
+	e.indexAttrs()
+	e.stackStates = make([]stackState, e.Len(pprofdict.Stacks))
 }
 
 // Sample type ranks, best first.
@@ -237,7 +214,7 @@ const (
 
 func (e *exportRun) sampleTypeRank(prof pprofile.Profile) int {
 	st := prof.SampleType()
-	typ, unit := e.str(st.TypeStrindex()), e.str(st.UnitStrindex())
+	typ, unit := e.Str(st.TypeStrindex()), e.Str(st.UnitStrindex())
 	switch {
 	case unit == "count" || unit == "":
 		switch typ {
@@ -280,13 +257,6 @@ func timeUnitNanos(unit string) float64 {
 
 func (e *exportRun) drop(reason sentry.Reason, samples int, err error) {
 	e.drops = append(e.drops, Drop{Reason: reason, Samples: samples, Err: err})
-}
-
-func (e *dictionaryView) str(i int32) string {
-	if i <= 0 || int(i) >= e.strings.Len() {
-		return ""
-	}
-	return e.strings.At(int(i))
 }
 
 // sampleInfo is what every event of one pprofile Sample shares.
@@ -500,7 +470,7 @@ type eventWeigher struct {
 
 func (x *groupConverter) newEventWeigher(prof pprofile.Profile) eventWeigher {
 	w := eventWeigher{
-		unitNanos: timeUnitNanos(x.conv.str(prof.SampleType().UnitStrindex())),
+		unitNanos: timeUnitNanos(x.conv.Str(prof.SampleType().UnitStrindex())),
 		period:    x.periodNanos(prof),
 	}
 	// An exact-time profile (a method trace: values are the time of each
@@ -610,7 +580,7 @@ func clampInt(v int64) int {
 // periodNanos is the sampling interval in nanoseconds: the profile's period
 // when its period type is a time, else 1/DefaultSampleRateHz.
 func (x *groupConverter) periodNanos(prof pprofile.Profile) float64 {
-	if u := timeUnitNanos(x.conv.str(prof.PeriodType().UnitStrindex())); u > 0 && prof.Period() > 0 {
+	if u := timeUnitNanos(x.conv.Str(prof.PeriodType().UnitStrindex())); u > 0 && prof.Period() > 0 {
 		return float64(prof.Period()) * u
 	}
 	return 1e9 / x.conv.opts.DefaultSampleRateHz
@@ -645,17 +615,6 @@ func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []in
 	}
 }
 
-// eachAttr calls f for every in-range attribute of indices.
-func (e *dictionaryView) eachAttr(indices pcommon.Int32Slice, f func(key string, v pcommon.Value)) {
-	for i := range indices.Len() {
-		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(e.attrKeys) {
-			continue
-		}
-		f(e.attrKeys[idx], e.attrVals[idx])
-	}
-}
-
 // stackUsable reports whether a stack may be sampled: in the table and not
 // known to be invalid. Its locations are checked by the chunk builder as it
 // walks them (chunkBuilder.stack), so that the stack table, its arrays
@@ -674,7 +633,7 @@ func (e *exportRun) stackValid(stack int32) bool {
 	}
 	if e.stackStates[stack] == stackUnchecked {
 		e.stackStates[stack] = stackInvalid
-		if e.locationsValid(e.dict.StackTable().At(int(stack)).LocationIndices()) {
+		if st, _ := e.Stack(stack); e.locationsValid(st.LocationIndices()) {
 			e.stackStates[stack] = stackValid
 		}
 	}
@@ -713,8 +672,8 @@ func (e *exportRun) indexLocations() {
 	if e.locationValid != nil {
 		return
 	}
-	functions := e.dict.FunctionTable().Len()
-	locations := e.dict.LocationTable()
+	functions := e.Len(pprofdict.Functions)
+	locations := e.Dictionary().LocationTable()
 	e.locationValid = make([]bool, locations.Len())
 	for l, loc := range locations.All() {
 		ok := true

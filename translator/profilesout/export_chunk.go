@@ -11,8 +11,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // profileAttrs are the structured profile attributes the receiver wrote;
@@ -34,7 +34,7 @@ func (x *groupConverter) readProfileAttrs() profileAttrs {
 		// Only profiles from other sources merge, and they carry none.
 		return a
 	}
-	x.conv.eachAttr(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
+	x.conv.attrs.Each(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
 		switch {
 		case key == sentryattr.ThreadMetadata && v.Type() == pcommon.ValueTypeMap:
 			a.threadMetadata, a.hasThreads = v.Map(), true
@@ -123,7 +123,7 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 		Dist:        x.meta.dist,
 		ClientSDK:   sentry.ClientSDK{Name: x.conv.opts.SDKName, Version: x.conv.opts.SDKVersion},
 	}
-	x.conv.tables.next(x.conv.dict)
+	x.conv.tables.next(x.conv.Dictionary())
 	x.conv.indexLocations()
 	c := &chunkBuilder{
 		conv:     x.conv,
@@ -294,11 +294,11 @@ func chunkValid(p *sentry.Profile, events []exportEvent, active []int) bool {
 // which stacks it uses, without a pass over every event.
 func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	t := &c.conv.tables
-	table := c.conv.dict.StackTable()
 	stacks, locations := 0, 0
 	use := func(st int32) {
 		if slot := &t.stacks[st]; slot.gen != t.gen {
-			n := table.At(int(st)).LocationIndices().Len()
+			stack, _ := c.conv.Stack(st) // in the table: t.stacks has its slot
+			n := stack.LocationIndices().Len()
 			*slot = stackSlot{gen: t.gen, id: -1, empty: n == 0}
 			stacks++
 			locations += n
@@ -337,7 +337,8 @@ func (c *chunkBuilder) stack(stack int32) bool {
 	valid := c.conv.validLocations()
 	st := &c.p.Stacks
 	frames := st.FrameIndices
-	locs := c.conv.dict.StackTable().At(int(stack)).LocationIndices()
+	dictStack, _ := c.conv.Stack(stack) // in the table: stackUsable
+	locs := dictStack.LocationIndices()
 	for i := range locs.Len() {
 		l := locs.At(i)
 		if uint32(l) >= uint32(len(valid)) || !valid[l] {
@@ -370,19 +371,18 @@ func (c *chunkBuilder) stack(stack int32) bool {
 // tables.
 func (c *chunkBuilder) frames(l int32) {
 	t := &c.conv.tables
-	loc := c.conv.dict.LocationTable().At(int(l))
+	loc, _ := c.conv.Location(l)                                               // valid: chunkBuilder.stack checked it
 	base, filename := frameOfLocation(loc, &c.conv.dictionaryView, c.platform) // frame.go
 	m := c.frameMapping(loc, &base)
 
 	first := int64(len(c.p.Frames))
 	lines := loc.Lines()
-	functions := c.conv.dict.FunctionTable()
 	for i := range max(lines.Len(), 1) {
 		f := base
 		if i < lines.Len() {
 			line := lines.At(i)
-			fn := functions.At(int(line.FunctionIndex()))
-			putFrameLine(&f, c.conv.str(fn.NameStrindex()), c.conv.str(fn.SystemNameStrindex()), c.conv.str(fn.FilenameStrindex()),
+			fn, _ := c.conv.Function(line.FunctionIndex()) // valid: validLocations
+			putFrameLine(&f, c.conv.Str(fn.NameStrindex()), c.conv.Str(fn.SystemNameStrindex()), c.conv.Str(fn.FilenameStrindex()),
 				line.Line(), line.Column(), filename) // frame.go
 		}
 		// A frame with nothing at all in it (a location with neither lines
@@ -403,7 +403,8 @@ func (c *chunkBuilder) frames(l int32) {
 // the frame's binary.
 func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) int32 {
 	m := loc.MappingIndex()
-	if m <= 0 || int(m) >= c.conv.dict.MappingTable().Len() {
+	mapping, ok := c.conv.Mapping(m)
+	if m <= 0 || !ok {
 		return 0
 	}
 	if !c.seenMap[m] {
@@ -415,7 +416,7 @@ func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) i
 		// A frame with an address only also gets it as its `module`,
 		// which Relay keeps in profiles (it drops `package`), so that the
 		// flame graph names the binary beside the address.
-		if file := c.conv.str(c.conv.dict.MappingTable().At(int(m)).FilenameStrindex()); file != "" {
+		if file := c.conv.Str(mapping.FilenameStrindex()); file != "" {
 			base.Package = cmp.Or(base.Package, file)
 			if loc.Lines().Len() == 0 && base.Module == "" {
 				base.Module = path.Base(file)

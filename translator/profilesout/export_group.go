@@ -110,7 +110,7 @@ func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) 
 				st := prof.SampleType()
 				e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
 					fmt.Errorf("%s: sample type %q/%q is neither a count of samples nor a time",
-						where, e.str(st.TypeStrindex()), e.str(st.UnitStrindex())))
+						where, e.Str(st.TypeStrindex()), e.Str(st.UnitStrindex())))
 				continue
 			}
 			m := meta
@@ -204,7 +204,8 @@ func (x *groupConverter) votedPlatform() string {
 			continue
 		}
 		seen[s.stack] = true
-		for _, l := range x.conv.dict.StackTable().At(int(s.stack)).LocationIndices().All() {
+		st, _ := x.conv.Stack(s.stack) // valid: stackValid
+		for _, l := range st.LocationIndices().All() {
 			if p := frametype.Platform(locationFrameType(&x.conv.dictionaryView, l)); p != "" {
 				counts[p]++
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/frametype"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // frameFilename is sentry.frame.filename of a Location, when it has one.
@@ -27,7 +27,7 @@ type frameFilename struct {
 // its attributes. chunkPlatform is the platform of the chunk the frames go
 // to.
 func frameOfLocation(loc pprofile.Location, dv *dictionaryView, chunkPlatform string) (sentry.Frame, frameFilename) {
-	roles, vals := dv.attrRoles, dv.attrVals
+	roles, vals := dv.attrRoles, dv.attrs.Values
 	base := sentry.Frame{InstructionAddr: loc.Address()}
 	var filename frameFilename
 	var frameType string

@@ -16,8 +16,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // imagesFromAttr: profile attribute sentry.debug_meta.images →
@@ -64,7 +64,10 @@ func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, m
 	index := map[imageKey]int{}
 	keyOf := map[int32]imageKey{}
 	for _, mi := range mappings {
-		m := dv.dict.MappingTable().At(int(mi))
+		m, ok := dv.Mapping(mi)
+		if !ok {
+			continue
+		}
 		if m.MemoryLimit() <= m.MemoryStart() {
 			continue
 		}
@@ -73,9 +76,9 @@ func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, m
 		// from the build id), "debug_file", "uuid", "arch",
 		// "image_vmaddr"; Mapping.memory_start − file_offset →
 		// "image_addr", up to memory_limit → "image_size".
-		img := sentry.Image{CodeFile: dv.str(m.FilenameStrindex())}
+		img := sentry.Image{CodeFile: dv.Str(m.FilenameStrindex())}
 		var gnuBuildID string
-		dv.eachAttr(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		dv.attrs.Each(m.AttributeIndices(), func(key string, v pcommon.Value) {
 			switch key {
 			case string(semconv.ProcessExecutableBuildIDGNUKey):
 				gnuBuildID = v.AsString()

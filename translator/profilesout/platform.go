@@ -122,7 +122,11 @@ func votedPlatform(counts map[string]int, language, defaultPlatform string) stri
 // locationFrameType is profile.frame.type of Location l.
 func locationFrameType(dv *dictionaryView, l int32) string {
 	var ft string
-	dv.eachAttr(dv.dict.LocationTable().At(int(l)).AttributeIndices(), func(key string, v pcommon.Value) {
+	loc, ok := dv.Location(l)
+	if !ok {
+		return ""
+	}
+	dv.attrs.Each(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		if key == string(semconv.ProfileFrameTypeKey) {
 			ft = v.AsString()
 		}

@@ -17,12 +17,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // resourceMeta is what every chunk of one profiler shares.
@@ -63,7 +64,7 @@ func readResourceMeta(index int, attrs pcommon.Map, opts ExportOptions) resource
 // where they live can change in one place.
 func sentryProfilerID(dv *dictionaryView, res pcommon.Map, prof pprofile.Profile) string {
 	var profilerID, eventID string
-	dv.eachAttr(prof.AttributeIndices(), func(key string, v pcommon.Value) {
+	dv.attrs.Each(prof.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
 		case sentryattr.ProfilerID:
 			profilerID = v.AsString()

@@ -32,7 +32,7 @@ type threadInfo struct {
 // with thread.name and sentry.thread.priority, its sentry.queue.address →
 // "queue_address" and its sentry.thread.state → "state".
 func sampleThreadAttrs(indices pcommon.Int32Slice, dv *dictionaryView) (t threadInfo, queue, state string) {
-	roles, vals := dv.attrRoles, dv.attrVals
+	roles, vals := dv.attrRoles, dv.attrs.Values
 	var numeric int64
 	hasNumeric := false
 	for i := range indices.Len() {
@@ -122,7 +122,7 @@ func queueMetadataFromAttr(m pcommon.Map) []sentry.QueueMetadata {
 // its stack is the one Sentry shows it with (receive_idle.go). The
 // exporter writes such a sample back with an empty stack.
 func idleOfSample(indices pcommon.Int32Slice, dv *dictionaryView) bool {
-	roles, vals := dv.attrRoles, dv.attrVals
+	roles, vals := dv.attrRoles, dv.attrs.Values
 	for i := range indices.Len() {
 		idx := indices.At(i)
 		if idx > 0 && int(idx) < len(roles) && roles[idx] == roleSampleIdle {
