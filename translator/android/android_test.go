@@ -15,11 +15,11 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/android"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"

@@ -13,8 +13,8 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 )
 
 // TestItemDecoder: the one set of item rules of the receiver and the CLI.

@@ -13,34 +13,23 @@ import (
 
 // platformOfSDKLanguage maps semconv telemetry.sdk.language to a Sentry
 // platform, for resources whose frames carry no frame type.
-func platformOfSDKLanguage(language string) string {
-	switch language {
-	case semconv.TelemetrySDKLanguageCPP.Value.AsString():
-		return "native"
-	case semconv.TelemetrySDKLanguageDotnet.Value.AsString():
-		return "csharp"
-	case semconv.TelemetrySDKLanguageErlang.Value.AsString():
-		return "elixir"
-	case semconv.TelemetrySDKLanguageGo.Value.AsString():
-		return "go"
-	case semconv.TelemetrySDKLanguageJava.Value.AsString(), semconv.TelemetrySDKLanguageKotlin.Value.AsString():
-		return "java"
-	case semconv.TelemetrySDKLanguageNodejs.Value.AsString():
-		return "node"
-	case semconv.TelemetrySDKLanguagePHP.Value.AsString():
-		return "php"
-	case semconv.TelemetrySDKLanguagePython.Value.AsString():
-		return "python"
-	case semconv.TelemetrySDKLanguageRuby.Value.AsString():
-		return "ruby"
-	case semconv.TelemetrySDKLanguageRust.Value.AsString():
-		return "rust"
-	case semconv.TelemetrySDKLanguageSwift.Value.AsString():
-		return "cocoa"
-	case semconv.TelemetrySDKLanguageWebJS.Value.AsString():
-		return "javascript"
-	}
-	return ""
+func platformOfSDKLanguage(language string) string { return platformOfLanguage[language] }
+
+// platformOfLanguage: semconv telemetry.sdk.language → Sentry "platform".
+var platformOfLanguage = map[string]string{
+	semconv.TelemetrySDKLanguageCPP.Value.AsString():    "native",
+	semconv.TelemetrySDKLanguageDotnet.Value.AsString(): "csharp",
+	semconv.TelemetrySDKLanguageErlang.Value.AsString(): "elixir",
+	semconv.TelemetrySDKLanguageGo.Value.AsString():     "go",
+	semconv.TelemetrySDKLanguageJava.Value.AsString():   "java",
+	semconv.TelemetrySDKLanguageKotlin.Value.AsString(): "java",
+	semconv.TelemetrySDKLanguageNodejs.Value.AsString(): "node",
+	semconv.TelemetrySDKLanguagePHP.Value.AsString():    "php",
+	semconv.TelemetrySDKLanguagePython.Value.AsString(): "python",
+	semconv.TelemetrySDKLanguageRuby.Value.AsString():   "ruby",
+	semconv.TelemetrySDKLanguageRust.Value.AsString():   "rust",
+	semconv.TelemetrySDKLanguageSwift.Value.AsString():  "cocoa",
+	semconv.TelemetrySDKLanguageWebJS.Value.AsString():  "javascript",
 }
 
 // PlatformMemory remembers the platform of each profiler across FromProfiles

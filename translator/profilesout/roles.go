@@ -41,46 +41,28 @@ const (
 // roleOfKey is the key → role table FromProfiles reads the attribute table
 // with, once per conversion: samples and locations then switch on a small
 // integer instead of comparing key strings.
-func roleOfKey(key string) attrRole {
-	switch key {
-	case sentryattr.ThreadID:
-		return roleSentryThreadID
-	case string(semconv.ThreadIDKey):
-		return roleThreadID
-	case string(semconv.ThreadNameKey):
-		return roleThreadName
-	case sentryattr.ThreadPriority:
-		return roleThreadPriority
-	case sentryattr.QueueAddress:
-		return roleQueueAddress
-	case sentryattr.ThreadState:
-		return roleThreadState
-	case sentryattr.SampleIdle:
-		return roleSampleIdle
-	case string(semconv.ProfileFrameTypeKey):
-		return roleFrameType
-	case sentryattr.FramePlatform:
-		return roleFramePlatform
-	case sentryattr.FrameFilename:
-		return roleFrameFilename
-	case sentryattr.FrameRawFunction:
-		return roleFrameRawFunction
-	case sentryattr.FrameModule:
-		return roleFrameModule
-	case sentryattr.FramePackage:
-		return roleFramePackage
-	case sentryattr.FrameInApp:
-		return roleFrameInApp
-	case sentryattr.FrameSymbolAddr:
-		return roleFrameSymbolAddr
-	case sentryattr.FrameImageAddr:
-		return roleFrameImageAddr
-	case sentryattr.FrameAddrMode:
-		return roleFrameAddrMode
-	case sentryattr.FrameStatus:
-		return roleFrameStatus
-	case sentryattr.FrameData:
-		return roleFrameData
-	}
-	return roleOther
+func roleOfKey(key string) attrRole { return roleOfKeys[key] }
+
+// roleOfKeys: the attribute keys FromProfiles reads, each with its role;
+// any other key is roleOther.
+var roleOfKeys = map[string]attrRole{
+	sentryattr.ThreadID:                 roleSentryThreadID,
+	string(semconv.ThreadIDKey):         roleThreadID,
+	string(semconv.ThreadNameKey):       roleThreadName,
+	sentryattr.ThreadPriority:           roleThreadPriority,
+	sentryattr.QueueAddress:             roleQueueAddress,
+	sentryattr.ThreadState:              roleThreadState,
+	sentryattr.SampleIdle:               roleSampleIdle,
+	string(semconv.ProfileFrameTypeKey): roleFrameType,
+	sentryattr.FramePlatform:            roleFramePlatform,
+	sentryattr.FrameFilename:            roleFrameFilename,
+	sentryattr.FrameRawFunction:         roleFrameRawFunction,
+	sentryattr.FrameModule:              roleFrameModule,
+	sentryattr.FramePackage:             roleFramePackage,
+	sentryattr.FrameInApp:               roleFrameInApp,
+	sentryattr.FrameSymbolAddr:          roleFrameSymbolAddr,
+	sentryattr.FrameImageAddr:           roleFrameImageAddr,
+	sentryattr.FrameAddrMode:            roleFrameAddrMode,
+	sentryattr.FrameStatus:              roleFrameStatus,
+	sentryattr.FrameData:                roleFrameData,
 }

@@ -8,8 +8,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryid"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 
