@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
@@ -56,61 +57,16 @@ func imagesFromAttr(s pcommon.Slice) []sentry.Image {
 //
 // It also returns the image of each mapping that has one.
 func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, map[int32]int) {
-	type imageKey struct {
-		file, buildID string
-		base          uint64
-	}
 	var images []sentry.Image
 	index := map[imageKey]int{}
 	keyOf := map[int32]imageKey{}
 	for _, mi := range mappings {
 		m, ok := dv.Mapping(mi)
-		if !ok {
+		if !ok || m.MemoryLimit() <= m.MemoryStart() {
 			continue
 		}
-		if m.MemoryLimit() <= m.MemoryStart() {
-			continue
-		}
-		// Mapping.filename → "code_file"; the mapping attributes back to
-		// "type", "code_id" (or the GNU build id), "debug_id" (or derived
-		// from the build id), "debug_file", "uuid", "arch",
-		// "image_vmaddr"; Mapping.memory_start − file_offset →
-		// "image_addr", up to memory_limit → "image_size".
-		img := sentry.Image{CodeFile: dv.Str(m.FilenameStrindex())}
-		var gnuBuildID string
-		dv.attrs.Each(m.AttributeIndices(), func(key string, v pcommon.Value) {
-			switch key {
-			case string(semconv.ProcessExecutableBuildIDGNUKey):
-				gnuBuildID = v.AsString()
-			case sentryattr.ImageType:
-				img.Type = v.AsString()
-			case sentryattr.ImageCodeID:
-				img.CodeID = v.AsString()
-			case sentryattr.ImageDebugID:
-				img.DebugID = v.AsString()
-			case sentryattr.ImageDebugFile:
-				img.DebugFile = v.AsString()
-			case sentryattr.ImageUUID:
-				img.UUID = v.AsString()
-			case sentryattr.ImageArch:
-				img.Arch = v.AsString()
-			case sentryattr.ImageImageVMAddr:
-				img.ImageVMAddr = sentryid.ParseHexAddr(v.AsString())
-			}
-		})
-		if gnuBuildID != "" {
-			img.CodeID = cmp.Or(img.CodeID, gnuBuildID)
-			img.DebugID = cmp.Or(img.DebugID, debugIDFromBuildID(gnuBuildID))
-			img.Type = cmp.Or(img.Type, "elf")
-		}
-		if img.Type == "" {
-			img.Type = imageTypeOfFile(img.CodeFile)
-		}
-		img.ImageAddr = m.MemoryStart()
-		if m.FileOffset() <= m.MemoryStart() {
-			img.ImageAddr = m.MemoryStart() - m.FileOffset()
-		}
-		k := imageKey{file: img.CodeFile, buildID: img.CodeID, base: img.ImageAddr}
+		img := imageOfMapping(dv, m)
+		k := keyOfImage(&img)
 		keyOf[mi] = k
 		if i, ok := index[k]; ok {
 			// Another segment of the same binary: widen the image.
@@ -122,14 +78,76 @@ func imagesFromMappings(dv *dictionaryView, mappings []int32) ([]sentry.Image, m
 		images = append(images, img)
 	}
 	slices.SortStableFunc(images, func(a, b sentry.Image) int { return cmp.Compare(a.ImageAddr, b.ImageAddr) })
-	for i, img := range images {
-		index[imageKey{file: img.CodeFile, buildID: img.CodeID, base: img.ImageAddr}] = i
+	for i := range images {
+		index[keyOfImage(&images[i])] = i
 	}
 	imageOf := make(map[int32]int, len(keyOf))
 	for m, k := range keyOf {
 		imageOf[m] = index[k]
 	}
 	return images, imageOf
+}
+
+// imageKey is one binary loaded at one address: the segments of its
+// mappings make one image.
+type imageKey struct {
+	file, buildID string
+	base          uint64
+}
+
+func keyOfImage(img *sentry.Image) imageKey {
+	return imageKey{file: img.CodeFile, buildID: img.CodeID, base: img.ImageAddr}
+}
+
+// imageOfMapping: Mapping.filename → "code_file"; the mapping attributes
+// back to "type", "code_id" (or the GNU build id), "debug_id" (or derived
+// from the build id), "debug_file", "uuid", "arch", "image_vmaddr";
+// Mapping.memory_start − file_offset → "image_addr". Its "image_size" is
+// the caller's: a binary's segments share one image.
+func imageOfMapping(dv *dictionaryView, m pprofile.Mapping) sentry.Image {
+	img := sentry.Image{CodeFile: dv.Str(m.FilenameStrindex())}
+	var gnuBuildID string
+	dv.attrs.Each(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		if key == string(semconv.ProcessExecutableBuildIDGNUKey) {
+			gnuBuildID = v.AsString()
+			return
+		}
+		putImageAttr(&img, key, v)
+	})
+	if gnuBuildID != "" {
+		img.CodeID = cmp.Or(img.CodeID, gnuBuildID)
+		img.DebugID = cmp.Or(img.DebugID, debugIDFromBuildID(gnuBuildID))
+		img.Type = cmp.Or(img.Type, "elf")
+	}
+	img.Type = cmp.Or(img.Type, imageTypeOfFile(img.CodeFile))
+	img.ImageAddr = m.MemoryStart()
+	if m.FileOffset() <= m.MemoryStart() {
+		img.ImageAddr = m.MemoryStart() - m.FileOffset()
+	}
+	return img
+}
+
+// putImageAttr: mapping attributes sentry.image.type, .code_id,
+// .debug_id, .debug_file, .uuid, .arch, .image_vmaddr → the image's
+// "type", "code_id", "debug_id", "debug_file", "uuid", "arch",
+// "image_vmaddr".
+func putImageAttr(img *sentry.Image, key string, v pcommon.Value) {
+	switch key {
+	case sentryattr.ImageType:
+		img.Type = v.AsString()
+	case sentryattr.ImageCodeID:
+		img.CodeID = v.AsString()
+	case sentryattr.ImageDebugID:
+		img.DebugID = v.AsString()
+	case sentryattr.ImageDebugFile:
+		img.DebugFile = v.AsString()
+	case sentryattr.ImageUUID:
+		img.UUID = v.AsString()
+	case sentryattr.ImageArch:
+		img.Arch = v.AsString()
+	case sentryattr.ImageImageVMAddr:
+		img.ImageVMAddr = sentryid.ParseHexAddr(v.AsString())
+	}
 }
 
 // imageTypeOfFile guesses the debug file format of a binary from its name;
@@ -203,61 +221,94 @@ func placeImages(frames []sentry.Frame, frameMappings []int32, images []sentry.I
 	if len(images) == 0 {
 		return images
 	}
-	// inImage: frames whose address lies in the image of their mapping;
-	// the others (kernel frames, frames without a mapping) keep their
-	// address, and must then lie in no image.
-	inImage := make([]bool, len(frames))
-	var loose []uint64
-	var top uint64
-	for _, img := range images {
-		top = max(top, img.ImageAddr+img.ImageSize)
+	inImage, loose := framesInImages(frames, frameMappings, images, imageOf)
+	if !imagesOverlap(images) && !anyInImage(loose, images) {
+		return images
 	}
+	total, ok := rebasedSize(images)
+	if !ok {
+		return images
+	}
+	base, ok := rebaseAbove(images, loose, total)
+	if !ok {
+		return images
+	}
+	out, oldAddr := rebaseImages(images, base)
+	for i := range frames {
+		if inImage[i] {
+			idx := imageOf[frameMappings[i]]
+			frames[i].InstructionAddr = out[idx].ImageAddr + (frames[i].InstructionAddr - oldAddr[idx])
+		}
+	}
+	return out
+}
+
+// framesInImages tells which frames lie in the image of their mapping
+// (inImage); the addresses of the others (kernel frames, frames without a
+// mapping), sorted, are loose: they keep their address, and must then lie
+// in no image.
+func framesInImages(frames []sentry.Frame, frameMappings []int32, images []sentry.Image, imageOf map[int32]int) (inImage []bool, loose []uint64) {
+	inImage = make([]bool, len(frames))
 	for i := range frames {
 		addr := frames[i].InstructionAddr
 		if addr == 0 {
 			continue
 		}
-		if idx, ok := imageOf[frameMappings[i]]; ok {
-			img := images[idx]
-			if addr >= img.ImageAddr && addr-img.ImageAddr < img.ImageSize {
-				inImage[i] = true
-				continue
-			}
+		if idx, ok := imageOf[frameMappings[i]]; ok && inImageRange(addr, images[idx]) {
+			inImage[i] = true
+			continue
 		}
 		loose = append(loose, addr)
 	}
 	slices.Sort(loose)
-	if !imagesOverlap(images) && !anyInImage(loose, images) {
-		return images
-	}
+	return inImage, loose
+}
+
+// inImageRange reports whether addr lies in img.
+func inImageRange(addr uint64, img sentry.Image) bool {
+	return addr >= img.ImageAddr && addr-img.ImageAddr < img.ImageSize
+}
+
+// rebasedSize is the room the images take laid out one after the other,
+// each page-aligned; false when that overflows.
+func rebasedSize(images []sentry.Image) (uint64, bool) {
 	var total uint64
 	for _, img := range images {
 		size, ok := alignUp(img.ImageSize, imageAlign)
 		if !ok || total+size < total {
-			return images
+			return 0, false
 		}
 		total += size
 	}
-	base, ok := alignUp(top, rebaseAlign)
-	if !ok {
-		return images
+	return total, true
+}
+
+// rebaseAbove is where the rebased images (total bytes) start: the first
+// multiple of rebaseAlign above every image whose range holds no loose
+// address; false when none is left in the 64-bit space.
+func rebaseAbove(images []sentry.Image, loose []uint64, total uint64) (uint64, bool) {
+	var top uint64
+	for _, img := range images {
+		top = max(top, img.ImageAddr+img.ImageSize)
 	}
+	base, ok := alignUp(top, rebaseAlign)
 	for _, a := range loose {
-		if base+total < base {
-			return images
+		if !ok || base+total < base {
+			return 0, false
 		}
 		if a >= base && a < base+total {
-			if base, ok = alignUp(a+1, rebaseAlign); !ok {
-				return images
-			}
+			base, ok = alignUp(a+1, rebaseAlign)
 		}
 	}
-	if base+total < base {
-		return images
-	}
+	return base, ok && base+total >= base
+}
 
-	oldAddr := make([]uint64, len(images))
-	out := slices.Clone(images)
+// rebaseImages lays the images out from base, page-aligned in order; each
+// keeps its original load address as image_vmaddr when it had none. It
+// returns the images and their old image_addr.
+func rebaseImages(images []sentry.Image, base uint64) (out []sentry.Image, oldAddr []uint64) {
+	oldAddr = make([]uint64, len(images))
+	out = slices.Clone(images)
 	next := base
 	for i := range out {
 		oldAddr[i] = out[i].ImageAddr
@@ -268,13 +319,7 @@ func placeImages(frames []sentry.Frame, frameMappings []int32, images []sentry.I
 		size, _ := alignUp(out[i].ImageSize, imageAlign)
 		next += size
 	}
-	for i := range frames {
-		if inImage[i] {
-			idx := imageOf[frameMappings[i]]
-			frames[i].InstructionAddr = out[idx].ImageAddr + (frames[i].InstructionAddr - oldAddr[idx])
-		}
-	}
-	return out
+	return out, oldAddr
 }
 
 // anyInImage reports whether one of the sorted addresses lies in one of the
