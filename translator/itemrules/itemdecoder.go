@@ -47,27 +47,13 @@ func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.P
 	if item.Oversized || (d.MaxSize > 0 && item.Size > d.MaxSize) {
 		return nil, nil, sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("%d bytes, limit %d", item.Size, d.MaxSize))
 	}
-	// An Android Perfetto chunk: JSON metadata (meta_length bytes of the
-	// item), then a binary Perfetto trace.
 	if strings.Contains(item.Header.ContentType, "perfetto") {
-		metaLen, ok := android.PerfettoMetaLength(item.Header.Raw)
-		if !ok || metaLen > len(item.Payload) {
-			return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, "Perfetto chunk without a meta_length inside the item")
-		}
-		p, err := android.DecodePerfettoChunk(item.Payload[:metaLen], item.Payload[metaLen:], fallback, perfetto.DefaultLimits())
-		return p, nil, asItemError(err, sentry.ReasonInvalidSampledProfile)
+		p, err := decodePerfettoItem(item, fallback)
+		return p, nil, err
 	}
 	p, err := d.decoder.Decode(item.Payload)
 	if err != nil {
-		serr := asItemError(err, sentry.ReasonInvalidJSON)
-		// An Android payload with an ART method trace is read by its own
-		// decoder; its samples are valid by construction, and Relay's
-		// sample-format rules do not apply to it.
-		if serr.Reason == sentry.ReasonPlatformNotSupported && android.IsAndroidTrace(item.Payload) {
-			p, warnings, err := android.DecodeAndroid(item.Payload, fallback, art.DefaultLimits())
-			return p, warnings, asItemError(err, sentry.ReasonInvalidSampledProfile)
-		}
-		return nil, nil, serr
+		return decodeOtherFormat(item, fallback, asItemError(err, sentry.ReasonInvalidJSON))
 	}
 	sentry.Normalize(p)
 	warnings, err := sentry.Check(p, sentry.DefaultLimits(), d.Mode)
@@ -80,6 +66,29 @@ func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.P
 		p.Timestamp = fallback.UTC()
 	}
 	return p, warnings, nil
+}
+
+// decodePerfettoItem reads an Android Perfetto chunk: JSON metadata
+// (meta_length bytes of the item), then a binary Perfetto trace.
+func decodePerfettoItem(item *envelope.Item, fallback time.Time) (*sentry.Profile, *sentry.Error) {
+	metaLen, ok := android.PerfettoMetaLength(item.Header.Raw)
+	if !ok || metaLen > len(item.Payload) {
+		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, "Perfetto chunk without a meta_length inside the item")
+	}
+	p, err := android.DecodePerfettoChunk(item.Payload[:metaLen], item.Payload[metaLen:], fallback, perfetto.DefaultLimits())
+	return p, asItemError(err, sentry.ReasonInvalidSampledProfile)
+}
+
+// decodeOtherFormat reads an item the sample-format decoder refused with
+// serr: an Android payload with an ART method trace is read by its own
+// decoder (its samples are valid by construction, and Relay's
+// sample-format rules do not apply to it); anything else stays refused.
+func decodeOtherFormat(item *envelope.Item, fallback time.Time, serr *sentry.Error) (*sentry.Profile, []*sentry.Error, *sentry.Error) {
+	if serr.Reason != sentry.ReasonPlatformNotSupported || !android.IsAndroidTrace(item.Payload) {
+		return nil, nil, serr
+	}
+	p, warnings, err := android.DecodeAndroid(item.Payload, fallback, art.DefaultLimits())
+	return p, warnings, asItemError(err, sentry.ReasonInvalidSampledProfile)
 }
 
 // asItemError is err as a *sentry.Error, with fallback as its reason when
@@ -211,68 +220,98 @@ type ItemOutcome struct {
 // the sequence must not be iterated twice at once.
 func (d *ItemDecoder) ProfileItems(env EnvelopeItems) iter.Seq[ItemOutcome] {
 	return func(yield func(ItemOutcome) bool) {
-		items := env.Items
-		if !hasProfileItem(items) {
+		if !hasProfileItem(env.Items) {
 			return
 		}
-		// Collected first: a transaction item may follow its profile.
-		txs := envelopeTransactions(items, env.TraceItems)
-		first := firstReadable(txs)
-		// The envelope's resource: its trace items' fields, then each
-		// profile's as it is read; every profile shares it (DecodedProfile.Resource).
-		resource := new(sentryresource.Resource)
-		for _, t := range env.TraceItems {
-			if t.Segment != nil {
-				resource.Fill(traceitems.ResourceOfSegment(t.Segment))
-			}
-		}
-		fallback := FallbackTime(env.SentAt, env.Arrival)
-		v1Profiles := 0
-		next := 0 // the next entry of txs to report, if unreadable
-		for i := range items {
-			item := &items[i]
-			if item.Header.Type == ItemTypeTransaction {
-				if next < len(txs) && txs[next].index == i {
-					tx := txs[next]
-					next++
-					if tx.err != nil && !yield(ItemOutcome{Kind: TransactionUnreadable, Index: i, Err: tx.err}) {
-						return
-					}
-				}
-				continue
-			}
-			if !IsProfileItem(item.Header.Type) || (env.Held != nil && env.Held[i]) {
-				continue
-			}
-			if item.Header.Type == ItemTypeProfile {
-				// Counted before decoding, as Relay does: a second V1
-				// profile is refused even when the first was invalid.
-				if v1Profiles++; v1Profiles > 1 {
-					err := sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i)
-					if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Decoded: profilesin.DecodedProfile{Payload: item.Payload}, Err: err}) {
-						return
-					}
-					continue
-				}
-			}
-			p, warnings, serr := d.Decode(item, fallback)
-			if serr != nil {
-				if !yield(ItemOutcome{Kind: ItemRefused, Index: i, Decoded: profilesin.DecodedProfile{Profile: p, Payload: item.Payload}, Err: serr.AtItem(i)}) {
-					return
-				}
-				continue
-			}
-			for k, w := range warnings {
-				warnings[k] = w.AtItem(i)
-			}
-			resource.Fill(profilesin.ResourceOfProfile(p))
-			out := ItemOutcome{Kind: ItemAccepted, Index: i, Warnings: warnings,
-				Decoded: profilesin.DecodedProfile{Profile: p, Transaction: transactionFor(p, txs, first), Payload: item.Payload, Resource: resource}}
-			if !yield(out) {
+		r := newEnvelopeRead(d, env)
+		for i := range env.Items {
+			if out, ok := r.item(i); ok && !yield(out) {
 				return
 			}
 		}
 	}
+}
+
+// envelopeRead is the state of one ProfileItems pass over an envelope.
+type envelopeRead struct {
+	d   *ItemDecoder
+	env EnvelopeItems
+	// txs are the envelope's transactions, collected first (a transaction
+	// item may follow its profile); first the first readable one; next the
+	// next entry of txs to report, if unreadable.
+	txs   []envelopeTransaction
+	first *sentrytrace.Segment
+	next  int
+	// resource is the envelope's: its trace items' fields, then each
+	// profile's as it is read; every profile shares it
+	// (DecodedProfile.Resource).
+	resource   *sentryresource.Resource
+	fallback   time.Time
+	v1Profiles int
+}
+
+func newEnvelopeRead(d *ItemDecoder, env EnvelopeItems) *envelopeRead {
+	txs := envelopeTransactions(env.Items, env.TraceItems)
+	r := &envelopeRead{d: d, env: env, txs: txs, first: firstReadable(txs),
+		resource: new(sentryresource.Resource), fallback: FallbackTime(env.SentAt, env.Arrival)}
+	for _, t := range env.TraceItems {
+		if t.Segment != nil {
+			r.resource.Fill(traceitems.ResourceOfSegment(t.Segment))
+		}
+	}
+	return r
+}
+
+// item is the outcome of item i, false when it has none: an item of
+// another type, a held profile, a readable transaction.
+func (r *envelopeRead) item(i int) (ItemOutcome, bool) {
+	item := &r.env.Items[i]
+	switch {
+	case item.Header.Type == ItemTypeTransaction:
+		return r.transaction(i)
+	case !IsProfileItem(item.Header.Type) || (r.env.Held != nil && r.env.Held[i]):
+		return ItemOutcome{}, false
+	case item.Header.Type == ItemTypeProfile && r.tooManyProfiles():
+		err := sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i)
+		return ItemOutcome{Kind: ItemRefused, Index: i, Decoded: profilesin.DecodedProfile{Payload: item.Payload}, Err: err}, true
+	}
+	return r.profile(i, item), true
+}
+
+// transaction is the outcome of transaction item i: TransactionUnreadable
+// when a V1 profile could not read it.
+func (r *envelopeRead) transaction(i int) (ItemOutcome, bool) {
+	if r.next >= len(r.txs) || r.txs[r.next].index != i {
+		return ItemOutcome{}, false
+	}
+	tx := r.txs[r.next]
+	r.next++
+	if tx.err == nil {
+		return ItemOutcome{}, false
+	}
+	return ItemOutcome{Kind: TransactionUnreadable, Index: i, Err: tx.err}, true
+}
+
+// tooManyProfiles counts a V1 profile item before it is decoded, as Relay
+// does: a second one is refused even when the first was invalid.
+func (r *envelopeRead) tooManyProfiles() bool {
+	r.v1Profiles++
+	return r.v1Profiles > 1
+}
+
+// profile decodes profile item i: refused, or accepted with its
+// transaction (V1) and the envelope's resource, filled with its own.
+func (r *envelopeRead) profile(i int, item *envelope.Item) ItemOutcome {
+	p, warnings, serr := r.d.Decode(item, r.fallback)
+	if serr != nil {
+		return ItemOutcome{Kind: ItemRefused, Index: i, Decoded: profilesin.DecodedProfile{Profile: p, Payload: item.Payload}, Err: serr.AtItem(i)}
+	}
+	for k, w := range warnings {
+		warnings[k] = w.AtItem(i)
+	}
+	r.resource.Fill(profilesin.ResourceOfProfile(p))
+	return ItemOutcome{Kind: ItemAccepted, Index: i, Warnings: warnings,
+		Decoded: profilesin.DecodedProfile{Profile: p, Transaction: transactionFor(p, r.txs, r.first), Payload: item.Payload, Resource: r.resource}}
 }
 
 // hasProfileItem reports whether any item holds a profile.
@@ -336,32 +375,40 @@ type envelopeTransaction struct {
 // envelope order, when the envelope has a V1 profile item; nil otherwise,
 // since only a V1 profile links to the envelope's transaction.
 func envelopeTransactions(items []envelope.Item, traceItems []TraceItem) []envelopeTransaction {
-	hasV1 := false
-	for i := range items {
-		if items[i].Header.Type == ItemTypeProfile {
-			hasV1 = true
-			break
-		}
-	}
-	if !hasV1 {
+	if !hasItemOfType(items, ItemTypeProfile) {
 		return nil
 	}
 	var txs []envelopeTransaction
 	for _, t := range traceItems {
-		item := &items[t.Index]
-		switch {
-		case item.Header.Type != ItemTypeTransaction:
-		case item.Oversized:
-			// The reader skipped it: there is nothing to link to.
-			txs = append(txs, envelopeTransaction{index: t.Index,
-				err: sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("transaction of %d bytes not read", item.Size)).AtItem(t.Index)})
-		case t.Err != nil || t.Segment == nil:
-			txs = append(txs, envelopeTransaction{index: t.Index, err: asItemError(traceItemErr(t.Err), sentry.ReasonInvalidJSON).AtItem(t.Index)})
-		default:
-			txs = append(txs, envelopeTransaction{index: t.Index, id: sentryid.Normalize(t.Segment.EventID), seg: t.Segment})
+		if item := &items[t.Index]; item.Header.Type == ItemTypeTransaction {
+			txs = append(txs, transactionOfItem(item, t))
 		}
 	}
 	return txs
+}
+
+// hasItemOfType reports whether any item is of type typ.
+func hasItemOfType(items []envelope.Item, typ string) bool {
+	for i := range items {
+		if items[i].Header.Type == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// transactionOfItem is transaction item t: its segment, or why there is
+// none to link to.
+func transactionOfItem(item *envelope.Item, t TraceItem) envelopeTransaction {
+	switch {
+	case item.Oversized:
+		// The reader skipped it: there is nothing to link to.
+		return envelopeTransaction{index: t.Index,
+			err: sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("transaction of %d bytes not read", item.Size)).AtItem(t.Index)}
+	case t.Err != nil || t.Segment == nil:
+		return envelopeTransaction{index: t.Index, err: asItemError(traceItemErr(t.Err), sentry.ReasonInvalidJSON).AtItem(t.Index)}
+	}
+	return envelopeTransaction{index: t.Index, id: sentryid.Normalize(t.Segment.EventID), seg: t.Segment}
 }
 
 // traceItemErr is err, or an error saying a trace item has no segment.
@@ -391,15 +438,23 @@ func transactionFor(p *sentry.Profile, txs []envelopeTransaction, first *sentryt
 		return nil
 	}
 	for _, named := range p.Transactions {
-		id := sentryid.Normalize(named.ID)
-		if id == "" {
-			continue
-		}
-		for _, t := range txs {
-			if t.seg != nil && t.id == id {
-				return t.seg
-			}
+		if seg := transactionByID(txs, sentryid.Normalize(named.ID)); seg != nil {
+			return seg
 		}
 	}
 	return first
+}
+
+// transactionByID is the decoded transaction whose canonical event id is
+// id; nil for none, and for id "" (not an id).
+func transactionByID(txs []envelopeTransaction, id string) *sentrytrace.Segment {
+	if id == "" {
+		return nil
+	}
+	for _, t := range txs {
+		if t.seg != nil && t.id == id {
+			return t.seg
+		}
+	}
+	return nil
 }

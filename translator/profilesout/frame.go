@@ -28,58 +28,76 @@ type frameFilename struct {
 // to.
 func frameOfLocation(loc pprofile.Location, dv *dictionaryView, chunkPlatform string) (sentry.Frame, frameFilename) {
 	roles, vals := dv.attrRoles, dv.attrs.Values
-	base := sentry.Frame{InstructionAddr: loc.Address()}
-	var filename frameFilename
-	var frameType string
+	l := locationAttrs{frame: sentry.Frame{InstructionAddr: loc.Address()}}
 	for _, idx := range loc.AttributeIndices().All() {
-		if idx <= 0 || int(idx) >= len(roles) {
-			continue
-		}
-		v := vals[idx]
-		switch roles[idx] {
-		// Location attributes → the frame's fields: sentry.frame.platform
-		// → "platform", sentry.frame.filename → "filename" (with
-		// Function.filename as "abs_path"), sentry.frame.raw_function →
-		// "raw_function", sentry.frame.module → "module",
-		// sentry.frame.package → "package", sentry.frame.in_app →
-		// "in_app", sentry.frame.symbol_addr → "symbol_addr",
-		// sentry.frame.image_addr → "image_addr", sentry.frame.addr_mode →
-		// "addr_mode", sentry.frame.status → "status", sentry.frame.data →
-		// "data".
-		case roleFrameType:
-			frameType = v.AsString()
-		case roleFramePlatform:
-			base.Platform = v.AsString()
-		case roleFrameFilename:
-			filename = frameFilename{name: v.AsString(), set: true}
-		case roleFrameRawFunction:
-			base.RawFunction = v.AsString()
-		case roleFrameModule:
-			base.Module = v.AsString()
-		case roleFramePackage:
-			base.Package = v.AsString()
-		case roleFrameInApp:
-			if v.Type() == pcommon.ValueTypeBool {
-				base.InApp = sentry.BoolOf(v.Bool())
-			}
-		case roleFrameSymbolAddr:
-			base.SymbolAddr = sentryid.ParseHexAddr(v.AsString())
-		case roleFrameImageAddr:
-			base.ImageAddr = sentryid.ParseHexAddr(v.AsString())
-		case roleFrameAddrMode:
-			base.AddrMode = v.AsString()
-		case roleFrameStatus:
-			base.Status = v.AsString()
-		case roleFrameData:
-			base.Data = v.AsString()
+		if idx > 0 && int(idx) < len(roles) {
+			l.put(roles[idx], vals[idx])
 		}
 	}
 	// profile.frame.type → "platform", for a frame of another kind than
 	// the chunk (native frames under Python).
-	if base.Platform == "" && frameType != "" && frameType != frametype.Of(chunkPlatform) {
-		base.Platform = frametype.Platform(frameType)
+	if l.frame.Platform == "" && l.frameType != "" && l.frameType != frametype.Of(chunkPlatform) {
+		l.frame.Platform = frametype.Platform(l.frameType)
 	}
-	return base, filename
+	return l.frame, l.filename
+}
+
+// locationAttrs is what a Location's attributes say of its frames.
+type locationAttrs struct {
+	frame     sentry.Frame
+	filename  frameFilename
+	frameType string
+}
+
+// put maps one Location attribute: profile.frame.type (read by
+// frameOfLocation), sentry.frame.filename → "filename" (with
+// Function.filename as "abs_path"), sentry.frame.in_app → "in_app",
+// sentry.frame.symbol_addr → "symbol_addr", sentry.frame.image_addr →
+// "image_addr", and the plain strings of frameStringField.
+func (l *locationAttrs) put(role attrRole, v pcommon.Value) {
+	if field := frameStringField(&l.frame, role); field != nil {
+		*field = v.AsString()
+		return
+	}
+	switch role {
+	case roleFrameType:
+		l.frameType = v.AsString()
+	case roleFrameFilename:
+		l.filename = frameFilename{name: v.AsString(), set: true}
+	case roleFrameInApp:
+		if v.Type() == pcommon.ValueTypeBool {
+			l.frame.InApp = sentry.BoolOf(v.Bool())
+		}
+	case roleFrameSymbolAddr:
+		l.frame.SymbolAddr = sentryid.ParseHexAddr(v.AsString())
+	case roleFrameImageAddr:
+		l.frame.ImageAddr = sentryid.ParseHexAddr(v.AsString())
+	}
+}
+
+// frameStringField is the field of f a string Location attribute fills:
+// sentry.frame.platform → "platform", sentry.frame.raw_function →
+// "raw_function", sentry.frame.module → "module", sentry.frame.package →
+// "package", sentry.frame.addr_mode → "addr_mode", sentry.frame.status →
+// "status", sentry.frame.data → "data"; nil for another role.
+func frameStringField(f *sentry.Frame, role attrRole) *string {
+	switch role {
+	case roleFramePlatform:
+		return &f.Platform
+	case roleFrameRawFunction:
+		return &f.RawFunction
+	case roleFrameModule:
+		return &f.Module
+	case roleFramePackage:
+		return &f.Package
+	case roleFrameAddrMode:
+		return &f.AddrMode
+	case roleFrameStatus:
+		return &f.Status
+	case roleFrameData:
+		return &f.Data
+	}
+	return nil
 }
 
 // putFrameLine writes one Line of a Location into its frame: its
