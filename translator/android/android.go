@@ -1,6 +1,7 @@
 package android
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,36 +134,7 @@ func undeclaredWarning(trace *art.Trace) []*sentry.Error {
 
 // androidProfile maps the payload's metadata and the trace's samples.
 func androidProfile(a androidPayload, trace *art.Trace, fallback time.Time) (*sentry.Profile, error) {
-
-	p := &sentry.Profile{
-		Platform: "android", Release: a.Release, Environment: a.Environment,
-		ClientSDK: sentry.ClientSDK{Name: a.ClientSDK.Name, Version: a.ClientSDK.Version},
-	}
-	// chunk_id → a continuous chunk (V2), else a transaction profile (V1).
-	if a.ChunkID != "" {
-		p.Version, p.ChunkID, p.ProfilerID = sentry.VersionV2, a.ChunkID, a.ProfilerID
-	} else {
-		p.Version, p.EventID = sentry.VersionV1, strings.ReplaceAll(a.ProfileID, "-", "")
-	}
-	// version_name (version_code) is the release of a transaction profile.
-	if p.Release == "" && a.VersionName != "" {
-		p.Release = a.VersionName
-		if a.VersionCode != "" {
-			p.Release += " (" + a.VersionCode + ")"
-		}
-	}
-	// device_* → device, os; android_api_level → runtime "Android" <level>.
-	p.Device = sentry.Device{Manufacturer: a.DeviceManufacturer, Model: a.DeviceModel, Locale: a.DeviceLocale, Architecture: a.DeviceArchitecture}
-	if a.DeviceIsEmulator != nil {
-		p.Device.IsEmulator = sentry.BoolFalse
-		if *a.DeviceIsEmulator {
-			p.Device.IsEmulator = sentry.BoolTrue
-		}
-	}
-	p.OS = sentry.OS{Name: a.DeviceOSName, Version: a.DeviceOSVersion, BuildNumber: a.DeviceOSBuildNumber}
-	if a.AndroidAPILevel != "" {
-		p.Runtime = sentry.Runtime{Name: "Android", Version: a.AndroidAPILevel.String()}
-	}
+	p := androidMetadata(a)
 	// transaction_* or transactions[] → transactions (V1 links).
 	txs, err := androidTransactions(a)
 	if err != nil {
@@ -190,6 +162,53 @@ func androidProfile(a androidPayload, trace *art.Trace, fallback time.Time) (*se
 		return nil, err
 	}
 	return p, nil
+}
+
+// androidMetadata maps what the payload says of its program: platform
+// "android", "release", "environment", "client_sdk", the chunk's or the
+// transaction profile's ids, and its device, os and runtime.
+func androidMetadata(a androidPayload) *sentry.Profile {
+	p := &sentry.Profile{
+		Platform: "android", Release: androidRelease(a), Environment: a.Environment,
+		ClientSDK: sentry.ClientSDK{Name: a.ClientSDK.Name, Version: a.ClientSDK.Version},
+	}
+	// chunk_id → a continuous chunk (V2), else a transaction profile (V1).
+	if a.ChunkID != "" {
+		p.Version, p.ChunkID, p.ProfilerID = sentry.VersionV2, a.ChunkID, a.ProfilerID
+	} else {
+		p.Version, p.EventID = sentry.VersionV1, strings.ReplaceAll(a.ProfileID, "-", "")
+	}
+	// device_* → device, os; android_api_level → runtime "Android" <level>.
+	p.Device = sentry.Device{Manufacturer: a.DeviceManufacturer, Model: a.DeviceModel, Locale: a.DeviceLocale,
+		Architecture: a.DeviceArchitecture, IsEmulator: optionalBool(a.DeviceIsEmulator)}
+	p.OS = sentry.OS{Name: a.DeviceOSName, Version: a.DeviceOSVersion, BuildNumber: a.DeviceOSBuildNumber}
+	if a.AndroidAPILevel != "" {
+		p.Runtime = sentry.Runtime{Name: "Android", Version: a.AndroidAPILevel.String()}
+	}
+	return p
+}
+
+// androidRelease: "release", else version_name (version_code), the
+// release of a transaction profile.
+func androidRelease(a androidPayload) string {
+	if a.Release != "" || a.VersionName == "" {
+		return a.Release
+	}
+	if a.VersionCode == "" {
+		return a.VersionName
+	}
+	return a.VersionName + " (" + a.VersionCode + ")"
+}
+
+// optionalBool is a JSON boolean that may be absent (nil).
+func optionalBool(b *bool) sentry.OptionalBool {
+	switch {
+	case b == nil:
+		return sentry.BoolUnset
+	case *b:
+		return sentry.BoolTrue
+	}
+	return sentry.BoolFalse
 }
 
 // androidTransactions maps transaction_id, transaction_name and trace_id (a
@@ -231,23 +250,48 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
+	js, err := decodeJSProfile(raw)
+	if err != nil {
+		return err
+	}
+	stackBase := int64(p.Stacks.Len())
+	appendJSStacks(p, js)
+	appendJSSamples(p, js.Samples, stackBase, jsInterval(js.Samples))
+	// The JS thread is usually a thread of the trace too (mqt_js): its
+	// name there stays.
+	for _, tm := range js.ThreadMetadata {
+		if !slices.ContainsFunc(p.ThreadMetadata, func(have sentry.ThreadMetadata) bool { return have.ThreadID == tm.ThreadID }) {
+			p.ThreadMetadata = append(p.ThreadMetadata, tm)
+		}
+	}
+	return nil
+}
+
+// decodeJSProfile reads `js_profile` as the "profile" of a V2 JavaScript
+// profile: refused when it is no JSON of that shape, or when its samples
+// or stacks are malformed (other Relay rules are the JS profiler's own
+// business).
+func decodeJSProfile(raw json.RawMessage) (*sentry.Profile, error) {
 	wrapped := append(append([]byte(`{"version":"2","platform":"javascript","profile":`), raw...), '}')
 	js, err := sentry.DecodeProfile(wrapped)
 	if err != nil {
-		return sentry.NewError(sentry.ReasonInvalidJSON, "js_profile: "+err.Error())
+		return nil, sentry.NewError(sentry.ReasonInvalidJSON, "js_profile: "+err.Error())
 	}
 	if err := sentry.Validate(js, sentry.DefaultLimits()); err != nil {
 		var serr *sentry.Error
 		if !errors.As(err, &serr) || serr.Reason == sentry.ReasonMalformedSamples || serr.Reason == sentry.ReasonMalformedStacks {
-			return sentry.NewError(sentry.ReasonMalformedSamples, "js_profile: "+err.Error())
+			return nil, sentry.NewError(sentry.ReasonMalformedSamples, "js_profile: "+err.Error())
 		}
 	}
-	interval := jsInterval(js.Samples)
-	frameBase, stackBase := int64(len(p.Frames)), int64(p.Stacks.Len())
+	return js, nil
+}
+
+// appendJSStacks appends the JS profile's frames (platform "javascript"
+// unless they say) and its stacks, renumbered after p's.
+func appendJSStacks(p *sentry.Profile, js *sentry.Profile) {
+	frameBase := int64(len(p.Frames))
 	for _, f := range js.Frames {
-		if f.Platform == "" {
-			f.Platform = "javascript"
-		}
+		f.Platform = cmp.Or(f.Platform, "javascript")
 		p.Frames = append(p.Frames, f)
 	}
 	for i := range js.Stacks.Len() {
@@ -258,8 +302,14 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 		}
 		p.Stacks.Append(indices...)
 	}
+}
+
+// appendJSSamples appends the JS samples, their stacks after stackBase,
+// each worth interval of wall time and no CPU time; in a transaction
+// profile (V1) at their time since its start, the ones before it left out.
+func appendJSSamples(p *sentry.Profile, samples []sentry.Sample, stackBase int64, interval uint64) {
 	start := p.Timestamp.UnixNano()
-	for _, s := range js.Samples {
+	for _, s := range samples {
 		s.StackID += stackBase
 		if p.Version == sentry.VersionV1 {
 			if s.Timestamp < start {
@@ -273,14 +323,6 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 			p.SampleCPUNS = append(p.SampleCPUNS, 0) // the JS profiler measures no CPU time
 		}
 	}
-	// The JS thread is usually a thread of the trace too (mqt_js): its
-	// name there stays.
-	for _, tm := range js.ThreadMetadata {
-		if !slices.ContainsFunc(p.ThreadMetadata, func(have sentry.ThreadMetadata) bool { return have.ThreadID == tm.ThreadID }) {
-			p.ThreadMetadata = append(p.ThreadMetadata, tm)
-		}
-	}
-	return nil
 }
 
 // jsInterval is the median interval between consecutive JS samples (the
@@ -304,8 +346,33 @@ func jsInterval(samples []sentry.Sample) uint64 {
 // one sample per time slice, threads → thread_metadata.
 func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 	sl := trace.Slices()
+	addTraceStacks(p, trace, sl.Stacks)
+	base := start.UnixNano()
+	threadIDs := map[uint32]string{}
+	p.Samples = make([]sentry.Sample, 0, len(sl.Slices))
+	p.SampleWallNS = make([]uint64, 0, len(sl.Slices))
+	if trace.Clock == art.ClockDual {
+		p.SampleCPUNS = make([]uint64, 0, len(sl.Slices))
+	}
+	for _, s := range sl.Slices {
+		tid, ok := threadIDs[s.Thread]
+		if !ok {
+			tid = strconv.FormatUint(uint64(s.Thread), 10)
+			threadIDs[s.Thread] = tid
+		}
+		addSlice(p, s, tid, base)
+	}
+	for _, th := range trace.Threads {
+		p.ThreadMetadata = append(p.ThreadMetadata, sentry.ThreadMetadata{ThreadID: strconv.FormatUint(uint64(th.ID), 10), Name: th.Name})
+	}
+}
+
+// addTraceStacks: the trace's stacks of methods → "stacks", each method
+// one frame (class.name as the function, the signature as its symbol, the
+// source file and line).
+func addTraceStacks(p *sentry.Profile, trace *art.Trace, stacks [][]uint32) {
 	frameOf := map[uint32]int64{}
-	for _, stack := range sl.Stacks {
+	for _, stack := range stacks {
 		indices := make([]int64, len(stack))
 		for i, m := range stack {
 			f, ok := frameOf[m]
@@ -322,35 +389,24 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 		}
 		p.Stacks.Append(indices...)
 	}
-	base := start.UnixNano()
-	threadIDs := map[uint32]string{}
-	p.Samples = make([]sentry.Sample, 0, len(sl.Slices))
-	p.SampleWallNS = make([]uint64, 0, len(sl.Slices))
-	if trace.Clock == art.ClockDual {
-		p.SampleCPUNS = make([]uint64, 0, len(sl.Slices))
+}
+
+// addSlice: one time slice of a thread's stack → one sample, its wall
+// (and CPU) time in nanoseconds, at its start: since the profile's start
+// (V1) or absolute from base (V2).
+func addSlice(p *sentry.Profile, s art.Slice, tid string, base int64) {
+	sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid}
+	p.SampleWallNS = append(p.SampleWallNS, uint64(s.Wall)*1000)
+	if p.SampleCPUNS != nil {
+		p.SampleCPUNS = append(p.SampleCPUNS, uint64(s.CPU)*1000)
 	}
-	for _, s := range sl.Slices {
-		tid, ok := threadIDs[s.Thread]
-		if !ok {
-			tid = strconv.FormatUint(uint64(s.Thread), 10)
-			threadIDs[s.Thread] = tid
-		}
-		sample := sentry.Sample{StackID: int64(s.Stack), ThreadID: tid}
-		p.SampleWallNS = append(p.SampleWallNS, uint64(s.Wall)*1000)
-		if p.SampleCPUNS != nil {
-			p.SampleCPUNS = append(p.SampleCPUNS, uint64(s.CPU)*1000)
-		}
-		offset := uint64(s.Start) * 1000
-		if p.Version == sentry.VersionV1 {
-			sample.ElapsedSinceStartNS = offset
-		} else {
-			sample.Timestamp = base + int64(offset)
-		}
-		p.Samples = append(p.Samples, sample)
+	offset := uint64(s.Start) * 1000
+	if p.Version == sentry.VersionV1 {
+		sample.ElapsedSinceStartNS = offset
+	} else {
+		sample.Timestamp = base + int64(offset)
 	}
-	for _, th := range trace.Threads {
-		p.ThreadMetadata = append(p.ThreadMetadata, sentry.ThreadMetadata{ThreadID: strconv.FormatUint(uint64(th.ID), 10), Name: th.Name})
-	}
+	p.Samples = append(p.Samples, sample)
 }
 
 // androidTimestamp reads `timestamp`: float seconds or RFC 3339.
@@ -375,33 +431,44 @@ func androidTimestamp(raw json.RawMessage) (time.Time, bool) {
 // androidDebugMeta maps debug_meta.images and build_id (the ProGuard
 // mapping's UUID, which a deobfuscation step needs) to debug images.
 func androidDebugMeta(p *sentry.Profile, a androidPayload) error {
-	if len(a.DebugMeta) > 0 && string(a.DebugMeta) != "null" {
-		var dm struct {
-			Images []struct {
-				Type      string `json:"type"`
-				UUID      string `json:"uuid"`
-				DebugID   string `json:"debug_id"`
-				CodeFile  string `json:"code_file"`
-				DebugFile string `json:"debug_file"`
-			} `json:"images"`
-		}
-		if err := json.Unmarshal(a.DebugMeta, &dm); err != nil {
-			return sentry.NewError(sentry.ReasonInvalidJSON, "debug_meta: "+err.Error())
-		}
-		for _, img := range dm.Images {
-			p.DebugMeta.Images = append(p.DebugMeta.Images, sentry.Image{Type: img.Type, UUID: img.UUID,
-				DebugID: img.DebugID, CodeFile: img.CodeFile, DebugFile: img.DebugFile})
-		}
+	images, err := debugMetaImages(a.DebugMeta)
+	if err != nil {
+		return err
 	}
-	if a.BuildID != "" {
-		for _, img := range p.DebugMeta.Images {
-			if img.Type == "proguard" && strings.EqualFold(img.UUID, a.BuildID) {
-				return nil
-			}
-		}
+	p.DebugMeta.Images = append(p.DebugMeta.Images, images...)
+	// build_id → a proguard image of that uuid, unless debug_meta has it.
+	if a.BuildID != "" && !slices.ContainsFunc(p.DebugMeta.Images, func(img sentry.Image) bool {
+		return img.Type == "proguard" && strings.EqualFold(img.UUID, a.BuildID)
+	}) {
 		p.DebugMeta.Images = append(p.DebugMeta.Images, sentry.Image{Type: "proguard", UUID: a.BuildID})
 	}
 	return nil
+}
+
+// debugMetaImages reads "debug_meta"."images"[]: "type", "uuid",
+// "debug_id", "code_file", "debug_file".
+func debugMetaImages(raw json.RawMessage) ([]sentry.Image, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var dm struct {
+		Images []struct {
+			Type      string `json:"type"`
+			UUID      string `json:"uuid"`
+			DebugID   string `json:"debug_id"`
+			CodeFile  string `json:"code_file"`
+			DebugFile string `json:"debug_file"`
+		} `json:"images"`
+	}
+	if err := json.Unmarshal(raw, &dm); err != nil {
+		return nil, sentry.NewError(sentry.ReasonInvalidJSON, "debug_meta: "+err.Error())
+	}
+	images := make([]sentry.Image, 0, len(dm.Images))
+	for _, img := range dm.Images {
+		images = append(images, sentry.Image{Type: img.Type, UUID: img.UUID,
+			DebugID: img.DebugID, CodeFile: img.CodeFile, DebugFile: img.DebugFile})
+	}
+	return images, nil
 }
 
 // androidMeasurements maps `measurements`: {name: {unit, values: [{value,

@@ -37,61 +37,96 @@ func DecodePerfettoChunk(meta, trace []byte, fallback time.Time, limits perfetto
 	if err := androidDebugMeta(p, a); err != nil {
 		return nil, err
 	}
-
-	// Without realtime, the samples end at fallback.
-	var shift int64
-	if !tr.HasClocks && len(tr.Samples) > 0 {
-		var last uint64
-		for _, s := range tr.Samples {
-			last = max(last, s.Timestamp)
-		}
-		shift = fallback.UnixNano() - int64(last)
-	}
-	type frameKey struct {
-		fn, path string
-		pc       uint64
-	}
-	frames := map[frameKey]int64{}
-	images := map[string]int{}
-	stacks := map[string]int64{}
-	var key strings.Builder
-	threads := map[uint32]string{}
+	c := newPerfettoChunk(p, tr, fallback)
 	for _, s := range tr.Samples {
-		key.Reset()
-		indices := make([]int64, len(s.Frames))
-		for i, f := range s.Frames {
-			k := frameKey{f.Function, f.MappingPath, f.RelPC}
-			idx, ok := frames[k]
-			if !ok {
-				idx = int64(len(p.Frames))
-				frames[k] = idx
-				p.Frames = append(p.Frames, perfettoFrame(p, f, images))
-			}
-			indices[i] = idx
-			key.WriteString(strconv.FormatInt(idx, 36))
-			key.WriteByte(',')
-		}
-		stack, ok := stacks[key.String()]
-		if !ok {
-			stack = int64(p.Stacks.Len())
-			stacks[key.String()] = stack
-			p.Stacks.Append(indices...)
-		}
-		at, ok := tr.RealtimeNanos(s)
-		if !ok {
-			at = int64(s.Timestamp) + shift
-		}
-		tid, ok := threads[s.TID]
-		if !ok {
-			tid = strconv.FormatUint(uint64(s.TID), 10)
-			threads[s.TID] = tid
-		}
-		p.Samples = append(p.Samples, sentry.Sample{StackID: stack, ThreadID: tid, Timestamp: at})
+		c.addSample(s)
 	}
 	if err := androidMeasurements(p, a.Measurements, fallback); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// perfettoChunk builds a chunk's frames, stacks and samples from a
+// trace's samples, each frame, image, stack and thread id once.
+type perfettoChunk struct {
+	p      *sentry.Profile
+	trace  *perfetto.Trace
+	shift  int64
+	frames map[perfettoFrameKey]int64
+	images map[string]int
+	stacks map[string]int64
+	// threads are the thread ids as decimal text, by tid.
+	threads map[uint32]string
+	key     strings.Builder
+}
+
+type perfettoFrameKey struct {
+	fn, path string
+	pc       uint64
+}
+
+func newPerfettoChunk(p *sentry.Profile, tr *perfetto.Trace, fallback time.Time) *perfettoChunk {
+	return &perfettoChunk{p: p, trace: tr, shift: perfettoShift(tr, fallback),
+		frames: map[perfettoFrameKey]int64{}, images: map[string]int{}, stacks: map[string]int64{}, threads: map[uint32]string{}}
+}
+
+// perfettoShift is what moves a trace without realtime so that its
+// samples end at fallback; 0 for a trace with clocks.
+func perfettoShift(tr *perfetto.Trace, fallback time.Time) int64 {
+	if tr.HasClocks || len(tr.Samples) == 0 {
+		return 0
+	}
+	var last uint64
+	for _, s := range tr.Samples {
+		last = max(last, s.Timestamp)
+	}
+	return fallback.UnixNano() - int64(last)
+}
+
+// addSample: PerfSample → "samples"[] ("stack_id", "thread_id" from its
+// tid, "timestamp" on the realtime clock, else shifted).
+func (c *perfettoChunk) addSample(s perfetto.Sample) {
+	at, ok := c.trace.RealtimeNanos(s)
+	if !ok {
+		at = int64(s.Timestamp) + c.shift
+	}
+	tid, ok := c.threads[s.TID]
+	if !ok {
+		tid = strconv.FormatUint(uint64(s.TID), 10)
+		c.threads[s.TID] = tid
+	}
+	c.p.Samples = append(c.p.Samples, sentry.Sample{StackID: c.stack(s.Frames), ThreadID: tid, Timestamp: at})
+}
+
+// stack is the "stacks" index of a sample's frames, added once.
+func (c *perfettoChunk) stack(frames []perfetto.Frame) int64 {
+	c.key.Reset()
+	indices := make([]int64, len(frames))
+	for i, f := range frames {
+		indices[i] = c.frame(f)
+		c.key.WriteString(strconv.FormatInt(indices[i], 36))
+		c.key.WriteByte(',')
+	}
+	stack, ok := c.stacks[c.key.String()]
+	if !ok {
+		stack = int64(c.p.Stacks.Len())
+		c.stacks[c.key.String()] = stack
+		c.p.Stacks.Append(indices...)
+	}
+	return stack
+}
+
+// frame is the "frames" index of a resolved frame, added once.
+func (c *perfettoChunk) frame(f perfetto.Frame) int64 {
+	k := perfettoFrameKey{f.Function, f.MappingPath, f.RelPC}
+	idx, ok := c.frames[k]
+	if !ok {
+		idx = int64(len(c.p.Frames))
+		c.frames[k] = idx
+		c.p.Frames = append(c.p.Frames, perfettoFrame(c.p, f, c.images))
+	}
+	return idx
 }
 
 // perfettoFrame maps one resolved frame; a native frame's mapping becomes
