@@ -29,65 +29,89 @@ const (
 
 // decodeStreaming reads a trace in the streaming form.
 func decodeStreaming(data []byte, limits Limits) (*Trace, error) {
-	if len(data) < 16 {
-		return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	h, err := readStreamingHeader(data)
+	if err != nil {
+		return nil, err
 	}
-	rawVersion := binary.LittleEndian.Uint16(data[4:])
-	if rawVersion&streamingVersionBits != streamingVersionBits {
-		return nil, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, rawVersion)
-	}
-	version := int(rawVersion &^ streamingVersionBits)
-	if version != 2 && version != 3 {
-		// ART streams versions 2 (one clock) and 3 (dual clock) only; a
-		// version 1 record's u1 thread id could not be told from an entry.
-		return nil, fmt.Errorf("%w: streaming version %d", ErrVersion, version)
-	}
-	offset := int(binary.LittleEndian.Uint16(data[6:]))
 	t := &Trace{Methods: map[uint32]Method{}, StartMicros: binary.LittleEndian.Uint64(data[8:])}
-	// Version 2 writes one clock: 2 + 4 + 4 bytes; version 3 says.
-	size := 10
-	if version == 3 {
-		if len(data) < 18 {
-			return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
-		}
-		size = int(binary.LittleEndian.Uint16(data[16:]))
-	}
-	if offset < 16 || offset > len(data) || size < 10 {
-		return nil, fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, offset, len(data), size)
-	}
-	s := stream{data: data, start: offset, size: size}
+	s := stream{data: data, start: h.offset, size: h.size}
 	records, err := t.readEntries(s, limits)
 	if err != nil {
 		return nil, err
 	}
-	if t.Version != version {
-		return nil, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, version, t.Version)
+	if t.Version != h.version {
+		return nil, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, h.version, t.Version)
 	}
 	l, err := t.recordLayout(data)
 	if err != nil {
 		return nil, err
 	}
-	if l.size != size {
-		return nil, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, size, t.Clock, l.size)
+	if l.size != h.size {
+		return nil, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, h.size, t.Clock, l.size)
 	}
 	if records == 0 {
 		return nil, ErrNoRecords
 	}
+	if err := t.readRecords(s, l, records, limits); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// streamingHeader is what the binary header of a streaming trace says.
+type streamingHeader struct {
+	version      int
+	offset, size int // of the first record, of each record
+}
+
+// readStreamingHeader reads "SLOW", u2 version (with the streaming bits),
+// u2 offset of the first record, u8 start time, and (version 3) u2 record
+// size.
+func readStreamingHeader(data []byte) (streamingHeader, error) {
+	if len(data) < 16 {
+		return streamingHeader{}, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	}
+	rawVersion := binary.LittleEndian.Uint16(data[4:])
+	if rawVersion&streamingVersionBits != streamingVersionBits {
+		return streamingHeader{}, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, rawVersion)
+	}
+	h := streamingHeader{version: int(rawVersion &^ streamingVersionBits), offset: int(binary.LittleEndian.Uint16(data[6:]))}
+	if h.version != 2 && h.version != 3 {
+		// ART streams versions 2 (one clock) and 3 (dual clock) only; a
+		// version 1 record's u1 thread id could not be told from an entry.
+		return streamingHeader{}, fmt.Errorf("%w: streaming version %d", ErrVersion, h.version)
+	}
+	// Version 2 writes one clock: 2 + 4 + 4 bytes; version 3 says.
+	h.size = 10
+	if h.version == 3 {
+		if len(data) < 18 {
+			return streamingHeader{}, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+		}
+		h.size = int(binary.LittleEndian.Uint16(data[16:]))
+	}
+	if h.offset < 16 || h.offset > len(data) || h.size < 10 {
+		return streamingHeader{}, fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, h.offset, len(data), h.size)
+	}
+	return h, nil
+}
+
+// readRecords is the second pass: the records, in layout l, as t.Events.
+func (t *Trace) readRecords(s stream, l layout, records int, limits Limits) error {
 	t.Events = make([]Event, 0, records)
 	undeclared := map[uint32]bool{}
 	for i, r := range s.records() {
 		e := l.decode(r)
 		if e.Action > Unwind {
-			return nil, fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
+			return fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
 		}
 		if _, ok := t.Methods[e.Method]; !ok {
 			if err := t.noteUndeclared(e.Method, undeclared, limits); err != nil {
-				return nil, fmt.Errorf("record %d: %w", i, err)
+				return fmt.Errorf("record %d: %w", i, err)
 			}
 		}
 		t.Events = append(t.Events, e)
 	}
-	return t, nil
+	return nil
 }
 
 // readEntries is the first pass: it reads the method, thread and summary

@@ -155,6 +155,8 @@ func Decode(data []byte, limits Limits) (*Trace, error) {
 	return t, nil
 }
 
+// readText reads the text header: its "*version" (the version, then
+// key=value settings), "*threads" and "*methods" sections, up to "*end".
 func (t *Trace) readText(text string, limits Limits) error {
 	section := ""
 	for n, line := range strings.Split(text, "\n") {
@@ -166,50 +168,71 @@ func (t *Trace) readText(text string, limits Limits) error {
 		if line == "" {
 			continue
 		}
-		switch section {
-		case "*version":
-			if t.Version == 0 {
-				v, err := strconv.Atoi(line)
-				if err != nil {
-					return fmt.Errorf("%w: line %d: version %q", ErrHeader, n+1, line)
-				}
-				t.Version = v
-				continue
-			}
-			key, value, ok := strings.Cut(line, "=")
-			if !ok {
-				return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n+1, line)
-			}
-			switch key {
-			case "clock":
-				t.Clock = Clock(value)
-			case "elapsed-time-usec":
-				v, err := strconv.ParseUint(value, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%w: line %d: elapsed-time-usec %q", ErrHeader, n+1, value)
-				}
-				t.ElapsedMicros = v
-			}
-		case "*threads":
-			id, name, ok := strings.Cut(line, "\t")
-			tid, err := strconv.ParseUint(id, 10, 32)
-			if !ok || err != nil {
-				return fmt.Errorf("%w: line %d: thread %q", ErrHeader, n+1, line)
-			}
-			if len(t.Threads) >= limits.MaxThreads {
-				return fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
-			}
-			t.Threads = append(t.Threads, Thread{ID: uint32(tid), Name: name})
-		case "*methods":
-			if err := t.addMethod(line, limits); err != nil {
-				return fmt.Errorf("line %d: %w", n+1, err)
-			}
-		case "*end":
-		default:
-			return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n+1, line)
+		if err := t.readTextLine(section, line, n+1, limits); err != nil {
+			return err
 		}
 	}
 	return t.checkSettings()
+}
+
+// readTextLine reads line n of a section of the text header.
+func (t *Trace) readTextLine(section, line string, n int, limits Limits) error {
+	switch section {
+	case "*version":
+		return t.readVersionLine(line, n)
+	case "*threads":
+		return t.readThreadLine(line, n, limits)
+	case "*methods":
+		if err := t.addMethod(line, limits); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		return nil
+	case "*end":
+		return nil
+	}
+	return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n, line)
+}
+
+// readVersionLine reads the version (the section's first line), then a
+// key=value setting: "clock", "elapsed-time-usec"; others are ignored.
+func (t *Trace) readVersionLine(line string, n int) error {
+	if t.Version == 0 {
+		v, err := strconv.Atoi(line)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: version %q", ErrHeader, n, line)
+		}
+		t.Version = v
+		return nil
+	}
+	key, value, ok := strings.Cut(line, "=")
+	if !ok {
+		return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n, line)
+	}
+	switch key {
+	case "clock":
+		t.Clock = Clock(value)
+	case "elapsed-time-usec":
+		v, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: elapsed-time-usec %q", ErrHeader, n, value)
+		}
+		t.ElapsedMicros = v
+	}
+	return nil
+}
+
+// readThreadLine reads "<tid>\t<name>".
+func (t *Trace) readThreadLine(line string, n int, limits Limits) error {
+	id, name, ok := strings.Cut(line, "\t")
+	tid, err := strconv.ParseUint(id, 10, 32)
+	if !ok || err != nil {
+		return fmt.Errorf("%w: line %d: thread %q", ErrHeader, n, line)
+	}
+	if len(t.Threads) >= limits.MaxThreads {
+		return fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+	}
+	t.Threads = append(t.Threads, Thread{ID: uint32(tid), Name: name})
+	return nil
 }
 
 // checkSettings checks the header's version and clock, defaulting the clock.
