@@ -36,31 +36,43 @@ func ValueEnd(b []byte, i int) int {
 	case '"':
 		return StringEnd(b, i)
 	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				if i = StringEnd(b, i); i < 0 {
-					return -1
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return -1
-	default: // number, true, false, null
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\r', '\n':
-				return i
-			}
-		}
-		return len(b)
+		return containerEnd(b, i)
 	}
+	return literalEnd(b, i) // number, true, false, null
+}
+
+// containerEnd is ValueEnd of the object or array at b[i]: past the
+// bracket that closes it, strings and nesting followed; -1 when the input
+// ends first.
+func containerEnd(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			if i = StringEnd(b, i); i < 0 {
+				return -1
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				return i + 1
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// literalEnd is ValueEnd of the number or literal at b[i]: the next
+// delimiter, or the end of b.
+func literalEnd(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return len(b)
 }
