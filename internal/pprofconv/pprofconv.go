@@ -95,41 +95,12 @@ func newConverter(dict pprofile.ProfilesDictionary) *converter {
 }
 
 func (c *converter) convert(res pcommon.Resource, p pprofile.Profile) (*profile.Profile, error) {
-	// Profile.sample_type
-	st, err := c.valueType(p.SampleType())
-	if err != nil {
-		return nil, fmt.Errorf("sample_type: %w", err)
+	if err := c.header(p); err != nil {
+		return nil, err
 	}
-	c.out.SampleType = []*profile.ValueType{st}
-
-	// Profile.period_type, Profile.period
-	pt, err := c.valueType(p.PeriodType())
-	if err != nil {
-		return nil, fmt.Errorf("period_type: %w", err)
+	if err := c.comments(res, p); err != nil {
+		return nil, err
 	}
-	if pt.Type != "" || pt.Unit != "" {
-		c.out.PeriodType = pt
-	}
-	c.out.Period = p.Period()
-
-	// Profile.time_unix_nano, Profile.duration_nano
-	c.out.TimeNanos = int64(p.Time())
-	c.out.DurationNanos = int64(p.DurationNano())
-
-	// Resource.attributes, Profile.attribute_indices
-	for k, v := range res.Attributes().All() {
-		c.out.Comments = append(c.out.Comments, k+"="+v.AsString())
-	}
-	for i, idx := range p.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(idx)
-		if err != nil {
-			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
-		}
-		if ok {
-			c.out.Comments = append(c.out.Comments, key+"="+val.AsString())
-		}
-	}
-
 	// Profile.samples
 	c.out.Sample = make([]*profile.Sample, 0, p.Samples().Len())
 	for i, s := range p.Samples().All() {
@@ -140,6 +111,45 @@ func (c *converter) convert(res pcommon.Resource, p pprofile.Profile) (*profile.
 		c.out.Sample = append(c.out.Sample, ps)
 	}
 	return c.out, nil
+}
+
+// header converts Profile.sample_type, .period_type, .period,
+// .time_unix_nano and .duration_nano.
+func (c *converter) header(p pprofile.Profile) error {
+	st, err := c.valueType(p.SampleType())
+	if err != nil {
+		return fmt.Errorf("sample_type: %w", err)
+	}
+	c.out.SampleType = []*profile.ValueType{st}
+	pt, err := c.valueType(p.PeriodType())
+	if err != nil {
+		return fmt.Errorf("period_type: %w", err)
+	}
+	if pt.Type != "" || pt.Unit != "" {
+		c.out.PeriodType = pt
+	}
+	c.out.Period = p.Period()
+	c.out.TimeNanos = int64(p.Time())
+	c.out.DurationNanos = int64(p.DurationNano())
+	return nil
+}
+
+// comments converts Resource.attributes and Profile.attribute_indices,
+// which pprof has no place for, into "key=value" comments.
+func (c *converter) comments(res pcommon.Resource, p pprofile.Profile) error {
+	for k, v := range res.Attributes().All() {
+		c.out.Comments = append(c.out.Comments, k+"="+v.AsString())
+	}
+	for i, idx := range p.AttributeIndices().All() {
+		key, val, ok, err := c.attribute(idx)
+		if err != nil {
+			return fmt.Errorf("attribute_indices[%d]: %w", i, err)
+		}
+		if ok {
+			c.out.Comments = append(c.out.Comments, key+"="+val.AsString())
+		}
+	}
+	return nil
 }
 
 func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
@@ -158,20 +168,9 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 		if err != nil {
 			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
 		}
-		if !ok {
-			continue
+		if ok {
+			addLabel(ps, key, val)
 		}
-		if val.Type() == pcommon.ValueTypeInt {
-			if ps.NumLabel == nil {
-				ps.NumLabel = make(map[string][]int64)
-			}
-			ps.NumLabel[key] = append(ps.NumLabel[key], val.Int())
-			continue
-		}
-		if ps.Label == nil {
-			ps.Label = make(map[string][]string)
-		}
-		ps.Label[key] = append(ps.Label[key], val.AsString())
 	}
 
 	// Sample.link_index
@@ -180,17 +179,42 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 		if !ok {
 			return nil, c.dict.OutOfRange("link_index", li, pprofdict.Links)
 		}
-		if ps.Label == nil {
-			ps.Label = make(map[string][]string)
-		}
-		if tid := link.TraceID(); !tid.IsEmpty() {
-			ps.Label[labelTraceID] = append(ps.Label[labelTraceID], tid.String())
-		}
-		if sid := link.SpanID(); !sid.IsEmpty() {
-			ps.Label[labelSpanID] = append(ps.Label[labelSpanID], sid.String())
-		}
+		addLinkLabels(ps, link)
 	}
 	return ps, nil
+}
+
+// addLabel adds a sample attribute as a label: a numeric one for an
+// integer, a string one otherwise.
+func addLabel(ps *profile.Sample, key string, val pcommon.Value) {
+	if val.Type() == pcommon.ValueTypeInt {
+		if ps.NumLabel == nil {
+			ps.NumLabel = make(map[string][]int64)
+		}
+		ps.NumLabel[key] = append(ps.NumLabel[key], val.Int())
+		return
+	}
+	addStrLabel(ps, key, val.AsString())
+}
+
+func addStrLabel(ps *profile.Sample, key, val string) {
+	if ps.Label == nil {
+		ps.Label = make(map[string][]string)
+	}
+	ps.Label[key] = append(ps.Label[key], val)
+}
+
+// addLinkLabels adds a sample's link as the trace_id and span_id labels.
+func addLinkLabels(ps *profile.Sample, link pprofile.Link) {
+	if ps.Label == nil {
+		ps.Label = make(map[string][]string)
+	}
+	if tid := link.TraceID(); !tid.IsEmpty() {
+		addStrLabel(ps, labelTraceID, tid.String())
+	}
+	if sid := link.SpanID(); !sid.IsEmpty() {
+		addStrLabel(ps, labelSpanID, sid.String())
+	}
 }
 
 // sampleValue is the pprof value of one OTLP sample; see Convert.
@@ -250,26 +274,39 @@ func (c *converter) location(idx int32) (*profile.Location, error) {
 		}
 		loc.Mapping = m
 	}
-
-	// Location.lines: OTLP lists inlined frames callee first, as pprof does.
-	loc.Line = make([]profile.Line, 0, l.Lines().Len())
-	for i, ln := range l.Lines().All() {
-		fn, err := c.function(ln.FunctionIndex())
-		if err != nil {
-			return nil, fmt.Errorf("location %d line %d: %w", idx, i, err)
-		}
-		loc.Line = append(loc.Line, profile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
-		if m := loc.Mapping; m != nil {
-			// pprof asks a symbolizer only for mappings that lack these.
-			m.HasFunctions = m.HasFunctions || fn.Name != ""
-			m.HasFilenames = m.HasFilenames || fn.Filename != ""
-			m.HasLineNumbers = m.HasLineNumbers || ln.Line() != 0
-			m.HasInlineFrames = m.HasInlineFrames || i > 0
-		}
+	if err := c.lines(loc, l, idx); err != nil {
+		return nil, err
 	}
 	c.out.Location = append(c.out.Location, loc)
 	c.locations[idx] = loc
 	return loc, nil
+}
+
+// lines converts Location.lines: OTLP lists inlined frames callee first,
+// as pprof does.
+func (c *converter) lines(loc *profile.Location, l pprofile.Location, idx int32) error {
+	loc.Line = make([]profile.Line, 0, l.Lines().Len())
+	for i, ln := range l.Lines().All() {
+		fn, err := c.function(ln.FunctionIndex())
+		if err != nil {
+			return fmt.Errorf("location %d line %d: %w", idx, i, err)
+		}
+		loc.Line = append(loc.Line, profile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
+		if loc.Mapping != nil {
+			noteLine(loc.Mapping, fn, ln.Line(), i > 0)
+		}
+	}
+	return nil
+}
+
+// noteLine records what a line of a mapping says: pprof asks a symbolizer
+// only for mappings that lack function names, file names, line numbers or
+// inlined frames.
+func noteLine(m *profile.Mapping, fn *profile.Function, line int64, inlined bool) {
+	m.HasFunctions = m.HasFunctions || fn.Name != ""
+	m.HasFilenames = m.HasFilenames || fn.Filename != ""
+	m.HasLineNumbers = m.HasLineNumbers || line != 0
+	m.HasInlineFrames = m.HasInlineFrames || inlined
 }
 
 func (c *converter) function(idx int32) (*profile.Function, error) {
@@ -324,26 +361,35 @@ func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
 		File:   file,
 	}
 
-	// Mapping.attribute_indices: only the build id has a pprof field.
+	buildID, err := c.buildID(pm, idx)
+	if err != nil {
+		return nil, err
+	}
+	m.BuildID = buildID
+	c.out.Mapping = append(c.out.Mapping, m)
+	c.mappings[idx] = m
+	return m, nil
+}
+
+// buildID is mapping idx's build id: of Mapping.attribute_indices, only
+// the build id has a pprof field (buildIDKeys, in order of preference).
+func (c *converter) buildID(pm pprofile.Mapping, idx int32) (string, error) {
 	attrs := make(map[string]string, pm.AttributeIndices().Len())
 	for i, ai := range pm.AttributeIndices().All() {
 		key, val, ok, err := c.attribute(ai)
 		if err != nil {
-			return nil, fmt.Errorf("mapping %d attribute_indices[%d]: %w", idx, i, err)
+			return "", fmt.Errorf("mapping %d attribute_indices[%d]: %w", idx, i, err)
 		}
 		if ok {
 			attrs[key] = val.AsString()
 		}
 	}
 	for _, k := range buildIDKeys {
-		if v, ok := attrs[k]; ok && v != "" {
-			m.BuildID = v
-			break
+		if v := attrs[k]; v != "" {
+			return v, nil
 		}
 	}
-	c.out.Mapping = append(c.out.Mapping, m)
-	c.mappings[idx] = m
-	return m, nil
+	return "", nil
 }
 
 // attribute resolves an attribute_table reference. ok is false for index 0,
