@@ -474,9 +474,8 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 	// Idle samples of a transaction profile: the stack Sentry shows them
 	// with, grouped apart from the empty stack (their slots follow the
 	// Sentry stacks' slots), and sentry.sample.idle (receive_idle.go).
-	hasIdle := b.findIdleSamples(p, start)
 	var idleAttr int32
-	if hasIdle {
+	if b.findIdleSamples(p, start) {
 		idleAttr = b.dict.attrBool(sentryattr.SampleIdle, true)
 	}
 	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks))
@@ -486,11 +485,8 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 	v2 := isV2(p)
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
-			continue
-		}
-		stack := b.stackIndices[s.StackID]
-		if stack < 0 {
+		k, slot, ok := b.stackOf(s)
+		if !ok {
 			continue
 		}
 		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
@@ -499,48 +495,69 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 		if !ok {
 			continue
 		}
-		slot := b.stackSlots[s.StackID]
-		k := sampleKey{stack: stack, thread: b.sampleThreads[i], link: lk.linkFor(s.ThreadID, ts)}
-		if hasIdle && b.idleOf[i] != sampleActive {
-			k.idle = idleAttr
-			if r := b.idleOf[i]; r >= 0 {
-				k.stack, slot = b.idleStacks[r], int32(len(b.stackSlots))+r
-			}
+		k.thread, k.link = b.sampleThreads[i], lk.linkFor(s.ThreadID, ts)
+		if idleAttr != 0 {
+			slot = b.idleKey(&k, i, slot, idleAttr)
 		}
-		if k.link != 0 {
-			b.linked++
-		}
-		// "queue_address" → sentry.queue.address, "state" →
-		// sentry.thread.state (sample attributes).
-		if s.QueueAddress != "" {
-			k.queue = b.dict.attrStr(sentryattr.QueueAddress, s.QueueAddress)
-		}
-		if s.State != "" {
-			k.state = b.dict.attrStr(sentryattr.ThreadState, s.State)
-		}
-		cell := uint64(slot)*index.threads + uint64(k.thread)
-		head := index.head(cell)
-		g := head
-		for g >= 0 && groups[g].key != k {
-			g = groups[g].next
-		}
-		if g < 0 {
-			g = int32(len(groups))
-			groups = append(groups, sampleGroup{key: k, next: head})
-			index.setHead(cell, g)
-		}
+		b.sampleAttrs(&k, s)
+		var g int32
+		groups, g = index.group(groups, uint64(slot)*index.threads+uint64(k.thread), k)
 		events = append(events, event{group: g, ts: ts})
 		if weighted {
-			weights = append(weights, int64(p.SampleWallNS[i]))
-			var cpu int64
-			if p.SampleCPUNS != nil {
-				cpu = int64(p.SampleCPUNS[i])
-			}
-			cpuWeights = append(cpuWeights, cpu)
+			weights, cpuWeights = appendWeights(weights, cpuWeights, p, i)
 		}
 	}
 	b.groups, b.events, b.cpuWeights = groups, events, cpuWeights
 	return groups, events, weights
+}
+
+// stackOf is the dictionary stack of a sample ("stack_id") and the slot its
+// samples merge in; false for a stack out of range or invalid.
+func (b *ProfilesBuilder) stackOf(s *sentry.Sample) (sampleKey, int32, bool) {
+	if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+		return sampleKey{}, 0, false
+	}
+	stack := b.stackIndices[s.StackID]
+	return sampleKey{stack: stack}, b.stackSlots[s.StackID], stack >= 0
+}
+
+// idleKey marks idle sample i of k with sentry.sample.idle and, when Sentry
+// shows it with a stack, that stack and its slot; it returns the slot.
+func (b *ProfilesBuilder) idleKey(k *sampleKey, i int, slot, idleAttr int32) int32 {
+	r := b.idleOf[i]
+	if r == sampleActive {
+		return slot
+	}
+	k.idle = idleAttr
+	if r >= 0 {
+		k.stack, slot = b.idleStacks[r], int32(len(b.stackSlots))+r
+	}
+	return slot
+}
+
+// sampleAttrs: "queue_address" → sentry.queue.address, "state" →
+// sentry.thread.state (sample attributes); it also counts a linked sample.
+func (b *ProfilesBuilder) sampleAttrs(k *sampleKey, s *sentry.Sample) {
+	if k.link != 0 {
+		b.linked++
+	}
+	if s.QueueAddress != "" {
+		k.queue = b.dict.attrStr(sentryattr.QueueAddress, s.QueueAddress)
+	}
+	if s.State != "" {
+		k.state = b.dict.attrStr(sentryattr.ThreadState, s.State)
+	}
+}
+
+// appendWeights appends sample i's wall and CPU time (0 without one) of a
+// method trace.
+func appendWeights(weights, cpuWeights []int64, p *sentry.Profile, i int) ([]int64, []int64) {
+	weights = append(weights, int64(p.SampleWallNS[i]))
+	var cpu int64
+	if p.SampleCPUNS != nil {
+		cpu = int64(p.SampleCPUNS[i])
+	}
+	return weights, append(cpuWeights, cpu)
 }
 
 // sampleTime is when a sample was taken: V2 "timestamp", or V1 "timestamp"
@@ -587,6 +604,21 @@ func (x *groupIndex) head(cell uint64) int32 {
 		return h
 	}
 	return -1
+}
+
+// group is the group of key k in cell, added to groups when new.
+func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sampleGroup, int32) {
+	head := x.head(cell)
+	g := head
+	for g >= 0 && groups[g].key != k {
+		g = groups[g].next
+	}
+	if g < 0 {
+		g = int32(len(groups))
+		groups = append(groups, sampleGroup{key: k, next: head})
+		x.setHead(cell, g)
+	}
+	return groups, g
 }
 
 func (x *groupIndex) setHead(cell uint64, g int32) {
