@@ -680,58 +680,86 @@ func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, with
 // one per group, its timestamps without values (a method trace's keep
 // theirs). The group's attributes are built once.
 func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile, groups []sampleGroup, weighted bool) {
-	d := b.dict
-	starts, ts, values, cpuValues := b.groupStarts, b.timestamps, b.weightsSorted, b.cpuWeightsSorted
+	starts := b.groupStarts
 	service := b.serviceSampleAttrs()
-	queueLabels := queueLabelIndex(d, p)
-	samples := prof.Samples()
-	if b.opts.GroupSamples {
-		samples.EnsureCapacity(samples.Len() + len(groups))
-	} else {
-		samples.EnsureCapacity(samples.Len() + len(ts))
+	queueLabels := queueLabelIndex(b.dict, p)
+	out := groupSamples{samples: prof.Samples(), withValues: weighted}
+	if b.cpuProf != (pprofile.Profile{}) {
+		out.cpu = b.cpuProf.Samples()
 	}
-	hasCPU := b.cpuProf != (pprofile.Profile{})
+	if b.opts.GroupSamples {
+		out.samples.EnsureCapacity(out.samples.Len() + len(groups))
+	} else {
+		out.samples.EnsureCapacity(out.samples.Len() + len(b.timestamps))
+	}
 	attrs := b.attrScratch[:0]
 	for g := range groups {
 		k := &groups[g].key
 		attrs = b.groupAttrs(attrs[:0], k, service, queueLabels)
-		group := ts[starts[g]:starts[g+1]]
-		var groupValues, groupCPU []int64
-		switch {
-		case weighted:
-			groupValues, groupCPU = values[starts[g]:starts[g+1]], cpuValues[starts[g]:starts[g+1]]
-			sortByTime(group, groupValues, groupCPU)
-		case values != nil:
-			groupValues = values[starts[g]:starts[g+1]]
-			sortByTime(group, groupValues)
-		default:
-			sortByTime(group)
-		}
+		group, groupValues, groupCPU := b.sortedGroup(starts[g], starts[g+1], weighted)
 		if b.opts.GroupSamples {
-			s := appendSample(samples, k, attrs)
-			s.TimestampsUnixNano().FromRaw(group)
-			if weighted {
-				s.Values().FromRaw(groupValues)
-			}
-			if hasCPU {
-				c := appendSample(b.cpuProf.Samples(), k, attrs)
-				c.TimestampsUnixNano().FromRaw(group)
-				c.Values().FromRaw(groupCPU)
-			}
-			continue
-		}
-		for i, at := range group {
-			s := appendSample(samples, k, attrs)
-			s.TimestampsUnixNano().Append(at)
-			s.Values().Append(groupValues[i])
-			if hasCPU && groupCPU[i] > 0 {
-				c := appendSample(b.cpuProf.Samples(), k, attrs)
-				c.TimestampsUnixNano().Append(at)
-				c.Values().Append(groupCPU[i])
-			}
+			out.appendGroup(k, attrs, group, groupValues, groupCPU)
+		} else {
+			out.appendEach(k, attrs, group, groupValues, groupCPU)
 		}
 	}
 	b.attrScratch = attrs
+}
+
+// sortedGroup is the timestamps of the group at [from, to) of the sorted
+// events, with their wall and CPU times when there are, sorted by time.
+func (b *ProfilesBuilder) sortedGroup(from, to int32, weighted bool) (group []uint64, values, cpu []int64) {
+	group = b.timestamps[from:to]
+	switch {
+	case weighted:
+		values, cpu = b.weightsSorted[from:to], b.cpuWeightsSorted[from:to]
+		sortByTime(group, values, cpu)
+	case b.weightsSorted != nil:
+		values = b.weightsSorted[from:to]
+		sortByTime(group, values)
+	default:
+		sortByTime(group)
+	}
+	return group, values, cpu
+}
+
+// groupSamples is where a group's Samples go: the profile's, and the CPU
+// view's when the item has one (cpu not zero).
+type groupSamples struct {
+	samples, cpu pprofile.SampleSlice
+	// withValues: grouped Samples keep their values (a method trace's).
+	withValues bool
+}
+
+// appendGroup writes a group as one Sample with its timestamps (and its
+// values when withValues), and its CPU times to the CPU view.
+func (o *groupSamples) appendGroup(k *sampleKey, attrs []int32, group []uint64, values, cpu []int64) {
+	s := appendSample(o.samples, k, attrs)
+	s.TimestampsUnixNano().FromRaw(group)
+	if o.withValues {
+		s.Values().FromRaw(values)
+	}
+	if o.cpu != (pprofile.SampleSlice{}) {
+		c := appendSample(o.cpu, k, attrs)
+		c.TimestampsUnixNano().FromRaw(group)
+		c.Values().FromRaw(cpu)
+	}
+}
+
+// appendEach writes a group as one Sample per timestamp, its value its
+// wall time, and each positive CPU time as a Sample of the CPU view.
+func (o *groupSamples) appendEach(k *sampleKey, attrs []int32, group []uint64, values, cpu []int64) {
+	hasCPU := o.cpu != (pprofile.SampleSlice{})
+	for i, at := range group {
+		s := appendSample(o.samples, k, attrs)
+		s.TimestampsUnixNano().Append(at)
+		s.Values().Append(values[i])
+		if hasCPU && cpu[i] > 0 {
+			c := appendSample(o.cpu, k, attrs)
+			c.TimestampsUnixNano().Append(at)
+			c.Values().Append(cpu[i])
+		}
+	}
 }
 
 // groupAttrs appends the attributes every Sample of a group carries: its
