@@ -112,23 +112,10 @@ func (b *ProfilesBuilder) sampleIsIdle(p *sentry.Profile, s *sentry.Sample) bool
 // [relative_start_ns, relative_end_ns] (Relay drops the others before
 // vroom sees the profile).
 func (b *ProfilesBuilder) forEachThreadRun(p *sentry.Profile, start uint64, f func(run []int32)) {
-	var lo, hi uint64
-	if len(p.Transactions) > 0 && p.Transactions[0].RelativeEndNS > 0 {
-		lo, hi = p.Transactions[0].RelativeStartNS, p.Transactions[0].RelativeEndNS
-	}
+	keep := b.idleCandidate(p, start)
 	// A counting sort of the kept samples by thread, keeping payload order.
 	nThreads := b.threads.Len()
 	starts := make([]int32, nThreads+1)
-	keep := func(i int) bool {
-		s := &p.Samples[i]
-		if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) || b.stackIndices[s.StackID] < 0 {
-			return false
-		}
-		if _, ok := sampleTime(s, false, start); !ok {
-			return false
-		}
-		return hi == 0 || (s.ElapsedSinceStartNS >= lo && s.ElapsedSinceStartNS <= hi)
-	}
 	for i := range p.Samples {
 		if keep(i) {
 			starts[b.sampleThreads[i]+1]++
@@ -149,6 +136,29 @@ func (b *ProfilesBuilder) forEachThreadRun(p *sentry.Profile, start uint64, f fu
 	for t := range nThreads {
 		f(order[starts[t]:starts[t+1]])
 	}
+}
+
+// idleCandidate tells whether sample i of p takes part in the idle
+// replacement: a valid stack, a time, and inside the first transaction's
+// "relative_start_ns".."relative_end_ns" when it gives one.
+func (b *ProfilesBuilder) idleCandidate(p *sentry.Profile, start uint64) func(i int) bool {
+	var lo, hi uint64
+	if len(p.Transactions) > 0 && p.Transactions[0].RelativeEndNS > 0 {
+		lo, hi = p.Transactions[0].RelativeStartNS, p.Transactions[0].RelativeEndNS
+	}
+	return func(i int) bool {
+		s := &p.Samples[i]
+		if _, ok := sampleTime(s, false, start); !ok || !b.validStack(s.StackID) {
+			return false
+		}
+		return hi == 0 || (s.ElapsedSinceStartNS >= lo && s.ElapsedSinceStartNS <= hi)
+	}
+}
+
+// validStack reports whether "stack_id" names a stack of the item that
+// became a dictionary stack.
+func (b *ProfilesBuilder) validStack(id int64) bool {
+	return id >= 0 && id < int64(len(b.stackIndices)) && b.stackIndices[id] >= 0
 }
 
 // replaceThread is vroom's ReplaceIdleStacks on one thread's samples,

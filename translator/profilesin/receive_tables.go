@@ -97,34 +97,44 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 // appendLocationAttrs appends the attributes of a Location, in
 // locationAttr order.
 func (b *ProfilesBuilder) appendLocationAttrs(attrs []int32, l *locationFields) []int32 {
-	c := &b.frameKeys
 	for a := range numLocationAttrs {
 		switch v := l.attrs[a]; {
 		case a == locAttrInApp:
-			if !l.inApp.Set() {
-				continue
+			if l.inApp.Set() {
+				attrs = append(attrs, b.inAppAttr(l.inApp.True()))
 			}
-			n := 0
-			if l.inApp.True() {
-				n = 1
-			}
-			if c.inAppAttr[n] == 0 {
-				c.inAppAttr[n] = b.dict.scalarAttr(attrKey{key: b.locationAttrKey(a), kind: pcommon.ValueTypeBool, num: uint64(n)})
-			}
-			attrs = append(attrs, c.inAppAttr[n])
 		case v == "" && (a != locAttrFilename || !l.hasFilenameAttr):
 		case a == locAttrFrameType:
-			// Every frame of a platform has the same one.
-			if v != c.lastFrameType || c.lastFrameTypeAttr == 0 {
-				c.lastFrameType = v
-				c.lastFrameTypeAttr = b.locationStrAttr(a, v)
-			}
-			attrs = append(attrs, c.lastFrameTypeAttr)
+			attrs = append(attrs, b.frameTypeAttr(v))
 		default:
 			attrs = append(attrs, b.locationStrAttr(a, v))
 		}
 	}
 	return attrs
+}
+
+// inAppAttr is sentry.frame.in_app = inApp, made once per builder.
+func (b *ProfilesBuilder) inAppAttr(inApp bool) int32 {
+	c := &b.frameKeys
+	n := 0
+	if inApp {
+		n = 1
+	}
+	if c.inAppAttr[n] == 0 {
+		c.inAppAttr[n] = b.dict.scalarAttr(attrKey{key: b.locationAttrKey(locAttrInApp), kind: pcommon.ValueTypeBool, num: uint64(n)})
+	}
+	return c.inAppAttr[n]
+}
+
+// frameTypeAttr is profile.frame.type = frameType: every frame of a
+// platform has the same one, so the last one is kept at hand.
+func (b *ProfilesBuilder) frameTypeAttr(frameType string) int32 {
+	c := &b.frameKeys
+	if frameType != c.lastFrameType || c.lastFrameTypeAttr == 0 {
+		c.lastFrameType = frameType
+		c.lastFrameTypeAttr = b.locationStrAttr(locAttrFrameType, frameType)
+	}
+	return c.lastFrameTypeAttr
 }
 
 // locationAttrKey is the string index of a Location attribute's key.
