@@ -304,25 +304,33 @@ func hashValue(h *maphash.Hash, v pcommon.Value) {
 	case pcommon.ValueTypeBytes:
 		_, _ = h.Write(v.Bytes().AsRaw())
 	case pcommon.ValueTypeSlice:
-		s := v.Slice()
-		writeInt(h, int64(s.Len()))
-		for i := range s.Len() {
-			hashValue(h, s.At(i))
-		}
+		hashSlice(h, v.Slice())
 	case pcommon.ValueTypeMap:
-		m := v.Map()
-		writeInt(h, int64(m.Len()))
-		// Map equality ignores order, so the digest must too: combine the
-		// entries' own digests with a commutative sum.
-		var sum uint64
-		for k, e := range m.All() {
-			var eh maphash.Hash
-			eh.SetSeed(h.Seed())
-			_, _ = eh.WriteString(k)
-			_ = eh.WriteByte(0)
-			hashValue(&eh, e)
-			sum += eh.Sum64()
-		}
-		writeInt(h, int64(sum))
+		hashMap(h, v.Map())
 	}
+}
+
+// hashSlice writes a slice value's length and elements in order.
+func hashSlice(h *maphash.Hash, s pcommon.Slice) {
+	writeInt(h, int64(s.Len()))
+	for i := range s.Len() {
+		hashValue(h, s.At(i))
+	}
+}
+
+// hashMap writes a map value's length and entries. Map equality ignores
+// order, so the digest must too: the entries' own digests are combined
+// with a commutative sum.
+func hashMap(h *maphash.Hash, m pcommon.Map) {
+	writeInt(h, int64(m.Len()))
+	var sum uint64
+	for k, e := range m.All() {
+		var eh maphash.Hash
+		eh.SetSeed(h.Seed())
+		_, _ = eh.WriteString(k)
+		_ = eh.WriteByte(0)
+		hashValue(&eh, e)
+		sum += eh.Sum64()
+	}
+	writeInt(h, int64(sum))
 }

@@ -80,17 +80,9 @@ func locationOfFrame(f *sentry.Frame, frameType string) locationFields {
 	filename := frameFunctionFile(f)
 	// "function" → Function.name, "symbol" → Function.system_name,
 	// "lineno" → Line.line, "colno" → Line.column.
-	if f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0 {
-		// A frame with a place but no name is an anonymous function, as
-		// Sentry's UI names it: a blank name would merge every anonymous
-		// function into one node in a flame graph (their file, line and
-		// column keep them distinct locations).
-		name := f.Function
-		if name == "" && f.Symbol == "" {
-			name = profileschema.AnonymousFunction
-		}
+	if hasLine(f, filename) {
 		l.hasLine = true
-		l.function, l.symbol, l.filename = name, f.Symbol, filename
+		l.function, l.symbol, l.filename = functionName(f), f.Symbol, filename
 		l.lineno, l.colno = int64(f.Lineno), int64(f.Colno)
 	}
 	// "platform" (of the frame, else of the profile) → profile.frame.type.
@@ -112,16 +104,37 @@ func locationOfFrame(f *sentry.Frame, frameType string) locationFields {
 	l.inApp = f.InApp
 	// "symbol_addr" (alias "sym_addr"), "image_addr" →
 	// sentry.frame.symbol_addr, sentry.frame.image_addr (hex).
-	if f.SymbolAddr != 0 {
-		l.attrs[locAttrSymbolAddr] = sentryid.HexAddr(f.SymbolAddr)
-	}
-	if f.ImageAddr != 0 {
-		l.attrs[locAttrImageAddr] = sentryid.HexAddr(f.ImageAddr)
-	}
+	l.attrs[locAttrSymbolAddr] = addrAttr(f.SymbolAddr)
+	l.attrs[locAttrImageAddr] = addrAttr(f.ImageAddr)
 	// "addr_mode", "status", "data" → sentry.frame.addr_mode, .status,
 	// .data.
 	l.attrs[locAttrAddrMode] = f.AddrMode
 	l.attrs[locAttrStatus] = f.Status
 	l.attrs[locAttrData] = f.Data
 	return l
+}
+
+// hasLine reports whether a frame names a function or a place (its file
+// being filename): it then has a Line and a Function.
+func hasLine(f *sentry.Frame, filename string) bool {
+	return f.Function != "" || f.Symbol != "" || filename != "" || f.Lineno != 0 || f.Colno != 0
+}
+
+// functionName is Function.name of a frame with a Line. A frame with a
+// place but no name is an anonymous function, as Sentry's UI names it: a
+// blank name would merge every anonymous function into one node in a
+// flame graph (their file, line and column keep them distinct locations).
+func functionName(f *sentry.Frame) string {
+	if f.Function == "" && f.Symbol == "" {
+		return profileschema.AnonymousFunction
+	}
+	return f.Function
+}
+
+// addrAttr is an address attribute's value: hex, "" (none) for 0.
+func addrAttr(addr uint64) string {
+	if addr == 0 {
+		return ""
+	}
+	return sentryid.HexAddr(addr)
 }

@@ -845,17 +845,9 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 		pairs = append(pairs, threadTime{thread: groups[e.group].key.thread, ts: e.ts})
 	}
 	slices.SortFunc(pairs, func(a, b threadTime) int {
-		if a.thread != b.thread {
-			return cmp.Compare(a.thread, b.thread)
-		}
-		return cmp.Compare(a.ts, b.ts)
+		return cmp.Or(cmp.Compare(a.thread, b.thread), cmp.Compare(a.ts, b.ts))
 	})
-	intervals := b.intervals[:0]
-	for i := 1; i < len(pairs); i++ {
-		if pairs[i].thread == pairs[i-1].thread && pairs[i].ts > pairs[i-1].ts {
-			intervals = append(intervals, int64(pairs[i].ts-pairs[i-1].ts))
-		}
-	}
+	intervals := appendIntervals(b.intervals[:0], pairs)
 	b.periodPairs, b.intervals = pairs, intervals
 	if len(intervals) == 0 {
 		return sentryPeriodNanos
@@ -867,6 +859,17 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 		return sentryPeriodNanos
 	}
 	return period
+}
+
+// appendIntervals appends the intervals between consecutive samples of
+// one thread at different times (pairs sorted by thread and time).
+func appendIntervals(intervals []int64, pairs []threadTime) []int64 {
+	for i := 1; i < len(pairs); i++ {
+		if pairs[i].thread == pairs[i-1].thread && pairs[i].ts > pairs[i-1].ts {
+			intervals = append(intervals, int64(pairs[i].ts-pairs[i-1].ts))
+		}
+	}
+	return intervals
 }
 
 // sampleDurations is the wall time of each event, in event order, by
@@ -902,17 +905,7 @@ func (b *ProfilesBuilder) sampleDurations(groups []sampleGroup, events []event, 
 	durations := slices.Grow(b.weights[:0], len(events))[:len(events)]
 	begin := int32(0)
 	for _, end := range starts[:nThreads] {
-		run := order[begin:end]
-		if !slices.IsSortedFunc(run, func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) }) {
-			slices.SortStableFunc(run, func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) })
-		}
-		for k, i := range run {
-			if k+1 < len(run) {
-				durations[i] = int64(min(events[run[k+1]].ts-events[i].ts, math.MaxInt64))
-			} else {
-				durations[i] = period
-			}
-		}
+		runDurations(durations, events, order[begin:end], period)
 		begin = end
 	}
 	b.threadStarts, b.threadOrder = starts, order
@@ -920,6 +913,23 @@ func (b *ProfilesBuilder) sampleDurations(groups []sampleGroup, events []event, 
 		b.threadOrder = nil // let it go before the next arrays are made
 	}
 	return durations
+}
+
+// runDurations sets the wall time of the events of one thread's run (event
+// indices, in event order): until the next sample by time, the last one
+// period.
+func runDurations(durations []int64, events []event, run []int32, period int64) {
+	byTime := func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) }
+	if !slices.IsSortedFunc(run, byTime) {
+		slices.SortStableFunc(run, byTime)
+	}
+	for k, i := range run {
+		if k+1 < len(run) {
+			durations[i] = int64(min(events[run[k+1]].ts-events[i].ts, math.MaxInt64))
+		} else {
+			durations[i] = period
+		}
+	}
 }
 
 // No Sentry SDK samples faster than 10 kHz or slower than 1 Hz.

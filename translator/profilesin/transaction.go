@@ -115,6 +115,25 @@ func sampleLinksOf(p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup
 // then the segment ("contexts.trace"), all in the segment's trace.
 func transactionLinks(tx *sentrytrace.Segment) sampleLinks {
 	var l sampleLinks
+	trace, root := segmentIDs(tx)
+	if trace.IsEmpty() {
+		return l
+	}
+	for i := range tx.Spans {
+		if r, ok := threadSpan(&tx.Spans[i], trace); ok {
+			l.ranges = append(l.ranges, r)
+		}
+	}
+	l.spans = len(l.ranges)
+	if !root.IsEmpty() {
+		l.ranges = append(l.ranges, spanRange{all: true, trace: trace, span: root})
+	}
+	return l
+}
+
+// segmentIDs are the trace and span ids of a transaction's segment
+// ("contexts.trace"."trace_id", "span_id").
+func segmentIDs(tx *sentrytrace.Segment) (pcommon.TraceID, pcommon.SpanID) {
 	var trace pcommon.TraceID
 	var root pcommon.SpanID
 	for i := range tx.Spans {
@@ -122,22 +141,18 @@ func transactionLinks(tx *sentrytrace.Segment) sampleLinks {
 			trace, root = sentryid.TraceID(s.TraceID), sentryid.SpanID(s.SpanID)
 		}
 	}
-	if trace.IsEmpty() {
-		return l
+	return trace, root
+}
+
+// threadSpan is a child span ("spans"[]) a sample may link to: one with an
+// id that says which thread it ran on, over a time range; false for any
+// other span.
+func threadSpan(s *sentrytrace.Span, trace pcommon.TraceID) (spanRange, bool) {
+	span, thread := sentryid.SpanID(s.SpanID), spanThreadID(s)
+	if s.IsSegment || span.IsEmpty() || thread == "" || s.Start < 0 || s.End < s.Start {
+		return spanRange{}, false
 	}
-	for i := range tx.Spans {
-		s := &tx.Spans[i]
-		span, thread := sentryid.SpanID(s.SpanID), spanThreadID(s)
-		if s.IsSegment || span.IsEmpty() || thread == "" || s.Start < 0 || s.End < s.Start {
-			continue
-		}
-		l.ranges = append(l.ranges, spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), trace: trace, span: span})
-	}
-	l.spans = len(l.ranges)
-	if !root.IsEmpty() {
-		l.ranges = append(l.ranges, spanRange{all: true, trace: trace, span: root})
-	}
-	return l
+	return spanRange{thread: thread, start: uint64(s.Start), end: uint64(s.End), trace: trace, span: span}, true
 }
 
 // spanThreadID is the thread a span ran on ("thread.id"), as decimal text;
@@ -154,15 +169,8 @@ func spanThreadID(s *sentrytrace.Span) string {
 // rangeAt is the range a sample on thread at ts links to: the innermost
 // span, else the first range that covers it; nil for none.
 func (l *sampleLinks) rangeAt(thread string, ts uint64) *spanRange {
-	best := -1
-	for i := range l.spans {
-		s := &l.ranges[i]
-		if s.thread == thread && s.start <= ts && ts < s.end && (best < 0 || s.start > l.ranges[best].start) {
-			best = i
-		}
-	}
-	if best >= 0 {
-		return &l.ranges[best]
+	if r := l.innermostSpan(thread, ts); r != nil {
+		return r
 	}
 	for i := l.spans; i < len(l.ranges); i++ {
 		if r := &l.ranges[i]; r.all || (r.start <= ts && ts <= r.end) {
@@ -170,6 +178,24 @@ func (l *sampleLinks) rangeAt(thread string, ts uint64) *spanRange {
 		}
 	}
 	return nil
+}
+
+// innermostSpan is the span on thread active at ts that started last; nil
+// for none.
+func (l *sampleLinks) innermostSpan(thread string, ts uint64) *spanRange {
+	var best *spanRange
+	for i := range l.spans {
+		s := &l.ranges[i]
+		if s.covers(thread, ts) && (best == nil || s.start > best.start) {
+			best = s
+		}
+	}
+	return best
+}
+
+// covers reports whether the span ran on thread at ts: [start, end).
+func (r *spanRange) covers(thread string, ts uint64) bool {
+	return r.thread == thread && r.start <= ts && ts < r.end
 }
 
 // transactionAttrs: "transaction" / "transactions" (V1) → profile
