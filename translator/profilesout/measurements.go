@@ -21,24 +21,46 @@ func measurementsFromAttr(m pcommon.Map, from, to int64) []sentry.Measurement {
 		}
 		ms := sentry.Measurement{Name: name, Unit: profileschema.MapStr(v.Map(), profileschema.KeyUnit)}
 		if values, ok := v.Map().Get(profileschema.KeyValues); ok && values.Type() == pcommon.ValueTypeSlice {
-			for _, pt := range values.Slice().All() {
-				if pt.Type() != pcommon.ValueTypeMap {
-					continue
-				}
-				var mv sentry.MeasurementValue
-				if ts, ok := pt.Map().Get(profileschema.KeyTimestampNano); ok && ts.Type() == pcommon.ValueTypeInt {
-					mv.Timestamp = ts.Int()
-				}
-				if val, ok := pt.Map().Get(profileschema.KeyValue); ok && val.Type() == pcommon.ValueTypeDouble {
-					mv.Value = val.Double()
-				}
-				if mv.Timestamp < from || mv.Timestamp > to {
-					continue
-				}
-				ms.Values = append(ms.Values, mv)
-			}
+			ms.Values = measurementValues(values.Slice(), from, to)
 		}
 		out = append(out, ms)
 	}
 	return out
+}
+
+// measurementValues: "values"[] of one measurement (timestamp_unix_nano
+// → "timestamp", "value"), those timed in [from, to].
+func measurementValues(values pcommon.Slice, from, to int64) []sentry.MeasurementValue {
+	var out []sentry.MeasurementValue
+	for _, pt := range values.All() {
+		if pt.Type() != pcommon.ValueTypeMap {
+			continue
+		}
+		mv := sentry.MeasurementValue{
+			Timestamp: mapInt(pt.Map(), profileschema.KeyTimestampNano),
+			Value:     mapDouble(pt.Map(), profileschema.KeyValue),
+		}
+		if mv.Timestamp >= from && mv.Timestamp <= to {
+			out = append(out, mv)
+		}
+	}
+	return out
+}
+
+// mapInt is the integer value of k in m; 0 when it is absent or not an
+// integer.
+func mapInt(m pcommon.Map, k string) int64 {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeInt {
+		return v.Int()
+	}
+	return 0
+}
+
+// mapDouble is the double value of k in m; 0 when it is absent or not a
+// double.
+func mapDouble(m pcommon.Map, k string) float64 {
+	if v, ok := m.Get(k); ok && v.Type() == pcommon.ValueTypeDouble {
+		return v.Double()
+	}
+	return 0
 }

@@ -33,45 +33,72 @@ type threadInfo struct {
 // "queue_address" and its sentry.thread.state → "state".
 func sampleThreadAttrs(indices pcommon.Int32Slice, dv *dictionaryView) (t threadInfo, queue, state string) {
 	roles, vals := dv.attrRoles, dv.attrs.Values
-	var numeric int64
-	hasNumeric := false
+	var st sampleThread
 	for i := range indices.Len() {
-		idx := indices.At(i)
-		if idx <= 0 || int(idx) >= len(roles) {
-			continue
-		}
-		v := vals[idx]
-		switch roles[idx] {
-		case roleSentryThreadID:
-			if v.Type() == pcommon.ValueTypeStr {
-				t.id = v.Str()
-			}
-		case roleThreadID:
-			if v.Type() == pcommon.ValueTypeInt {
-				numeric, hasNumeric = v.Int(), true
-			} else if v.Type() == pcommon.ValueTypeStr {
-				t.id = cmp.Or(t.id, v.Str())
-			}
-		case roleThreadName:
-			t.name = v.AsString()
-		case roleThreadPriority:
-			if v.Type() == pcommon.ValueTypeInt {
-				t.priority, t.hasPriority = v.Int(), true
-			}
-		case roleQueueAddress:
-			queue = v.AsString()
-		case roleThreadState:
-			state = v.AsString()
+		if idx := indices.At(i); idx > 0 && int(idx) < len(roles) {
+			st.put(roles[idx], vals[idx])
 		}
 	}
+	return st.thread(), st.queue, st.state
+}
+
+// sampleThread is what a sample's attributes say of its thread, queue and
+// state.
+type sampleThread struct {
+	info         threadInfo
+	numeric      int64
+	hasNumeric   bool
+	queue, state string
+}
+
+// put maps one sample attribute: sentry.thread.id (verbatim), thread.id
+// (an integer, or text), thread.name → "name", sentry.thread.priority →
+// "priority", sentry.queue.address → "queue_address", sentry.thread.state
+// → "state".
+func (st *sampleThread) put(role attrRole, v pcommon.Value) {
+	switch role {
+	case roleSentryThreadID:
+		if v.Type() == pcommon.ValueTypeStr {
+			st.info.id = v.Str()
+		}
+	case roleThreadID:
+		st.putThreadID(v)
+	case roleThreadName:
+		st.info.name = v.AsString()
+	case roleThreadPriority:
+		if v.Type() == pcommon.ValueTypeInt {
+			st.info.priority, st.info.hasPriority = v.Int(), true
+		}
+	case roleQueueAddress:
+		st.queue = v.AsString()
+	case roleThreadState:
+		st.state = v.AsString()
+	}
+}
+
+// putThreadID reads thread.id: an integer, or text when sentry.thread.id
+// gave none.
+func (st *sampleThread) putThreadID(v pcommon.Value) {
+	switch v.Type() {
+	case pcommon.ValueTypeInt:
+		st.numeric, st.hasNumeric = v.Int(), true
+	case pcommon.ValueTypeStr:
+		st.info.id = cmp.Or(st.info.id, v.Str())
+	}
+}
+
+// thread is the sample's thread: its "thread_id" is sentry.thread.id, else
+// thread.id, else "0", one synthetic thread for every sample without one.
+func (st *sampleThread) thread() threadInfo {
+	t := st.info
 	switch {
 	case t.id != "":
-	case hasNumeric:
-		t.id = strconv.FormatInt(numeric, 10)
+	case st.hasNumeric:
+		t.id = strconv.FormatInt(st.numeric, 10)
 	default:
 		t.id = "0"
 	}
-	return t, queue, state
+	return t
 }
 
 // threadMetadataOf: profile attribute sentry.thread_metadata →
