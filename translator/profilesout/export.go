@@ -6,6 +6,7 @@ package profilesout
 // chunk (export_chunk.go), calling the object files for each Sentry object.
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -101,28 +102,28 @@ const (
 )
 
 func (o ExportOptions) withDefaults() ExportOptions {
-	if o.DefaultPlatform == "" {
-		o.DefaultPlatform = "native"
-	}
-	if o.SDKName == "" {
-		o.SDKName = DefaultSDKName
-	}
+	o.DefaultPlatform = cmp.Or(o.DefaultPlatform, "native")
+	o.SDKName = cmp.Or(o.SDKName, DefaultSDKName)
 	if o.SDKVersion == "" {
 		o.SDKVersion = moduleVersion()
 	}
 	if !(o.DefaultSampleRateHz > 0) || math.IsInf(o.DefaultSampleRateHz, 0) {
 		o.DefaultSampleRateHz = 101
 	}
-	if o.ChunkWindow <= 0 || o.ChunkWindow > maxChunkSpanNanos {
-		o.ChunkWindow = maxChunkSpanNanos
-	}
-	if o.MaxChunkBytes <= 0 || o.MaxChunkBytes > profileschema.MaxProfileItemBytes {
-		o.MaxChunkBytes = profileschema.MaxProfileItemBytes
-	}
+	o.ChunkWindow = inRangeOr(o.ChunkWindow, maxChunkSpanNanos, maxChunkSpanNanos)
+	o.MaxChunkBytes = inRangeOr(o.MaxChunkBytes, profileschema.MaxProfileItemBytes, profileschema.MaxProfileItemBytes)
 	if o.MaxRequestBytes <= 0 {
 		o.MaxRequestBytes = DefaultMaxRequestChunkBytes
 	}
 	return o
+}
+
+// inRangeOr is v when it is in (0, limit], else def.
+func inRangeOr[T int | int64](v, limit, def T) T {
+	if v <= 0 || v > limit {
+		return def
+	}
+	return v
 }
 
 // FromProfiles converts every profile of pd into V2 chunks. Each returned
@@ -217,24 +218,27 @@ func (e *exportRun) sampleTypeRank(prof pprofile.Profile) int {
 	typ, unit := e.Str(st.TypeStrindex()), e.Str(st.UnitStrindex())
 	switch {
 	case unit == "count" || unit == "":
-		switch typ {
-		case "", "samples", "sample", "count", "events":
-			return rankSamples
-		case "wall":
-			return rankWall
-		case "cpu":
-			return rankCPU
-		}
-		return rankUnsupported
+		return rankOf(countRanks, typ)
 	case timeUnitNanos(unit) > 0:
-		switch typ {
-		case "wall":
-			return rankWall
-		case "cpu", "samples", "sample", "":
-			return rankCPU
-		case "off_cpu":
-			return rankOtherTime
-		}
+		return rankOf(timeRanks, typ)
+	}
+	return rankUnsupported
+}
+
+// The sample types the exporter reads, by unit: counted (unit "count" or
+// none) or timed (a time unit), each with its rank.
+var (
+	countRanks = map[string]int{"": rankSamples, "samples": rankSamples, "sample": rankSamples, "count": rankSamples, "events": rankSamples,
+		"wall": rankWall, "cpu": rankCPU}
+	timeRanks = map[string]int{"wall": rankWall, "cpu": rankCPU, "samples": rankCPU, "sample": rankCPU, "": rankCPU,
+		"off_cpu": rankOtherTime}
+)
+
+// rankOf is the rank of sample type typ in ranks; rankUnsupported when
+// it has none.
+func rankOf(ranks map[string]int, typ string) int {
+	if r, ok := ranks[typ]; ok {
+		return r
 	}
 	return rankUnsupported
 }
@@ -337,36 +341,46 @@ func (x *groupConverter) convert() {
 		if w+1 < len(windows) {
 			next = windows[w+1][0].ts
 		}
-		if e.spent {
-			e.drop(sentry.ReasonExceedSizeLimit, len(evs), fmt.Errorf("%s chunk %d: the request's chunks reached %d bytes", x.where, w, e.opts.MaxRequestBytes))
-			continue
-		}
-		chunk, valid, size := x.chunk(evs, w, next, platform)
-		if size < 0 {
-			e.dropOversized(x, w, len(evs))
-			continue
-		}
-		if len(chunk.Samples) == 0 {
-			// Every sample of the window reached outside the dictionary:
-			// they are counted in the group's malformed Drop.
-			continue
-		}
-		if !valid {
-			// The builder could not vouch for the chunk: Validate decides,
-			// and names the rule it breaks.
-			if err := sentry.Validate(chunk, sentry.DefaultLimits()); err != nil {
-				reason := sentry.ReasonInvalidSampledProfile
-				var serr *sentry.Error
-				if errors.As(err, &serr) {
-					reason = serr.Reason
-				}
-				e.drop(reason, len(chunk.Samples), fmt.Errorf("%s chunk %d: %w", x.where, w, err))
-				continue
-			}
-		}
-		e.bytesLeft -= size
-		e.emit(Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources, SizeBound: size})
+		x.window(w, evs, next, platform)
 	}
+}
+
+// window makes the chunk of window w (its events evs; next is when the
+// next window starts, 0 for none) and emits it, or drops it saying why.
+func (x *groupConverter) window(w int, evs []exportEvent, next uint64, platform string) {
+	e := x.conv
+	if e.spent {
+		e.drop(sentry.ReasonExceedSizeLimit, len(evs), fmt.Errorf("%s chunk %d: the request's chunks reached %d bytes", x.where, w, e.opts.MaxRequestBytes))
+		return
+	}
+	chunk, valid, size := x.chunk(evs, w, next, platform)
+	switch {
+	case size < 0:
+		e.dropOversized(x, w, len(evs))
+		return
+	case len(chunk.Samples) == 0:
+		// Every sample of the window reached outside the dictionary:
+		// they are counted in the group's malformed Drop.
+		return
+	case !valid:
+		// The builder could not vouch for the chunk: Validate decides,
+		// and names the rule it breaks.
+		if err := sentry.Validate(chunk, sentry.DefaultLimits()); err != nil {
+			e.drop(reasonOf(err), len(chunk.Samples), fmt.Errorf("%s chunk %d: %w", x.where, w, err))
+			return
+		}
+	}
+	e.bytesLeft -= size
+	e.emit(Chunk{ResourceIndex: x.meta.index, Profile: chunk, Resources: x.resources, SizeBound: size})
+}
+
+// reasonOf is the Relay reason of a validation error.
+func reasonOf(err error) sentry.Reason {
+	var serr *sentry.Error
+	if errors.As(err, &serr) {
+		return serr.Reason
+	}
+	return sentry.ReasonInvalidSampledProfile
 }
 
 // dropOversized drops a chunk whose building stopped at the chunk or the
