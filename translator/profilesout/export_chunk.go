@@ -34,19 +34,34 @@ func (x *groupConverter) readProfileAttrs() profileAttrs {
 		// Only profiles from other sources merge, and they carry none.
 		return a
 	}
-	x.conv.attrs.Each(x.profs[0].AttributeIndices(), func(key string, v pcommon.Value) {
-		switch {
-		case key == sentryattr.ThreadMetadata && v.Type() == pcommon.ValueTypeMap:
-			a.threadMetadata, a.hasThreads = v.Map(), true
-		case key == sentryattr.QueueMetadata && v.Type() == pcommon.ValueTypeMap:
-			a.queueMetadata, a.hasQueues = v.Map(), true
-		case key == sentryattr.DebugImages && v.Type() == pcommon.ValueTypeSlice:
-			a.images, a.hasImages = v.Slice(), true
-		case key == sentryattr.Measurements && v.Type() == pcommon.ValueTypeMap:
-			a.measurements, a.hasMeasures = v.Map(), true
-		}
-	})
+	x.conv.attrs.Each(x.profs[0].AttributeIndices(), a.put)
 	return a
+}
+
+// put reads one profile attribute: sentry.thread_metadata,
+// sentry.queue_metadata, sentry.measurements (maps) and
+// sentry.debug_meta.images (an array); others, and these of another type,
+// are left alone.
+func (a *profileAttrs) put(key string, v pcommon.Value) {
+	switch v.Type() {
+	case pcommon.ValueTypeMap:
+		a.putMap(key, v.Map())
+	case pcommon.ValueTypeSlice:
+		if key == sentryattr.DebugImages {
+			a.images, a.hasImages = v.Slice(), true
+		}
+	}
+}
+
+func (a *profileAttrs) putMap(key string, m pcommon.Map) {
+	switch key {
+	case sentryattr.ThreadMetadata:
+		a.threadMetadata, a.hasThreads = m, true
+	case sentryattr.QueueMetadata:
+		a.queueMetadata, a.hasQueues = m, true
+	case sentryattr.Measurements:
+		a.measurements, a.hasMeasures = m, true
+	}
 }
 
 // chunkBuilder fills the frame and stack tables of one chunk.
@@ -217,19 +232,7 @@ func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events
 		if filtered {
 			keptEvents = append(keptEvents, ev)
 		}
-		// Field by field into the zeroed sample: a whole-struct store
-		// copies through the write barrier while the GC runs, and most
-		// samples have no queue or state.
-		smp := &p.Samples[i-malformed]
-		smp.StackID = int64(slot.id)
-		smp.ThreadID = x.threads[ev.thread].id
-		smp.Timestamp = int64(ev.ts)
-		if info.queue != "" {
-			smp.QueueAddress = info.queue
-		}
-		if info.state != "" {
-			smp.State = info.state
-		}
+		putSample(&p.Samples[i-malformed], slot.id, x.threads[ev.thread].id, ev.ts, info)
 		usedThreads[ev.thread] = true
 		if !slot.empty {
 			active[ev.thread]++
@@ -267,25 +270,43 @@ func (x *groupConverter) dropLonelyThreads(p *sentry.Profile, events []exportEve
 	}
 }
 
+// putSample writes a sample field by field into the zeroed sample: a
+// whole-struct store copies through the write barrier while the GC runs,
+// and most samples have no queue or state.
+func putSample(smp *sentry.Sample, stack int32, thread string, ts uint64, info *sampleInfo) {
+	smp.StackID = int64(stack)
+	smp.ThreadID = thread
+	smp.Timestamp = int64(ts)
+	if info.queue != "" {
+		smp.QueueAddress = info.queue
+	}
+	if info.state != "" {
+		smp.State = info.state
+	}
+}
+
 // chunkValid reports whether a chunk built from time-sorted events passes
 // sentry.Validate, checking only the rules the builder does not meet by
 // construction. Indices are in range by construction: every stack_id is a
 // stack the builder added and every frame index a frame it added.
 func chunkValid(p *sentry.Profile, events []exportEvent, active []int) bool {
-	// Metadata: the ids are ours (32 hex digits), the rest has defaults,
-	// but an option or attribute may still have left something empty.
-	if !sentryid.IsCanonical(p.ProfilerID) || !sentryid.IsCanonical(p.ChunkID) ||
-		p.Platform == "" || p.ClientSDK.Name == "" || p.ClientSDK.Version == "" {
-		return false
-	}
-	// Timestamps are positive (as int64), and the samples Relay keeps span
-	// at most the chunk limit: the span of all of them bounds theirs.
-	first, last := events[0].ts, events[len(events)-1].ts
-	if first == 0 || last > math.MaxInt64 || last-first > uint64(sentry.DefaultLimits().MaxDurationV2) {
-		return false
-	}
 	// Some thread has two samples with a non-empty stack.
-	return slices.ContainsFunc(active, func(n int) bool { return n >= 2 })
+	return chunkMetaValid(p) && chunkTimesValid(events) && slices.ContainsFunc(active, func(n int) bool { return n >= 2 })
+}
+
+// chunkMetaValid: the ids are ours (32 hex digits), the rest has defaults,
+// but an option or attribute may still have left something empty.
+func chunkMetaValid(p *sentry.Profile) bool {
+	return sentryid.IsCanonical(p.ProfilerID) && sentryid.IsCanonical(p.ChunkID) &&
+		p.Platform != "" && p.ClientSDK.Name != "" && p.ClientSDK.Version != ""
+}
+
+// chunkTimesValid: timestamps are positive (as int64), and the samples
+// Relay keeps span at most the chunk limit: the span of all of them
+// (events sorted by time) bounds theirs.
+func chunkTimesValid(events []exportEvent) bool {
+	first, last := events[0].ts, events[len(events)-1].ts
+	return first != 0 && last <= math.MaxInt64 && last-first <= uint64(sentry.DefaultLimits().MaxDurationV2)
 }
 
 // reserve marks the stacks the events use in the chunk tables and sizes the
