@@ -77,55 +77,76 @@ func (e *exportRun) convert(pd pprofile.Profiles) []Drop {
 // merge with every profile of the same profiler in the request.
 func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
-	meta := readResourceMeta(ri, attrs, e.opts) // resource.go
-	var foreignID string                        // computed on first use
-
-	// Profiles of one scope that share id and time range are views of the
-	// same samples with different sample types (a pprof profile with several
-	// sample types becomes several OTLP profiles): only the best-ranked view
-	// is converted.
+	r := resourceProfiles{run: e, g: g, attrs: attrs, meta: readResourceMeta(ri, attrs, e.opts)} // resource.go
 	for si, sp := range rp.ScopeProfiles().All() {
-		profiles := sp.Profiles()
-		type viewKey struct {
-			id       pprofile.ProfileID
-			time     pcommon.Timestamp
-			duration uint64
-		}
-		best := make(map[viewKey]int, profiles.Len())
-		for _, prof := range profiles.All() {
-			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
-			r := e.sampleTypeRank(prof)
-			if cur, ok := best[k]; !ok || r < cur {
-				best[k] = r
+		best := e.bestViews(sp.Profiles())
+		for pi, prof := range sp.Profiles().All() {
+			if rank := e.sampleTypeRank(prof); rank == best[viewOf(prof)] {
+				r.add(prof, rank, fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi))
 			}
-		}
-		for pi, prof := range profiles.All() {
-			k := viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
-			r := e.sampleTypeRank(prof)
-			if r != best[k] {
-				continue
-			}
-			where := fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi)
-			if r == rankUnsupported {
-				st := prof.SampleType()
-				e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
-					fmt.Errorf("%s: sample type %q/%q is neither a count of samples nor a time",
-						where, e.Str(st.TypeStrindex()), e.Str(st.UnitStrindex())))
-				continue
-			}
-			m := meta
-			if id := sentryProfilerID(&e.dictionaryView, attrs, prof); id != "" { // resource.go
-				m.profilerID = id
-				g.add(m, prof, where, false)
-				continue
-			}
-			if foreignID == "" {
-				foreignID = foreignProfilerID(attrs, e.opts.InstanceID)
-			}
-			m.profilerID = foreignID
-			g.add(m, prof, where, true)
 		}
 	}
+}
+
+// viewKey is what the views of one profile share: profiles of one scope
+// with the same id and time range are views of the same samples with
+// different sample types (a pprof profile with several sample types
+// becomes several OTLP profiles).
+type viewKey struct {
+	id       pprofile.ProfileID
+	time     pcommon.Timestamp
+	duration uint64
+}
+
+func viewOf(prof pprofile.Profile) viewKey {
+	return viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
+}
+
+// bestViews is the best sample type rank of each view: only the
+// best-ranked view is converted.
+func (e *exportRun) bestViews(profiles pprofile.ProfilesSlice) map[viewKey]int {
+	best := make(map[viewKey]int, profiles.Len())
+	for _, prof := range profiles.All() {
+		k, r := viewOf(prof), e.sampleTypeRank(prof)
+		if cur, ok := best[k]; !ok || r < cur {
+			best[k] = r
+		}
+	}
+	return best
+}
+
+// resourceProfiles groups the profiles of one resource by profiler.
+type resourceProfiles struct {
+	run       *exportRun
+	g         *grouping
+	attrs     pcommon.Map
+	meta      resourceMeta
+	foreignID string // computed on first use
+}
+
+// add groups one profile (where names it): under its Sentry profiler id,
+// else the resource's foreign one (mergeable); a sample type that is
+// neither a count nor a time is dropped.
+func (r *resourceProfiles) add(prof pprofile.Profile, rank int, where string) {
+	e := r.run
+	if rank == rankUnsupported {
+		st := prof.SampleType()
+		e.drop(sentry.ReasonInvalidSampledProfile, prof.Samples().Len(),
+			fmt.Errorf("%s: sample type %q/%q is neither a count of samples nor a time",
+				where, e.Str(st.TypeStrindex()), e.Str(st.UnitStrindex())))
+		return
+	}
+	m := r.meta
+	if id := sentryProfilerID(&e.dictionaryView, r.attrs, prof); id != "" { // resource.go
+		m.profilerID = id
+		r.g.add(m, prof, where, false)
+		return
+	}
+	if r.foreignID == "" {
+		r.foreignID = foreignProfilerID(r.attrs, e.opts.InstanceID)
+	}
+	m.profilerID = r.foreignID
+	r.g.add(m, prof, where, true)
 }
 
 // sampleAttrs reads the thread of a sample (sentry.thread.id, else

@@ -5,6 +5,7 @@ package profilesout
 // one; and the memory that keeps one platform per profiler across exports.
 
 import (
+	"cmp"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -87,25 +88,25 @@ func (m *PlatformMemory) settle(profilerID, voted string) string {
 // over native ones, which every runtime has underneath), else that of
 // telemetry.sdk.language, else the default.
 func votedPlatform(counts map[string]int, language, defaultPlatform string) string {
-	best, bestN := "", 0
-	for p, n := range counts {
-		if p == "native" {
-			continue
-		}
-		if n > bestN || (n == bestN && p < best) {
-			best, bestN = p, n
-		}
-	}
-	if best != "" {
+	if best := mostFramesPlatform(counts); best != "" {
 		return best
 	}
 	if counts["native"] > 0 {
 		return "native"
 	}
-	if p := platformOfSDKLanguage(language); p != "" {
-		return p
+	return cmp.Or(platformOfSDKLanguage(language), defaultPlatform)
+}
+
+// mostFramesPlatform is the platform other than native with the most
+// frames, the first by name on a tie; "" for none.
+func mostFramesPlatform(counts map[string]int) string {
+	best, bestN := "", 0
+	for p, n := range counts {
+		if p != "native" && (n > bestN || (n == bestN && p < best)) {
+			best, bestN = p, n
+		}
 	}
-	return defaultPlatform
+	return best
 }
 
 // locationFrameType is profile.frame.type of Location l.

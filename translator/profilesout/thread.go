@@ -106,26 +106,33 @@ func (st *sampleThread) thread() threadInfo {
 // used threads' thread.name and sentry.thread.priority → "name",
 // "priority".
 func threadMetadataOf(attrs *profileAttrs, threads []threadInfo, usedThreads []bool) []sentry.ThreadMetadata {
-	var out []sentry.ThreadMetadata
 	if attrs.hasThreads {
-		for id, v := range attrs.threadMetadata.All() {
-			tm := sentry.ThreadMetadata{ThreadID: id}
-			if v.Type() == pcommon.ValueTypeMap {
-				tm.Name = profileschema.MapStr(v.Map(), profileschema.KeyName)
-				if pr, ok := v.Map().Get(profileschema.KeyPriority); ok && pr.Type() == pcommon.ValueTypeInt {
-					tm.Priority, tm.HasPriority = pr.Int(), true
-				}
-			}
-			out = append(out, tm)
-		}
-		return out
+		return threadMetadataFromAttr(attrs.threadMetadata)
 	}
+	var out []sentry.ThreadMetadata
 	for i, t := range threads {
 		if usedThreads[i] && (t.name != "" || t.hasPriority) {
 			out = append(out, sentry.ThreadMetadata{
 				ThreadID: t.id, Name: t.name, Priority: t.priority, HasPriority: t.hasPriority,
 			})
 		}
+	}
+	return out
+}
+
+// threadMetadataFromAttr: profile attribute sentry.thread_metadata (thread
+// id → {name, priority}) → "thread_metadata".
+func threadMetadataFromAttr(m pcommon.Map) []sentry.ThreadMetadata {
+	var out []sentry.ThreadMetadata
+	for id, v := range m.All() {
+		tm := sentry.ThreadMetadata{ThreadID: id}
+		if v.Type() == pcommon.ValueTypeMap {
+			tm.Name = profileschema.MapStr(v.Map(), profileschema.KeyName)
+			if pr, ok := v.Map().Get(profileschema.KeyPriority); ok && pr.Type() == pcommon.ValueTypeInt {
+				tm.Priority, tm.HasPriority = pr.Int(), true
+			}
+		}
+		out = append(out, tm)
 	}
 	return out
 }
