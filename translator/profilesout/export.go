@@ -532,11 +532,7 @@ func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sam
 		// One event per timestamp, the shape of nearly every sample: what
 		// the loop below does, without its cases.
 		b.left -= int64(ts.Len())
-		events := x.events
-		for k := range ts.Len() {
-			events = append(events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
-		}
-		x.events = events
+		x.events = appendOneEach(x.events, ts, i, info.thread)
 		return
 	}
 	for k := range ts.Len() {
@@ -578,6 +574,14 @@ func (x *groupConverter) aggregatedEvents(s pprofile.Sample, info *sampleInfo, o
 		return 0
 	}
 	return b.take(n)
+}
+
+// appendOneEach appends one event per timestamp of sample i on thread.
+func appendOneEach(events []exportEvent, ts pcommon.UInt64Slice, i, thread int32) []exportEvent {
+	for k := range ts.Len() {
+		events = append(events, exportEvent{ts: ts.At(k), sample: i, thread: thread})
+	}
+	return events
 }
 
 func satAdd(a, b int64) int64 {

@@ -63,10 +63,7 @@ func (x *groupConverter) sortEvents() {
 	// A power of two of buckets, so that a bucket is a bit shift of the
 	// time since the earliest event.
 	buckets := 1 << bits.Len(uint(len(events)/eventsPerBucket))
-	shift := 0
-	for (hi-lo)>>shift >= uint64(buckets) {
-		shift++
-	}
+	shift := bucketShift(hi-lo, buckets)
 	starts := make([]int, buckets+1)
 	scratch := make([]exportEvent, len(events))
 	for _, e := range events {
@@ -82,11 +79,25 @@ func (x *groupConverter) sortEvents() {
 		next[b]++
 	}
 	for b := range buckets {
-		if bucket := events[starts[b]:starts[b+1]]; len(bucket) > insertionSortMax {
-			slices.SortFunc(bucket, compareEvents)
-		} else {
-			insertionSortEvents(bucket)
-		}
+		sortBucket(events[starts[b]:starts[b+1]])
+	}
+}
+
+// bucketShift is the shift that maps a time span onto buckets buckets.
+func bucketShift(span uint64, buckets int) int {
+	shift := 0
+	for span>>shift >= uint64(buckets) {
+		shift++
+	}
+	return shift
+}
+
+// sortBucket sorts the events of one bucket: by insertion when few.
+func sortBucket(bucket []exportEvent) {
+	if len(bucket) > insertionSortMax {
+		slices.SortFunc(bucket, compareEvents)
+	} else {
+		insertionSortEvents(bucket)
 	}
 }
 
