@@ -12,6 +12,7 @@
 package spanindex // import "github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
@@ -191,20 +192,23 @@ func (x *Index) addSegment(now time.Time, s *Span) {
 	}
 }
 
+// fromSegment gives a span what it does not say itself of its known
+// segment: the profiler and the thread.
+func (x *Index) fromSegment(s *Span) {
+	seg, known := x.segments[s.SegmentID]
+	if s.SegmentID.IsEmpty() || !known {
+		return
+	}
+	s.ProfilerID = cmp.Or(s.ProfilerID, seg.profilerID)
+	s.ThreadID = cmp.Or(s.ThreadID, seg.threadID)
+}
+
 func (x *Index) addSpan(now time.Time, s Span) {
 	if s.TraceID.IsEmpty() || s.SpanID.IsEmpty() || s.End <= s.Start {
 		x.rejected++
 		return
 	}
-	seg, known := x.segments[s.SegmentID]
-	if !s.SegmentID.IsEmpty() && known {
-		if s.ProfilerID == "" {
-			s.ProfilerID = seg.profilerID
-		}
-		if s.ThreadID == "" {
-			s.ThreadID = seg.threadID
-		}
-	}
+	x.fromSegment(&s)
 	if s.ProfilerID != "" {
 		x.keep(now, entry{Span: s, seen: now})
 		return
@@ -316,17 +320,7 @@ func (x *Index) sweep(now time.Time) {
 	}
 	x.lastSweep = now
 	cutoff := now.Add(-x.limits.TTL)
-	for id, p := range x.profilers {
-		n, _ := slices.BinarySearchFunc(p.entries, cutoff, func(e entry, t time.Time) int { return e.seen.Compare(t) })
-		if n == len(p.entries) {
-			x.spans -= n
-			delete(x.profilers, id)
-			continue
-		}
-		if n > 0 {
-			x.dropPrefix(p, n)
-		}
-	}
+	x.expireProfilers(cutoff)
 	for id, s := range x.segments {
 		if s.seen.Before(cutoff) {
 			delete(x.segments, id)
@@ -337,6 +331,22 @@ func (x *Index) sweep(now time.Time) {
 			x.nPending -= len(children)
 			x.rejected += len(children)
 			delete(x.pending, id)
+		}
+	}
+}
+
+// expireProfilers drops the spans seen before cutoff, and the profilers
+// left without any.
+func (x *Index) expireProfilers(cutoff time.Time) {
+	for id, p := range x.profilers {
+		n, _ := slices.BinarySearchFunc(p.entries, cutoff, func(e entry, t time.Time) int { return e.seen.Compare(t) })
+		switch n {
+		case len(p.entries):
+			x.spans -= n
+			delete(x.profilers, id)
+		case 0:
+		default:
+			x.dropPrefix(p, n)
 		}
 	}
 }

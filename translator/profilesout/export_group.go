@@ -77,12 +77,13 @@ func (e *exportRun) convert(pd pprofile.Profiles) []Drop {
 // merge with every profile of the same profiler in the request.
 func (e *exportRun) resource(ri int, rp pprofile.ResourceProfiles, g *grouping) {
 	attrs := rp.Resource().Attributes()
-	r := resourceProfiles{run: e, g: g, attrs: attrs, meta: readResourceMeta(ri, attrs, e.opts)} // resource.go
+	r := resourceProfiles{run: e, attrs: attrs, meta: readResourceMeta(ri, attrs, e.opts)} // resource.go
 	for si, sp := range rp.ScopeProfiles().All() {
-		best := e.bestViews(sp.Profiles())
+		best := make(map[viewKey]int, sp.Profiles().Len())
+		e.bestViews(best, sp.Profiles())
 		for pi, prof := range sp.Profiles().All() {
 			if rank := e.sampleTypeRank(prof); rank == best[viewOf(prof)] {
-				r.add(prof, rank, fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi))
+				r.add(g, prof, rank, fmt.Sprintf("resource %d scope %d profile %d", ri, si, pi))
 			}
 		}
 	}
@@ -102,32 +103,29 @@ func viewOf(prof pprofile.Profile) viewKey {
 	return viewKey{prof.ProfileID(), prof.Time(), prof.DurationNano()}
 }
 
-// bestViews is the best sample type rank of each view: only the
-// best-ranked view is converted.
-func (e *exportRun) bestViews(profiles pprofile.ProfilesSlice) map[viewKey]int {
-	best := make(map[viewKey]int, profiles.Len())
+// bestViews puts the best sample type rank of each view in best: only
+// the best-ranked view is converted.
+func (e *exportRun) bestViews(best map[viewKey]int, profiles pprofile.ProfilesSlice) {
 	for _, prof := range profiles.All() {
 		k, r := viewOf(prof), e.sampleTypeRank(prof)
 		if cur, ok := best[k]; !ok || r < cur {
 			best[k] = r
 		}
 	}
-	return best
 }
 
 // resourceProfiles groups the profiles of one resource by profiler.
 type resourceProfiles struct {
 	run       *exportRun
-	g         *grouping
 	attrs     pcommon.Map
 	meta      resourceMeta
 	foreignID string // computed on first use
 }
 
-// add groups one profile (where names it): under its Sentry profiler id,
+// add groups one profile (where names it) in g: under its Sentry profiler id,
 // else the resource's foreign one (mergeable); a sample type that is
 // neither a count nor a time is dropped.
-func (r *resourceProfiles) add(prof pprofile.Profile, rank int, where string) {
+func (r *resourceProfiles) add(g *grouping, prof pprofile.Profile, rank int, where string) {
 	e := r.run
 	if rank == rankUnsupported {
 		st := prof.SampleType()
@@ -139,14 +137,14 @@ func (r *resourceProfiles) add(prof pprofile.Profile, rank int, where string) {
 	m := r.meta
 	if id := sentryProfilerID(&e.dictionaryView, r.attrs, prof); id != "" { // resource.go
 		m.profilerID = id
-		r.g.add(m, prof, where, false)
+		g.add(m, prof, where, false)
 		return
 	}
 	if r.foreignID == "" {
 		r.foreignID = foreignProfilerID(r.attrs, e.opts.InstanceID)
 	}
 	m.profilerID = r.foreignID
-	r.g.add(m, prof, where, true)
+	g.add(m, prof, where, true)
 }
 
 // sampleAttrs reads the thread of a sample (sentry.thread.id, else

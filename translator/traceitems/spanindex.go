@@ -44,43 +44,59 @@ type IndexedSpan struct {
 // index's entries. A span with a negative start or end is left out.
 func IndexSpans(seg *sentrytrace.Segment) []IndexedSpan {
 	spans := make([]IndexedSpan, 0, len(seg.Spans))
+	root := rootSpanID(seg)
+	for i := range seg.Spans {
+		if s := &seg.Spans[i]; s.Start >= 0 && s.End >= 0 {
+			spans = append(spans, indexedSpan(s, root))
+		}
+	}
+	return spans
+}
+
+// rootSpanID is the span id of the segment's root span; zero when it has
+// none (a span container of children only).
+func rootSpanID(seg *sentrytrace.Segment) pcommon.SpanID {
 	var root pcommon.SpanID
 	for i := range seg.Spans {
 		if seg.Spans[i].IsSegment {
 			root = sentryid.SpanID(seg.Spans[i].SpanID)
 		}
 	}
-	for i := range seg.Spans {
-		s := &seg.Spans[i]
-		if s.Start < 0 || s.End < 0 {
-			continue
-		}
-		entry := IndexedSpan{
-			TraceID:    sentryid.TraceID(s.TraceID),
-			SpanID:     sentryid.SpanID(s.SpanID),
-			ProfilerID: s.ProfilerID,
-			Start:      uint64(s.Start),
-			End:        uint64(s.End),
-			// A transaction's spans belong to its root; a streamed span
-			// names its segment (and the segment itself).
-			SegmentID: root,
-		}
-		for _, a := range s.Attributes {
-			switch a.Key {
-			// "thread.id" → the thread the span ran on
-			case string(semconv.ThreadIDKey):
-				entry.ThreadID = sentryid.ThreadIDText(a.Value)
-			// "sentry.segment.id" → the segment a streamed span belongs to
-			case spanKeySegmentID:
-				if v, ok := a.Value.(string); ok {
-					entry.SegmentID = sentryid.SpanID(v)
-				}
-			}
-		}
-		if s.IsSegment {
-			entry.SegmentID = entry.SpanID
-		}
-		spans = append(spans, entry)
+	return root
+}
+
+// indexedSpan maps one span: "trace_id", "span_id", its profiler, start
+// and end, the thread it ran on and its segment. A transaction's spans
+// belong to its root; a streamed span names its segment (and the segment
+// is its own).
+func indexedSpan(s *sentrytrace.Span, root pcommon.SpanID) IndexedSpan {
+	entry := IndexedSpan{
+		TraceID:    sentryid.TraceID(s.TraceID),
+		SpanID:     sentryid.SpanID(s.SpanID),
+		ProfilerID: s.ProfilerID,
+		Start:      uint64(s.Start),
+		End:        uint64(s.End),
+		SegmentID:  root,
 	}
-	return spans
+	for _, a := range s.Attributes {
+		putIndexedAttr(&entry, a)
+	}
+	if s.IsSegment {
+		entry.SegmentID = entry.SpanID
+	}
+	return entry
+}
+
+// putIndexedAttr reads the span attributes the index keeps: "thread.id"
+// (the thread the span ran on) and "sentry.segment.id" (the segment a
+// streamed span belongs to).
+func putIndexedAttr(entry *IndexedSpan, a sentrytrace.Attribute) {
+	switch a.Key {
+	case string(semconv.ThreadIDKey):
+		entry.ThreadID = sentryid.ThreadIDText(a.Value)
+	case spanKeySegmentID:
+		if v, ok := a.Value.(string); ok {
+			entry.SegmentID = sentryid.SpanID(v)
+		}
+	}
 }
