@@ -134,26 +134,34 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 		if err != nil {
 			return 0, err
 		}
-		switch kind {
-		case entryMethod:
-			if err := t.addMethod(strings.TrimRight(string(body), "\n"), limits); err != nil {
-				return 0, fmt.Errorf("entry at byte %d: %w", pos, err)
-			}
-		case entryThread:
-			if len(named) >= limits.MaxThreads {
-				return 0, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
-			}
-			named = append(named, Thread{ID: uint32(s.u16(pos + 3)), Name: string(body)})
-		case entrySummary:
+		if kind == entrySummary {
 			if err := t.readText(string(body), limits); err != nil {
 				return 0, fmt.Errorf("summary: %w", err)
 			}
 			t.addThreads(named)
 			return records, nil
 		}
+		if named, err = t.readEntry(kind, body, pos, s.u16(pos+3), named, limits); err != nil {
+			return 0, err
+		}
 		pos = next
 	}
 	return 0, fmt.Errorf("%w: streaming trace without its summary (cut before tracing stopped?)", ErrHeader)
+}
+
+// readEntry reads the entry at byte pos: a method into t, or a thread (of
+// thread id tid) into named.
+func (t *Trace) readEntry(kind byte, body []byte, pos int, tid uint16, named []Thread, limits Limits) ([]Thread, error) {
+	if kind == entryMethod {
+		if err := t.addMethod(strings.TrimRight(string(body), "\n"), limits); err != nil {
+			return named, fmt.Errorf("entry at byte %d: %w", pos, err)
+		}
+		return named, nil
+	}
+	if len(named) >= limits.MaxThreads {
+		return named, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+	}
+	return append(named, Thread{ID: uint32(tid), Name: string(body)}), nil
 }
 
 // addThreads adds the threads the trace does not list yet.
@@ -192,30 +200,44 @@ func (s stream) entry(pos int) (kind byte, body []byte, next int, err error) {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
 	kind = s.data[pos+2]
-	from := pos + 7 // kinds 2 and 3: u2 zero, u1 kind, 4 bytes, the text
-	switch kind {
-	case entryMethod:
-		from = pos + 5
-	case entryThread, entrySummary:
-	default:
+	from, known := entryTextStart(kind, pos)
+	if !known {
 		return 0, nil, 0, fmt.Errorf("%w: entry of unknown kind %d at byte %d", ErrBinary, kind, pos)
 	}
 	if from > len(s.data) {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
-	var n int
-	switch kind {
-	case entryMethod:
-		n = int(s.u16(pos + 3))
-	case entryThread:
-		n = int(s.u16(pos + 5))
-	case entrySummary:
-		n = int(binary.LittleEndian.Uint32(s.data[pos+3:]))
-	}
+	n := s.entryTextLen(kind, pos)
 	if n > len(s.data)-from {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
 	return kind, s.data[from : from+n], from + n, nil
+}
+
+// entryTextStart is where the text of an entry of kind at pos starts:
+// after u2 zero, u1 kind and u2 length (methods), or 4 bytes (threads:
+// u2 thread id, u2 length; the summary: u4 length); false for an unknown
+// kind.
+func entryTextStart(kind byte, pos int) (int, bool) {
+	switch kind {
+	case entryMethod:
+		return pos + 5, true
+	case entryThread, entrySummary:
+		return pos + 7, true
+	}
+	return 0, false
+}
+
+// entryTextLen is the length of the text of an entry of kind at pos, its
+// header in bounds (entryTextStart).
+func (s stream) entryTextLen(kind byte, pos int) int {
+	switch kind {
+	case entryMethod:
+		return int(s.u16(pos + 3))
+	case entryThread:
+		return int(s.u16(pos + 5))
+	}
+	return int(binary.LittleEndian.Uint32(s.data[pos+3:]))
 }
 
 // records yields the records in order, skipping the entries; it stops at

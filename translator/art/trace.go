@@ -277,27 +277,35 @@ func (t *Trace) addMethod(line string, limits Limits) error {
 	return nil
 }
 
-// readBinary reads "SLOW", u2 version, u2 offset of the first record, u8
-// start time in microseconds, and (version 3) u2 record size, all little
-// endian; then the records.
-func (t *Trace) readBinary(b []byte, limits Limits) error {
+// binaryRecords reads the binary header: the records and their layout.
+func (t *Trace) binaryRecords(b []byte) ([]byte, layout, error) {
 	if len(b) < 16 {
-		return fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
+		return nil, layout{}, fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
 	}
 	version := int(binary.LittleEndian.Uint16(b[4:]))
 	offset := int(binary.LittleEndian.Uint16(b[6:]))
 	t.StartMicros = binary.LittleEndian.Uint64(b[8:])
 	if version != t.Version {
-		return fmt.Errorf("%w: binary version %d, header version %d", ErrBinary, version, t.Version)
+		return nil, layout{}, fmt.Errorf("%w: binary version %d, header version %d", ErrBinary, version, t.Version)
 	}
-	layout, err := t.recordLayout(b)
+	l, err := t.recordLayout(b)
+	if err != nil {
+		return nil, layout{}, err
+	}
+	if offset < 16 || offset > len(b) {
+		return nil, layout{}, fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
+	}
+	return b[offset:], l, nil
+}
+
+// readBinary reads "SLOW", u2 version, u2 offset of the first record, u8
+// start time in microseconds, and (version 3) u2 record size, all little
+// endian; then the records.
+func (t *Trace) readBinary(b []byte, limits Limits) error {
+	records, layout, err := t.binaryRecords(b)
 	if err != nil {
 		return err
 	}
-	if offset < 16 || offset > len(b) {
-		return fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
-	}
-	records := b[offset:]
 	n := len(records) / layout.size
 	if n == 0 {
 		return ErrNoRecords
