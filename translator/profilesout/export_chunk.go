@@ -168,22 +168,9 @@ func (x *groupConverter) chunk(events []exportEvent, w int, next uint64, platfor
 	if x.attrs.hasQueues {
 		p.QueueMetadata = queueMetadataFromAttr(x.attrs.queueMetadata) // thread.go
 	}
-	if x.attrs.hasImages {
-		p.DebugMeta.Images = imagesFromAttr(x.attrs.images) // image.go
-	} else {
-		images, imageOf := imagesFromMappings(&x.conv.dictionaryView, c.mappings) // image.go
-		p.DebugMeta.Images = placeImages(p.Frames, c.frameMappings, images, imageOf)
-	}
+	p.DebugMeta.Images = x.chunkImages(c, p.Frames) // image.go
 	if x.attrs.hasMeasures {
-		// A profile cut into several chunks sends each value once: the
-		// window's values, from its start to the next window's.
-		var from, to int64 = math.MinInt64, math.MaxInt64
-		if w > 0 {
-			from = int64(windowStart)
-		}
-		if next > 0 {
-			to = int64(next) - 1
-		}
+		from, to := windowRange(w, windowStart, next)
 		p.Measurements = measurementsFromAttr(x.attrs.measurements, from, to) // measurements.go
 	}
 	// Lonely threads' samples were counted and are gone: a bound still.
@@ -268,6 +255,32 @@ func (x *groupConverter) dropLonelyThreads(p *sentry.Profile, events []exportEve
 		x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
 			fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
 	}
+}
+
+// chunkImages is "debug_meta"."images" of a chunk: as received (profile
+// attribute sentry.debug_meta.images), else from the mappings its frames
+// use, placed so that each frame resolves to one image.
+func (x *groupConverter) chunkImages(c *chunkBuilder, frames []sentry.Frame) []sentry.Image {
+	if x.attrs.hasImages {
+		return imagesFromAttr(x.attrs.images)
+	}
+	images, imageOf := imagesFromMappings(&x.conv.dictionaryView, c.mappings)
+	return placeImages(frames, c.frameMappings, images, imageOf)
+}
+
+// windowRange is the time range of window w, which starts at start (next
+// is when the next window starts, 0 for none): a profile cut into several
+// chunks sends each measurement value once, the window's, from its start
+// to the next window's.
+func windowRange(w int, start, next uint64) (from, to int64) {
+	from, to = math.MinInt64, math.MaxInt64
+	if w > 0 {
+		from = int64(start)
+	}
+	if next > 0 {
+		to = int64(next) - 1
+	}
+	return from, to
 }
 
 // putSample writes a sample field by field into the zeroed sample: a
