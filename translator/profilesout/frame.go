@@ -116,12 +116,16 @@ func putFrameLine(f *sentry.Frame, name, systemName, file string, line, column i
 	} else {
 		f.Filename = file
 	}
-	if line > 0 && line <= math.MaxUint32 {
-		f.Lineno = uint32(line)
+	f.Lineno, f.Colno = lineNumber(line), lineNumber(column)
+}
+
+// lineNumber is a line or column as Sentry writes it: 1 and up, 0 (none)
+// for one that is not positive or does not fit.
+func lineNumber(v int64) uint32 {
+	if v > 0 && v <= math.MaxUint32 {
+		return uint32(v)
 	}
-	if column > 0 && column <= math.MaxUint32 {
-		f.Colno = uint32(column)
-	}
+	return 0
 }
 
 // unknownFunction names a frame that has nothing Sentry could show.

@@ -98,18 +98,7 @@ var profilerIdentityKeys = []string{
 // collector's own identity) is mixed in: sources seen by different
 // collectors are then different profilers.
 func foreignProfilerID(attrs pcommon.Map, instanceID string) string {
-	keys := make([]string, 0, attrs.Len())
-	identified := false
-	for k := range attrs.All() {
-		if slices.Contains(sentryItemIDKeys, k) {
-			continue
-		}
-		if slices.Contains(profilerIdentityKeys, k) {
-			identified = true
-		}
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys, identified := sourceKeys(attrs)
 	h := sha256.New()
 	for _, k := range keys {
 		v, _ := attrs.Get(k)
@@ -162,15 +151,37 @@ func moduleVersion() string {
 	}
 	v := info.Main.Version
 	if info.Main.Path != path {
-		v = ""
-		for _, dep := range info.Deps {
-			if dep.Path == path {
-				v = dep.Version
-			}
-		}
+		v = depVersion(info, path)
 	}
 	if v == "" || v == "(devel)" {
 		return "0.0.0"
 	}
 	return strings.TrimPrefix(v, "v")
+}
+
+// sourceKeys are the resource attribute keys that name a source, sorted
+// (sentryItemIDKeys left out), and whether one of them tells one machine,
+// container or instance from another (profilerIdentityKeys).
+func sourceKeys(attrs pcommon.Map) (keys []string, identified bool) {
+	keys = make([]string, 0, attrs.Len())
+	for k := range attrs.All() {
+		if slices.Contains(sentryItemIDKeys, k) {
+			continue
+		}
+		identified = identified || slices.Contains(profilerIdentityKeys, k)
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys, identified
+}
+
+// depVersion is the version of module path among the binary's
+// dependencies; "" when it is none of them.
+func depVersion(info *debug.BuildInfo, path string) string {
+	for _, dep := range info.Deps {
+		if dep.Path == path {
+			return dep.Version
+		}
+	}
+	return ""
 }
