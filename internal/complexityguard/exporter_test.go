@@ -105,7 +105,7 @@ func exportRow(build func(n int) pprofile.Profiles) func(testing.TB, int) sized 
 
 // maxExportEvents is the documented bound of the events one conversion
 // makes beyond one per sample of its input, for the whole request
-// (translator/export_limits.go maxRequestExtraEvents, 2^19), and
+// (translator/profilesout/export_limits.go maxRequestExtraEvents, 2^19), and
 // bytesPerEvent what one may cost in a chunk's JSON (measured: 64).
 const (
 	maxExportEvents = 1 << 19
