@@ -60,14 +60,22 @@ func AppendTraces(td ptrace.Traces, seg *sentrytrace.Segment, opts TraceOptions)
 		s := &seg.Spans[i]
 		span := spans.AppendEmpty()
 		putSpan(span, s)
-		if s.IsSegment && seg.EventID != "" {
-			span.Attributes().PutStr(attrSpanEventID, seg.EventID) // event_id
-		}
-		if s.IsSegment && opts.IncludeUserData {
-			putAttributes(span.Attributes(), seg.User) // user, request
+		if s.IsSegment {
+			putSegmentAttrs(span.Attributes(), seg, opts)
 		}
 	}
 	return len(seg.Spans)
+}
+
+// putSegmentAttrs: the segment's "event_id", and its "user" and "request"
+// with IncludeUserData.
+func putSegmentAttrs(attrs pcommon.Map, seg *sentrytrace.Segment, opts TraceOptions) {
+	if seg.EventID != "" {
+		attrs.PutStr(attrSpanEventID, seg.EventID)
+	}
+	if opts.IncludeUserData {
+		putAttributes(attrs, seg.User)
+	}
 }
 
 // traceResource is the resource of a segment: the envelope's when given,
@@ -130,8 +138,12 @@ func putSpan(span ptrace.Span, s *sentrytrace.Span) {
 	if s.Status != "" && s.Status != "ok" {
 		attrs.PutStr(attrSpanStatus, s.Status) // status, as Sentry names it
 	}
-	// measurements: the value, and its unit beside it
-	for _, m := range s.Measurements {
+	putMeasurements(attrs, s.Measurements)
+}
+
+// putMeasurements: "measurements", the value, and its unit beside it.
+func putMeasurements(attrs pcommon.Map, measurements []sentrytrace.Measurement) {
+	for _, m := range measurements {
 		attrs.PutDouble(attrMeasurementPref+m.Name, m.Value)
 		if m.Unit != "" {
 			attrs.PutStr(attrMeasurementPref+m.Name+".unit", m.Unit)
