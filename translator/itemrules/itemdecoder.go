@@ -44,7 +44,7 @@ type ItemDecoder struct {
 // log; warnings are the Relay rules a kept item breaks. The profile lives
 // in the decoder's memory until the next Decode.
 func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.Profile, []*sentry.Error, *sentry.Error) {
-	if item.Oversized || (d.MaxSize > 0 && item.Size > d.MaxSize) {
+	if d.tooLarge(item) {
 		return nil, nil, sentry.NewError(sentry.ReasonExceedSizeLimit, fmt.Sprintf("%d bytes, limit %d", item.Size, d.MaxSize))
 	}
 	if strings.Contains(item.Header.ContentType, "perfetto") {
@@ -66,6 +66,12 @@ func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.P
 		p.Timestamp = fallback.UTC()
 	}
 	return p, warnings, nil
+}
+
+// tooLarge reports whether an item is past d's size limit, or was not
+// read for its size.
+func (d *ItemDecoder) tooLarge(item *envelope.Item) bool {
+	return item.Oversized || (d.MaxSize > 0 && item.Size > d.MaxSize)
 }
 
 // decodePerfettoItem reads an Android Perfetto chunk: JSON metadata
