@@ -19,7 +19,7 @@ import (
 // SpanLookup tells which span was the innermost one active on a thread at a
 // time (Unix nanoseconds). A V2 chunk carries no trace information: its
 // spans come in other envelopes, and the receiver's span index answers for
-// them (spanindex.Timeline).
+// them (its timeline of a profiler, handed over through a SpanSource).
 type SpanLookup interface {
 	SpanAt(threadID string, unixNano uint64) (pcommon.TraceID, pcommon.SpanID, bool)
 }
