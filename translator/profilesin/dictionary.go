@@ -252,20 +252,10 @@ func (b *dictionaryBuilder) attrValue(key string, v pcommon.Value) int32 {
 	sum := h.Sum64()
 	table := b.dict.AttributeTable()
 	head, ok := b.complexHeads[sum]
-	if ok {
-		for i := head; i >= 0; {
-			a := table.At(int(i))
-			if a.KeyStrindex() == keyIdx && a.Value().Equal(v) {
-				return i
-			}
-			next, more := b.complexNext[i]
-			if !more {
-				break
-			}
-			i = next
-		}
-	} else {
+	if !ok {
 		head = -1
+	} else if i := b.findComplex(table, head, keyIdx, v); i >= 0 {
+		return i
 	}
 	i := int32(table.Len())
 	a := table.AppendEmpty()
@@ -276,6 +266,22 @@ func (b *dictionaryBuilder) attrValue(key string, v pcommon.Value) int32 {
 	}
 	b.complexHeads[sum] = i
 	return i
+}
+
+// findComplex is the attribute key = v in the chain of same-digest
+// attributes from head; -1 for none.
+func (b *dictionaryBuilder) findComplex(table pprofile.KeyValueAndUnitSlice, head, key int32, v pcommon.Value) int32 {
+	for i := head; i >= 0; {
+		if a := table.At(int(i)); a.KeyStrindex() == key && a.Value().Equal(v) {
+			return i
+		}
+		next, more := b.complexNext[i]
+		if !more {
+			break
+		}
+		i = next
+	}
+	return -1
 }
 
 func writeInt(h *maphash.Hash, v int64) {

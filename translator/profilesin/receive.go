@@ -261,16 +261,21 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 		b.putCPUView(cpuProf, prof)
 	}
 	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
-		// The item's JSON → original_payload, its format by version.
-		if isV2(p) {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
-		} else {
-			prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
-		}
-		prof.OriginalPayload().FromRaw(item.Payload)
+		putOriginalPayload(prof, p, item.Payload)
 	}
 	b.samples += added.count
 	return added.count
+}
+
+// putOriginalPayload: the item's JSON → original_payload, its format by
+// "version".
+func putOriginalPayload(prof pprofile.Profile, p *sentry.Profile, payload []byte) {
+	if isV2(p) {
+		prof.SetOriginalPayloadFormat(OriginalPayloadFormatV2)
+	} else {
+		prof.SetOriginalPayloadFormat(OriginalPayloadFormatV1)
+	}
+	prof.OriginalPayload().FromRaw(payload)
 }
 
 // addFramesAndStacks adds p's frames to the Location table
@@ -437,10 +442,8 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	if len(events) == 0 {
 		return addedSamples{weighted: weighted, period: sentryPeriodNanos}
 	}
-	added := addedSamples{count: len(events), first: events[0].ts, last: events[0].ts, weighted: weighted}
-	for _, e := range events {
-		added.first, added.last = min(added.first, e.ts), max(added.last, e.ts)
-	}
+	added := addedSamples{count: len(events), weighted: weighted}
+	added.first, added.last = timeRange(events)
 	// A method trace's samples carry their own wall time; a sampled
 	// profile's samples last until the next sample of their thread.
 	// Grouped samples carry no values: their timestamps give the same.
@@ -456,14 +459,27 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	b.weights = weights
 	b.sortByGroup(groups, events, withValues, weighted)
 	if len(events) > largeItemSamples {
-		// The pdata Samples built next are the peak of a large item's
-		// translation: let the scratch space that is no longer needed go
-		// rather than keep it for the next item.
-		b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
-		b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
+		b.releaseScratch()
 	}
 	b.appendSamples(prof, p, groups, weighted)
 	return added
+}
+
+// timeRange is the earliest and latest time of events (not empty).
+func timeRange(events []event) (first, last uint64) {
+	first, last = events[0].ts, events[0].ts
+	for _, e := range events {
+		first, last = min(first, e.ts), max(last, e.ts)
+	}
+	return first, last
+}
+
+// releaseScratch lets go of the scratch space a large item no longer
+// needs: the pdata Samples built next are the peak of its translation,
+// and the space is better given back than kept for the next item.
+func (b *ProfilesBuilder) releaseScratch() {
+	b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+	b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 }
 
 // groupSamples reads p's samples into events (b.events) and their groups
@@ -635,24 +651,12 @@ func (x *groupIndex) setHead(cell uint64, g int32) {
 // one backing array for every Sample's timestamps instead of one growing
 // slice per Sample.
 func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, withValues, withCPU bool) {
-	starts := slices.Grow(b.groupStarts[:0], len(groups)+1)[:len(groups)+1]
-	clear(starts)
-	for _, e := range events {
-		starts[e.group+1]++
-	}
-	for g := 1; g < len(starts); g++ {
-		starts[g] += starts[g-1]
-	}
+	starts := groupStartsOf(slices.Grow(b.groupStarts[:0], len(groups)+1)[:len(groups)+1], events)
 	ts := slices.Grow(b.timestamps[:0], len(events))[:len(events)]
 	fill := slices.Grow(b.groupFill[:0], len(groups))[:len(groups)]
 	copy(fill, starts[:len(groups)])
-	var values, cpuValues []int64
-	if withValues {
-		values = slices.Grow(b.weightsSorted[:0], len(events))[:len(events)]
-	}
-	if withCPU {
-		cpuValues = slices.Grow(b.cpuWeightsSorted[:0], len(events))[:len(events)]
-	}
+	values := sizedIf(withValues, b.weightsSorted, len(events))
+	cpuValues := sizedIf(withCPU, b.cpuWeightsSorted, len(events))
 	for i, e := range events {
 		at := fill[e.group]
 		ts[at] = e.ts
@@ -671,6 +675,27 @@ func (b *ProfilesBuilder) sortByGroup(groups []sampleGroup, events []event, with
 	if withCPU {
 		b.cpuWeightsSorted = cpuValues
 	}
+}
+
+// groupStartsOf fills starts (one more than the groups) with where each
+// group's events start once sorted by group: a count, then prefix sums.
+func groupStartsOf(starts []int32, events []event) []int32 {
+	clear(starts)
+	for _, e := range events {
+		starts[e.group+1]++
+	}
+	for g := 1; g < len(starts); g++ {
+		starts[g] += starts[g-1]
+	}
+	return starts
+}
+
+// sizedIf is buf's memory as n values when want, else nil.
+func sizedIf(want bool, buf []int64, n int) []int64 {
+	if !want {
+		return nil
+	}
+	return slices.Grow(buf[:0], n)[:n]
 }
 
 // appendSamples writes the groups as pprofile Samples: one per Sentry

@@ -189,14 +189,21 @@ func (r *idleReplacer) replaceThread(run []int32) {
 				return // the rest of the thread is idle, and stays empty
 			}
 		}
-		k := r.replacement(prev, next)
-		for ; i < nextAt; i++ {
-			if k >= 0 {
-				idleOf[run[i]] = k
-			}
-		}
-		// i is at the active sample that ends the run: the loop's i++
+		r.markIdle(run[i:nextAt], r.replacement(prev, next))
+		// i goes to the active sample that ends the run: the loop's i++
 		// steps past it, as vroom's does.
+		i = nextAt
+	}
+}
+
+// markIdle gives the idle samples of run the replacement stack slot k;
+// none when k < 0 (no common stack within the budget).
+func (r *idleReplacer) markIdle(run []int32, k int32) {
+	if k < 0 {
+		return
+	}
+	for _, i := range run {
+		r.b.idleOf[i] = k
 	}
 }
 
@@ -224,21 +231,31 @@ func (r *idleReplacer) replacement(prev, next int64) int32 {
 	if r.budget < 2*min(len(a), len(c))+1 {
 		return -1
 	}
-	classes := r.frameClasses()
+	n := commonRoot(r.frameClasses(), a, c)
+	r.budget -= 2*n + 1
+	k := r.slotOf(r.b.stack(a[len(a)-n:])) // the root end of a leaf-first stack
+	r.lastPrev, r.lastNext, r.lastStack = prev, next, k
+	return k
+}
+
+// commonRoot is how many frames two leaf-first stacks share from their
+// root, frames compared by class.
+func commonRoot(classes []int32, a, c []int64) int {
 	n := 0
 	for n < len(a) && n < len(c) && classes[a[len(a)-1-n]] == classes[c[len(c)-1-n]] {
 		n++
 	}
-	r.budget -= 2*n + 1
-	b := r.b
-	stack := b.stack(a[len(a)-n:]) // the root end of a leaf-first stack
+	return n
+}
+
+// slotOf is the idle slot of dictionary stack stack, added once.
+func (r *idleReplacer) slotOf(stack int32) int32 {
 	k, ok := r.slots[stack]
 	if !ok {
-		k = int32(len(b.idleStacks))
-		b.idleStacks = append(b.idleStacks, stack)
+		k = int32(len(r.b.idleStacks))
+		r.b.idleStacks = append(r.b.idleStacks, stack)
 		r.slots[stack] = k
 	}
-	r.lastPrev, r.lastNext, r.lastStack = prev, next, k
 	return k
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
@@ -56,11 +57,7 @@ type frameAttrKeys struct {
 // location returns the Location of a frame, creating it and its Function on
 // first sight. Identical frames (node sends one per call-tree node) share one.
 func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
-	platform := f.Platform
-	if platform == "" {
-		platform = profilePlatform
-	}
-	k := locationKey{frame: *f, frameType: frametype.Of(platform), mapping: b.imageOf(f.InstructionAddr)}
+	k := locationKey{frame: *f, frameType: frametype.Of(cmp.Or(f.Platform, profilePlatform)), mapping: b.imageOf(f.InstructionAddr)}
 	hint := locationHint{function: f.Function, path: frameFunctionFile(f), addr: f.InstructionAddr, lineno: f.Lineno}
 	head, ok := b.locationHeads[hint]
 	if !ok {
@@ -81,10 +78,7 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	loc.SetMappingIndex(k.mapping)
 	fields := locationOfFrame(f, k.frameType) // frame.go
 	if fields.hasLine {
-		line := loc.Lines().AppendEmpty()
-		line.SetFunctionIndex(d.function(fields.function, fields.symbol, fields.filename, 0))
-		line.SetLine(fields.lineno)
-		line.SetColumn(fields.colno)
+		putLine(loc.Lines().AppendEmpty(), d, &fields)
 	}
 	attrs := b.appendLocationAttrs(b.attrScratch[:0], &fields)
 	if len(attrs) > 0 {
@@ -92,6 +86,13 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	}
 	b.attrScratch = attrs
 	return i
+}
+
+// putLine writes a frame's Line and its Function.
+func putLine(line pprofile.Line, d *dictionaryBuilder, l *locationFields) {
+	line.SetFunctionIndex(d.function(l.function, l.symbol, l.filename, 0))
+	line.SetLine(l.lineno)
+	line.SetColumn(l.colno)
 }
 
 // appendLocationAttrs appends the attributes of a Location, in

@@ -40,14 +40,21 @@ func ChunkSpans(src SpanSource, p *sentry.Profile) SpanLookup {
 	if src == nil || p.Version != sentry.VersionV2 || p.ProfilerID == "" || len(p.Samples) == 0 {
 		return nil
 	}
-	first, last := p.Samples[0].Timestamp, p.Samples[0].Timestamp
-	for i := range p.Samples {
-		first, last = min(first, p.Samples[i].Timestamp), max(last, p.Samples[i].Timestamp)
-	}
+	first, last := sampleTimeRange(p.Samples)
 	if last < 0 {
 		return nil
 	}
 	return src.ProfilerSpans(p.ProfilerID, uint64(max(first, 0)), uint64(last))
+}
+
+// sampleTimeRange is the earliest and latest "timestamp" of a chunk's
+// samples (not empty).
+func sampleTimeRange(samples []sentry.Sample) (first, last int64) {
+	first, last = samples[0].Timestamp, samples[0].Timestamp
+	for i := range samples {
+		first, last = min(first, samples[i].Timestamp), max(last, samples[i].Timestamp)
+	}
+	return first, last
 }
 
 // sampleLinks finds the span a sample links to.
@@ -93,21 +100,29 @@ func sampleLinksOf(p *sentry.Profile, tx *sentrytrace.Segment, lookup SpanLookup
 		return transactionLinks(tx)
 	}
 	var l sampleLinks
-	// "transactions"[]."trace_id", "segment_id", "relative_start_ns",
-	// "relative_end_ns" → the Link of the samples in that range.
-	for _, t := range p.Transactions {
-		trace := pcommon.TraceID(sentryid.Parse(t.TraceID))
-		span := sentryid.SpanID(t.SegmentID)
-		if trace.IsEmpty() || span.IsEmpty() {
-			continue
+	for i := range p.Transactions {
+		if r, ok := ownTransactionRange(&p.Transactions[i], start); ok {
+			l.ranges = append(l.ranges, r)
 		}
-		r := spanRange{trace: trace, span: span, all: t.RelativeEndNS <= t.RelativeStartNS}
-		if !r.all {
-			r.start, r.end = start+t.RelativeStartNS, start+t.RelativeEndNS
-		}
-		l.ranges = append(l.ranges, r)
 	}
 	return l
+}
+
+// ownTransactionRange: a profile's own "transactions"[]."trace_id",
+// "segment_id", "relative_start_ns", "relative_end_ns" → the Link of the
+// samples in that range (of every sample without one); false without a
+// trace and a span id.
+func ownTransactionRange(t *sentry.Transaction, start uint64) (spanRange, bool) {
+	trace := pcommon.TraceID(sentryid.Parse(t.TraceID))
+	span := sentryid.SpanID(t.SegmentID)
+	if trace.IsEmpty() || span.IsEmpty() {
+		return spanRange{}, false
+	}
+	r := spanRange{trace: trace, span: span, all: t.RelativeEndNS <= t.RelativeStartNS}
+	if !r.all {
+		r.start, r.end = start+t.RelativeStartNS, start+t.RelativeEndNS
+	}
+	return r, true
 }
 
 // transactionLinks links to the spans of a V1 profile's transaction: the
