@@ -449,11 +449,7 @@ func (x *groupConverter) collectProfileEvents(prof pprofile.Profile, base int, t
 	for j, s := range samples.All() {
 		i := base + j
 		info := &x.samples[i]
-		info.stack = s.StackIndex()
-		if idleOfSample(s.AttributeIndices(), &x.conv.dictionaryView) { // thread.go
-			info.stack = 0 // the SDK sent it idle: the empty (zero) stack
-		}
-		info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
+		x.readSample(info, s, threadIndex)
 		ok := x.conv.stackUsable(info.stack)
 		if s.TimestampsUnixNano().Len() > 0 {
 			x.timestampedEvents(s, int32(i), info, ok, &w, b)
@@ -520,6 +516,16 @@ func (w *eventWeigher) weight(info *sampleInfo, v int64) int64 {
 }
 
 // timestampedEvents adds the events of sample i, which has timestamps.
+// readSample reads what every event of a Sample shares: its stack (the
+// empty one for a sample the SDK sent idle), thread, queue and state.
+func (x *groupConverter) readSample(info *sampleInfo, s pprofile.Sample, threadIndex map[string]int32) {
+	info.stack = s.StackIndex()
+	if idleOfSample(s.AttributeIndices(), &x.conv.dictionaryView) { // thread.go
+		info.stack = 0 // the SDK sent it idle: the empty (zero) stack
+	}
+	info.thread, info.queue, info.state = x.sampleAttrs(s, threadIndex)
+}
+
 func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) {
 	ts, values := s.TimestampsUnixNano(), s.Values()
 	perTS := values.Len() == ts.Len()
@@ -545,11 +551,16 @@ func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sam
 			continue
 		}
 		// What does not fit is counted, not sent.
-		n = b.take(n)
-		for range n {
-			x.events = append(x.events, exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
-		}
+		x.events = appendEvents(x.events, b.take(n), exportEvent{ts: ts.At(k), sample: i, thread: info.thread})
 	}
+}
+
+// appendEvents appends n copies of ev.
+func appendEvents(events []exportEvent, n int64, ev exportEvent) []exportEvent {
+	for range n {
+		events = append(events, ev)
+	}
+	return events
 }
 
 // aggregatedEvents is the number of events of a sample without timestamps

@@ -195,18 +195,13 @@ func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events
 	p.Samples = make([]sentry.Sample, len(events))
 	stacks := x.conv.tables.stacks
 	idBytes := threadIDBytes(x.threads)
-	// Once an event is left out, keptEvents holds the events of p.Samples.
-	var keptEvents []exportEvent
-	filtered, malformed := false, 0
+	var kept eventFilter
 	for i, ev := range events {
 		info := &x.samples[ev.sample]
 		slot := &stacks[info.stack] // reserved: in this chunk, id -1 until built
 		if slot.id < 0 {
 			if !c.stack(info.stack) {
-				if !filtered {
-					filtered, keptEvents = true, slices.Clone(events[:i])
-				}
-				malformed++
+				kept.drop(events, i)
 				continue
 			}
 			if c.over() {
@@ -216,20 +211,41 @@ func (x *groupConverter) chunkSamples(c *chunkBuilder, p *sentry.Profile, events
 		if c.bytes += sampleBound(idBytes[ev.thread], info.queue, info.state); c.over() {
 			return nil
 		}
-		if filtered {
-			keptEvents = append(keptEvents, ev)
-		}
-		putSample(&p.Samples[i-malformed], slot.id, x.threads[ev.thread].id, ev.ts, info)
+		kept.keep(ev)
+		putSample(&p.Samples[i-kept.dropped], slot.id, x.threads[ev.thread].id, ev.ts, info)
 		usedThreads[ev.thread] = true
 		if !slot.empty {
 			active[ev.thread]++
 		}
 	}
-	if filtered {
-		p.Samples, events = p.Samples[:len(keptEvents)], keptEvents
-		x.malformed += int64(malformed)
+	if kept.filtered {
+		p.Samples, events = p.Samples[:len(kept.events)], kept.events
+		x.malformed += int64(kept.dropped)
 	}
 	return events
+}
+
+// eventFilter holds, once an event is left out, the events kept: the
+// events of the chunk's samples.
+type eventFilter struct {
+	events   []exportEvent
+	filtered bool
+	dropped  int
+}
+
+// drop leaves out event i of events.
+func (f *eventFilter) drop(events []exportEvent, i int) {
+	if !f.filtered {
+		f.filtered, f.events = true, slices.Clone(events[:i])
+	}
+	f.dropped++
+}
+
+// keep keeps ev.
+func (f *eventFilter) keep(ev exportEvent) {
+	if f.filtered {
+		f.events = append(f.events, ev)
+	}
 }
 
 // dropLonelyThreads drops the samples of the threads with fewer than two
@@ -328,34 +344,53 @@ func chunkTimesValid(events []exportEvent) bool {
 // which stacks it uses, without a pass over every event.
 func (c *chunkBuilder) reserve(events []exportEvent, only bool) {
 	t := &c.conv.tables
-	stacks, locations := 0, 0
-	use := func(st int32) {
-		if slot := &t.stacks[st]; slot.gen != t.gen {
-			stack, _ := c.conv.Stack(st) // in the table: t.stacks has its slot
-			n := stack.LocationIndices().Len()
-			*slot = stackSlot{gen: t.gen, id: -1, empty: n == 0}
-			stacks++
-			locations += n
-		}
-	}
+	var r stackReservation
 	if only {
 		// Every sample with events has a stack in the table.
 		for i := range c.group.samples {
 			if st := c.group.samples[i].stack; st >= 0 && int(st) < len(t.stacks) {
-				use(st)
+				r.use(c, st)
 			}
 		}
 	} else {
 		for _, ev := range events {
-			use(c.group.samples[ev.sample].stack)
+			r.use(c, c.group.samples[ev.sample].stack)
 		}
 	}
+	stacks, locations := r.stacks, r.locations
 	c.p.Stacks.Offsets = make([]int, 0, stacks)
 	c.p.Stacks.FrameIndices = make([]int64, 0, locations)
 	// A location makes a frame per line (at least one): the dictionary's
 	// count of those bounds the chunk's frames, and since most locations
 	// have one line, so does the number of locations the stacks visit.
 	c.p.Frames = make([]sentry.Frame, 0, min(c.conv.dictionaryFrames(), locations))
+}
+
+// stackReservation counts the stacks a chunk uses and their locations.
+type stackReservation struct{ stacks, locations int }
+
+// use marks dictionary stack st used in c's chunk, counted once.
+func (r *stackReservation) use(c *chunkBuilder, st int32) {
+	t := &c.conv.tables
+	if slot := &t.stacks[st]; slot.gen != t.gen {
+		stack, _ := c.conv.Stack(st) // in the table: t.stacks has its slot
+		n := stack.LocationIndices().Len()
+		*slot = stackSlot{gen: t.gen, id: -1, empty: n == 0}
+		r.stacks++
+		r.locations += n
+	}
+}
+
+// appendFrameRange appends the chunk's frames first, first+1, … of one
+// location (n of them).
+func appendFrameRange(frames []int64, first int64, n uint32) []int64 {
+	if n == 1 {
+		return append(frames, first)
+	}
+	for f := first; f < first+int64(n); f++ {
+		frames = append(frames, f)
+	}
+	return frames
 }
 
 // stack: Stack.location_indices → "stacks"[stack_id], leaf first like both
@@ -385,13 +420,7 @@ func (c *chunkBuilder) stack(stack int32) bool {
 		if loc.gen != t.gen {
 			c.frames(l)
 		}
-		if loc.n == 1 {
-			frames = append(frames, loc.first)
-			continue
-		}
-		for f := loc.first; f < loc.first+int64(loc.n); f++ {
-			frames = append(frames, f)
-		}
+		frames = appendFrameRange(frames, loc.first, loc.n)
 	}
 	t.stacks[stack].id = int32(len(st.Offsets))
 	c.bytes += int64(stackFrameBytes*(len(frames)-len(st.FrameIndices)) + 3)
@@ -446,16 +475,21 @@ func (c *chunkBuilder) frameMapping(loc pprofile.Location, base *sentry.Frame) i
 		c.mappings = append(c.mappings, m)
 	}
 	if !c.group.attrs.hasImages {
-		// The binary a frame is in: Sentry's `package` of a native frame.
-		// A frame with an address only also gets it as its `module`,
-		// which Relay keeps in profiles (it drops `package`), so that the
-		// flame graph names the binary beside the address.
-		if file := c.conv.Str(mapping.FilenameStrindex()); file != "" {
-			base.Package = cmp.Or(base.Package, file)
-			if loc.Lines().Len() == 0 && base.Module == "" {
-				base.Module = path.Base(file)
-			}
-		}
+		putBinary(base, c.conv.Str(mapping.FilenameStrindex()), loc.Lines().Len() == 0)
 	}
 	return m
+}
+
+// putBinary: the binary a frame is in (its mapping's file) → Sentry's
+// `package` of a native frame. A frame with an address only also gets it
+// as its `module`, which Relay keeps in profiles (it drops `package`), so
+// that the flame graph names the binary beside the address.
+func putBinary(f *sentry.Frame, file string, addressOnly bool) {
+	if file == "" {
+		return
+	}
+	f.Package = cmp.Or(f.Package, file)
+	if addressOnly && f.Module == "" {
+		f.Module = path.Base(file)
+	}
 }

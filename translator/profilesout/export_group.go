@@ -154,17 +154,10 @@ func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) 
 	// Samples of one thread carry the same few attribute indices: the
 	// answer for a list seen recently is remembered.
 	indices := s.AttributeIndices()
-	var key attrList
-	memo := indices.Len() <= len(key.indices)
+	key, memo := attrListOf(indices)
 	if memo {
-		key.n = indices.Len()
-		for i := range key.n {
-			key.indices[i] = indices.At(i)
-		}
-		for i := range x.attrMemo {
-			if m := &x.attrMemo[i]; m.key == key {
-				return m.thread, m.queue, m.state
-			}
+		if m := x.recalled(key); m != nil {
+			return m.thread, m.queue, m.state
 		}
 	}
 	thread, queue, state = x.readSampleAttrs(indices, index)
@@ -175,6 +168,30 @@ func (x *groupConverter) sampleAttrs(s pprofile.Sample, index map[string]int32) 
 		x.attrMemo = append(x.attrMemo, sampleAttrMemo{key: key, thread: thread, queue: queue, state: state})
 	}
 	return thread, queue, state
+}
+
+// attrListOf is a sample's attribute indices as a memo key; false when
+// they are too many to remember.
+func attrListOf(indices pcommon.Int32Slice) (attrList, bool) {
+	var key attrList
+	if indices.Len() > len(key.indices) {
+		return key, false
+	}
+	key.n = indices.Len()
+	for i := range key.n {
+		key.indices[i] = indices.At(i)
+	}
+	return key, true
+}
+
+// recalled is the remembered answer for an attribute list; nil for none.
+func (x *groupConverter) recalled(key attrList) *sampleAttrMemo {
+	for i := range x.attrMemo {
+		if m := &x.attrMemo[i]; m.key == key {
+			return m
+		}
+	}
+	return nil
 }
 
 // attrList is a short list of attribute indices, comparable.

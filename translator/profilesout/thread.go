@@ -58,21 +58,32 @@ type sampleThread struct {
 func (st *sampleThread) put(role attrRole, v pcommon.Value) {
 	switch role {
 	case roleSentryThreadID:
-		if v.Type() == pcommon.ValueTypeStr {
-			st.info.id = v.Str()
-		}
+		st.putSentryThreadID(v)
 	case roleThreadID:
 		st.putThreadID(v)
 	case roleThreadName:
 		st.info.name = v.AsString()
 	case roleThreadPriority:
-		if v.Type() == pcommon.ValueTypeInt {
-			st.info.priority, st.info.hasPriority = v.Int(), true
-		}
+		st.putPriority(v)
 	case roleQueueAddress:
 		st.queue = v.AsString()
 	case roleThreadState:
 		st.state = v.AsString()
+	}
+}
+
+// putPriority reads sentry.thread.priority, an integer.
+func (st *sampleThread) putPriority(v pcommon.Value) {
+	if v.Type() == pcommon.ValueTypeInt {
+		st.info.priority, st.info.hasPriority = v.Int(), true
+	}
+}
+
+// putSentryThreadID reads sentry.thread.id, a string: the thread id as
+// the SDK sent it, over thread.id.
+func (st *sampleThread) putSentryThreadID(v pcommon.Value) {
+	if v.Type() == pcommon.ValueTypeStr {
+		st.info.id = v.Str()
 	}
 }
 
