@@ -1,6 +1,8 @@
 package profilesout
 
 import (
+	"go.opentelemetry.io/collector/pdata/pcommon"
+
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofdict"
 )
 
@@ -23,4 +25,15 @@ func (v *dictionaryView) indexAttrs() {
 	for i, key := range v.attrs.Keys {
 		v.attrRoles[i] = roleOfKey(key)
 	}
+}
+
+// firstOfRole is the value of the first in-range attribute of indices with
+// role; false when none has it.
+func (v *dictionaryView) firstOfRole(indices pcommon.Int32Slice, role attrRole) (pcommon.Value, bool) {
+	for i := range indices.Len() {
+		if idx := indices.At(i); idx > 0 && int(idx) < len(v.attrRoles) && v.attrRoles[idx] == role {
+			return v.attrs.Values[idx], true
+		}
+	}
+	return pcommon.Value{}, false
 }

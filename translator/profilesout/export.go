@@ -533,7 +533,7 @@ func (x *groupConverter) timestampedEvents(s pprofile.Sample, i int32, info *sam
 	// stands for (a Sentry sample's is the time to the next sample of its
 	// thread, which the timestamps give back): one event. A count is that
 	// many events; an exact-time profile's slices are resampled.
-	oneEach := !perTS || (w.unitNanos > 0 && w.carry == nil)
+	oneEach := !perTS || w.timesOneEach()
 	if ok && oneEach && int64(ts.Len()) <= b.left {
 		// One event per timestamp, the shape of nearly every sample: what
 		// the loop below does, without its cases.
@@ -566,14 +566,7 @@ func appendEvents(events []exportEvent, n int64, ev exportEvent) []exportEvent {
 // aggregatedEvents is the number of events of a sample without timestamps
 // that fit the budget (spread over the profile's time later).
 func (x *groupConverter) aggregatedEvents(s pprofile.Sample, info *sampleInfo, ok bool, w *eventWeigher, b *eventBudget) int64 {
-	values := s.Values()
-	var n int64
-	if values.Len() == 0 {
-		n = 1 // a sample with neither values nor timestamps was seen once
-	}
-	for k := range values.Len() {
-		n = satAdd(n, w.weight(info, values.At(k)))
-	}
+	n := w.observations(info, s.Values())
 	if ok && n > b.left {
 		// The events of this sample may not all fit, and its stack then
 		// reaches no chunk to be checked on the way: check it now, since a
@@ -593,6 +586,33 @@ func appendOneEach(events []exportEvent, ts pcommon.UInt64Slice, i, thread int32
 		events = append(events, exportEvent{ts: ts.At(k), sample: i, thread: thread})
 	}
 	return events
+}
+
+// observations is how many events an aggregated sample's values make;
+// one for a sample with neither values nor timestamps (it was seen once).
+func (w *eventWeigher) observations(info *sampleInfo, values pcommon.Int64Slice) int64 {
+	if values.Len() == 0 {
+		return 1
+	}
+	var n int64
+	for k := range values.Len() {
+		n = satAdd(n, w.weight(info, values.At(k)))
+	}
+	return n
+}
+
+// timesOneEach reports whether a time value beside each timestamp is one
+// event: the values are times that are not resampled.
+func (w *eventWeigher) timesOneEach() bool { return w.unitNanos > 0 && w.carry == nil }
+
+// spreadStep is the time between the events spread over a profile of
+// duration nanoseconds (0 when unknown) on a thread with total of them:
+// the period, closer when they would not fit, at least 1 ns.
+func spreadStep(period, duration, total float64) float64 {
+	if duration > 0 && total*period > duration {
+		return max(duration/total, 1)
+	}
+	return period
 }
 
 func satAdd(a, b int64) int64 {
@@ -632,10 +652,7 @@ func (x *groupConverter) spread(prof pprofile.Profile, base int, aggregated []in
 		}
 		i := base + j
 		thread := x.samples[i].thread
-		step := period
-		if total := float64(threadTotals[thread]); duration > 0 && total*step > duration {
-			step = max(duration/total, 1)
-		}
+		step := spreadStep(period, duration, float64(threadTotals[thread]))
 		for range n {
 			k := next[thread]
 			next[thread] = k + 1

@@ -256,17 +256,7 @@ func (x *groupConverter) dropLonelyThreads(p *sentry.Profile, events []exportEve
 	if !slices.ContainsFunc(active, func(n int) bool { return n >= 2 }) || !slices.ContainsFunc(active, func(n int) bool { return n < 2 }) {
 		return
 	}
-	lonely := 0
-	kept := p.Samples[:0]
-	for i, ev := range events {
-		if active[ev.thread] < 2 {
-			usedThreads[ev.thread] = false
-			lonely++
-			continue
-		}
-		kept = append(kept, p.Samples[i])
-	}
-	p.Samples = kept
+	lonely := keepThreadsWithTwo(p, events, usedThreads, active)
 	if lonely > 0 {
 		x.conv.drop(sentry.ReasonNotEnoughSamples, lonely,
 			fmt.Errorf("%s chunk %d: %d samples of threads with fewer than two samples", x.where, w, lonely))
@@ -312,6 +302,24 @@ func putSample(smp *sentry.Sample, stack int32, thread string, ts uint64, info *
 	if info.state != "" {
 		smp.State = info.state
 	}
+}
+
+// keepThreadsWithTwo keeps the samples of threads with two samples or more
+// with a non-empty stack, marks the others' threads unused, and returns
+// how many samples it left out.
+func keepThreadsWithTwo(p *sentry.Profile, events []exportEvent, usedThreads []bool, active []int) int {
+	lonely := 0
+	kept := p.Samples[:0]
+	for i, ev := range events {
+		if active[ev.thread] < 2 {
+			usedThreads[ev.thread] = false
+			lonely++
+			continue
+		}
+		kept = append(kept, p.Samples[i])
+	}
+	p.Samples = kept
+	return lonely
 }
 
 // chunkValid reports whether a chunk built from time-sorted events passes

@@ -140,20 +140,32 @@ func chunkMetaBound(p *sentry.Profile) int64 {
 		p.ClientSDK.Name, p.ClientSDK.Version} {
 		n += jsontext.StringLen(s)
 	}
+	n += metadataBound(p)
+	for i := range p.DebugMeta.Images {
+		n += imageBound(&p.DebugMeta.Images[i])
+	}
+	return int64(n + measurementsBound(p.Measurements))
+}
+
+// measurementsBound bounds the JSON of "measurements".
+func measurementsBound(ms []sentry.Measurement) int {
+	n := 0
+	for i := range ms {
+		n += 40 + jsontext.StringLen(ms[i].Name) + jsontext.StringLen(ms[i].Unit) + 60*len(ms[i].Values)
+	}
+	return n
+}
+
+// metadataBound bounds the JSON of "thread_metadata" and "queue_metadata".
+func metadataBound(p *sentry.Profile) int {
+	n := 0
 	for _, t := range p.ThreadMetadata {
 		n += 40 + jsontext.StringLen(t.ThreadID) + jsontext.StringLen(t.Name)
 	}
 	for _, q := range p.QueueMetadata {
 		n += 20 + jsontext.StringLen(q.Address) + jsontext.StringLen(q.Label)
 	}
-	for i := range p.DebugMeta.Images {
-		n += imageBound(&p.DebugMeta.Images[i])
-	}
-	for i := range p.Measurements {
-		m := &p.Measurements[i]
-		n += 40 + jsontext.StringLen(m.Name) + jsontext.StringLen(m.Unit) + 60*len(m.Values)
-	}
-	return int64(n)
+	return n
 }
 
 // imageBound bounds the JSON of one debug image.

@@ -167,13 +167,6 @@ func queueMetadataFromAttr(m pcommon.Map) []sentry.QueueMetadata {
 // its stack is the one Sentry shows it with (receive_idle.go). The
 // exporter writes such a sample back with an empty stack.
 func idleOfSample(indices pcommon.Int32Slice, dv *dictionaryView) bool {
-	roles, vals := dv.attrRoles, dv.attrs.Values
-	for i := range indices.Len() {
-		idx := indices.At(i)
-		if idx > 0 && int(idx) < len(roles) && roles[idx] == roleSampleIdle {
-			v := vals[idx]
-			return v.Type() == pcommon.ValueTypeBool && v.Bool()
-		}
-	}
-	return false
+	v, ok := dv.firstOfRole(indices, roleSampleIdle)
+	return ok && v.Type() == pcommon.ValueTypeBool && v.Bool()
 }
