@@ -60,12 +60,17 @@ func (d *ItemDecoder) Decode(item *envelope.Item, fallback time.Time) (*sentry.P
 	if err != nil {
 		return p, nil, asItemError(err, sentry.ReasonMissingProfileMetadata)
 	}
+	startAtFallback(p, fallback)
+	return p, warnings, nil
+}
+
+// startAtFallback gives a V1 profile without "timestamp" the time it was
+// sent: without one its samples would sit at 1970, and the time it was
+// sent is the closest the envelope says.
+func startAtFallback(p *sentry.Profile, fallback time.Time) {
 	if p.Version == sentry.VersionV1 && p.Timestamp.IsZero() {
-		// Without its timestamp a V1 profile's samples would sit at 1970;
-		// the time it was sent is the closest the envelope says.
 		p.Timestamp = fallback.UTC()
 	}
-	return p, warnings, nil
 }
 
 // tooLarge reports whether an item is past d's size limit, or was not
@@ -275,7 +280,7 @@ func (r *envelopeRead) item(i int) (ItemOutcome, bool) {
 	switch {
 	case item.Header.Type == ItemTypeTransaction:
 		return r.transaction(i)
-	case !IsProfileItem(item.Header.Type) || (r.env.Held != nil && r.env.Held[i]):
+	case !IsProfileItem(item.Header.Type) || r.held(i):
 		return ItemOutcome{}, false
 	case item.Header.Type == ItemTypeProfile && r.tooManyProfiles():
 		err := sentry.NewError(sentry.ReasonTooManyProfiles, "a transaction has one profile").AtItem(i)
@@ -283,6 +288,10 @@ func (r *envelopeRead) item(i int) (ItemOutcome, bool) {
 	}
 	return r.profile(i, item), true
 }
+
+// held reports whether the caller keeps item i to decode later
+// (EnvelopeItems.Held).
+func (r *envelopeRead) held(i int) bool { return r.env.Held != nil && r.env.Held[i] }
 
 // transaction is the outcome of transaction item i: TransactionUnreadable
 // when a V1 profile could not read it.
