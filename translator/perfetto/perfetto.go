@@ -183,6 +183,11 @@ func (t *Trace) packet(data []byte, sequences map[uint64]*sequence, limits Limit
 	if !p.hasPerfSample {
 		return nil
 	}
+	return t.addSample(p, seq, limits)
+}
+
+// addSample adds the PerfSample of p, its callstack resolved in seq.
+func (t *Trace) addSample(p tracePacket, seq *sequence, limits Limits) error {
 	if len(t.Samples) >= limits.MaxSamples {
 		return fmt.Errorf("%w: more than %d samples", ErrTooLarge, limits.MaxSamples)
 	}
@@ -284,6 +289,11 @@ func (s *sequence) callstack(id uint64, limits Limits) ([]Frame, error) {
 	if len(frameIDs) == 0 {
 		return nil, nil
 	}
+	return s.leafFirst(frameIDs)
+}
+
+// leafFirst resolves the frames of a callstack, reversed.
+func (s *sequence) leafFirst(frameIDs []uint64) ([]Frame, error) {
 	frames := make([]Frame, len(frameIDs))
 	for i, fid := range frameIDs {
 		f, err := s.frame(fid)
@@ -445,25 +455,40 @@ func appendRepeated(dst *[]uint64, typ protowire.Type, b []byte, x uint64) error
 // clockSnapshot reads ClockSnapshot.clocks: the boot and realtime clocks
 // at one moment give the offset between them (BootToRealtime).
 func (t *Trace) clockSnapshot(data []byte) error {
-	var boot, realtime uint64
-	var hasBoot, hasReal bool
+	var clocks clockPair
 	err := eachField(data, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
 		if num != clockSnapshotFieldClocks || typ != protowire.BytesType {
 			return nil
 		}
 		id, ts, err := readClock(v)
-		switch id {
-		case ClockBoottime:
-			boot, hasBoot = ts, true
-		case ClockRealtime:
-			realtime, hasReal = ts, true
-		}
+		clocks.put(id, ts)
 		return err
 	})
-	if err == nil && hasBoot && hasReal {
-		t.BootToRealtime, t.HasClocks = int64(realtime-boot), true
+	if offset, ok := clocks.offset(); err == nil && ok {
+		t.BootToRealtime, t.HasClocks = offset, true
 	}
 	return err
+}
+
+// clockPair is the boot and realtime clocks of one snapshot.
+type clockPair struct {
+	boot, realtime   uint64
+	hasBoot, hasReal bool
+}
+
+// put reads one clock of the snapshot; other clocks are left alone.
+func (c *clockPair) put(id, ts uint64) {
+	switch id {
+	case ClockBoottime:
+		c.boot, c.hasBoot = ts, true
+	case ClockRealtime:
+		c.realtime, c.hasReal = ts, true
+	}
+}
+
+// offset is realtime − boottime, when the snapshot had both.
+func (c *clockPair) offset() (int64, bool) {
+	return int64(c.realtime - c.boot), c.hasBoot && c.hasReal
 }
 
 // readClock reads ClockSnapshot.Clock.clock_id and .timestamp.
