@@ -58,15 +58,25 @@ func Convert(pd pprofile.Profiles) ([]*profile.Profile, error) {
 	var out []*profile.Profile
 	for ri, rp := range pd.ResourceProfiles().All() {
 		for si, sp := range rp.ScopeProfiles().All() {
-			for pi, p := range sp.Profiles().All() {
-				c := newConverter(dict)
-				pp, err := c.convert(rp.Resource(), p)
-				if err != nil {
-					return nil, fmt.Errorf("resource %d scope %d profile %d: %w", ri, si, pi, err)
-				}
-				out = append(out, pp)
+			converted, err := convertScope(dict, rp.Resource(), sp)
+			if err != nil {
+				return nil, fmt.Errorf("resource %d scope %d %w", ri, si, err)
 			}
+			out = append(out, converted...)
 		}
+	}
+	return out, nil
+}
+
+// convertScope converts the profiles of one scope, each on its own.
+func convertScope(dict pprofile.ProfilesDictionary, res pcommon.Resource, sp pprofile.ScopeProfiles) ([]*profile.Profile, error) {
+	out := make([]*profile.Profile, 0, sp.Profiles().Len())
+	for pi, p := range sp.Profiles().All() {
+		pp, err := newConverter(dict).convert(res, p)
+		if err != nil {
+			return nil, fmt.Errorf("profile %d: %w", pi, err)
+		}
+		out = append(out, pp)
 	}
 	return out, nil
 }
@@ -137,19 +147,11 @@ func (c *converter) header(p pprofile.Profile) error {
 // comments converts Resource.attributes and Profile.attribute_indices,
 // which pprof has no place for, into "key=value" comments.
 func (c *converter) comments(res pcommon.Resource, p pprofile.Profile) error {
+	comment := func(key string, val pcommon.Value) { c.out.Comments = append(c.out.Comments, key+"="+val.AsString()) }
 	for k, v := range res.Attributes().All() {
-		c.out.Comments = append(c.out.Comments, k+"="+v.AsString())
+		comment(k, v)
 	}
-	for i, idx := range p.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(idx)
-		if err != nil {
-			return fmt.Errorf("attribute_indices[%d]: %w", i, err)
-		}
-		if ok {
-			c.out.Comments = append(c.out.Comments, key+"="+val.AsString())
-		}
-	}
-	return nil
+	return c.eachAttribute(p.AttributeIndices(), comment)
 }
 
 func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
@@ -162,17 +164,9 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 	}
 	ps.Location = locs
 
-	// Sample.attribute_indices
-	for i, idx := range s.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(idx)
-		if err != nil {
-			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
-		}
-		if ok {
-			addLabel(ps, key, val)
-		}
+	if err := c.labels(ps, s.AttributeIndices()); err != nil {
+		return nil, err
 	}
-
 	// Sample.link_index
 	if li := s.LinkIndex(); li != 0 {
 		link, ok := c.dict.Link(li)
@@ -182,6 +176,26 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 		addLinkLabels(ps, link)
 	}
 	return ps, nil
+}
+
+// labels converts Sample.attribute_indices into labels.
+func (c *converter) labels(ps *profile.Sample, indices pcommon.Int32Slice) error {
+	return c.eachAttribute(indices, func(key string, val pcommon.Value) { addLabel(ps, key, val) })
+}
+
+// eachAttribute calls f with the key and value of each attribute of
+// indices; index 0, the table's reserved empty entry, is none.
+func (c *converter) eachAttribute(indices pcommon.Int32Slice, f func(key string, val pcommon.Value)) error {
+	for i, idx := range indices.All() {
+		key, val, ok, err := c.attribute(idx)
+		if err != nil {
+			return fmt.Errorf("attribute_indices[%d]: %w", i, err)
+		}
+		if ok {
+			f(key, val)
+		}
+	}
+	return nil
 }
 
 // addLabel adds a sample attribute as a label: a numeric one for an
@@ -240,16 +254,24 @@ func (c *converter) stack(idx int32) ([]*profile.Location, error) {
 	if !ok {
 		return nil, c.dict.OutOfRange("stack_index", idx, pprofdict.Stacks)
 	}
-	indices := stack.LocationIndices()
+	locs, err := c.stackLocations(stack.LocationIndices())
+	if err != nil {
+		return nil, fmt.Errorf("stack %d %w", idx, err)
+	}
+	c.stacks[idx] = locs
+	return locs, nil
+}
+
+// stackLocations converts Stack.location_indices.
+func (c *converter) stackLocations(indices pcommon.Int32Slice) ([]*profile.Location, error) {
 	locs := make([]*profile.Location, 0, indices.Len())
 	for i, li := range indices.All() {
 		loc, err := c.location(li)
 		if err != nil {
-			return nil, fmt.Errorf("stack %d location_indices[%d]: %w", idx, i, err)
+			return nil, fmt.Errorf("location_indices[%d]: %w", i, err)
 		}
 		locs = append(locs, loc)
 	}
-	c.stacks[idx] = locs
 	return locs, nil
 }
 
@@ -266,13 +288,8 @@ func (c *converter) location(idx int32) (*profile.Location, error) {
 		Address: l.Address(),
 	}
 
-	// Location.mapping_index
-	if mi := l.MappingIndex(); mi != 0 {
-		m, err := c.mapping(mi)
-		if err != nil {
-			return nil, fmt.Errorf("location %d: %w", idx, err)
-		}
-		loc.Mapping = m
+	if err := c.locationMapping(loc, l.MappingIndex(), idx); err != nil {
+		return nil, err
 	}
 	if err := c.lines(loc, l, idx); err != nil {
 		return nil, err
@@ -280,6 +297,20 @@ func (c *converter) location(idx int32) (*profile.Location, error) {
 	c.out.Location = append(c.out.Location, loc)
 	c.locations[idx] = loc
 	return loc, nil
+}
+
+// locationMapping converts Location.mapping_index mi (0 for none) of
+// location idx.
+func (c *converter) locationMapping(loc *profile.Location, mi, idx int32) error {
+	if mi == 0 {
+		return nil
+	}
+	m, err := c.mapping(mi)
+	if err != nil {
+		return fmt.Errorf("location %d: %w", idx, err)
+	}
+	loc.Mapping = m
+	return nil
 }
 
 // lines converts Location.lines: OTLP lists inlined frames callee first,
@@ -317,24 +348,21 @@ func (c *converter) function(idx int32) (*profile.Function, error) {
 	if !ok {
 		return nil, c.dict.OutOfRange("function_index", idx, pprofdict.Functions)
 	}
-	name, err := c.str(f.NameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d name: %w", idx, err)
-	}
-	system, err := c.str(f.SystemNameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d system_name: %w", idx, err)
-	}
-	file, err := c.str(f.FilenameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d filename: %w", idx, err)
-	}
-	fn := &profile.Function{
-		ID:         uint64(len(c.out.Function) + 1),
-		Name:       name,
-		SystemName: system,
-		Filename:   file,
-		StartLine:  f.StartLine(),
+	fn := &profile.Function{ID: uint64(len(c.out.Function) + 1), StartLine: f.StartLine()}
+	for _, field := range [...]struct {
+		name string
+		idx  int32
+		dst  *string
+	}{
+		// Function.name, .system_name, .filename
+		{"name", f.NameStrindex(), &fn.Name},
+		{"system_name", f.SystemNameStrindex(), &fn.SystemName},
+		{"filename", f.FilenameStrindex(), &fn.Filename},
+	} {
+		var err error
+		if *field.dst, err = c.str(field.idx); err != nil {
+			return nil, fmt.Errorf("function %d %s: %w", idx, field.name, err)
+		}
 	}
 	c.out.Function = append(c.out.Function, fn)
 	c.functions[idx] = fn
@@ -375,21 +403,21 @@ func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
 // the build id has a pprof field (buildIDKeys, in order of preference).
 func (c *converter) buildID(pm pprofile.Mapping, idx int32) (string, error) {
 	attrs := make(map[string]string, pm.AttributeIndices().Len())
-	for i, ai := range pm.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(ai)
-		if err != nil {
-			return "", fmt.Errorf("mapping %d attribute_indices[%d]: %w", idx, i, err)
-		}
-		if ok {
-			attrs[key] = val.AsString()
-		}
+	if err := c.eachAttribute(pm.AttributeIndices(), func(key string, val pcommon.Value) { attrs[key] = val.AsString() }); err != nil {
+		return "", fmt.Errorf("mapping %d %w", idx, err)
 	}
+	return preferredBuildID(attrs), nil
+}
+
+// preferredBuildID is the first build id of buildIDKeys a mapping has;
+// "" for none.
+func preferredBuildID(attrs map[string]string) string {
 	for _, k := range buildIDKeys {
 		if v := attrs[k]; v != "" {
-			return v, nil
+			return v
 		}
 	}
-	return "", nil
+	return ""
 }
 
 // attribute resolves an attribute_table reference. ok is false for index 0,
