@@ -219,24 +219,36 @@ func androidTransactions(a androidPayload) ([]sentry.Transaction, error) {
 		out = []sentry.Transaction{{ID: strings.ReplaceAll(a.TransactionID, "-", ""), Name: a.TransactionName,
 			TraceID: strings.ReplaceAll(a.TraceID, "-", "")}}
 	}
-	if len(a.Transactions) > 0 {
-		var txs []struct {
-			ID              string      `json:"id"`
-			Name            string      `json:"name"`
-			TraceID         string      `json:"trace_id"`
-			ActiveThreadID  json.Number `json:"active_thread_id"`
-			RelativeStartNS json.Number `json:"relative_start_ns"`
-			RelativeEndNS   json.Number `json:"relative_end_ns"`
-		}
-		if err := json.Unmarshal(a.Transactions, &txs); err != nil {
-			return nil, sentry.NewError(sentry.ReasonInvalidTransactionMetadata, "transactions: "+err.Error())
-		}
-		for _, tx := range txs {
-			start, _ := strconv.ParseUint(tx.RelativeStartNS.String(), 10, 64)
-			end, _ := strconv.ParseUint(tx.RelativeEndNS.String(), 10, 64)
-			out = append(out, sentry.Transaction{ID: tx.ID, Name: tx.Name, TraceID: tx.TraceID,
-				ActiveThreadID: tx.ActiveThreadID.String(), RelativeStartNS: start, RelativeEndNS: end})
-		}
+	if len(a.Transactions) == 0 {
+		return out, nil
+	}
+	txs, err := decodeAndroidTransactions(a.Transactions)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, txs...), nil
+}
+
+// decodeAndroidTransactions reads "transactions"[]: "id", "name",
+// "trace_id", "active_thread_id", "relative_start_ns", "relative_end_ns".
+func decodeAndroidTransactions(raw json.RawMessage) ([]sentry.Transaction, error) {
+	var txs []struct {
+		ID              string      `json:"id"`
+		Name            string      `json:"name"`
+		TraceID         string      `json:"trace_id"`
+		ActiveThreadID  json.Number `json:"active_thread_id"`
+		RelativeStartNS json.Number `json:"relative_start_ns"`
+		RelativeEndNS   json.Number `json:"relative_end_ns"`
+	}
+	if err := json.Unmarshal(raw, &txs); err != nil {
+		return nil, sentry.NewError(sentry.ReasonInvalidTransactionMetadata, "transactions: "+err.Error())
+	}
+	out := make([]sentry.Transaction, 0, len(txs))
+	for _, tx := range txs {
+		start, _ := strconv.ParseUint(tx.RelativeStartNS.String(), 10, 64)
+		end, _ := strconv.ParseUint(tx.RelativeEndNS.String(), 10, 64)
+		out = append(out, sentry.Transaction{ID: tx.ID, Name: tx.Name, TraceID: tx.TraceID,
+			ActiveThreadID: tx.ActiveThreadID.String(), RelativeStartNS: start, RelativeEndNS: end})
 	}
 	return out, nil
 }
@@ -257,14 +269,18 @@ func addJSProfile(p *sentry.Profile, raw json.RawMessage) error {
 	stackBase := int64(p.Stacks.Len())
 	appendJSStacks(p, js)
 	appendJSSamples(p, js.Samples, stackBase, jsInterval(js.Samples))
-	// The JS thread is usually a thread of the trace too (mqt_js): its
-	// name there stays.
-	for _, tm := range js.ThreadMetadata {
+	addThreadMetadata(p, js.ThreadMetadata)
+	return nil
+}
+
+// addThreadMetadata adds the threads p does not name yet: the JS thread is
+// usually a thread of the trace too (mqt_js), and its name there stays.
+func addThreadMetadata(p *sentry.Profile, threads []sentry.ThreadMetadata) {
+	for _, tm := range threads {
 		if !slices.ContainsFunc(p.ThreadMetadata, func(have sentry.ThreadMetadata) bool { return have.ThreadID == tm.ThreadID }) {
 			p.ThreadMetadata = append(p.ThreadMetadata, tm)
 		}
 	}
-	return nil
 }
 
 // decodeJSProfile reads `js_profile` as the "profile" of a V2 JavaScript
@@ -277,13 +293,17 @@ func decodeJSProfile(raw json.RawMessage) (*sentry.Profile, error) {
 	if err != nil {
 		return nil, sentry.NewError(sentry.ReasonInvalidJSON, "js_profile: "+err.Error())
 	}
-	if err := sentry.Validate(js, sentry.DefaultLimits()); err != nil {
-		var serr *sentry.Error
-		if !errors.As(err, &serr) || serr.Reason == sentry.ReasonMalformedSamples || serr.Reason == sentry.ReasonMalformedStacks {
-			return nil, sentry.NewError(sentry.ReasonMalformedSamples, "js_profile: "+err.Error())
-		}
+	if err := sentry.Validate(js, sentry.DefaultLimits()); err != nil && malformedJS(err) {
+		return nil, sentry.NewError(sentry.ReasonMalformedSamples, "js_profile: "+err.Error())
 	}
 	return js, nil
+}
+
+// malformedJS reports whether a JS profile's validation error is one of
+// its samples or stacks (or not a Relay rule at all).
+func malformedJS(err error) bool {
+	var serr *sentry.Error
+	return !errors.As(err, &serr) || serr.Reason == sentry.ReasonMalformedSamples || serr.Reason == sentry.ReasonMalformedStacks
 }
 
 // appendJSStacks appends the JS profile's frames (platform "javascript"
@@ -478,12 +498,8 @@ func androidMeasurements(p *sentry.Profile, raw json.RawMessage, start time.Time
 		return nil
 	}
 	var ms map[string]struct {
-		Unit   string `json:"unit"`
-		Values []struct {
-			Value   float64         `json:"value"`
-			Elapsed json.Number     `json:"elapsed_since_start_ns"`
-			TS      json.RawMessage `json:"timestamp"`
-		} `json:"values"`
+		Unit   string               `json:"unit"`
+		Values []androidMeasurement `json:"values"`
 	}
 	if err := json.Unmarshal(raw, &ms); err != nil {
 		return sentry.NewError(sentry.ReasonInvalidJSON, fmt.Sprintf("measurements: %v", err))
@@ -497,21 +513,35 @@ func androidMeasurements(p *sentry.Profile, raw json.RawMessage, start time.Time
 		m := ms[name]
 		out := sentry.Measurement{Name: name, Unit: m.Unit}
 		for _, v := range m.Values {
-			mv := sentry.MeasurementValue{Value: v.Value}
-			elapsed, err := strconv.ParseUint(v.Elapsed.String(), 10, 64)
-			switch {
-			case err == nil && p.Version == sentry.VersionV1:
-				mv.ElapsedSinceStartNS = elapsed
-			case err == nil:
-				mv.Timestamp = start.UnixNano() + int64(elapsed)
-			default:
-				if ts, ok := androidTimestamp(v.TS); ok {
-					mv.Timestamp = ts.UnixNano()
-				}
-			}
-			out.Values = append(out.Values, mv)
+			out.Values = append(out.Values, androidMeasurementValue(v, p.Version, start))
 		}
 		p.Measurements = append(p.Measurements, out)
 	}
 	return nil
+}
+
+// androidMeasurement is one value of a measurement as Android SDKs send
+// it.
+type androidMeasurement struct {
+	Value   float64         `json:"value"`
+	Elapsed json.Number     `json:"elapsed_since_start_ns"`
+	TS      json.RawMessage `json:"timestamp"`
+}
+
+// androidMeasurementValue: "value", and "elapsed_since_start_ns" (kept in
+// a V1 profile, from start in a chunk), else "timestamp".
+func androidMeasurementValue(v androidMeasurement, version string, start time.Time) sentry.MeasurementValue {
+	mv := sentry.MeasurementValue{Value: v.Value}
+	elapsed, err := strconv.ParseUint(v.Elapsed.String(), 10, 64)
+	switch {
+	case err == nil && version == sentry.VersionV1:
+		mv.ElapsedSinceStartNS = elapsed
+	case err == nil:
+		mv.Timestamp = start.UnixNano() + int64(elapsed)
+	default:
+		if ts, ok := androidTimestamp(v.TS); ok {
+			mv.Timestamp = ts.UnixNano()
+		}
+	}
+	return mv
 }

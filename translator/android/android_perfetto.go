@@ -29,12 +29,8 @@ func DecodePerfettoChunk(meta, trace []byte, fallback time.Time, limits perfetto
 	if err != nil {
 		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
 	}
-	p := &sentry.Profile{
-		Version: sentry.VersionV2, Platform: "android", ChunkID: a.ChunkID, ProfilerID: a.ProfilerID,
-		Release: a.Release, Environment: a.Environment,
-		ClientSDK: sentry.ClientSDK{Name: a.ClientSDK.Name, Version: a.ClientSDK.Version},
-	}
-	if err := androidDebugMeta(p, a); err != nil {
+	p, err := perfettoMetadata(a)
+	if err != nil {
 		return nil, err
 	}
 	c := newPerfettoChunk(p, tr, fallback)
@@ -42,6 +38,21 @@ func DecodePerfettoChunk(meta, trace []byte, fallback time.Time, limits perfetto
 		c.addSample(s)
 	}
 	if err := androidMeasurements(p, a.Measurements, fallback); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// perfettoMetadata maps a Perfetto chunk's metadata: "chunk_id",
+// "profiler_id", "release", "environment", "client_sdk", "debug_meta" and
+// "build_id".
+func perfettoMetadata(a androidPayload) (*sentry.Profile, error) {
+	p := &sentry.Profile{
+		Version: sentry.VersionV2, Platform: "android", ChunkID: a.ChunkID, ProfilerID: a.ProfilerID,
+		Release: a.Release, Environment: a.Environment,
+		ClientSDK: sentry.ClientSDK{Name: a.ClientSDK.Name, Version: a.ClientSDK.Version},
+	}
+	if err := androidDebugMeta(p, a); err != nil {
 		return nil, err
 	}
 	return p, nil
