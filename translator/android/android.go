@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -81,19 +82,28 @@ func DecodeAndroid(payload []byte, fallback time.Time, limits art.Limits) (*sent
 	if err := json.Unmarshal(payload, &a); err != nil {
 		return nil, nil, sentry.NewError(sentry.ReasonInvalidJSON, err.Error())
 	}
-	raw, err := art.DecodeBase64(a.SampledProfile)
+	trace, err := decodeSampledProfile(a.SampledProfile, limits)
 	if err != nil {
-		return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
-	}
-	trace, err := art.Decode(raw, limits)
-	if err != nil {
-		return nil, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+		return nil, nil, err
 	}
 	p, err := androidProfile(a, trace, fallback)
 	if err != nil {
 		return nil, nil, err
 	}
 	return p, undeclaredWarning(trace), nil
+}
+
+// decodeSampledProfile reads "sampled_profile": a base64 ART method trace.
+func decodeSampledProfile(sampled string, limits art.Limits) (*art.Trace, error) {
+	raw, err := art.DecodeBase64(sampled)
+	if err != nil {
+		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+	}
+	trace, err := art.Decode(raw, limits)
+	if err != nil {
+		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+	}
+	return trace, nil
 }
 
 // DecodeARTTrace turns a bare ART method trace file (either form, as
@@ -120,16 +130,22 @@ func undeclaredWarning(trace *art.Trace) []*sentry.Error {
 	if len(trace.Undeclared) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, min(len(trace.Undeclared), 5))
-	for _, id := range trace.Undeclared[:cap(ids)] {
-		ids = append(ids, fmt.Sprintf("%#x", id))
-	}
-	if len(trace.Undeclared) > len(ids) {
-		ids = append(ids, "…")
-	}
 	return []*sentry.Error{sentry.NewError(sentry.ReasonInvalidSampledProfile, fmt.Sprintf(
 		"%d records name %d methods the trace does not declare (%s); kept as %s.<id>",
-		trace.UndeclaredRecords, len(trace.Undeclared), strings.Join(ids, ", "), art.UnknownClass))}
+		trace.UndeclaredRecords, len(trace.Undeclared), strings.Join(firstIDs(trace.Undeclared, 5), ", "), art.UnknownClass))}
+}
+
+// firstIDs are the first n method ids in hex, "…" after them when there
+// are more.
+func firstIDs(ids []uint32, n int) []string {
+	out := make([]string, 0, min(len(ids), n)+1)
+	for _, id := range ids[:min(len(ids), n)] {
+		out = append(out, fmt.Sprintf("%#x", id))
+	}
+	if len(ids) > n {
+		out = append(out, "…")
+	}
+	return out
 }
 
 // androidProfile maps the payload's metadata and the trace's samples.
@@ -315,13 +331,17 @@ func appendJSStacks(p *sentry.Profile, js *sentry.Profile) {
 		p.Frames = append(p.Frames, f)
 	}
 	for i := range js.Stacks.Len() {
-		stack := js.Stacks.At(i)
-		indices := make([]int64, len(stack))
-		for k, f := range stack {
-			indices[k] = frameBase + f
-		}
-		p.Stacks.Append(indices...)
+		p.Stacks.Append(offsetFrames(js.Stacks.At(i), frameBase)...)
 	}
+}
+
+// offsetFrames is a stack's frame indices moved by base.
+func offsetFrames(stack []int64, base int64) []int64 {
+	indices := make([]int64, len(stack))
+	for k, f := range stack {
+		indices[k] = base + f
+	}
+	return indices
 }
 
 // appendJSSamples appends the JS samples, their stacks after stackBase,
@@ -331,11 +351,8 @@ func appendJSSamples(p *sentry.Profile, samples []sentry.Sample, stackBase int64
 	start := p.Timestamp.UnixNano()
 	for _, s := range samples {
 		s.StackID += stackBase
-		if p.Version == sentry.VersionV1 {
-			if s.Timestamp < start {
-				continue // before the profile: no place on its relative clock
-			}
-			s.ElapsedSinceStartNS, s.Timestamp = uint64(s.Timestamp-start), 0
+		if p.Version == sentry.VersionV1 && !sinceStart(&s, start) {
+			continue // before the profile: no place on its relative clock
 		}
 		p.Samples = append(p.Samples, s)
 		p.SampleWallNS = append(p.SampleWallNS, interval)
@@ -343,6 +360,29 @@ func appendJSSamples(p *sentry.Profile, samples []sentry.Sample, stackBase int64
 			p.SampleCPUNS = append(p.SampleCPUNS, 0) // the JS profiler measures no CPU time
 		}
 	}
+}
+
+// sinceStart puts a JS sample's "timestamp" on a V1 profile's clock: the
+// time since start; false for a sample before it.
+func sinceStart(s *sentry.Sample, start int64) bool {
+	if s.Timestamp < start {
+		return false
+	}
+	s.ElapsedSinceStartNS, s.Timestamp = uint64(s.Timestamp-start), 0
+	return true
+}
+
+// threadIDTexts remembers each thread id's decimal text, the "thread_id"
+// of its samples.
+type threadIDTexts map[uint32]string
+
+func (t threadIDTexts) of(tid uint32) string {
+	text, ok := t[tid]
+	if !ok {
+		text = strconv.FormatUint(uint64(tid), 10)
+		t[tid] = text
+	}
+	return text
 }
 
 // jsInterval is the median interval between consecutive JS samples (the
@@ -368,19 +408,14 @@ func addTraceSamples(p *sentry.Profile, trace *art.Trace, start time.Time) {
 	sl := trace.Slices()
 	addTraceStacks(p, trace, sl.Stacks)
 	base := start.UnixNano()
-	threadIDs := map[uint32]string{}
+	threadIDs := threadIDTexts{}
 	p.Samples = make([]sentry.Sample, 0, len(sl.Slices))
 	p.SampleWallNS = make([]uint64, 0, len(sl.Slices))
 	if trace.Clock == art.ClockDual {
 		p.SampleCPUNS = make([]uint64, 0, len(sl.Slices))
 	}
 	for _, s := range sl.Slices {
-		tid, ok := threadIDs[s.Thread]
-		if !ok {
-			tid = strconv.FormatUint(uint64(s.Thread), 10)
-			threadIDs[s.Thread] = tid
-		}
-		addSlice(p, s, tid, base)
+		addSlice(p, s, threadIDs.of(s.Thread), base)
 	}
 	for _, th := range trace.Threads {
 		p.ThreadMetadata = append(p.ThreadMetadata, sentry.ThreadMetadata{ThreadID: strconv.FormatUint(uint64(th.ID), 10), Name: th.Name})
@@ -457,12 +492,18 @@ func androidDebugMeta(p *sentry.Profile, a androidPayload) error {
 	}
 	p.DebugMeta.Images = append(p.DebugMeta.Images, images...)
 	// build_id → a proguard image of that uuid, unless debug_meta has it.
-	if a.BuildID != "" && !slices.ContainsFunc(p.DebugMeta.Images, func(img sentry.Image) bool {
-		return img.Type == "proguard" && strings.EqualFold(img.UUID, a.BuildID)
-	}) {
+	if a.BuildID != "" && !hasProguardImage(p.DebugMeta.Images, a.BuildID) {
 		p.DebugMeta.Images = append(p.DebugMeta.Images, sentry.Image{Type: "proguard", UUID: a.BuildID})
 	}
 	return nil
+}
+
+// hasProguardImage reports whether images hold the ProGuard mapping of
+// uuid.
+func hasProguardImage(images []sentry.Image, uuid string) bool {
+	return slices.ContainsFunc(images, func(img sentry.Image) bool {
+		return img.Type == "proguard" && strings.EqualFold(img.UUID, uuid)
+	})
 }
 
 // debugMetaImages reads "debug_meta"."images"[]: "type", "uuid",
@@ -504,12 +545,7 @@ func androidMeasurements(p *sentry.Profile, raw json.RawMessage, start time.Time
 	if err := json.Unmarshal(raw, &ms); err != nil {
 		return sentry.NewError(sentry.ReasonInvalidJSON, fmt.Sprintf("measurements: %v", err))
 	}
-	names := make([]string, 0, len(ms))
-	for name := range ms {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(ms)) {
 		m := ms[name]
 		out := sentry.Measurement{Name: name, Unit: m.Unit}
 		for _, v := range m.Values {

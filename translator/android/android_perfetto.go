@@ -21,13 +21,9 @@ import (
 // pc relative to it. Without a clock snapshot the samples keep their
 // spacing and end at fallback.
 func DecodePerfettoChunk(meta, trace []byte, fallback time.Time, limits perfetto.Limits) (*sentry.Profile, error) {
-	var a androidPayload
-	if err := json.Unmarshal(meta, &a); err != nil {
-		return nil, sentry.NewError(sentry.ReasonInvalidJSON, "Perfetto chunk metadata: "+err.Error())
-	}
-	tr, err := perfetto.Decode(trace, limits)
+	a, tr, err := decodePerfettoParts(meta, trace, limits)
 	if err != nil {
-		return nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+		return nil, err
 	}
 	p, err := perfettoMetadata(a)
 	if err != nil {
@@ -41,6 +37,20 @@ func DecodePerfettoChunk(meta, trace []byte, fallback time.Time, limits perfetto
 		return nil, err
 	}
 	return p, nil
+}
+
+// decodePerfettoParts reads a Perfetto chunk's JSON metadata and its
+// binary trace.
+func decodePerfettoParts(meta, trace []byte, limits perfetto.Limits) (androidPayload, *perfetto.Trace, error) {
+	var a androidPayload
+	if err := json.Unmarshal(meta, &a); err != nil {
+		return a, nil, sentry.NewError(sentry.ReasonInvalidJSON, "Perfetto chunk metadata: "+err.Error())
+	}
+	tr, err := perfetto.Decode(trace, limits)
+	if err != nil {
+		return a, nil, sentry.NewError(sentry.ReasonInvalidSampledProfile, err.Error())
+	}
+	return a, tr, nil
 }
 
 // perfettoMetadata maps a Perfetto chunk's metadata: "chunk_id",
@@ -61,14 +71,13 @@ func perfettoMetadata(a androidPayload) (*sentry.Profile, error) {
 // perfettoChunk builds a chunk's frames, stacks and samples from a
 // trace's samples, each frame, image, stack and thread id once.
 type perfettoChunk struct {
-	p      *sentry.Profile
-	trace  *perfetto.Trace
-	shift  int64
-	frames map[perfettoFrameKey]int64
-	images map[string]int
-	stacks map[string]int64
-	// threads are the thread ids as decimal text, by tid.
-	threads map[uint32]string
+	p       *sentry.Profile
+	trace   *perfetto.Trace
+	shift   int64
+	frames  map[perfettoFrameKey]int64
+	images  map[string]int
+	stacks  map[string]int64
+	threads threadIDTexts
 	key     strings.Builder
 }
 
@@ -79,7 +88,7 @@ type perfettoFrameKey struct {
 
 func newPerfettoChunk(p *sentry.Profile, tr *perfetto.Trace, fallback time.Time) *perfettoChunk {
 	return &perfettoChunk{p: p, trace: tr, shift: perfettoShift(tr, fallback),
-		frames: map[perfettoFrameKey]int64{}, images: map[string]int{}, stacks: map[string]int64{}, threads: map[uint32]string{}}
+		frames: map[perfettoFrameKey]int64{}, images: map[string]int{}, stacks: map[string]int64{}, threads: threadIDTexts{}}
 }
 
 // perfettoShift is what moves a trace without realtime so that its
@@ -102,12 +111,7 @@ func (c *perfettoChunk) addSample(s perfetto.Sample) {
 	if !ok {
 		at = int64(s.Timestamp) + c.shift
 	}
-	tid, ok := c.threads[s.TID]
-	if !ok {
-		tid = strconv.FormatUint(uint64(s.TID), 10)
-		c.threads[s.TID] = tid
-	}
-	c.p.Samples = append(c.p.Samples, sentry.Sample{StackID: c.stack(s.Frames), ThreadID: tid, Timestamp: at})
+	c.p.Samples = append(c.p.Samples, sentry.Sample{StackID: c.stack(s.Frames), ThreadID: c.threads.of(s.TID), Timestamp: at})
 }
 
 // stack is the "stacks" index of a sample's frames, added once.
