@@ -79,25 +79,36 @@ type slicer struct {
 // event ends the slice the event's thread was in and enters or leaves its
 // method.
 func (sl *slicer) event(e Event) {
-	s := sl.threads[e.Thread]
-	if s == nil {
-		s = &threadState{}
-		sl.threads[e.Thread] = s
-	}
+	s := sl.thread(e.Thread)
 	now := sl.at(e)
 	if s.started {
 		sl.emit(e.Thread, s, now, e.CPU)
 	}
-	if e.Action == Enter {
-		s.stack = append(s.stack, e.Method)
-	} else {
-		s.stack = leave(s.stack, e.Method)
-	}
+	s.apply(e)
 	if !s.started || now > s.last {
 		s.last = now
 	}
 	s.cpu = e.CPU
 	s.started = true
+}
+
+// thread is the state of thread th, made on its first event.
+func (sl *slicer) thread(th uint32) *threadState {
+	s := sl.threads[th]
+	if s == nil {
+		s = &threadState{}
+		sl.threads[th] = s
+	}
+	return s
+}
+
+// apply enters or leaves the event's method.
+func (s *threadState) apply(e Event) {
+	if e.Action == Enter {
+		s.stack = append(s.stack, e.Method)
+	} else {
+		s.stack = leave(s.stack, e.Method)
+	}
 }
 
 // leave pops method, and whatever was entered after it, off stack; a
@@ -126,11 +137,17 @@ func (sl *slicer) emit(th uint32, s *threadState, until, cpu uint32) {
 	if len(s.stack) == 0 || until <= s.last {
 		return
 	}
-	slice := Slice{Thread: th, Stack: sl.stackID(s.stack), Start: s.last, Wall: until - s.last}
-	if sl.trace.Clock == ClockDual && cpu >= s.cpu {
-		slice.CPU = cpu - s.cpu
-	}
+	slice := Slice{Thread: th, Stack: sl.stackID(s.stack), Start: s.last, Wall: until - s.last, CPU: sl.cpuSince(s, cpu)}
 	sl.out.Slices = append(sl.out.Slices, slice)
+}
+
+// cpuSince is the thread's CPU time from its last change until cpu, on a
+// dual clock; 0 on one clock, or when the CPU clock went back.
+func (sl *slicer) cpuSince(s *threadState, cpu uint32) uint32 {
+	if sl.trace.Clock == ClockDual && cpu >= s.cpu {
+		return cpu - s.cpu
+	}
+	return 0
 }
 
 // stackID is the index of stack (root first) in out.Stacks (leaf first),

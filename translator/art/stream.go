@@ -39,23 +39,33 @@ func decodeStreaming(data []byte, limits Limits) (*Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.Version != h.version {
-		return nil, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, h.version, t.Version)
-	}
-	l, err := t.recordLayout(data)
+	l, err := t.streamingLayout(data, h, records)
 	if err != nil {
 		return nil, err
-	}
-	if l.size != h.size {
-		return nil, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, h.size, t.Clock, l.size)
-	}
-	if records == 0 {
-		return nil, ErrNoRecords
 	}
 	if err := t.readRecords(s, l, records, limits); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// streamingLayout is the records' layout, checked against the binary
+// header: the summary's version, the clock's record size, some records.
+func (t *Trace) streamingLayout(data []byte, h streamingHeader, records int) (layout, error) {
+	if t.Version != h.version {
+		return layout{}, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, h.version, t.Version)
+	}
+	l, err := t.recordLayout(data)
+	if err != nil {
+		return layout{}, err
+	}
+	if l.size != h.size {
+		return layout{}, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, h.size, t.Clock, l.size)
+	}
+	if records == 0 {
+		return layout{}, ErrNoRecords
+	}
+	return l, nil
 }
 
 // streamingHeader is what the binary header of a streaming trace says.
@@ -71,28 +81,53 @@ func readStreamingHeader(data []byte) (streamingHeader, error) {
 	if len(data) < 16 {
 		return streamingHeader{}, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
 	}
-	rawVersion := binary.LittleEndian.Uint16(data[4:])
-	if rawVersion&streamingVersionBits != streamingVersionBits {
-		return streamingHeader{}, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, rawVersion)
+	version, err := streamingVersion(binary.LittleEndian.Uint16(data[4:]))
+	if err != nil {
+		return streamingHeader{}, err
 	}
-	h := streamingHeader{version: int(rawVersion &^ streamingVersionBits), offset: int(binary.LittleEndian.Uint16(data[6:]))}
-	if h.version != 2 && h.version != 3 {
-		// ART streams versions 2 (one clock) and 3 (dual clock) only; a
-		// version 1 record's u1 thread id could not be told from an entry.
-		return streamingHeader{}, fmt.Errorf("%w: streaming version %d", ErrVersion, h.version)
+	h := streamingHeader{version: version, offset: int(binary.LittleEndian.Uint16(data[6:]))}
+	size, err := streamingRecordSize(data, h.version)
+	if err != nil {
+		return streamingHeader{}, err
 	}
-	// Version 2 writes one clock: 2 + 4 + 4 bytes; version 3 says.
-	h.size = 10
-	if h.version == 3 {
-		if len(data) < 18 {
-			return streamingHeader{}, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
-		}
-		h.size = int(binary.LittleEndian.Uint16(data[16:]))
+	h.size = size
+	return h, h.check(len(data))
+}
+
+// check reports a header whose records start outside the data (of length
+// bytes) or are too short for a record.
+func (h streamingHeader) check(length int) error {
+	if h.offset < 16 || h.offset > length || h.size < 10 {
+		return fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, h.offset, length, h.size)
 	}
-	if h.offset < 16 || h.offset > len(data) || h.size < 10 {
-		return streamingHeader{}, fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, h.offset, len(data), h.size)
+	return nil
+}
+
+// streamingVersion reads the u2 version of a streaming trace: the
+// streaming bits, then versions 2 (one clock) and 3 (dual clock) only,
+// which ART streams; a version 1 record's u1 thread id could not be told
+// from an entry.
+func streamingVersion(raw uint16) (int, error) {
+	if raw&streamingVersionBits != streamingVersionBits {
+		return 0, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, raw)
 	}
-	return h, nil
+	version := int(raw &^ streamingVersionBits)
+	if version != 2 && version != 3 {
+		return 0, fmt.Errorf("%w: streaming version %d", ErrVersion, version)
+	}
+	return version, nil
+}
+
+// streamingRecordSize is the size of a record: version 2 writes one clock
+// (2 + 4 + 4 bytes); version 3 says.
+func streamingRecordSize(data []byte, version int) (int, error) {
+	if version != 3 {
+		return 10, nil
+	}
+	if len(data) < 18 {
+		return 0, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	}
+	return int(binary.LittleEndian.Uint16(data[16:])), nil
 }
 
 // readRecords is the second pass: the records, in layout l, as t.Events.
@@ -124,8 +159,8 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 			if pos+s.size > len(s.data) {
 				break // a cut record, as in the regular form
 			}
-			if records++; records > limits.MaxEvents {
-				return 0, fmt.Errorf("%w: more than %d records", ErrTooLarge, limits.MaxEvents)
+			if records, err = countRecord(records, limits); err != nil {
+				return 0, err
 			}
 			pos += s.size
 			continue
@@ -135,11 +170,7 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 			return 0, err
 		}
 		if kind == entrySummary {
-			if err := t.readText(string(body), limits); err != nil {
-				return 0, fmt.Errorf("summary: %w", err)
-			}
-			t.addThreads(named)
-			return records, nil
+			return records, t.readSummary(body, named, limits)
 		}
 		if named, err = t.readEntry(kind, body, pos, s.u16(pos+3), named, limits); err != nil {
 			return 0, err
@@ -147,6 +178,24 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 		pos = next
 	}
 	return 0, fmt.Errorf("%w: streaming trace without its summary (cut before tracing stopped?)", ErrHeader)
+}
+
+// readSummary reads the summary entry (the text header) and adds the
+// threads only entries named.
+func (t *Trace) readSummary(body []byte, named []Thread, limits Limits) error {
+	if err := t.readText(string(body), limits); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	t.addThreads(named)
+	return nil
+}
+
+// countRecord counts one more record, within limits.
+func countRecord(records int, limits Limits) (int, error) {
+	if records++; records > limits.MaxEvents {
+		return 0, fmt.Errorf("%w: more than %d records", ErrTooLarge, limits.MaxEvents)
+	}
+	return records, nil
 }
 
 // readEntry reads the entry at byte pos: a method into t, or a thread (of
@@ -162,6 +211,16 @@ func (t *Trace) readEntry(kind byte, body []byte, pos int, tid uint16, named []T
 		return named, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
 	}
 	return append(named, Thread{ID: uint32(tid), Name: string(body)}), nil
+}
+
+// afterEntry is where the record or entry after the entry at pos starts;
+// -1 at the summary, which ends the records, or a broken entry.
+func (s stream) afterEntry(pos int) int {
+	kind, _, next, err := s.entry(pos)
+	if err != nil || kind == entrySummary {
+		return -1
+	}
+	return next
 }
 
 // addThreads adds the threads the trace does not list yet.
@@ -247,11 +306,9 @@ func (s stream) records() func(yield func(int, []byte) bool) {
 		n := 0
 		for pos := s.start; pos < len(s.data); {
 			if s.u16(pos) == 0 {
-				kind, _, next, err := s.entry(pos)
-				if err != nil || kind == entrySummary {
+				if pos = s.afterEntry(pos); pos < 0 {
 					return
 				}
-				pos = next
 				continue
 			}
 			if pos+s.size > len(s.data) || !yield(n, s.data[pos:pos+s.size]) {

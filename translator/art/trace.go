@@ -145,11 +145,17 @@ func Decode(data []byte, limits Limits) (*Trace, error) {
 	if slow < 0 {
 		return nil, fmt.Errorf("%w: no binary part (\"SLOW\")", ErrHeader)
 	}
+	return decodeRegular(data[:slow], data[slow:], limits)
+}
+
+// decodeRegular reads a trace in the regular form: the text header, then
+// the binary part.
+func decodeRegular(text, binaryPart []byte, limits Limits) (*Trace, error) {
 	t := &Trace{Methods: map[uint32]Method{}}
-	if err := t.readText(string(data[:slow]), limits); err != nil {
+	if err := t.readText(string(text), limits); err != nil {
 		return nil, err
 	}
-	if err := t.readBinary(data[slow:], limits); err != nil {
+	if err := t.readBinary(binaryPart, limits); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -183,14 +189,19 @@ func (t *Trace) readTextLine(section, line string, n int, limits Limits) error {
 	case "*threads":
 		return t.readThreadLine(line, n, limits)
 	case "*methods":
-		if err := t.addMethod(line, limits); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		return nil
+		return t.readMethodLine(line, n, limits)
 	case "*end":
 		return nil
 	}
 	return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n, line)
+}
+
+// readMethodLine reads a method declaration of the header (line n).
+func (t *Trace) readMethodLine(line string, n int, limits Limits) error {
+	if err := t.addMethod(line, limits); err != nil {
+		return fmt.Errorf("line %d: %w", n, err)
+	}
+	return nil
 }
 
 // readVersionLine reads the version (the section's first line), then a
@@ -208,6 +219,12 @@ func (t *Trace) readVersionLine(line string, n int) error {
 	if !ok {
 		return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n, line)
 	}
+	return t.readSetting(key, value, n)
+}
+
+// readSetting reads the settings the decoder uses: "clock" and
+// "elapsed-time-usec"; others are ignored.
+func (t *Trace) readSetting(key, value string, n int) error {
 	switch key {
 	case "clock":
 		t.Clock = Clock(value)
@@ -240,6 +257,12 @@ func (t *Trace) checkSettings() error {
 	if t.Version < 1 || t.Version > 3 {
 		return fmt.Errorf("%w: %d", ErrVersion, t.Version)
 	}
+	return t.checkClock()
+}
+
+// checkClock checks the header's clock: "wall", "thread-cpu" (the
+// format's default, when the header names none) or "dual".
+func (t *Trace) checkClock() error {
 	switch t.Clock {
 	case ClockWall, ClockThreadCPU, ClockDual:
 	case "":
@@ -264,6 +287,13 @@ func (t *Trace) addMethod(line string, limits Limits) error {
 	if len(t.Methods) >= limits.MaxMethods {
 		return fmt.Errorf("%w: more than %d methods", ErrTooLarge, limits.MaxMethods)
 	}
+	t.Methods[uint32(id)] = methodOf(fields)
+	return nil
+}
+
+// methodOf reads a method's class, name, signature and, when given, its
+// source file and line (a line that is no number is left out).
+func methodOf(fields []string) Method {
 	m := Method{Class: fields[1], Name: fields[2], Signature: fields[3]}
 	if len(fields) > 4 {
 		m.Source = fields[4]
@@ -273,8 +303,7 @@ func (t *Trace) addMethod(line string, limits Limits) error {
 			m.Line = uint32(l)
 		}
 	}
-	t.Methods[uint32(id)] = m
-	return nil
+	return m
 }
 
 // binaryRecords reads the binary header: the records and their layout.
@@ -292,10 +321,49 @@ func (t *Trace) binaryRecords(b []byte) ([]byte, layout, error) {
 	if err != nil {
 		return nil, layout{}, err
 	}
+	records, err := recordsAt(b, offset)
+	return records, l, err
+}
+
+// recordsAt is the records of a binary part, from offset (after the
+// 16-byte header, inside b).
+func recordsAt(b []byte, offset int) ([]byte, error) {
 	if offset < 16 || offset > len(b) {
-		return nil, layout{}, fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
+		return nil, fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
 	}
-	return b[offset:], l, nil
+	return b[offset:], nil
+}
+
+// clockLayout is where a record's fields are for the trace's version (the
+// thread id's size) and clock (one time or both), and its size.
+func (t *Trace) clockLayout() layout {
+	l := layout{tidSize: 2}
+	if t.Version == 1 {
+		l.tidSize = 1
+	}
+	switch t.Clock {
+	case ClockDual:
+		l.cpuAt, l.wallAt = l.tidSize+4, l.tidSize+8
+	case ClockWall:
+		l.wallAt = l.tidSize + 4
+	default:
+		l.cpuAt = l.tidSize + 4
+	}
+	l.size = max(l.cpuAt, l.wallAt) + 4
+	return l
+}
+
+// recordCount is how many whole records of size bytes there are in
+// length bytes: some, within limits.
+func recordCount(length, size int, limits Limits) (int, error) {
+	n := length / size
+	if n == 0 {
+		return 0, ErrNoRecords
+	}
+	if n > limits.MaxEvents {
+		return 0, fmt.Errorf("%w: %d records, limit %d", ErrTooLarge, n, limits.MaxEvents)
+	}
+	return n, nil
 }
 
 // readBinary reads "SLOW", u2 version, u2 offset of the first record, u8
@@ -306,12 +374,9 @@ func (t *Trace) readBinary(b []byte, limits Limits) error {
 	if err != nil {
 		return err
 	}
-	n := len(records) / layout.size
-	if n == 0 {
-		return ErrNoRecords
-	}
-	if n > limits.MaxEvents {
-		return fmt.Errorf("%w: %d records, limit %d", ErrTooLarge, n, limits.MaxEvents)
+	n, err := recordCount(len(records), layout.size, limits)
+	if err != nil {
+		return err
 	}
 	t.Events = make([]Event, 0, n)
 	undeclared := map[uint32]bool{}
@@ -344,19 +409,7 @@ type layout struct {
 // recordLayout is the layout of t's records; head is the binary header,
 // which in version 3 declares the record size at offset 16.
 func (t *Trace) recordLayout(head []byte) (layout, error) {
-	l := layout{tidSize: 2}
-	if t.Version == 1 {
-		l.tidSize = 1
-	}
-	switch t.Clock {
-	case ClockDual:
-		l.cpuAt, l.wallAt = l.tidSize+4, l.tidSize+8
-	case ClockWall:
-		l.wallAt = l.tidSize + 4
-	default:
-		l.cpuAt = l.tidSize + 4
-	}
-	l.size = max(l.cpuAt, l.wallAt) + 4
+	l := t.clockLayout()
 	if t.Version == 3 {
 		if len(head) < 18 {
 			return l, fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(head))
