@@ -8,7 +8,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -18,8 +19,8 @@ import (
 // from one item to the next.
 type translation struct {
 	decoder sentry.Decoder
-	builder *translator.ProfilesBuilder
-	opts    translator.ReceiveOptions
+	builder *profilesin.ProfilesBuilder
+	opts    profilesin.ReceiveOptions
 }
 
 // translate returns the profiles of data and the number of Sentry sample
@@ -34,11 +35,11 @@ func (t *translation) translate(data []byte) (pprofile.Profiles, int, error) {
 		return pprofile.Profiles{}, 0, fmt.Errorf("validate: %w", err)
 	}
 	if t.builder == nil {
-		t.builder = translator.NewProfilesBuilder(t.opts)
+		t.builder = profilesin.NewProfilesBuilder(t.opts)
 	} else {
 		t.builder.Reset(t.opts)
 	}
-	n := t.builder.Add(translator.DecodedProfile{Profile: p, Payload: data})
+	n := t.builder.Add(profilesin.DecodedProfile{Profile: p, Payload: data})
 	return t.builder.Profiles(), n, nil
 }
 
@@ -122,7 +123,7 @@ func benchmarkTranslate(b *testing.B, data []byte) {
 	b.Run("OursGrouped", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
-		t := translation{opts: translator.ReceiveOptions{GroupSamples: true}}
+		t := translation{opts: profilesin.ReceiveOptions{GroupSamples: true}}
 		pd, _, err := t.translate(data)
 		if err != nil {
 			b.Fatal(err)
@@ -194,7 +195,7 @@ func BenchmarkExport(b *testing.B) {
 		b.ReportAllocs()
 		var buf []byte
 		for b.Loop() {
-			chunks, drops := translator.FromProfiles(pd, translator.ExportOptions{})
+			chunks, drops := profilesout.FromProfiles(pd, profilesout.ExportOptions{})
 			if len(drops) > 0 {
 				b.Fatalf("drops: %v", drops)
 			}

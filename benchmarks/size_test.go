@@ -6,7 +6,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 
 // issueProtoRatio is issue 7's size target: the OTLP protobuf request of a
@@ -47,7 +47,7 @@ func TestProtoSizeRatio(t *testing.T) {
 	for _, tt := range tests {
 		for _, group := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/grouped=%t", tt.name, group), func(t *testing.T) {
-				tr := translation{opts: translator.ReceiveOptions{GroupSamples: group}}
+				tr := translation{opts: profilesin.ReceiveOptions{GroupSamples: group}}
 				pd, events, err := tr.translate(tt.data)
 				if err != nil {
 					t.Fatal(err)

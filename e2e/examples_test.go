@@ -21,8 +21,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -154,13 +154,13 @@ func otlpFromEnvelope(t *testing.T, body []byte) []byte {
 	t.Helper()
 	_, items, err := envelope.Parse(body, envelope.Limits{})
 	require.NoError(t, err)
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: "example-service"})
+	b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ServiceName: "example-service"})
 	for _, it := range items {
 		p, err := sentry.DecodeProfile(it.Payload)
 		require.NoError(t, err)
 		sentry.Normalize(p)
 		require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()))
-		b.Add(translator.DecodedProfile{Profile: p})
+		b.Add(profilesin.DecodedProfile{Profile: p})
 	}
 	req, err := pprofileotlp.NewExportRequestFromProfiles(b.Profiles()).MarshalProto()
 	require.NoError(t, err)

@@ -26,7 +26,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -612,7 +612,7 @@ func chunkProfiles(t *testing.T, chunk string) pprofile.Profiles {
 	t.Helper()
 	prof, err := sentry.DecodeProfile([]byte(chunk))
 	require.NoError(t, err)
-	return profilestest.ToProfiles([]translator.DecodedProfile{{Profile: prof}}, translator.ReceiveOptions{})
+	return profilestest.ToProfiles([]profilesin.DecodedProfile{{Profile: prof}}, profilesin.ReceiveOptions{})
 }
 
 // misbehavingSentry is the Sentry an exporter sends to, misbehaving as its
@@ -828,14 +828,14 @@ func TestHostileCollectorExporter(t *testing.T) {
 		require.NoError(t, err)
 		attack(t, p, "a 1 MiB string named by 400 functions", otlpURL, body, protobuf)
 
-		var decoded []translator.DecodedProfile
+		var decoded []profilesin.DecodedProfile
 		for i := range 8 {
 			prof, err := sentry.DecodeProfile([]byte(strings.Replace(nodeFrameChunk(fmt.Sprintf("%032x", 0xf2+i), []string{jsFrame("f", "/srv/app/app.js", 1, 1)}),
 				`"release":"app@1.0.0"`, fmt.Sprintf(`"release":"app@%d"`, i), 1)))
 			require.NoError(t, err)
-			decoded = append(decoded, translator.DecodedProfile{Profile: prof})
+			decoded = append(decoded, profilesin.DecodedProfile{Profile: prof})
 		}
-		agg := profilestest.ToProfiles(decoded, translator.ReceiveOptions{})
+		agg := profilestest.ToProfiles(decoded, profilesin.ReceiveOptions{})
 		for _, rp := range agg.ResourceProfiles().All() {
 			for _, sp := range rp.ScopeProfiles().All() {
 				for _, prof := range sp.Profiles().All() {

@@ -28,7 +28,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -196,8 +196,8 @@ func profilesOf(t *testing.T, payload string) pprofile.Profiles {
 	require.NoError(t, err)
 	sentry.Normalize(p)
 	require.NoError(t, sentry.Validate(p, sentry.DefaultLimits()))
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ProjectID: testProject})
-	require.Equal(t, samplesPerProfile, b.Add(translator.DecodedProfile{Profile: p, Payload: []byte(payload)}))
+	b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ProjectID: testProject})
+	require.Equal(t, samplesPerProfile, b.Add(profilesin.DecodedProfile{Profile: p, Payload: []byte(payload)}))
 	return b.Profiles()
 }
 

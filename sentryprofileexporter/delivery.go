@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.uber.org/zap"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -39,7 +39,7 @@ func (e *sentryExporter) plan(ctx context.Context, pd pprofile.Profiles) []*reso
 	byResource := map[int]*resourcePlan{}
 	var order []int
 	tooLarge := chunkCount{}
-	drops := translator.EachChunk(pd, e.exportOpts, func(c translator.Chunk) {
+	drops := profilesout.EachChunk(pd, e.exportOpts, func(c profilesout.Chunk) {
 		// SizeBound kept the chunk within the item limit while it was
 		// built; the payload is sized by the writer's own estimate, since
 		// it is kept until delivery and the bound may be several times it.

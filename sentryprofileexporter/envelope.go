@@ -6,17 +6,17 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 const (
-	itemTypeProfileChunk = translator.ItemTypeProfileChunk
+	itemTypeProfileChunk = itemrules.ItemTypeProfileChunk
 
 	// maxItemBytes is Relay's limit for one profile item; a larger chunk is
 	// rejected by Sentry, so it is dropped here with the reason Relay uses.
-	maxItemBytes = translator.MaxProfileItemBytes
+	maxItemBytes = itemrules.MaxProfileItemBytes
 	// maxEnvelopeBytes keeps an envelope well under Relay's 200 MiB limit on
 	// a decompressed envelope, and a request to a size proxies accept.
 	maxEnvelopeBytes = 20 << 20

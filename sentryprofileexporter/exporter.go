@@ -22,8 +22,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofileexporter/internal/metadata"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/otelevent"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -51,7 +51,7 @@ type sentryExporter struct {
 	logger     *zap.Logger
 	telemetry  *metadata.TelemetryBuilder
 	router     *router
-	exportOpts translator.ExportOptions
+	exportOpts profilesout.ExportOptions
 	sdk        envelopeSDK
 	userAgent  string
 	client     *http.Client // built in start, where extensions (auth, middlewares) are known
@@ -81,7 +81,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 		logger:    set.Logger,
 		telemetry: tb,
 		router:    r,
-		exportOpts: translator.ExportOptions{
+		exportOpts: profilesout.ExportOptions{
 			DefaultPlatform:     cfg.Platform,
 			SDKName:             sdkName,
 			SDKVersion:          version,
@@ -90,7 +90,7 @@ func newExporter(cfg *Config, set exporter.Settings) (*sentryExporter, error) {
 			DefaultEnvironment:  cfg.DefaultEnvironment,
 			InstanceID:          collectorInstanceID(set),
 			ChunkWindow:         cfg.ChunkWindow.Nanoseconds(),
-			Platforms:           translator.NewPlatformMemory(platformMemorySize),
+			Platforms:           profilesout.NewPlatformMemory(platformMemorySize),
 		},
 		sdk:     envelopeSDK{name: sdkName, version: version},
 		retries: newRetryBudget(cfg.RetryConfig),
@@ -211,7 +211,7 @@ func (e *sentryExporter) dropChunks(ctx context.Context, reason string, chunks, 
 
 // recordTranslatorDrops counts what the translator refused and logs one line
 // per reason, so that a batch of bad profiles does not flood the log.
-func (e *sentryExporter) recordTranslatorDrops(ctx context.Context, drops []translator.Drop) {
+func (e *sentryExporter) recordTranslatorDrops(ctx context.Context, drops []profilesout.Drop) {
 	type tally struct {
 		chunks, samples int
 		first           error

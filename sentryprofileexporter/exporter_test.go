@@ -15,8 +15,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -61,7 +61,7 @@ func (ev sampleEvents) total() int {
 // acceptedProfiles decodes the profile items of a fixture the way the
 // receiver does (decode, normalize, validate), or says why it is not one
 // Sentry would accept.
-func acceptedProfiles(t *testing.T, path string) ([]translator.DecodedProfile, string) {
+func acceptedProfiles(t *testing.T, path string) ([]profilesin.DecodedProfile, string) {
 	t.Helper()
 	data := fixtures.Read(t, filepath.Base(path))
 	var payloads [][]byte
@@ -78,7 +78,7 @@ func acceptedProfiles(t *testing.T, path string) ([]translator.DecodedProfile, s
 	} else {
 		payloads = append(payloads, data)
 	}
-	var items []translator.DecodedProfile
+	var items []profilesin.DecodedProfile
 	for _, payload := range payloads {
 		p, err := sentry.DecodeProfile(payload)
 		if err != nil {
@@ -88,7 +88,7 @@ func acceptedProfiles(t *testing.T, path string) ([]translator.DecodedProfile, s
 		if err := sentry.Validate(p, sentry.DefaultLimits()); err != nil {
 			return nil, "Relay would reject it: " + err.Error()
 		}
-		items = append(items, translator.DecodedProfile{Profile: p, Payload: payload})
+		items = append(items, profilesin.DecodedProfile{Profile: p, Payload: payload})
 	}
 	if len(items) == 0 {
 		return nil, "holds no profile item"
@@ -114,7 +114,7 @@ func TestFixturesArriveValidAndEqual(t *testing.T) {
 			}
 			exercised++
 			want := sampleEvents{}
-			b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: "fixture"})
+			b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ServiceName: "fixture"})
 			for _, it := range items {
 				want.add(it.Profile)
 				b.Add(it)

@@ -20,7 +20,7 @@ import (
 	"go.opentelemetry.io/collector/confmap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 )
 
 const (
@@ -30,7 +30,7 @@ const (
 	// send more, so a larger body is not a Sentry client.
 	defaultMaxRequestBodySize = 200 << 20
 	// Relay's limit for one profile item.
-	defaultMaxProfileItemSize = translator.MaxProfileItemBytes
+	defaultMaxProfileItemSize = itemrules.MaxProfileItemBytes
 	// A generous bound: an SDK envelope holds a handful of items.
 	defaultMaxItemsPerEnvelope = 1000
 	// What Sentry SDKs assume for a 429 that carries no header.

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -16,11 +18,10 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 func TestEventResources(t *testing.T) {
-	res := func(release string) translator.Resource { return translator.Resource{Release: release} }
+	res := func(release string) sentryresource.Resource { return sentryresource.Resource{Release: release} }
 	clock := time.Unix(1_800_000_000, 0)
 	tests := []struct {
 		name   string

@@ -20,7 +20,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadatatest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto/perfettotest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -67,7 +67,7 @@ func profileItemSamples(t *testing.T, env []byte) int {
 			payload, rest, _ = bytes.Cut(after, []byte("\n"))
 		}
 		switch h.Type {
-		case translator.ItemTypeProfile, translator.ItemTypeProfileChunk, translator.ItemTypeProfileChunkUI:
+		case itemrules.ItemTypeProfile, itemrules.ItemTypeProfileChunk, itemrules.ItemTypeProfileChunkUI:
 			total += payloadSamples(t, payload)
 		}
 	}

@@ -5,6 +5,7 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -13,6 +14,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/linkhold"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -73,6 +75,32 @@ func newSpanIndex(cfg LinksConfig) *spanindex.Index {
 		MaxProfilers:        cfg.MaxProfilers,
 		MaxPending:          max(1, cfg.MaxSpans/4),
 	})
+}
+
+// spansAt is the receiver's span index as the translator asks it for a
+// chunk's spans (profilesin.SpanSource), at the time now.
+type spansAt struct {
+	index *spanindex.Index
+	now   time.Time
+}
+
+// ProfilerSpans is the index's timeline of profilerID over [from, to];
+// nil when it knows none.
+func (s spansAt) ProfilerSpans(profilerID string, from, to uint64) profilesin.SpanLookup {
+	timeline := s.index.Timeline(s.now, profilerID, from, to)
+	if timeline == nil {
+		return nil // not a nil *Timeline in a non-nil interface
+	}
+	return timeline
+}
+
+// chunkSpans is the spans of index a V2 chunk may link to; nil when links
+// are off.
+func chunkSpans(index *spanindex.Index, p *sentry.Profile) profilesin.SpanLookup {
+	if index == nil {
+		return nil
+	}
+	return profilesin.ChunkSpans(spansAt{index: index, now: time.Now()}, p)
 }
 
 // newChunkHold is the hold of the links configuration; nil when links are

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
@@ -19,8 +20,8 @@ import (
 type translation struct {
 	reader  *envelope.Reader
 	items   []envelope.Item
-	decoder translator.ItemDecoder
-	builder *translator.ProfilesBuilder
+	decoder itemrules.ItemDecoder
+	builder *profilesin.ProfilesBuilder
 
 	// Of the envelope header: the SDK that sent it (for the drop log) and
 	// sent_at (the fallback time of a V1 profile without timestamp).
@@ -61,7 +62,7 @@ func (p *translationPool) get() *translation {
 	if t, ok := p.rest.Get().(*translation); ok {
 		return t
 	}
-	return &translation{builder: translator.NewProfilesBuilder(translator.ReceiveOptions{})}
+	return &translation{builder: profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{})}
 }
 
 func (p *translationPool) put(t *translation) {

@@ -12,7 +12,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -41,7 +41,7 @@ func TestPooledTranslationsKeepNoAliases(t *testing.T) {
 		require.NoError(t, err)
 		sentry.Normalize(profile)
 		require.NoError(t, sentry.Validate(profile, sentry.DefaultLimits()))
-		n := profilestest.SampleEvents(profilestest.ToProfiles([]translator.DecodedProfile{{Profile: profile}}, translator.ReceiveOptions{}))
+		n := profilestest.SampleEvents(profilestest.ToProfiles([]profilesin.DecodedProfile{{Profile: profile}}, profilesin.ReceiveOptions{}))
 		require.Positive(t, n)
 		want[string(p)] = n
 	}

@@ -6,7 +6,9 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"context"
-	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	"go.opentelemetry.io/otel/attribute"
@@ -14,7 +16,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -74,14 +75,14 @@ func samplesByType(pd pprofile.Profiles) map[string]int {
 func (rt *router) translateProfiles(ctx context.Context, t *translation, projectID string) (pprofile.Profiles, int) {
 	items := t.items
 	builder := t.builder
-	builder.Reset(translator.ReceiveOptions{
+	builder.Reset(profilesin.ReceiveOptions{
 		ServiceName:         rt.cfg.ServiceName,
 		ProjectID:           projectID,
 		KeepOriginalPayload: rt.cfg.IncludeOriginalPayload,
 		GroupSamples:        rt.cfg.GroupSamples,
 	})
 	t.decoder.Mode, t.decoder.MaxSize = rt.mode, rt.cfg.MaxProfileItemSize
-	outcomes := t.decoder.ProfileItems(translator.EnvelopeItems{
+	outcomes := t.decoder.ProfileItems(itemrules.EnvelopeItems{
 		Items:      items,
 		SentAt:     t.sentAt,
 		Arrival:    t.arrived,
@@ -91,16 +92,16 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 	for o := range outcomes {
 		item := &items[o.Index]
 		switch o.Kind {
-		case translator.TransactionUnreadable:
+		case itemrules.TransactionUnreadable:
 			rt.logger.Debug("Transaction item unreadable; V1 profiles lose their span links",
 				zap.String("project_id", projectID), zap.Int("item", o.Index), zap.Error(o.Err))
-		case translator.ItemRefused:
+		case itemrules.ItemRefused:
 			rt.discard(ctx, t, projectID, item, o.Decoded.Profile, o.Err)
-		case translator.ItemAccepted:
+		case itemrules.ItemAccepted:
 			rt.accepted(ctx, projectID, o, item)
 			// The profile lives in the decoder's memory until the next item
 			// is decoded: it goes into the builder now.
-			o.Decoded.Spans = translator.ChunkSpans(rt.index, time.Now(), o.Decoded.Profile)
+			o.Decoded.Spans = chunkSpans(rt.index, o.Decoded.Profile)
 			builder.Add(o.Decoded)
 		}
 	}
@@ -120,7 +121,7 @@ func (rt *router) holdChunks(ctx context.Context, t *translation, projectID stri
 	var held []bool
 	for i := range t.items {
 		item := &t.items[i]
-		if !translator.IsProfileItem(item.Header.Type) || !rt.holdChunk(ctx, t, projectID, item) {
+		if !itemrules.IsProfileItem(item.Header.Type) || !rt.holdChunk(ctx, t, projectID, item) {
 			continue
 		}
 		if held == nil {
@@ -134,7 +135,7 @@ func (rt *router) holdChunks(ctx context.Context, t *translation, projectID stri
 // holdChunk keeps a profile chunk for links::wait, so that it links to spans
 // that arrive after it; true when it was held and is translated later.
 func (rt *router) holdChunk(ctx context.Context, t *translation, projectID string, item *envelope.Item) bool {
-	if item.Header.Type == translator.ItemTypeProfile || rt.hold == nil || t.released || item.Oversized {
+	if item.Header.Type == itemrules.ItemTypeProfile || rt.hold == nil || t.released || item.Oversized {
 		return false
 	}
 	if rt.hold.Add(item, projectID, t.sdkName, t.sentAt) {
@@ -148,8 +149,8 @@ func (rt *router) holdChunk(ctx context.Context, t *translation, projectID strin
 // accepted checks a chunk's platform header and counts and logs the
 // warnings of an accepted item: a Relay rule it breaks (lenient mode keeps
 // it), or what its reading left out (an ART trace's undeclared methods).
-func (rt *router) accepted(ctx context.Context, projectID string, o translator.ItemOutcome, item *envelope.Item) {
-	if item.Header.Type != translator.ItemTypeProfile {
+func (rt *router) accepted(ctx context.Context, projectID string, o itemrules.ItemOutcome, item *envelope.Item) {
+	if item.Header.Type != itemrules.ItemTypeProfile {
 		rt.checkPlatformHeader(ctx, projectID, o.Index, item, o.Decoded.Profile)
 	}
 	for _, w := range o.Warnings {

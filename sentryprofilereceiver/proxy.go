@@ -19,8 +19,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/forward"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/relayjson"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 )
 
 // readForwarded takes an envelope slot and reads a forwarded request's body
@@ -150,7 +150,7 @@ func (h *envelopeHandler) upstreamEnvelope(raw []byte, decoded *bytes.Buffer) ([
 	if decoded == nil {
 		return raw, ""
 	}
-	stripped, removed, err := envelope.Strip(decoded.Bytes(), translator.IsProfileItem)
+	stripped, removed, err := envelope.Strip(decoded.Bytes(), itemrules.IsProfileItem)
 	if err != nil || removed == 0 {
 		return raw, ""
 	}

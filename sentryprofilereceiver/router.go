@@ -4,6 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
+
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/receiver/receiverhelper"
@@ -15,7 +18,6 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/linkhold"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver/internal/metadata"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrycheckin"
@@ -64,15 +66,15 @@ type itemRoute struct {
 // itemRoutes is every item type the receiver reads. An item of another
 // type, or of a signal without a pipeline, is counted as ignored.
 //
-// Profile items are read together by translator.ItemDecoder, which applies
+// Profile items are read together by itemrules.ItemDecoder, which applies
 // the envelope-wide rules (one V1 profile per envelope, a V1 profile's
 // transaction, taken from the trace items decoded here with
 // sentrytrace.AppendItems). Every item is decoded once, here or by the
 // ItemDecoder.
 var itemRoutes = []itemRoute{
-	{itemType: translator.ItemTypeProfile, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeProfileChunk, signal: signalProfiles, translator: "translator.ItemDecoder"},
-	{itemType: translator.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "translator.ItemDecoder"},
+	{itemType: itemrules.ItemTypeProfile, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
+	{itemType: itemrules.ItemTypeProfileChunk, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
+	{itemType: itemrules.ItemTypeProfileChunkUI, signal: signalProfiles, translator: "itemrules.ItemDecoder"},
 	{itemType: sentrytrace.ItemTypeTransaction, signal: signalTraces, translator: "sentrytrace.DecodeTransaction",
 		maxBytes: maxEventItemBytes},
 	{itemType: sentrytrace.ItemTypeSpan, signal: signalTraces, translator: "sentrytrace.DecodeSpans",
@@ -236,7 +238,7 @@ func (rt *router) decodeTraceItems(t *translation) {
 	}
 	for _, d := range t.traceItems {
 		if d.Err == nil {
-			rt.index.Add(time.Now(), translator.IndexSpans(d.Segment))
+			rt.index.Add(time.Now(), traceitems.IndexSpans(d.Segment))
 		}
 	}
 }
@@ -244,7 +246,7 @@ func (rt *router) decodeTraceItems(t *translation) {
 // hasProfileItem reports whether any of items holds a profile.
 func hasProfileItem(items []envelope.Item) bool {
 	for i := range items {
-		if translator.IsProfileItem(items[i].Header.Type) {
+		if itemrules.IsProfileItem(items[i].Header.Type) {
 			return true
 		}
 	}

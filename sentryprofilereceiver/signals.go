@@ -10,13 +10,14 @@ import (
 	"context"
 	"errors"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -235,7 +236,7 @@ func (rt *router) envelopeResource(t *translation, projectID string) sentryresou
 	}
 	for _, d := range t.traceItems {
 		if d.Err == nil {
-			res.Fill(translator.ResourceOfSegment(d.Segment))
+			res.Fill(traceitems.ResourceOfSegment(d.Segment))
 		}
 	}
 	res.ServiceName = rt.cfg.ServiceName

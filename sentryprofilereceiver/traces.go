@@ -6,12 +6,13 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 import (
 	"context"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
+
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -41,10 +42,10 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 	resource := t.builder.Resource()
 	for _, d := range t.traceItems {
 		if d.Err == nil {
-			resource.Fill(translator.ResourceOfSegment(d.Segment))
+			resource.Fill(traceitems.ResourceOfSegment(d.Segment))
 		}
 	}
-	opts := translator.TraceOptions{
+	opts := traceitems.TraceOptions{
 		ServiceName:     rt.cfg.ServiceName,
 		ProjectID:       projectID,
 		IncludeUserData: rt.cfg.IncludeUserData,
@@ -56,7 +57,7 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 			rt.discardTraceItem(ctx, t, projectID, d.Index, d.Err.Error())
 			continue
 		}
-		spans += translator.AppendTraces(td, d.Segment, opts)
+		spans += traceitems.AppendTraces(td, d.Segment, opts)
 	}
 	return td, spans
 }

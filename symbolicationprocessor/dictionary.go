@@ -3,13 +3,17 @@ package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentr
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofdict"
 )
 
-// dictionary reads and extends the profiles dictionary of one batch. Its
-// lookup maps are built on the first write, so that a batch with nothing
-// to resolve costs no more than the walk.
+// dictionary reads (through internal/pprofdict, the module's one reader)
+// and extends the profiles dictionary of one batch. Its lookup maps are
+// built on the first write, so that a batch with nothing to resolve costs
+// no more than the walk.
 type dictionary struct {
 	d         pprofile.ProfilesDictionary
+	read      pprofdict.Reader
 	strings   pcommon.StringSlice
 	functions pprofile.FunctionSlice
 	attrs     pprofile.KeyValueAndUnitSlice
@@ -29,34 +33,18 @@ type attrKey struct {
 }
 
 func newDictionary(d pprofile.ProfilesDictionary) *dictionary {
-	return &dictionary{d: d, strings: d.StringTable(), functions: d.FunctionTable(), attrs: d.AttributeTable()}
+	return &dictionary{d: d, read: pprofdict.New(d), strings: d.StringTable(), functions: d.FunctionTable(), attrs: d.AttributeTable()}
 }
 
 // str returns the string at index i, "" when out of range.
-func (d *dictionary) str(i int32) string {
-	if i <= 0 || int(i) >= d.strings.Len() {
-		return ""
-	}
-	return d.strings.At(int(i))
-}
+func (d *dictionary) str(i int32) string { return d.read.Str(i) }
 
 // function returns the Function at index i and whether it exists.
-func (d *dictionary) function(i int32) (pprofile.Function, bool) {
-	if i < 0 || int(i) >= d.functions.Len() {
-		return pprofile.Function{}, false
-	}
-	return d.functions.At(int(i)), true
-}
+func (d *dictionary) function(i int32) (pprofile.Function, bool) { return d.read.Function(i) }
 
 // attrsOf calls fn with the key and value of each attribute index.
 func (d *dictionary) attrsOf(indices pcommon.Int32Slice, fn func(key string, v pcommon.Value)) {
-	for _, i := range indices.All() {
-		if i <= 0 || int(i) >= d.attrs.Len() {
-			continue
-		}
-		a := d.attrs.At(int(i))
-		fn(d.str(a.KeyStrindex()), a.Value())
-	}
+	d.read.EachAttr(indices, fn)
 }
 
 // intern returns the index of s, adding it when absent.

@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -137,13 +137,13 @@ func TestProcessorProGuardBatchOfTwoBuilds(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, shopUUID+".txt"), []byte(cartMapping), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, payUUID+".txt"), []byte("com.example.pay.Wallet -> a.a:\n    1:5:void pay():30:34 -> a\n"), 0o644))
 	frame := func(line int) string { return fmt.Sprintf(`{"function":"a","module":"a.a","lineno":%d}`, line) }
-	var items []translator.DecodedProfile
+	var items []profilesin.DecodedProfile
 	for _, c := range [][]byte{androidChunk(shopUUID, frame(2), frame(5)), androidChunk(payUUID, frame(2), frame(3))} {
 		p, err := sentry.DecodeProfile(c)
 		require.NoError(t, err)
-		items = append(items, translator.DecodedProfile{Profile: p})
+		items = append(items, profilesin.DecodedProfile{Profile: p})
 	}
-	pd := profilestest.ToProfiles(items, translator.ReceiveOptions{})
+	pd := profilestest.ToProfiles(items, profilesin.ReceiveOptions{})
 	cfg := createDefaultConfig().(*Config)
 	cfg.ProGuard.Directories = []string{dir}
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())

@@ -20,7 +20,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadatatest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -100,7 +100,7 @@ func nodeChunk(frames []string, images string) []byte {
 func toProfiles(t testing.TB, chunk []byte) pprofile.Profiles {
 	p, err := sentry.DecodeProfile(chunk)
 	require.NoError(t, err)
-	return profilestest.ToProfiles([]translator.DecodedProfile{{Profile: p}}, translator.ReceiveOptions{})
+	return profilestest.ToProfiles([]profilesin.DecodedProfile{{Profile: p}}, profilesin.ReceiveOptions{})
 }
 
 // resolvedFrame is a location's first line as a reader of the output sees

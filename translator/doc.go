@@ -1,22 +1,22 @@
-// Package translator converts between Sentry profiles and OpenTelemetry
-// profiles (pdata pprofile).
+// Package translator is the home of the conversions between Sentry and
+// OpenTelemetry data; each lives in its own package, one direction or job
+// per package:
 //
-// Sentry → pdata: a ProfilesBuilder turns validated V1 `profile` and V2
-// `profile_chunk` items into pprofile.Profiles, one Profile per item, all
-// sharing one dictionary built with hash maps. ItemDecoder and
-// ItemDecoder.ProfileItems read an envelope's profile items by the rules the
-// receiver and sentryprof share.
+//   - itemrules: the envelope's profile items, by the rules the receiver and
+//     sentryprof share (which items are profiles, how each decodes, Relay's
+//     one-profile-per-transaction rule, the transaction a V1 profile links to).
+//   - profilesin: Sentry profiles → pprofile.Profiles (ProfilesBuilder).
+//   - profilesout: pprofile.Profiles → Sentry V2 chunks (FromProfiles).
+//   - android: Android's payloads (ART method traces, Perfetto chunks,
+//     React Native JS profiles) → a Sentry profile.
+//   - traceitems: Sentry spans → ptrace.Traces, and the span index's view of
+//     a span.
+//   - the other signals: sentryevent, sentrylog, sentrymetric,
+//     sentrysession, sentrycheckin, sentryfeedback, sentryclientreport; and
+//     back: otelevent, stacktrace.
 //
-// pdata → Sentry: FromProfiles turns any pprofile.Profiles into V2 chunks that
-// pass sentry.Validate, and reports what it had to drop.
-//
-// The mapping is cut by Sentry object, each file holding both directions:
-// resource.go (top-level fields and ids), thread.go (threads and queues),
-// frame.go (frames), image.go (debug images), measurements.go,
-// transaction.go (transactions and sample links), platform.go; keys.go holds
-// the attribute keys, ids.go the id and address helpers. Their functions
-// take and return values. The walks hold the state and call them:
-// receive.go and receive_tables.go (with dictionary.go) build pdata,
-// export*.go build chunks. README.md beside this file is the field-by-field
-// mapping of both directions and names the file of each part.
+// This package keeps only what the receiver's signal code names here:
+// Resource and ResourceOfSignal. README.md beside this file is the
+// field-by-field mapping of the profile packages and names the file of each
+// part.
 package translator

@@ -13,13 +13,16 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 )
 
 // TestEnvelopeResourceIsShared reads envelopes that hold a profile and a
 // transaction or span container as the receiver does (profiles through
-// ItemDecoder.ProfileItems and the builder, then the traces with the
+// itemrules.ItemDecoder.ProfileItems and the builder, then the traces with the
 // builder's resource) and checks that every profile and every span of one
 // envelope carries the same resource, with what each payload alone knows.
 func TestEnvelopeResourceIsShared(t *testing.T) {
@@ -32,7 +35,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 		}
 	}
 	require.NotEmpty(t, pythonTx.Payload)
-	nodeChunk := testdataItem(t, "v2_node_duplicate_frames.json", ItemTypeProfileChunk)
+	nodeChunk := testdataItem(t, "v2_node_duplicate_frames.json", itemrules.ItemTypeProfileChunk)
 	nodeSpans := testdataItem(t, filepath.Join("traces", "spans_v2.json"), sentrytrace.ItemTypeSpan)
 	nodeTx := testdataItem(t, filepath.Join("traces", "transaction_static.json"), sentrytrace.ItemTypeTransaction)
 
@@ -72,10 +75,10 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var dec ItemDecoder
-			b := NewProfilesBuilder(ReceiveOptions{ProjectID: "42"})
-			for o := range dec.ProfileItems(EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: sentrytrace.AppendItems(nil, tt.items)}) {
-				require.Equal(t, ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
+			var dec itemrules.ItemDecoder
+			b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ProjectID: "42"})
+			for o := range dec.ProfileItems(itemrules.EnvelopeItems{Items: tt.items, Arrival: time.Now(), TraceItems: sentrytrace.AppendItems(nil, tt.items)}) {
+				require.Equal(t, itemrules.ItemAccepted, o.Kind, "item %d: %v", o.Index, o.Err)
 				b.Add(o.Decoded)
 			}
 			pd := b.Profiles()
@@ -94,7 +97,7 @@ func TestEnvelopeResourceIsShared(t *testing.T) {
 					continue
 				}
 				require.NoError(t, err)
-				AppendTraces(td, seg, TraceOptions{ProjectID: "42", Resource: &resource})
+				traceitems.AppendTraces(td, seg, traceitems.TraceOptions{ProjectID: "42", Resource: &resource})
 			}
 			require.Positive(t, td.ResourceSpans().Len())
 

@@ -12,11 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/android"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
+
 	"github.com/google/pprof/profile"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofconv"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -100,8 +103,8 @@ func runConvert(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
-	items, samples, err := decodeSentry(data, translator.ItemDecoder{Mode: mode, MaxSize: translator.MaxProfileItemBytes}, b, e.stderr, prog)
+	b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{ServiceName: o.service, ProjectID: o.project})
+	items, samples, err := decodeSentry(data, itemrules.ItemDecoder{Mode: mode, MaxSize: itemrules.MaxProfileItemBytes}, b, e.stderr, prog)
 	if err != nil {
 		return err
 	}
@@ -154,12 +157,12 @@ func formatFromPath(path string) string {
 }
 
 // decodeSentry adds the input's profiles to b: every profile item of an
-// envelope, read by the receiver's rules (translator.ItemDecoder.ProfileItems),
+// envelope, read by the receiver's rules (itemrules.ItemDecoder.ProfileItems),
 // or the one profile of a bare JSON document. It returns how many items and
 // samples were added. Any refused profile item fails the conversion; warnings
 // (Relay rules a kept item breaks, a transaction that cannot be read) go to
 // warn.
-func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+func decodeSentry(data []byte, dec itemrules.ItemDecoder, b *profilesin.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
 	switch {
 	case isARTTrace(data):
 		return decodeARTTrace(data, b, warn, prog)
@@ -171,38 +174,38 @@ func decodeSentry(data []byte, dec translator.ItemDecoder, b *translator.Profile
 
 // decodeARTTrace reads a trace file as Debug.startMethodTracing or Android
 // Studio saves it: the samples without a Sentry payload's metadata.
-func decodeARTTrace(data []byte, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
-	p, warnings, err := translator.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
+func decodeARTTrace(data []byte, b *profilesin.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	p, warnings, err := android.DecodeARTTrace(data, time.Now(), art.DefaultLimits())
 	if err != nil {
 		return 0, 0, err
 	}
 	printWarnings(warn, warnings)
 	prog.item(0, "ART method trace", len(p.Samples))
-	return 1, b.Add(translator.DecodedProfile{Profile: p}), nil
+	return 1, b.Add(profilesin.DecodedProfile{Profile: p}), nil
 }
 
 // decodeProfileDocument reads a bare profile JSON document as a profile
 // item.
-func decodeProfileDocument(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
-	item := envelope.Item{Header: envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
+func decodeProfileDocument(data []byte, dec itemrules.ItemDecoder, b *profilesin.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	item := envelope.Item{Header: envelope.ItemHeader{Type: itemrules.ItemTypeProfile, Length: -1}, Payload: data, Size: int64(len(data))}
 	p, warnings, serr := dec.Decode(&item, time.Now())
 	if serr != nil {
 		return 0, 0, serr
 	}
 	printWarnings(warn, warnings)
 	prog.item(0, "profile document", len(p.Samples))
-	return 1, b.Add(translator.DecodedProfile{Profile: p, Payload: data}), nil
+	return 1, b.Add(profilesin.DecodedProfile{Profile: p, Payload: data}), nil
 }
 
 // decodeEnvelope reads every profile item of an envelope.
-func decodeEnvelope(data []byte, dec translator.ItemDecoder, b *translator.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
-	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: translator.MaxProfileItemBytes})
+func decodeEnvelope(data []byte, dec itemrules.ItemDecoder, b *profilesin.ProfilesBuilder, warn io.Writer, prog *progress) (int, int, error) {
+	header, items, err := envelope.Parse(data, envelope.Limits{MaxItemBytes: itemrules.MaxProfileItemBytes})
 	if err != nil {
 		// The envelope's errors already say which item and offset.
 		return 0, 0, err
 	}
 	c := itemCollector{b: b, items: items, warn: warn, prog: prog}
-	outcomes := dec.ProfileItems(translator.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
+	outcomes := dec.ProfileItems(itemrules.EnvelopeItems{Items: items, SentAt: header.SentAt, Arrival: time.Now(),
 		TraceItems: sentrytrace.AppendItems(nil, items)})
 	for o := range outcomes {
 		c.collect(o)
@@ -213,7 +216,7 @@ func decodeEnvelope(data []byte, dec translator.ItemDecoder, b *translator.Profi
 // itemCollector adds an envelope's accepted profile items to b and keeps
 // the refused ones for the error.
 type itemCollector struct {
-	b              *translator.ProfilesBuilder
+	b              *profilesin.ProfilesBuilder
 	items          []envelope.Item
 	warn           io.Writer
 	prog           *progress
@@ -221,13 +224,13 @@ type itemCollector struct {
 	problems       []error
 }
 
-func (c *itemCollector) collect(o translator.ItemOutcome) {
+func (c *itemCollector) collect(o itemrules.ItemOutcome) {
 	switch o.Kind {
-	case translator.TransactionUnreadable:
+	case itemrules.TransactionUnreadable:
 		fmt.Fprintf(c.warn, "sentryprof convert: warning: transaction ignored, its profile has no trace link: %v\n", o.Err)
-	case translator.ItemRefused:
+	case itemrules.ItemRefused:
 		c.problems = append(c.problems, o.Err)
-	case translator.ItemAccepted:
+	case itemrules.ItemAccepted:
 		printWarnings(c.warn, o.Warnings)
 		c.prog.item(o.Index, c.items[o.Index].Header.Type, len(o.Decoded.Profile.Samples))
 		// The profile lives in the decoder's memory until the next item is

@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
+
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -57,7 +58,7 @@ func runExport(args []string, e *env) error {
 		return err
 	}
 
-	opts := translator.ExportOptions{DefaultPlatform: platform, SDKName: toolName, SDKVersion: toolVersion}
+	opts := profilesout.ExportOptions{DefaultPlatform: platform, SDKName: toolName, SDKVersion: toolVersion}
 	w := chunkWriter{stderr: e.stderr, prog: prog}
 	for ri, pd := range requests {
 		w.request(ri, pd, opts)
@@ -79,8 +80,8 @@ type chunkWriter struct {
 }
 
 // request writes one request's chunks.
-func (w *chunkWriter) request(ri int, pd pprofile.Profiles, opts translator.ExportOptions) {
-	cs, drops := translator.FromProfiles(pd, opts)
+func (w *chunkWriter) request(ri int, pd pprofile.Profiles, opts profilesout.ExportOptions) {
+	cs, drops := profilesout.FromProfiles(pd, opts)
 	for _, d := range drops {
 		w.droppedChunks++
 		w.reportDrop(ri, d)
@@ -94,7 +95,7 @@ func (w *chunkWriter) request(ri int, pd pprofile.Profiles, opts translator.Expo
 	}
 }
 
-func (w *chunkWriter) reportDrop(ri int, d translator.Drop) {
+func (w *chunkWriter) reportDrop(ri int, d profilesout.Drop) {
 	fmt.Fprintf(w.stderr, "sentryprof export: request %d: dropped %d samples: %s", ri, d.Samples, d.Reason)
 	if d.Err != nil {
 		fmt.Fprintf(w.stderr, ": %v", d.Err)

@@ -14,16 +14,16 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 )
 
 // TestConvertEncodings: an envelope converts to the same OTLP output in
 // every Content-Encoding the receiver reads, each told from its bytes
 // (brotli, which has no magic number, by what it decodes to).
 func TestConvertEncodings(t *testing.T) {
-	env := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
+	env := benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
 	want := runCLI(t, env, "convert")
 	require.Equal(t, exitOK, want.code, want.stderr)
 	require.NotEmpty(t, want.stdout)
@@ -52,7 +52,7 @@ func TestConvertEncodings(t *testing.T) {
 // plain or compressed, fails with an error that says so, not with a JSON
 // decoder's complaint about the bytes.
 func TestConvertUndecodableInput(t *testing.T) {
-	env := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
+	env := benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
 	tests := []struct {
 		name  string
 		input []byte
@@ -141,7 +141,7 @@ func TestConvertARTTraceFile(t *testing.T) {
 // up to 1 MiB here: readInput's own bound, 200 MiB, makes a fuzzer's
 // mutated compressed stream slow to exhaust, not wrong.)
 func FuzzDecompress(f *testing.F) {
-	body := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
+	body := benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
 	f.Add(body)
 	f.Add(compresstest.Bytes(f, "gzip", body))
 	f.Add(compresstest.Bytes(f, "deflate", body))

@@ -19,8 +19,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -136,7 +136,7 @@ func fixtureProfiles(t *testing.T, data []byte) []*sentry.Profile {
 	var out []*sentry.Profile
 	for _, it := range items {
 		switch it.Header.Type {
-		case translator.ItemTypeProfile, translator.ItemTypeProfileChunk, translator.ItemTypeProfileChunkUI:
+		case itemrules.ItemTypeProfile, itemrules.ItemTypeProfileChunk, itemrules.ItemTypeProfileChunkUI:
 			out = append(out, decode(it.Payload))
 		}
 	}
@@ -362,8 +362,8 @@ func TestConvertLargeInputReportsProgress(t *testing.T) {
 	cfg.Seed++
 	second := benchdata.ChunkV2(cfg)
 	env := []byte("{}\n")
-	env = envelope.AppendItem(env, envelope.ItemHeader{Type: translator.ItemTypeProfileChunk, Length: int64(len(first)), Platform: "python"}, first)
-	env = envelope.AppendItem(env, envelope.ItemHeader{Type: translator.ItemTypeProfileChunk, Length: int64(len(second)), Platform: "python"}, second)
+	env = envelope.AppendItem(env, envelope.ItemHeader{Type: itemrules.ItemTypeProfileChunk, Length: int64(len(first)), Platform: "python"}, first)
+	env = envelope.AppendItem(env, envelope.ItemHeader{Type: itemrules.ItemTypeProfileChunk, Length: int64(len(second)), Platform: "python"}, second)
 	require.Greater(t, len(env), progressStep)
 
 	out := filepath.Join(t.TempDir(), "large.pb")
@@ -374,14 +374,14 @@ func TestConvertLargeInputReportsProgress(t *testing.T) {
 	assert.Regexp(t, `done: \d+\.\d MiB read, 2 items, 96960 samples converted\n$`, r.stderr)
 
 	// A small input converts silently.
-	small := benchdata.Envelope(translator.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
+	small := benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", benchdata.ChunkV2(benchdata.SmallChunkConfig()))
 	r = runCLI(t, small, "convert", "-out", filepath.Join(t.TempDir(), "small.pb"))
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Empty(t, r.stderr)
 }
 
 func TestConvertBenchdataCocoa(t *testing.T) {
-	env := benchdata.Envelope(translator.ItemTypeProfile, "cocoa", benchdata.ProfileV1Cocoa(1))
+	env := benchdata.Envelope(itemrules.ItemTypeProfile, "cocoa", benchdata.ProfileV1Cocoa(1))
 	out := filepath.Join(t.TempDir(), "cocoa.pb.gz")
 	r := runCLI(t, env, "convert", "-out", out)
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -400,7 +400,7 @@ func TestConvertBadInput(t *testing.T) {
 	chunk := benchdata.ChunkV2(benchdata.ChunkConfig{Seed: 1, Seconds: 0.2, Hz: 101, Threads: 1, Stacks: 3, MinDepth: 2, MaxDepth: 4, Frames: 5})
 	badStack := bytes.Replace(chunk, []byte(`"stacks":[[`), []byte(`"stacks":[[99,`), 1)
 	require.NotEqual(t, chunk, badStack)
-	gz := compresstest.Bytes(t, "gzip", benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk))
+	gz := compresstest.Bytes(t, "gzip", benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", chunk))
 	v1 := benchdata.ProfileV1Cocoa(1)
 
 	tests := []struct {
@@ -422,15 +422,15 @@ func TestConvertBadInput(t *testing.T) {
 		{
 			name: "invalid profile names its item",
 			input: append(
-				benchdata.Envelope(translator.ItemTypeProfileChunk, "python", chunk),
-				envelope.AppendItem(nil, envelope.ItemHeader{Type: translator.ItemTypeProfileChunk, Length: -1, Platform: "python"}, badStack)...),
+				benchdata.Envelope(itemrules.ItemTypeProfileChunk, "python", chunk),
+				envelope.AppendItem(nil, envelope.ItemHeader{Type: itemrules.ItemTypeProfileChunk, Length: -1, Platform: "python"}, badStack)...),
 			want: []string{string(sentry.ReasonMalformedStacks), "item 1"},
 		},
 		{
 			name: "a second V1 profile is invalid, as in Relay",
 			input: append(
-				benchdata.Envelope(translator.ItemTypeProfile, "cocoa", v1),
-				envelope.AppendItem(nil, envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: int64(len(v1))}, v1)...),
+				benchdata.Envelope(itemrules.ItemTypeProfile, "cocoa", v1),
+				envelope.AppendItem(nil, envelope.ItemHeader{Type: itemrules.ItemTypeProfile, Length: int64(len(v1))}, v1)...),
 			want: []string{string(sentry.ReasonTooManyProfiles), "item 1", "a transaction has one profile"},
 		},
 		{

@@ -22,8 +22,8 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 	"github.com/sentryprofile/otelcol-sentryprofile/sentryprofilereceiver"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/itemrules"
 )
 
 // TestConvertMatchesReceiver pins that sentryprof convert and the receiver
@@ -119,9 +119,9 @@ func wrapPayload(t *testing.T, payload []byte) []byte {
 		Platform string `json:"platform"`
 	}
 	_ = json.Unmarshal(payload, &p) // what does not decode is wrapped as a profile, and refused by both
-	h := envelope.ItemHeader{Type: translator.ItemTypeProfile, Length: int64(len(payload))}
+	h := envelope.ItemHeader{Type: itemrules.ItemTypeProfile, Length: int64(len(payload))}
 	if p.Version == "2" || p.ChunkID != "" {
-		h.Type, h.Platform = translator.ItemTypeProfileChunk, p.Platform
+		h.Type, h.Platform = itemrules.ItemTypeProfileChunk, p.Platform
 	}
 	return envelope.AppendItem([]byte(`{"sent_at":"`+fixedSentAt+`"}`+"\n"), h, payload)
 }

@@ -3,6 +3,8 @@ package pyroscope
 import (
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -11,7 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 // marshal is the receiver's output as an OTLP exporter sends it: pdata
@@ -30,7 +31,7 @@ func marshal(t *testing.T, pd pprofile.Profiles) []byte {
 // string-table references for resource attributes) and reads it as
 // Pyroscope's ingester does.
 func TestPyroscopeReadsV030(t *testing.T) {
-	for _, f := range fixtureprofiles.Translate(t, translator.ReceiveOptions{}, fixtureprofiles.Readable...) {
+	for _, f := range fixtureprofiles.Translate(t, profilesin.ReceiveOptions{}, fixtureprofiles.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			var req collectorv1.ExportProfilesServiceRequest
 			require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
@@ -47,7 +48,7 @@ func TestPyroscopeReadsV030(t *testing.T) {
 // TestPyroscopeSeesCountsWhenGrouped documents the other shape: with
 // group_samples, Pyroscope reads counts, not time.
 func TestPyroscopeSeesCountsWhenGrouped(t *testing.T) {
-	f := fixtureprofiles.Translate(t, translator.ReceiveOptions{GroupSamples: true}, fixtureprofiles.Readable[1])[0]
+	f := fixtureprofiles.Translate(t, profilesin.ReceiveOptions{GroupSamples: true}, fixtureprofiles.Readable[1])[0]
 	var req collectorv1.ExportProfilesServiceRequest
 	require.NoError(t, proto.Unmarshal(marshal(t, f.Profiles), &req))
 	series, err := Read(&req)

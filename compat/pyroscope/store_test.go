@@ -10,7 +10,7 @@ import (
 	collectorv1 "go.opentelemetry.io/proto/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -58,14 +58,14 @@ func pythonChunk(t *testing.T, threads int, seconds, hz float64, start float64) 
 // exporter sends it and Pyroscope decodes it (proto v0.3.0).
 func exportRequest(t *testing.T, chunks ...[]byte) *collectorv1.ExportProfilesServiceRequest {
 	t.Helper()
-	b := translator.NewProfilesBuilder(translator.ReceiveOptions{})
+	b := profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{})
 	for _, payload := range chunks {
 		p, err := sentry.DecodeProfile(payload)
 		require.NoError(t, err)
 		sentry.Normalize(p)
 		_, err = sentry.Check(p, sentry.DefaultLimits(), sentry.ModeRelay)
 		require.NoError(t, err)
-		b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
+		b.Add(profilesin.DecodedProfile{Profile: p, Payload: payload})
 	}
 	var req collectorv1.ExportProfilesServiceRequest
 	require.NoError(t, proto.Unmarshal(marshal(t, b.Profiles()), &req))

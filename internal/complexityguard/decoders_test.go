@@ -12,7 +12,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryhttp"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/android"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
@@ -95,9 +95,9 @@ func decoderRows() []row {
 		},
 		{
 			name: "art_trace_methods", itemType: "profile", dimension: "methods and calls of an Android method trace", n: 2000, clock: ThreadClock,
-			fuzz: []string{"translator.FuzzDecodeARTTrace", "translator/art.FuzzDecode"},
+			fuzz: []string{"translator/android.FuzzDecodeARTTrace", "translator/art.FuzzDecode"},
 			build: directRow(artTrace, func(tb testing.TB, in []byte) (int64, int64) {
-				p, _, err := translator.DecodeARTTrace(in, end, art.DefaultLimits())
+				p, _, err := android.DecodeARTTrace(in, end, art.DefaultLimits())
 				return profileSize(tb, p, err)
 			}),
 		},

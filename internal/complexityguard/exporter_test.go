@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesout"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -87,7 +87,7 @@ func exportRow(build func(n int) pprofile.Profiles) func(testing.TB, int) sized 
 		return sized{
 			run: func() {
 				out, events = 0, 0
-				chunks, _ := translator.FromProfiles(pd, translator.ExportOptions{})
+				chunks, _ := profilesout.FromProfiles(pd, profilesout.ExportOptions{})
 				for _, c := range chunks {
 					out += int64(len(sentry.AppendChunkJSON(nil, c.Profile)))
 					events += int64(len(c.Profile.Samples))
@@ -105,7 +105,7 @@ func exportRow(build func(n int) pprofile.Profiles) func(testing.TB, int) sized 
 
 // maxExportEvents is the documented bound of the events one conversion
 // makes beyond one per sample of its input, for the whole request
-// (translator/export_limits.go maxRequestExtraEvents, 2^19), and
+// (translator/profilesout/export_limits.go maxRequestExtraEvents, 2^19), and
 // bytesPerEvent what one may cost in a chunk's JSON (measured: 64).
 const (
 	maxExportEvents = 1 << 19
@@ -116,7 +116,7 @@ func exporterRows() []row {
 	return []row{
 		{
 			name: "export_functions", dimension: "functions, stacks and timestamped samples", n: 500, clock: ThreadClock,
-			fuzz: []string{"translator.FuzzFromProfiles", "translator/sentry.FuzzEncodeRoundTrip", "translator/internal/jsontext.FuzzAppendString"},
+			fuzz: []string{"translator/profilesout.FuzzFromProfiles", "translator/sentry.FuzzEncodeRoundTrip", "translator/internal/jsontext.FuzzAppendString"},
 			build: exportRow(func(n int) pprofile.Profiles {
 				o := newOTLPProfiles()
 				p := o.profile("shop")

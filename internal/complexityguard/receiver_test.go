@@ -379,7 +379,7 @@ func receiverRows() []row {
 		},
 		{
 			name: "profile_v1_samples", itemType: "profile", dimension: "samples, stacks and frames", n: 500,
-			fuzz: []string{"translator/sentry.FuzzDecodeProfileV1", "translator.FuzzToProfiles"},
+			fuzz: []string{"translator/sentry.FuzzDecodeProfileV1", "translator/profilesin.FuzzToProfiles"},
 			build: httpRow("envelope", func(n int) []byte {
 				return envelope(item("transaction", v1Transaction), item("profile", v1Profile(n)))
 			}),

@@ -20,7 +20,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
@@ -31,7 +31,7 @@ import (
 func symbolicate(tb testing.TB, cfg *symbolicationprocessor.Config, chunk []byte) func() (pprofile.Profiles, int64) {
 	p, err := sentry.DecodeProfile(chunk)
 	require.NoError(tb, err)
-	input := profilestest.ToProfiles([]translator.DecodedProfile{{Profile: p}}, translator.ReceiveOptions{})
+	input := profilestest.ToProfiles([]profilesin.DecodedProfile{{Profile: p}}, profilesin.ReceiveOptions{})
 	f := symbolicationprocessor.NewFactory()
 	require.NoError(tb, cfg.Validate())
 	return func() (pprofile.Profiles, int64) {

@@ -13,10 +13,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
+
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -46,7 +47,7 @@ type Fixture struct {
 
 // Translate translates the named fixtures (skipping the test when the
 // shared folder is absent) with opts.
-func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) []Fixture {
+func Translate(tb testing.TB, opts profilesin.ReceiveOptions, names ...string) []Fixture {
 	tb.Helper()
 	out := make([]Fixture, 0, len(names))
 	for _, name := range names {
@@ -60,18 +61,18 @@ func Translate(tb testing.TB, opts translator.ReceiveOptions, names ...string) [
 }
 
 // translate builds the profiles of one fixture's payloads.
-func translate(name string, data []byte, opts translator.ReceiveOptions) (Fixture, error) {
+func translate(name string, data []byte, opts profilesin.ReceiveOptions) (Fixture, error) {
 	payloads, err := profilePayloads(name, data)
 	if err != nil {
 		return Fixture{}, fmt.Errorf("%s: %w", name, err)
 	}
-	b := translator.NewProfilesBuilder(opts)
+	b := profilesin.NewProfilesBuilder(opts)
 	for i, payload := range payloads {
 		p, err := decodeChecked(payload)
 		if err != nil {
 			return Fixture{}, fmt.Errorf("%s item %d: %w", filepath.Base(name), i, err)
 		}
-		b.Add(translator.DecodedProfile{Profile: p, Payload: payload})
+		b.Add(profilesin.DecodedProfile{Profile: p, Payload: payload})
 	}
 	n := b.SampleCount()
 	return Fixture{Name: name, Profiles: b.Profiles(), Samples: n}, nil

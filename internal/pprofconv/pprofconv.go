@@ -15,6 +15,8 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pprofdict"
 )
 
 // Sample labels that carry a sample's link. OTLP links are not attributes, so
@@ -56,15 +58,25 @@ func Convert(pd pprofile.Profiles) ([]*profile.Profile, error) {
 	var out []*profile.Profile
 	for ri, rp := range pd.ResourceProfiles().All() {
 		for si, sp := range rp.ScopeProfiles().All() {
-			for pi, p := range sp.Profiles().All() {
-				c := newConverter(dict)
-				pp, err := c.convert(rp.Resource(), p)
-				if err != nil {
-					return nil, fmt.Errorf("resource %d scope %d profile %d: %w", ri, si, pi, err)
-				}
-				out = append(out, pp)
+			converted, err := convertScope(dict, rp.Resource(), sp)
+			if err != nil {
+				return nil, fmt.Errorf("resource %d scope %d %w", ri, si, err)
 			}
+			out = append(out, converted...)
 		}
+	}
+	return out, nil
+}
+
+// convertScope converts the profiles of one scope, each on its own.
+func convertScope(dict pprofile.ProfilesDictionary, res pcommon.Resource, sp pprofile.ScopeProfiles) ([]*profile.Profile, error) {
+	out := make([]*profile.Profile, 0, sp.Profiles().Len())
+	for pi, p := range sp.Profiles().All() {
+		pp, err := newConverter(dict).convert(res, p)
+		if err != nil {
+			return nil, fmt.Errorf("profile %d: %w", pi, err)
+		}
+		out = append(out, pp)
 	}
 	return out, nil
 }
@@ -73,8 +85,7 @@ func Convert(pd pprofile.Profiles) ([]*profile.Profile, error) {
 // so that a location or function shared by many stacks is converted once and
 // the pprof tables stay deduplicated the way the dictionary was.
 type converter struct {
-	dict      pprofile.ProfilesDictionary
-	strings   pcommon.StringSlice
+	dict      pprofdict.Reader
 	out       *profile.Profile
 	locations map[int32]*profile.Location
 	functions map[int32]*profile.Function
@@ -84,8 +95,7 @@ type converter struct {
 
 func newConverter(dict pprofile.ProfilesDictionary) *converter {
 	return &converter{
-		dict:      dict,
-		strings:   dict.StringTable(),
+		dict:      pprofdict.New(dict),
 		out:       &profile.Profile{},
 		locations: make(map[int32]*profile.Location),
 		functions: make(map[int32]*profile.Function),
@@ -95,41 +105,12 @@ func newConverter(dict pprofile.ProfilesDictionary) *converter {
 }
 
 func (c *converter) convert(res pcommon.Resource, p pprofile.Profile) (*profile.Profile, error) {
-	// Profile.sample_type
-	st, err := c.valueType(p.SampleType())
-	if err != nil {
-		return nil, fmt.Errorf("sample_type: %w", err)
+	if err := c.header(p); err != nil {
+		return nil, err
 	}
-	c.out.SampleType = []*profile.ValueType{st}
-
-	// Profile.period_type, Profile.period
-	pt, err := c.valueType(p.PeriodType())
-	if err != nil {
-		return nil, fmt.Errorf("period_type: %w", err)
+	if err := c.comments(res, p); err != nil {
+		return nil, err
 	}
-	if pt.Type != "" || pt.Unit != "" {
-		c.out.PeriodType = pt
-	}
-	c.out.Period = p.Period()
-
-	// Profile.time_unix_nano, Profile.duration_nano
-	c.out.TimeNanos = int64(p.Time())
-	c.out.DurationNanos = int64(p.DurationNano())
-
-	// Resource.attributes, Profile.attribute_indices
-	for k, v := range res.Attributes().All() {
-		c.out.Comments = append(c.out.Comments, k+"="+v.AsString())
-	}
-	for i, idx := range p.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(idx)
-		if err != nil {
-			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
-		}
-		if ok {
-			c.out.Comments = append(c.out.Comments, key+"="+val.AsString())
-		}
-	}
-
 	// Profile.samples
 	c.out.Sample = make([]*profile.Sample, 0, p.Samples().Len())
 	for i, s := range p.Samples().All() {
@@ -142,6 +123,37 @@ func (c *converter) convert(res pcommon.Resource, p pprofile.Profile) (*profile.
 	return c.out, nil
 }
 
+// header converts Profile.sample_type, .period_type, .period,
+// .time_unix_nano and .duration_nano.
+func (c *converter) header(p pprofile.Profile) error {
+	st, err := c.valueType(p.SampleType())
+	if err != nil {
+		return fmt.Errorf("sample_type: %w", err)
+	}
+	c.out.SampleType = []*profile.ValueType{st}
+	pt, err := c.valueType(p.PeriodType())
+	if err != nil {
+		return fmt.Errorf("period_type: %w", err)
+	}
+	if pt.Type != "" || pt.Unit != "" {
+		c.out.PeriodType = pt
+	}
+	c.out.Period = p.Period()
+	c.out.TimeNanos = int64(p.Time())
+	c.out.DurationNanos = int64(p.DurationNano())
+	return nil
+}
+
+// comments converts Resource.attributes and Profile.attribute_indices,
+// which pprof has no place for, into "key=value" comments.
+func (c *converter) comments(res pcommon.Resource, p pprofile.Profile) error {
+	comment := func(key string, val pcommon.Value) { c.out.Comments = append(c.out.Comments, key+"="+val.AsString()) }
+	for k, v := range res.Attributes().All() {
+		comment(k, v)
+	}
+	return c.eachAttribute(p.AttributeIndices(), comment)
+}
+
 func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 	ps := &profile.Sample{Value: []int64{sampleValue(s)}}
 
@@ -152,46 +164,71 @@ func (c *converter) sample(s pprofile.Sample) (*profile.Sample, error) {
 	}
 	ps.Location = locs
 
-	// Sample.attribute_indices
-	for i, idx := range s.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(idx)
-		if err != nil {
-			return nil, fmt.Errorf("attribute_indices[%d]: %w", i, err)
-		}
-		if !ok {
-			continue
-		}
-		if val.Type() == pcommon.ValueTypeInt {
-			if ps.NumLabel == nil {
-				ps.NumLabel = make(map[string][]int64)
-			}
-			ps.NumLabel[key] = append(ps.NumLabel[key], val.Int())
-			continue
-		}
-		if ps.Label == nil {
-			ps.Label = make(map[string][]string)
-		}
-		ps.Label[key] = append(ps.Label[key], val.AsString())
+	if err := c.labels(ps, s.AttributeIndices()); err != nil {
+		return nil, err
 	}
-
 	// Sample.link_index
 	if li := s.LinkIndex(); li != 0 {
-		links := c.dict.LinkTable()
-		if li < 0 || int(li) >= links.Len() {
-			return nil, fmt.Errorf("link_index %d out of range [0, %d)", li, links.Len())
+		link, ok := c.dict.Link(li)
+		if !ok {
+			return nil, c.dict.OutOfRange("link_index", li, pprofdict.Links)
 		}
-		link := links.At(int(li))
-		if ps.Label == nil {
-			ps.Label = make(map[string][]string)
-		}
-		if tid := link.TraceID(); !tid.IsEmpty() {
-			ps.Label[labelTraceID] = append(ps.Label[labelTraceID], tid.String())
-		}
-		if sid := link.SpanID(); !sid.IsEmpty() {
-			ps.Label[labelSpanID] = append(ps.Label[labelSpanID], sid.String())
-		}
+		addLinkLabels(ps, link)
 	}
 	return ps, nil
+}
+
+// labels converts Sample.attribute_indices into labels.
+func (c *converter) labels(ps *profile.Sample, indices pcommon.Int32Slice) error {
+	return c.eachAttribute(indices, func(key string, val pcommon.Value) { addLabel(ps, key, val) })
+}
+
+// eachAttribute calls f with the key and value of each attribute of
+// indices; index 0, the table's reserved empty entry, is none.
+func (c *converter) eachAttribute(indices pcommon.Int32Slice, f func(key string, val pcommon.Value)) error {
+	for i, idx := range indices.All() {
+		key, val, ok, err := c.attribute(idx)
+		if err != nil {
+			return fmt.Errorf("attribute_indices[%d]: %w", i, err)
+		}
+		if ok {
+			f(key, val)
+		}
+	}
+	return nil
+}
+
+// addLabel adds a sample attribute as a label: a numeric one for an
+// integer, a string one otherwise.
+func addLabel(ps *profile.Sample, key string, val pcommon.Value) {
+	if val.Type() == pcommon.ValueTypeInt {
+		if ps.NumLabel == nil {
+			ps.NumLabel = make(map[string][]int64)
+		}
+		ps.NumLabel[key] = append(ps.NumLabel[key], val.Int())
+		return
+	}
+	addStrLabel(ps, key, val.AsString())
+}
+
+func addStrLabel(ps *profile.Sample, key, val string) {
+	if ps.Label == nil {
+		ps.Label = make(map[string][]string)
+	}
+	ps.Label[key] = append(ps.Label[key], val)
+}
+
+// addLinkLabels adds a sample's link as the trace_id and span_id labels.
+func addLinkLabels(ps *profile.Sample, link pprofile.Link) {
+	if ps.Label == nil {
+		ps.Label = make(map[string][]string)
+	}
+	if tid := link.TraceID(); !tid.IsEmpty() {
+		addStrLabel(ps, labelTraceID, tid.String())
+	}
+	if sid := link.SpanID(); !sid.IsEmpty() {
+		addStrLabel(ps, labelSpanID, sid.String())
+	}
 }
 
 // sampleValue is the pprof value of one OTLP sample; see Convert.
@@ -213,20 +250,28 @@ func (c *converter) stack(idx int32) ([]*profile.Location, error) {
 	if locs, ok := c.stacks[idx]; ok {
 		return locs, nil
 	}
-	stacks := c.dict.StackTable()
-	if idx < 0 || int(idx) >= stacks.Len() {
-		return nil, fmt.Errorf("stack_index %d out of range [0, %d)", idx, stacks.Len())
+	stack, ok := c.dict.Stack(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("stack_index", idx, pprofdict.Stacks)
 	}
-	indices := stacks.At(int(idx)).LocationIndices()
+	locs, err := c.stackLocations(stack.LocationIndices())
+	if err != nil {
+		return nil, fmt.Errorf("stack %d %w", idx, err)
+	}
+	c.stacks[idx] = locs
+	return locs, nil
+}
+
+// stackLocations converts Stack.location_indices.
+func (c *converter) stackLocations(indices pcommon.Int32Slice) ([]*profile.Location, error) {
 	locs := make([]*profile.Location, 0, indices.Len())
 	for i, li := range indices.All() {
 		loc, err := c.location(li)
 		if err != nil {
-			return nil, fmt.Errorf("stack %d location_indices[%d]: %w", idx, i, err)
+			return nil, fmt.Errorf("location_indices[%d]: %w", i, err)
 		}
 		locs = append(locs, loc)
 	}
-	c.stacks[idx] = locs
 	return locs, nil
 }
 
@@ -234,73 +279,90 @@ func (c *converter) location(idx int32) (*profile.Location, error) {
 	if loc, ok := c.locations[idx]; ok {
 		return loc, nil
 	}
-	table := c.dict.LocationTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("location index %d out of range [0, %d)", idx, table.Len())
+	l, ok := c.dict.Location(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("location index", idx, pprofdict.Locations)
 	}
-	l := table.At(int(idx))
 	loc := &profile.Location{
 		ID:      uint64(len(c.out.Location) + 1),
 		Address: l.Address(),
 	}
 
-	// Location.mapping_index
-	if mi := l.MappingIndex(); mi != 0 {
-		m, err := c.mapping(mi)
-		if err != nil {
-			return nil, fmt.Errorf("location %d: %w", idx, err)
-		}
-		loc.Mapping = m
+	if err := c.locationMapping(loc, l.MappingIndex(), idx); err != nil {
+		return nil, err
 	}
-
-	// Location.lines: OTLP lists inlined frames callee first, as pprof does.
-	loc.Line = make([]profile.Line, 0, l.Lines().Len())
-	for i, ln := range l.Lines().All() {
-		fn, err := c.function(ln.FunctionIndex())
-		if err != nil {
-			return nil, fmt.Errorf("location %d line %d: %w", idx, i, err)
-		}
-		loc.Line = append(loc.Line, profile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
-		if m := loc.Mapping; m != nil {
-			// pprof asks a symbolizer only for mappings that lack these.
-			m.HasFunctions = m.HasFunctions || fn.Name != ""
-			m.HasFilenames = m.HasFilenames || fn.Filename != ""
-			m.HasLineNumbers = m.HasLineNumbers || ln.Line() != 0
-			m.HasInlineFrames = m.HasInlineFrames || i > 0
-		}
+	if err := c.lines(loc, l, idx); err != nil {
+		return nil, err
 	}
 	c.out.Location = append(c.out.Location, loc)
 	c.locations[idx] = loc
 	return loc, nil
 }
 
+// locationMapping converts Location.mapping_index mi (0 for none) of
+// location idx.
+func (c *converter) locationMapping(loc *profile.Location, mi, idx int32) error {
+	if mi == 0 {
+		return nil
+	}
+	m, err := c.mapping(mi)
+	if err != nil {
+		return fmt.Errorf("location %d: %w", idx, err)
+	}
+	loc.Mapping = m
+	return nil
+}
+
+// lines converts Location.lines: OTLP lists inlined frames callee first,
+// as pprof does.
+func (c *converter) lines(loc *profile.Location, l pprofile.Location, idx int32) error {
+	loc.Line = make([]profile.Line, 0, l.Lines().Len())
+	for i, ln := range l.Lines().All() {
+		fn, err := c.function(ln.FunctionIndex())
+		if err != nil {
+			return fmt.Errorf("location %d line %d: %w", idx, i, err)
+		}
+		loc.Line = append(loc.Line, profile.Line{Function: fn, Line: ln.Line(), Column: ln.Column()})
+		if loc.Mapping != nil {
+			noteLine(loc.Mapping, fn, ln.Line(), i > 0)
+		}
+	}
+	return nil
+}
+
+// noteLine records what a line of a mapping says: pprof asks a symbolizer
+// only for mappings that lack function names, file names, line numbers or
+// inlined frames.
+func noteLine(m *profile.Mapping, fn *profile.Function, line int64, inlined bool) {
+	m.HasFunctions = m.HasFunctions || fn.Name != ""
+	m.HasFilenames = m.HasFilenames || fn.Filename != ""
+	m.HasLineNumbers = m.HasLineNumbers || line != 0
+	m.HasInlineFrames = m.HasInlineFrames || inlined
+}
+
 func (c *converter) function(idx int32) (*profile.Function, error) {
 	if fn, ok := c.functions[idx]; ok {
 		return fn, nil
 	}
-	table := c.dict.FunctionTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("function_index %d out of range [0, %d)", idx, table.Len())
+	f, ok := c.dict.Function(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("function_index", idx, pprofdict.Functions)
 	}
-	f := table.At(int(idx))
-	name, err := c.str(f.NameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d name: %w", idx, err)
-	}
-	system, err := c.str(f.SystemNameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d system_name: %w", idx, err)
-	}
-	file, err := c.str(f.FilenameStrindex())
-	if err != nil {
-		return nil, fmt.Errorf("function %d filename: %w", idx, err)
-	}
-	fn := &profile.Function{
-		ID:         uint64(len(c.out.Function) + 1),
-		Name:       name,
-		SystemName: system,
-		Filename:   file,
-		StartLine:  f.StartLine(),
+	fn := &profile.Function{ID: uint64(len(c.out.Function) + 1), StartLine: f.StartLine()}
+	for _, field := range [...]struct {
+		name string
+		idx  int32
+		dst  *string
+	}{
+		// Function.name, .system_name, .filename
+		{"name", f.NameStrindex(), &fn.Name},
+		{"system_name", f.SystemNameStrindex(), &fn.SystemName},
+		{"filename", f.FilenameStrindex(), &fn.Filename},
+	} {
+		var err error
+		if *field.dst, err = c.str(field.idx); err != nil {
+			return nil, fmt.Errorf("function %d %s: %w", idx, field.name, err)
+		}
 	}
 	c.out.Function = append(c.out.Function, fn)
 	c.functions[idx] = fn
@@ -311,11 +373,10 @@ func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
 	if m, ok := c.mappings[idx]; ok {
 		return m, nil
 	}
-	table := c.dict.MappingTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return nil, fmt.Errorf("mapping_index %d out of range [0, %d)", idx, table.Len())
+	pm, ok := c.dict.Mapping(idx)
+	if !ok {
+		return nil, c.dict.OutOfRange("mapping_index", idx, pprofdict.Mappings)
 	}
-	pm := table.At(int(idx))
 	file, err := c.str(pm.FilenameStrindex())
 	if err != nil {
 		return nil, fmt.Errorf("mapping %d filename: %w", idx, err)
@@ -328,26 +389,35 @@ func (c *converter) mapping(idx int32) (*profile.Mapping, error) {
 		File:   file,
 	}
 
-	// Mapping.attribute_indices: only the build id has a pprof field.
-	attrs := make(map[string]string, pm.AttributeIndices().Len())
-	for i, ai := range pm.AttributeIndices().All() {
-		key, val, ok, err := c.attribute(ai)
-		if err != nil {
-			return nil, fmt.Errorf("mapping %d attribute_indices[%d]: %w", idx, i, err)
-		}
-		if ok {
-			attrs[key] = val.AsString()
-		}
+	buildID, err := c.buildID(pm, idx)
+	if err != nil {
+		return nil, err
 	}
-	for _, k := range buildIDKeys {
-		if v, ok := attrs[k]; ok && v != "" {
-			m.BuildID = v
-			break
-		}
-	}
+	m.BuildID = buildID
 	c.out.Mapping = append(c.out.Mapping, m)
 	c.mappings[idx] = m
 	return m, nil
+}
+
+// buildID is mapping idx's build id: of Mapping.attribute_indices, only
+// the build id has a pprof field (buildIDKeys, in order of preference).
+func (c *converter) buildID(pm pprofile.Mapping, idx int32) (string, error) {
+	attrs := make(map[string]string, pm.AttributeIndices().Len())
+	if err := c.eachAttribute(pm.AttributeIndices(), func(key string, val pcommon.Value) { attrs[key] = val.AsString() }); err != nil {
+		return "", fmt.Errorf("mapping %d %w", idx, err)
+	}
+	return preferredBuildID(attrs), nil
+}
+
+// preferredBuildID is the first build id of buildIDKeys a mapping has;
+// "" for none.
+func preferredBuildID(attrs map[string]string) string {
+	for _, k := range buildIDKeys {
+		if v := attrs[k]; v != "" {
+			return v
+		}
+	}
+	return ""
 }
 
 // attribute resolves an attribute_table reference. ok is false for index 0,
@@ -356,11 +426,10 @@ func (c *converter) attribute(idx int32) (key string, val pcommon.Value, ok bool
 	if idx == 0 {
 		return "", pcommon.Value{}, false, nil
 	}
-	table := c.dict.AttributeTable()
-	if idx < 0 || int(idx) >= table.Len() {
-		return "", pcommon.Value{}, false, fmt.Errorf("attribute index %d out of range [0, %d)", idx, table.Len())
+	kv, ok := c.dict.AttrEntry(idx)
+	if !ok {
+		return "", pcommon.Value{}, false, c.dict.OutOfRange("attribute index", idx, pprofdict.Attributes)
 	}
-	kv := table.At(int(idx))
 	key, err = c.str(kv.KeyStrindex())
 	if err != nil {
 		return "", pcommon.Value{}, false, fmt.Errorf("attribute %d key: %w", idx, err)
@@ -381,13 +450,9 @@ func (c *converter) valueType(vt pprofile.ValueType) (*profile.ValueType, error)
 }
 
 func (c *converter) str(idx int32) (string, error) {
-	if idx < 0 || int(idx) >= c.strings.Len() {
-		// An empty string table with index 0 is a producer that did not seed
-		// the reserved "" entry; 0 still means the empty string.
-		if idx == 0 {
-			return "", nil
-		}
-		return "", fmt.Errorf("string index %d out of range [0, %d)", idx, c.strings.Len())
+	s, ok := c.dict.LookupStr(idx)
+	if !ok {
+		return "", c.dict.OutOfRange("string index", idx, pprofdict.Strings)
 	}
-	return c.strings.At(int(idx)), nil
+	return s, nil
 }

@@ -7,13 +7,13 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 
 // ToProfiles converts items into one pprofile.Profiles, as a
 // ProfilesBuilder that adds them in order.
-func ToProfiles(items []translator.DecodedProfile, opts translator.ReceiveOptions) pprofile.Profiles {
-	b := translator.NewProfilesBuilder(opts)
+func ToProfiles(items []profilesin.DecodedProfile, opts profilesin.ReceiveOptions) pprofile.Profiles {
+	b := profilesin.NewProfilesBuilder(opts)
 	for _, it := range items {
 		b.Add(it)
 	}

@@ -7,7 +7,7 @@ import "go.opentelemetry.io/collector/pdata/pprofile"
 
 // Events counts the observations pd holds, the way Sentry counts samples:
 // one per timestamp, and for an aggregated sample (no timestamps) the sum
-// of its positive values. For profiles built by translator.ProfilesBuilder
+// of its positive values. For profiles built by profilesin.ProfilesBuilder
 // it is the number of Sentry samples they came from.
 func Events(pd pprofile.Profiles) int {
 	n := 0

@@ -12,33 +12,19 @@
 package spanindex // import "github.com/sentryprofile/otelcol-sentryprofile/internal/spanindex"
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 	"time"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/traceitems"
 )
 
-// Span is what the index keeps of one Sentry span.
-type Span struct {
-	TraceID pcommon.TraceID
-	SpanID  pcommon.SpanID
-	// SegmentID is the span's segment: the transaction's root span
-	// ("contexts.trace.span_id") or span v2 "sentry.segment.id". A segment
-	// is its own segment. Zero when the span does not say.
-	SegmentID pcommon.SpanID
-	// ProfilerID is the profiler sentrytrace.Span names (a span's own, else
-	// its transaction's). Streamed child spans carry it only on their
-	// segment: empty here, it is taken from the segment.
-	ProfilerID string
-	// ThreadID is the decimal "thread.id" of the span's data/attributes;
-	// empty when the span does not say, and the span then ran on its
-	// segment's thread (on every thread when the segment does not say
-	// either).
-	ThreadID string
-	// Start and End are Unix nanoseconds; the span covers [Start, End).
-	Start, End uint64
-}
+// Span is what the index keeps of one Sentry span: the span-index view
+// the translator maps a transaction or span item to (traceitems.IndexSpans).
+type Span = traceitems.IndexedSpan
 
 // Limits bound the index. Zero fields take the defaults of DefaultLimits.
 type Limits struct {
@@ -206,20 +192,23 @@ func (x *Index) addSegment(now time.Time, s *Span) {
 	}
 }
 
+// fromSegment gives a span what it does not say itself of its known
+// segment: the profiler and the thread.
+func (x *Index) fromSegment(s *Span) {
+	seg, known := x.segments[s.SegmentID]
+	if s.SegmentID.IsEmpty() || !known {
+		return
+	}
+	s.ProfilerID = cmp.Or(s.ProfilerID, seg.profilerID)
+	s.ThreadID = cmp.Or(s.ThreadID, seg.threadID)
+}
+
 func (x *Index) addSpan(now time.Time, s Span) {
 	if s.TraceID.IsEmpty() || s.SpanID.IsEmpty() || s.End <= s.Start {
 		x.rejected++
 		return
 	}
-	seg, known := x.segments[s.SegmentID]
-	if !s.SegmentID.IsEmpty() && known {
-		if s.ProfilerID == "" {
-			s.ProfilerID = seg.profilerID
-		}
-		if s.ThreadID == "" {
-			s.ThreadID = seg.threadID
-		}
-	}
+	x.fromSegment(&s)
 	if s.ProfilerID != "" {
 		x.keep(now, entry{Span: s, seen: now})
 		return
@@ -331,17 +320,7 @@ func (x *Index) sweep(now time.Time) {
 	}
 	x.lastSweep = now
 	cutoff := now.Add(-x.limits.TTL)
-	for id, p := range x.profilers {
-		n, _ := slices.BinarySearchFunc(p.entries, cutoff, func(e entry, t time.Time) int { return e.seen.Compare(t) })
-		if n == len(p.entries) {
-			x.spans -= n
-			delete(x.profilers, id)
-			continue
-		}
-		if n > 0 {
-			x.dropPrefix(p, n)
-		}
-	}
+	x.expireProfilers(cutoff)
 	for id, s := range x.segments {
 		if s.seen.Before(cutoff) {
 			delete(x.segments, id)
@@ -352,6 +331,22 @@ func (x *Index) sweep(now time.Time) {
 			x.nPending -= len(children)
 			x.rejected += len(children)
 			delete(x.pending, id)
+		}
+	}
+}
+
+// expireProfilers drops the spans seen before cutoff, and the profilers
+// left without any.
+func (x *Index) expireProfilers(cutoff time.Time) {
+	for id, p := range x.profilers {
+		n, _ := slices.BinarySearchFunc(p.entries, cutoff, func(e entry, t time.Time) int { return e.seen.Compare(t) })
+		switch n {
+		case len(p.entries):
+			x.spans -= n
+			delete(x.profilers, id)
+		case 0:
+		default:
+			x.dropPrefix(p, n)
 		}
 	}
 }

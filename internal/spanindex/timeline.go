@@ -44,49 +44,59 @@ func (t *Timeline) SpanAt(thread string, ts uint64) (pcommon.TraceID, pcommon.Sp
 	if t == nil {
 		return pcommon.TraceID{}, pcommon.SpanID{}, false
 	}
-	ivals := t.lastIvals
-	if !t.haveLast || thread != t.lastTID {
-		var ok bool
-		if ivals, ok = t.byThread[thread]; !ok {
-			ivals = t.flatten(thread)
-			t.byThread[thread] = ivals
-		}
-		t.haveLast, t.lastTID, t.lastIvals, t.lastHit = true, thread, ivals, -1
-	}
-	// Samples of a thread come in time order: try the last interval and
-	// the next before searching.
-	i := -1
-	for _, c := range [...]int{t.lastHit, t.lastHit + 1} {
-		if c >= 0 && c < len(ivals) && ivals[c].start <= ts && ts < ivals[c].end {
-			i = c
-			break
-		}
-	}
+	ivals := t.intervals(thread)
+	i := t.intervalAt(ivals, ts)
 	if i < 0 {
-		i = sort.Search(len(ivals), func(k int) bool { return ivals[k].start > ts }) - 1
-		if i < 0 || ts >= ivals[i].end {
-			return pcommon.TraceID{}, pcommon.SpanID{}, false
-		}
+		return pcommon.TraceID{}, pcommon.SpanID{}, false
 	}
 	t.lastHit = i
 	s := &t.spans[ivals[i].span]
 	return s.TraceID, s.SpanID, true
 }
 
+// intervals are thread's intervals, flattened on first use; the last
+// thread asked is kept at hand, as a chunk's samples come thread by
+// thread.
+func (t *Timeline) intervals(thread string) []interval {
+	if t.haveLast && thread == t.lastTID {
+		return t.lastIvals
+	}
+	ivals, ok := t.byThread[thread]
+	if !ok {
+		ivals = t.flatten(thread)
+		t.byThread[thread] = ivals
+	}
+	t.haveLast, t.lastTID, t.lastIvals, t.lastHit = true, thread, ivals, -1
+	return ivals
+}
+
+// intervalAt is the index of the interval of ivals holding ts, -1 for
+// none. Samples of a thread come in time order: it tries the last
+// interval and the next before searching.
+func (t *Timeline) intervalAt(ivals []interval, ts uint64) int {
+	for _, c := range [...]int{t.lastHit, t.lastHit + 1} {
+		if c >= 0 && c < len(ivals) && ivals[c].holds(ts) {
+			return c
+		}
+	}
+	i := sort.Search(len(ivals), func(k int) bool { return ivals[k].start > ts }) - 1
+	if i < 0 || ts >= ivals[i].end {
+		return -1
+	}
+	return i
+}
+
+// holds reports whether ts is in [start, end).
+func (v interval) holds(ts uint64) bool { return v.start <= ts && ts < v.end }
+
 // flatten turns the spans of one thread (and the thread-less ones) into
 // disjoint intervals of their innermost span: a sweep over the span
 // boundaries with the active spans in a heap ordered innermost first.
 func (t *Timeline) flatten(thread string) []interval {
-	var mine []int32
-	for i := range t.spans {
-		if tid := t.spans[i].ThreadID; tid == thread || tid == "" {
-			mine = append(mine, int32(i))
-		}
-	}
+	mine := t.spansOf(thread)
 	if len(mine) == 0 {
 		return nil
 	}
-	slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.spans[a].Start, t.spans[b].Start) })
 	bounds := make([]uint64, 0, 2*len(mine))
 	for _, i := range mine {
 		bounds = append(bounds, t.spans[i].Start, t.spans[i].End)
@@ -98,25 +108,49 @@ func (t *Timeline) flatten(thread string) []interval {
 	var out []interval
 	next := 0
 	for k, b := range bounds[:len(bounds)-1] {
-		for next < len(mine) && t.spans[mine[next]].Start <= b {
-			heap.Push(active, mine[next])
-			next++
-		}
-		for active.Len() > 0 && t.spans[active.ids[0]].End <= b {
-			heap.Pop(active)
-		}
+		next = t.activate(active, mine, next, b)
 		if active.Len() == 0 {
 			continue
 		}
-		top := active.ids[0]
-		end := bounds[k+1]
-		if n := len(out); n > 0 && out[n-1].span == top && out[n-1].end == b {
-			out[n-1].end = end
-			continue
-		}
-		out = append(out, interval{start: b, end: end, span: top})
+		out = appendInterval(out, interval{start: b, end: bounds[k+1], span: active.ids[0]})
 	}
 	return out
+}
+
+// spansOf are the indices of the spans of thread and of the thread-less
+// ones, by start.
+func (t *Timeline) spansOf(thread string) []int32 {
+	var mine []int32
+	for i := range t.spans {
+		if tid := t.spans[i].ThreadID; tid == thread || tid == "" {
+			mine = append(mine, int32(i))
+		}
+	}
+	slices.SortFunc(mine, func(a, b int32) int { return cmp.Compare(t.spans[a].Start, t.spans[b].Start) })
+	return mine
+}
+
+// activate moves the spans of mine from next on that start by b into
+// active, and drops the ones that ended by b; it returns the new next.
+func (t *Timeline) activate(active *innermostFirst, mine []int32, next int, b uint64) int {
+	for next < len(mine) && t.spans[mine[next]].Start <= b {
+		heap.Push(active, mine[next])
+		next++
+	}
+	for active.Len() > 0 && t.spans[active.ids[0]].End <= b {
+		heap.Pop(active)
+	}
+	return next
+}
+
+// appendInterval appends iv, extending the last interval instead when it
+// is of the same span and ends where iv starts.
+func appendInterval(out []interval, iv interval) []interval {
+	if n := len(out); n > 0 && out[n-1].span == iv.span && out[n-1].end == iv.start {
+		out[n-1].end = iv.end
+		return out
+	}
+	return append(out, iv)
 }
 
 // innermostFirst is a heap of span indices: the latest start first, then

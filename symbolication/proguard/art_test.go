@@ -14,9 +14,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/profilestest"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/android"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art/arttest"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 )
 
 // TestARTTraceRemap runs an obfuscated app's ART method trace through the
@@ -61,10 +62,10 @@ func TestARTTraceRemap(t *testing.T) {
 		"debug_meta":       map[string]any{"images": []map[string]string{{"type": "proguard", "uuid": UUIDOf(mapping)}}},
 	})
 	require.NoError(t, err)
-	p, warnings, err := translator.DecodeAndroid(payload, time.Now(), art.DefaultLimits())
+	p, warnings, err := android.DecodeAndroid(payload, time.Now(), art.DefaultLimits())
 	require.Empty(t, warnings, "every method the trace calls is declared")
 	require.NoError(t, err)
-	pd := profilestest.ToProfiles([]translator.DecodedProfile{{Profile: p, Payload: payload}}, translator.ReceiveOptions{})
+	pd := profilestest.ToProfiles([]profilesin.DecodedProfile{{Profile: p, Payload: payload}}, profilesin.ReceiveOptions{})
 
 	got := remapStacks(t, pd, store)
 	want := [][]string{

@@ -29,65 +29,124 @@ const (
 
 // decodeStreaming reads a trace in the streaming form.
 func decodeStreaming(data []byte, limits Limits) (*Trace, error) {
-	if len(data) < 16 {
-		return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	h, err := readStreamingHeader(data)
+	if err != nil {
+		return nil, err
 	}
-	rawVersion := binary.LittleEndian.Uint16(data[4:])
-	if rawVersion&streamingVersionBits != streamingVersionBits {
-		return nil, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, rawVersion)
-	}
-	version := int(rawVersion &^ streamingVersionBits)
-	if version != 2 && version != 3 {
-		// ART streams versions 2 (one clock) and 3 (dual clock) only; a
-		// version 1 record's u1 thread id could not be told from an entry.
-		return nil, fmt.Errorf("%w: streaming version %d", ErrVersion, version)
-	}
-	offset := int(binary.LittleEndian.Uint16(data[6:]))
 	t := &Trace{Methods: map[uint32]Method{}, StartMicros: binary.LittleEndian.Uint64(data[8:])}
-	// Version 2 writes one clock: 2 + 4 + 4 bytes; version 3 says.
-	size := 10
-	if version == 3 {
-		if len(data) < 18 {
-			return nil, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
-		}
-		size = int(binary.LittleEndian.Uint16(data[16:]))
-	}
-	if offset < 16 || offset > len(data) || size < 10 {
-		return nil, fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, offset, len(data), size)
-	}
-	s := stream{data: data, start: offset, size: size}
+	s := stream{data: data, start: h.offset, size: h.size}
 	records, err := t.readEntries(s, limits)
 	if err != nil {
 		return nil, err
 	}
-	if t.Version != version {
-		return nil, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, version, t.Version)
-	}
-	l, err := t.recordLayout(data)
+	l, err := t.streamingLayout(data, h, records)
 	if err != nil {
 		return nil, err
 	}
-	if l.size != size {
-		return nil, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, size, t.Clock, l.size)
+	if err := t.readRecords(s, l, records, limits); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// streamingLayout is the records' layout, checked against the binary
+// header: the summary's version, the clock's record size, some records.
+func (t *Trace) streamingLayout(data []byte, h streamingHeader, records int) (layout, error) {
+	if t.Version != h.version {
+		return layout{}, fmt.Errorf("%w: binary version %d, summary version %d", ErrBinary, h.version, t.Version)
+	}
+	l, err := t.recordLayout(data)
+	if err != nil {
+		return layout{}, err
+	}
+	if l.size != h.size {
+		return layout{}, fmt.Errorf("%w: records of %d bytes, clock %s needs %d", ErrBinary, h.size, t.Clock, l.size)
 	}
 	if records == 0 {
-		return nil, ErrNoRecords
+		return layout{}, ErrNoRecords
 	}
+	return l, nil
+}
+
+// streamingHeader is what the binary header of a streaming trace says.
+type streamingHeader struct {
+	version      int
+	offset, size int // of the first record, of each record
+}
+
+// readStreamingHeader reads "SLOW", u2 version (with the streaming bits),
+// u2 offset of the first record, u8 start time, and (version 3) u2 record
+// size.
+func readStreamingHeader(data []byte) (streamingHeader, error) {
+	if len(data) < 16 {
+		return streamingHeader{}, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	}
+	version, err := streamingVersion(binary.LittleEndian.Uint16(data[4:]))
+	if err != nil {
+		return streamingHeader{}, err
+	}
+	h := streamingHeader{version: version, offset: int(binary.LittleEndian.Uint16(data[6:]))}
+	size, err := streamingRecordSize(data, h.version)
+	if err != nil {
+		return streamingHeader{}, err
+	}
+	h.size = size
+	return h, h.check(len(data))
+}
+
+// check reports a header whose records start outside the data (of length
+// bytes) or are too short for a record.
+func (h streamingHeader) check(length int) error {
+	if h.offset < 16 || h.offset > length || h.size < 10 {
+		return fmt.Errorf("%w: records at offset %d of %d bytes, %d bytes each", ErrBinary, h.offset, length, h.size)
+	}
+	return nil
+}
+
+// streamingVersion reads the u2 version of a streaming trace: the
+// streaming bits, then versions 2 (one clock) and 3 (dual clock) only,
+// which ART streams; a version 1 record's u1 thread id could not be told
+// from an entry.
+func streamingVersion(raw uint16) (int, error) {
+	if raw&streamingVersionBits != streamingVersionBits {
+		return 0, fmt.Errorf("%w: starts with \"SLOW\" but version %#x is not a streaming version", ErrHeader, raw)
+	}
+	version := int(raw &^ streamingVersionBits)
+	if version != 2 && version != 3 {
+		return 0, fmt.Errorf("%w: streaming version %d", ErrVersion, version)
+	}
+	return version, nil
+}
+
+// streamingRecordSize is the size of a record: version 2 writes one clock
+// (2 + 4 + 4 bytes); version 3 says.
+func streamingRecordSize(data []byte, version int) (int, error) {
+	if version != 3 {
+		return 10, nil
+	}
+	if len(data) < 18 {
+		return 0, fmt.Errorf("%w: streaming header of %d bytes", ErrBinary, len(data))
+	}
+	return int(binary.LittleEndian.Uint16(data[16:])), nil
+}
+
+// readRecords is the second pass: the records, in layout l, as t.Events.
+func (t *Trace) readRecords(s stream, l layout, records int, limits Limits) error {
 	t.Events = make([]Event, 0, records)
 	undeclared := map[uint32]bool{}
 	for i, r := range s.records() {
 		e := l.decode(r)
 		if e.Action > Unwind {
-			return nil, fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
+			return fmt.Errorf("%w: record %d: action %d", ErrBinary, i, e.Action)
 		}
 		if _, ok := t.Methods[e.Method]; !ok {
 			if err := t.noteUndeclared(e.Method, undeclared, limits); err != nil {
-				return nil, fmt.Errorf("record %d: %w", i, err)
+				return fmt.Errorf("record %d: %w", i, err)
 			}
 		}
 		t.Events = append(t.Events, e)
 	}
-	return t, nil
+	return nil
 }
 
 // readEntries is the first pass: it reads the method, thread and summary
@@ -100,8 +159,8 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 			if pos+s.size > len(s.data) {
 				break // a cut record, as in the regular form
 			}
-			if records++; records > limits.MaxEvents {
-				return 0, fmt.Errorf("%w: more than %d records", ErrTooLarge, limits.MaxEvents)
+			if records, err = countRecord(records, limits); err != nil {
+				return 0, err
 			}
 			pos += s.size
 			continue
@@ -110,26 +169,58 @@ func (t *Trace) readEntries(s stream, limits Limits) (records int, err error) {
 		if err != nil {
 			return 0, err
 		}
-		switch kind {
-		case entryMethod:
-			if err := t.addMethod(strings.TrimRight(string(body), "\n"), limits); err != nil {
-				return 0, fmt.Errorf("entry at byte %d: %w", pos, err)
-			}
-		case entryThread:
-			if len(named) >= limits.MaxThreads {
-				return 0, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
-			}
-			named = append(named, Thread{ID: uint32(s.u16(pos + 3)), Name: string(body)})
-		case entrySummary:
-			if err := t.readText(string(body), limits); err != nil {
-				return 0, fmt.Errorf("summary: %w", err)
-			}
-			t.addThreads(named)
-			return records, nil
+		if kind == entrySummary {
+			return records, t.readSummary(body, named, limits)
+		}
+		if named, err = t.readEntry(kind, body, pos, s.u16(pos+3), named, limits); err != nil {
+			return 0, err
 		}
 		pos = next
 	}
 	return 0, fmt.Errorf("%w: streaming trace without its summary (cut before tracing stopped?)", ErrHeader)
+}
+
+// readSummary reads the summary entry (the text header) and adds the
+// threads only entries named.
+func (t *Trace) readSummary(body []byte, named []Thread, limits Limits) error {
+	if err := t.readText(string(body), limits); err != nil {
+		return fmt.Errorf("summary: %w", err)
+	}
+	t.addThreads(named)
+	return nil
+}
+
+// countRecord counts one more record, within limits.
+func countRecord(records int, limits Limits) (int, error) {
+	if records++; records > limits.MaxEvents {
+		return 0, fmt.Errorf("%w: more than %d records", ErrTooLarge, limits.MaxEvents)
+	}
+	return records, nil
+}
+
+// readEntry reads the entry at byte pos: a method into t, or a thread (of
+// thread id tid) into named.
+func (t *Trace) readEntry(kind byte, body []byte, pos int, tid uint16, named []Thread, limits Limits) ([]Thread, error) {
+	if kind == entryMethod {
+		if err := t.addMethod(strings.TrimRight(string(body), "\n"), limits); err != nil {
+			return named, fmt.Errorf("entry at byte %d: %w", pos, err)
+		}
+		return named, nil
+	}
+	if len(named) >= limits.MaxThreads {
+		return named, fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+	}
+	return append(named, Thread{ID: uint32(tid), Name: string(body)}), nil
+}
+
+// afterEntry is where the record or entry after the entry at pos starts;
+// -1 at the summary, which ends the records, or a broken entry.
+func (s stream) afterEntry(pos int) int {
+	kind, _, next, err := s.entry(pos)
+	if err != nil || kind == entrySummary {
+		return -1
+	}
+	return next
 }
 
 // addThreads adds the threads the trace does not list yet.
@@ -168,30 +259,44 @@ func (s stream) entry(pos int) (kind byte, body []byte, next int, err error) {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
 	kind = s.data[pos+2]
-	from := pos + 7 // kinds 2 and 3: u2 zero, u1 kind, 4 bytes, the text
-	switch kind {
-	case entryMethod:
-		from = pos + 5
-	case entryThread, entrySummary:
-	default:
+	from, known := entryTextStart(kind, pos)
+	if !known {
 		return 0, nil, 0, fmt.Errorf("%w: entry of unknown kind %d at byte %d", ErrBinary, kind, pos)
 	}
 	if from > len(s.data) {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
-	var n int
-	switch kind {
-	case entryMethod:
-		n = int(s.u16(pos + 3))
-	case entryThread:
-		n = int(s.u16(pos + 5))
-	case entrySummary:
-		n = int(binary.LittleEndian.Uint32(s.data[pos+3:]))
-	}
+	n := s.entryTextLen(kind, pos)
 	if n > len(s.data)-from {
 		return 0, nil, 0, fmt.Errorf("%w: entry at byte %d runs past the end", ErrBinary, pos)
 	}
 	return kind, s.data[from : from+n], from + n, nil
+}
+
+// entryTextStart is where the text of an entry of kind at pos starts:
+// after u2 zero, u1 kind and u2 length (methods), or 4 bytes (threads:
+// u2 thread id, u2 length; the summary: u4 length); false for an unknown
+// kind.
+func entryTextStart(kind byte, pos int) (int, bool) {
+	switch kind {
+	case entryMethod:
+		return pos + 5, true
+	case entryThread, entrySummary:
+		return pos + 7, true
+	}
+	return 0, false
+}
+
+// entryTextLen is the length of the text of an entry of kind at pos, its
+// header in bounds (entryTextStart).
+func (s stream) entryTextLen(kind byte, pos int) int {
+	switch kind {
+	case entryMethod:
+		return int(s.u16(pos + 3))
+	case entryThread:
+		return int(s.u16(pos + 5))
+	}
+	return int(binary.LittleEndian.Uint32(s.data[pos+3:]))
 }
 
 // records yields the records in order, skipping the entries; it stops at
@@ -201,11 +306,9 @@ func (s stream) records() func(yield func(int, []byte) bool) {
 		n := 0
 		for pos := s.start; pos < len(s.data); {
 			if s.u16(pos) == 0 {
-				kind, _, next, err := s.entry(pos)
-				if err != nil || kind == entrySummary {
+				if pos = s.afterEntry(pos); pos < 0 {
 					return
 				}
-				pos = next
 				continue
 			}
 			if pos+s.size > len(s.data) || !yield(n, s.data[pos:pos+s.size]) {

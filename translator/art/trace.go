@@ -145,16 +145,24 @@ func Decode(data []byte, limits Limits) (*Trace, error) {
 	if slow < 0 {
 		return nil, fmt.Errorf("%w: no binary part (\"SLOW\")", ErrHeader)
 	}
+	return decodeRegular(data[:slow], data[slow:], limits)
+}
+
+// decodeRegular reads a trace in the regular form: the text header, then
+// the binary part.
+func decodeRegular(text, binaryPart []byte, limits Limits) (*Trace, error) {
 	t := &Trace{Methods: map[uint32]Method{}}
-	if err := t.readText(string(data[:slow]), limits); err != nil {
+	if err := t.readText(string(text), limits); err != nil {
 		return nil, err
 	}
-	if err := t.readBinary(data[slow:], limits); err != nil {
+	if err := t.readBinary(binaryPart, limits); err != nil {
 		return nil, err
 	}
 	return t, nil
 }
 
+// readText reads the text header: its "*version" (the version, then
+// key=value settings), "*threads" and "*methods" sections, up to "*end".
 func (t *Trace) readText(text string, limits Limits) error {
 	section := ""
 	for n, line := range strings.Split(text, "\n") {
@@ -166,50 +174,82 @@ func (t *Trace) readText(text string, limits Limits) error {
 		if line == "" {
 			continue
 		}
-		switch section {
-		case "*version":
-			if t.Version == 0 {
-				v, err := strconv.Atoi(line)
-				if err != nil {
-					return fmt.Errorf("%w: line %d: version %q", ErrHeader, n+1, line)
-				}
-				t.Version = v
-				continue
-			}
-			key, value, ok := strings.Cut(line, "=")
-			if !ok {
-				return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n+1, line)
-			}
-			switch key {
-			case "clock":
-				t.Clock = Clock(value)
-			case "elapsed-time-usec":
-				v, err := strconv.ParseUint(value, 10, 64)
-				if err != nil {
-					return fmt.Errorf("%w: line %d: elapsed-time-usec %q", ErrHeader, n+1, value)
-				}
-				t.ElapsedMicros = v
-			}
-		case "*threads":
-			id, name, ok := strings.Cut(line, "\t")
-			tid, err := strconv.ParseUint(id, 10, 32)
-			if !ok || err != nil {
-				return fmt.Errorf("%w: line %d: thread %q", ErrHeader, n+1, line)
-			}
-			if len(t.Threads) >= limits.MaxThreads {
-				return fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
-			}
-			t.Threads = append(t.Threads, Thread{ID: uint32(tid), Name: name})
-		case "*methods":
-			if err := t.addMethod(line, limits); err != nil {
-				return fmt.Errorf("line %d: %w", n+1, err)
-			}
-		case "*end":
-		default:
-			return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n+1, line)
+		if err := t.readTextLine(section, line, n+1, limits); err != nil {
+			return err
 		}
 	}
 	return t.checkSettings()
+}
+
+// readTextLine reads line n of a section of the text header.
+func (t *Trace) readTextLine(section, line string, n int, limits Limits) error {
+	switch section {
+	case "*version":
+		return t.readVersionLine(line, n)
+	case "*threads":
+		return t.readThreadLine(line, n, limits)
+	case "*methods":
+		return t.readMethodLine(line, n, limits)
+	case "*end":
+		return nil
+	}
+	return fmt.Errorf("%w: line %d: %q outside a section", ErrHeader, n, line)
+}
+
+// readMethodLine reads a method declaration of the header (line n).
+func (t *Trace) readMethodLine(line string, n int, limits Limits) error {
+	if err := t.addMethod(line, limits); err != nil {
+		return fmt.Errorf("line %d: %w", n, err)
+	}
+	return nil
+}
+
+// readVersionLine reads the version (the section's first line), then a
+// key=value setting: "clock", "elapsed-time-usec"; others are ignored.
+func (t *Trace) readVersionLine(line string, n int) error {
+	if t.Version == 0 {
+		v, err := strconv.Atoi(line)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: version %q", ErrHeader, n, line)
+		}
+		t.Version = v
+		return nil
+	}
+	key, value, ok := strings.Cut(line, "=")
+	if !ok {
+		return fmt.Errorf("%w: line %d: %q is not key=value", ErrHeader, n, line)
+	}
+	return t.readSetting(key, value, n)
+}
+
+// readSetting reads the settings the decoder uses: "clock" and
+// "elapsed-time-usec"; others are ignored.
+func (t *Trace) readSetting(key, value string, n int) error {
+	switch key {
+	case "clock":
+		t.Clock = Clock(value)
+	case "elapsed-time-usec":
+		v, err := strconv.ParseUint(value, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: line %d: elapsed-time-usec %q", ErrHeader, n, value)
+		}
+		t.ElapsedMicros = v
+	}
+	return nil
+}
+
+// readThreadLine reads "<tid>\t<name>".
+func (t *Trace) readThreadLine(line string, n int, limits Limits) error {
+	id, name, ok := strings.Cut(line, "\t")
+	tid, err := strconv.ParseUint(id, 10, 32)
+	if !ok || err != nil {
+		return fmt.Errorf("%w: line %d: thread %q", ErrHeader, n, line)
+	}
+	if len(t.Threads) >= limits.MaxThreads {
+		return fmt.Errorf("%w: more than %d threads", ErrTooLarge, limits.MaxThreads)
+	}
+	t.Threads = append(t.Threads, Thread{ID: uint32(tid), Name: name})
+	return nil
 }
 
 // checkSettings checks the header's version and clock, defaulting the clock.
@@ -217,6 +257,12 @@ func (t *Trace) checkSettings() error {
 	if t.Version < 1 || t.Version > 3 {
 		return fmt.Errorf("%w: %d", ErrVersion, t.Version)
 	}
+	return t.checkClock()
+}
+
+// checkClock checks the header's clock: "wall", "thread-cpu" (the
+// format's default, when the header names none) or "dual".
+func (t *Trace) checkClock() error {
 	switch t.Clock {
 	case ClockWall, ClockThreadCPU, ClockDual:
 	case "":
@@ -241,6 +287,13 @@ func (t *Trace) addMethod(line string, limits Limits) error {
 	if len(t.Methods) >= limits.MaxMethods {
 		return fmt.Errorf("%w: more than %d methods", ErrTooLarge, limits.MaxMethods)
 	}
+	t.Methods[uint32(id)] = methodOf(fields)
+	return nil
+}
+
+// methodOf reads a method's class, name, signature and, when given, its
+// source file and line (a line that is no number is left out).
+func methodOf(fields []string) Method {
 	m := Method{Class: fields[1], Name: fields[2], Signature: fields[3]}
 	if len(fields) > 4 {
 		m.Source = fields[4]
@@ -250,37 +303,80 @@ func (t *Trace) addMethod(line string, limits Limits) error {
 			m.Line = uint32(l)
 		}
 	}
-	t.Methods[uint32(id)] = m
-	return nil
+	return m
+}
+
+// binaryRecords reads the binary header: the records and their layout.
+func (t *Trace) binaryRecords(b []byte) ([]byte, layout, error) {
+	if len(b) < 16 {
+		return nil, layout{}, fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
+	}
+	version := int(binary.LittleEndian.Uint16(b[4:]))
+	offset := int(binary.LittleEndian.Uint16(b[6:]))
+	t.StartMicros = binary.LittleEndian.Uint64(b[8:])
+	if version != t.Version {
+		return nil, layout{}, fmt.Errorf("%w: binary version %d, header version %d", ErrBinary, version, t.Version)
+	}
+	l, err := t.recordLayout(b)
+	if err != nil {
+		return nil, layout{}, err
+	}
+	records, err := recordsAt(b, offset)
+	return records, l, err
+}
+
+// recordsAt is the records of a binary part, from offset (after the
+// 16-byte header, inside b).
+func recordsAt(b []byte, offset int) ([]byte, error) {
+	if offset < 16 || offset > len(b) {
+		return nil, fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
+	}
+	return b[offset:], nil
+}
+
+// clockLayout is where a record's fields are for the trace's version (the
+// thread id's size) and clock (one time or both), and its size.
+func (t *Trace) clockLayout() layout {
+	l := layout{tidSize: 2}
+	if t.Version == 1 {
+		l.tidSize = 1
+	}
+	switch t.Clock {
+	case ClockDual:
+		l.cpuAt, l.wallAt = l.tidSize+4, l.tidSize+8
+	case ClockWall:
+		l.wallAt = l.tidSize + 4
+	default:
+		l.cpuAt = l.tidSize + 4
+	}
+	l.size = max(l.cpuAt, l.wallAt) + 4
+	return l
+}
+
+// recordCount is how many whole records of size bytes there are in
+// length bytes: some, within limits.
+func recordCount(length, size int, limits Limits) (int, error) {
+	n := length / size
+	if n == 0 {
+		return 0, ErrNoRecords
+	}
+	if n > limits.MaxEvents {
+		return 0, fmt.Errorf("%w: %d records, limit %d", ErrTooLarge, n, limits.MaxEvents)
+	}
+	return n, nil
 }
 
 // readBinary reads "SLOW", u2 version, u2 offset of the first record, u8
 // start time in microseconds, and (version 3) u2 record size, all little
 // endian; then the records.
 func (t *Trace) readBinary(b []byte, limits Limits) error {
-	if len(b) < 16 {
-		return fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(b))
-	}
-	version := int(binary.LittleEndian.Uint16(b[4:]))
-	offset := int(binary.LittleEndian.Uint16(b[6:]))
-	t.StartMicros = binary.LittleEndian.Uint64(b[8:])
-	if version != t.Version {
-		return fmt.Errorf("%w: binary version %d, header version %d", ErrBinary, version, t.Version)
-	}
-	layout, err := t.recordLayout(b)
+	records, layout, err := t.binaryRecords(b)
 	if err != nil {
 		return err
 	}
-	if offset < 16 || offset > len(b) {
-		return fmt.Errorf("%w: records at offset %d of %d bytes", ErrBinary, offset, len(b))
-	}
-	records := b[offset:]
-	n := len(records) / layout.size
-	if n == 0 {
-		return ErrNoRecords
-	}
-	if n > limits.MaxEvents {
-		return fmt.Errorf("%w: %d records, limit %d", ErrTooLarge, n, limits.MaxEvents)
+	n, err := recordCount(len(records), layout.size, limits)
+	if err != nil {
+		return err
 	}
 	t.Events = make([]Event, 0, n)
 	undeclared := map[uint32]bool{}
@@ -313,19 +409,7 @@ type layout struct {
 // recordLayout is the layout of t's records; head is the binary header,
 // which in version 3 declares the record size at offset 16.
 func (t *Trace) recordLayout(head []byte) (layout, error) {
-	l := layout{tidSize: 2}
-	if t.Version == 1 {
-		l.tidSize = 1
-	}
-	switch t.Clock {
-	case ClockDual:
-		l.cpuAt, l.wallAt = l.tidSize+4, l.tidSize+8
-	case ClockWall:
-		l.wallAt = l.tidSize + 4
-	default:
-		l.cpuAt = l.tidSize + 4
-	}
-	l.size = max(l.cpuAt, l.wallAt) + 4
+	l := t.clockLayout()
 	if t.Version == 3 {
 		if len(head) < 18 {
 			return l, fmt.Errorf("%w: binary header of %d bytes", ErrBinary, len(head))

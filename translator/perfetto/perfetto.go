@@ -161,57 +161,107 @@ func Decode(data []byte, limits Limits) (*Trace, error) {
 	return t, nil
 }
 
+// tracePacket is what the decoder reads of one TracePacket.
+type tracePacket struct {
+	timestamp, sequenceID, sequenceFlags uint64
+	clockID                              uint64
+	interned, perfSample                 []byte
+	hasPerfSample                        bool
+}
+
+// packet reads one TracePacket: its clock snapshot, its interned data
+// into its sequence, and its PerfSample, resolved, into t.Samples.
 func (t *Trace) packet(data []byte, sequences map[uint64]*sequence, limits Limits) error {
-	var (
-		ts, seqID, flags uint64
-		clockID          uint64 = ClockBoottime
-		interned, perf   []byte
-		hasPerf          bool
-	)
-	err := eachField(data, func(num protowire.Number, typ protowire.Type, v []byte, n uint64) error {
+	p, err := t.readPacket(data)
+	if err != nil {
+		return err
+	}
+	seq := sequenceOf(sequences, p)
+	if err := seq.internLimited(p.interned, limits); err != nil {
+		return err
+	}
+	if !p.hasPerfSample {
+		return nil
+	}
+	return t.addSample(p, seq, limits)
+}
+
+// addSample adds the PerfSample of p, its callstack resolved in seq.
+func (t *Trace) addSample(p tracePacket, seq *sequence, limits Limits) error {
+	if len(t.Samples) >= limits.MaxSamples {
+		return fmt.Errorf("%w: more than %d samples", ErrTooLarge, limits.MaxSamples)
+	}
+	s, callstack, err := readPerfSample(p)
+	if err != nil || callstack == 0 {
+		return err // a sample without a callstack (skipped, lost records): nothing to place
+	}
+	s.Frames, err = seq.callstack(callstack, limits)
+	if err != nil || len(s.Frames) == 0 {
+		return err // an empty callstack: nothing to place either
+	}
+	t.Samples = append(t.Samples, s)
+	return nil
+}
+
+// readPacket reads TracePacket.timestamp, .timestamp_clock_id,
+// .trusted_packet_sequence_id, .sequence_flags, .interned_data and
+// .perf_sample; a .clock_snapshot goes straight to t.
+func (t *Trace) readPacket(data []byte) (tracePacket, error) {
+	p := tracePacket{clockID: ClockBoottime}
+	err := eachField(data, func(num protowire.Number, _ protowire.Type, v []byte, n uint64) error {
 		switch num {
 		case packetFieldTimestamp:
-			ts = n
+			p.timestamp = n
 		case packetFieldTimestampClockID:
-			clockID = n
+			p.clockID = n
 		case packetFieldSequenceID:
-			seqID = n
+			p.sequenceID = n
 		case packetFieldSequenceFlags:
-			flags = n
+			p.sequenceFlags = n
 		case packetFieldInternedData:
-			interned = v
+			p.interned = v
 		case packetFieldPerfSample:
-			perf, hasPerf = v, true
+			p.perfSample, p.hasPerfSample = v, true
 		case packetFieldClockSnapshot:
 			return t.clockSnapshot(v)
 		}
 		return nil
 	})
-	if err != nil {
-		return err
-	}
-	seq := sequences[seqID]
-	if seq == nil || flags&seqIncrementalStateCleared != 0 {
+	return p, err
+}
+
+// sequenceOf is the interning state of p's sequence: a new one when the
+// sequence is new or p clears its incremental state.
+func sequenceOf(sequences map[uint64]*sequence, p tracePacket) *sequence {
+	seq := sequences[p.sequenceID]
+	if seq == nil || p.sequenceFlags&seqIncrementalStateCleared != 0 {
 		seq = newSequence()
-		sequences[seqID] = seq
+		sequences[p.sequenceID] = seq
 	}
-	if interned != nil {
-		if err := seq.intern(interned); err != nil {
-			return err
-		}
-		if seq.size() > limits.MaxInterned {
-			return fmt.Errorf("%w: more than %d interned entries", ErrTooLarge, limits.MaxInterned)
-		}
-	}
-	if !hasPerf {
+	return seq
+}
+
+// internLimited adds a packet's interned data (nil for none) to s, within
+// limits.
+func (s *sequence) internLimited(interned []byte, limits Limits) error {
+	if interned == nil {
 		return nil
 	}
-	if len(t.Samples) >= limits.MaxSamples {
-		return fmt.Errorf("%w: more than %d samples", ErrTooLarge, limits.MaxSamples)
+	if err := s.intern(interned); err != nil {
+		return err
 	}
-	s := Sample{Timestamp: ts, Clock: uint32(clockID)}
+	if s.size() > limits.MaxInterned {
+		return fmt.Errorf("%w: more than %d interned entries", ErrTooLarge, limits.MaxInterned)
+	}
+	return nil
+}
+
+// readPerfSample reads PerfSample.pid, .tid and .callstack_iid (0 for
+// none) of p, at p's time on p's clock.
+func readPerfSample(p tracePacket) (Sample, uint64, error) {
+	s := Sample{Timestamp: p.timestamp, Clock: uint32(p.clockID)}
 	var callstack uint64
-	if err := eachField(perf, func(num protowire.Number, _ protowire.Type, _ []byte, n uint64) error {
+	err := eachField(p.perfSample, func(num protowire.Number, _ protowire.Type, _ []byte, n uint64) error {
 		switch num {
 		case perfSampleFieldPID:
 			s.PID = uint32(n)
@@ -221,161 +271,238 @@ func (t *Trace) packet(data []byte, sequences map[uint64]*sequence, limits Limit
 			callstack = n
 		}
 		return nil
-	}); err != nil {
-		return err
-	}
-	if callstack == 0 {
-		return nil // a sample without a callstack (skipped, lost records): nothing to place
-	}
-	frames, ok := seq.callstacks[callstack]
-	if !ok {
-		return fmt.Errorf("%w: callstack %d", ErrUnknownID, callstack)
-	}
-	if len(frames) == 0 {
-		return nil // an empty callstack: nothing to place either
-	}
-	if len(frames) > limits.MaxDepth {
-		return fmt.Errorf("%w: a callstack of %d frames", ErrTooLarge, len(frames))
-	}
-	// frame_ids are the bottom (outermost) frame first: reversed, leaf
-	// first as Sentry writes stacks.
-	s.Frames = make([]Frame, len(frames))
-	for i, id := range frames {
-		f, ok := seq.frames[id]
-		if !ok {
-			return fmt.Errorf("%w: frame %d", ErrUnknownID, id)
-		}
-		out := Frame{Function: seq.functionNames[f.function], RelPC: f.relPC}
-		if m, ok := seq.mappings[f.mapping]; ok {
-			out.BuildID = seq.buildIDs[m.buildID]
-			for k, p := range m.paths {
-				if k > 0 {
-					out.MappingPath += "/"
-				}
-				out.MappingPath += seq.mappingPaths[p]
-			}
-		}
-		s.Frames[len(frames)-1-i] = out
-	}
-	t.Samples = append(t.Samples, s)
-	return nil
+	})
+	return s, callstack, err
 }
 
+// callstack resolves interned callstack id into its frames, leaf first
+// (Callstack.frame_ids are the bottom, outermost, frame first; Sentry
+// writes stacks leaf first).
+func (s *sequence) callstack(id uint64, limits Limits) ([]Frame, error) {
+	frameIDs, ok := s.callstacks[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: callstack %d", ErrUnknownID, id)
+	}
+	if len(frameIDs) > limits.MaxDepth {
+		return nil, fmt.Errorf("%w: a callstack of %d frames", ErrTooLarge, len(frameIDs))
+	}
+	if len(frameIDs) == 0 {
+		return nil, nil
+	}
+	return s.leafFirst(frameIDs)
+}
+
+// leafFirst resolves the frames of a callstack, reversed.
+func (s *sequence) leafFirst(frameIDs []uint64) ([]Frame, error) {
+	frames := make([]Frame, len(frameIDs))
+	for i, fid := range frameIDs {
+		f, err := s.frame(fid)
+		if err != nil {
+			return nil, err
+		}
+		frames[len(frameIDs)-1-i] = f
+	}
+	return frames, nil
+}
+
+// frame resolves interned frame id: Frame.function_name_id,
+// .rel_pc, and its mapping's build_id and path_string_ids.
+func (s *sequence) frame(id uint64) (Frame, error) {
+	f, ok := s.frames[id]
+	if !ok {
+		return Frame{}, fmt.Errorf("%w: frame %d", ErrUnknownID, id)
+	}
+	out := Frame{Function: s.functionNames[f.function], RelPC: f.relPC}
+	if m, ok := s.mappings[f.mapping]; ok {
+		out.BuildID = s.buildIDs[m.buildID]
+		out.MappingPath = s.mappingPath(m)
+	}
+	return out, nil
+}
+
+// mappingPath joins a mapping's path components with "/".
+func (s *sequence) mappingPath(m mapping) string {
+	var path string
+	for k, p := range m.paths {
+		if k > 0 {
+			path += "/"
+		}
+		path += s.mappingPaths[p]
+	}
+	return path
+}
+
+// intern reads InternedData: function names, mapping paths and build ids
+// (InternedString), frames, callstacks and mappings, each by its iid.
 func (s *sequence) intern(data []byte) error {
 	return eachField(data, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
 		if typ != protowire.BytesType {
 			return nil
 		}
 		switch num {
-		case internedFieldFunctionNames, internedFieldMappingPaths, internedFieldBuildIDs:
-			var iid uint64
-			var str string
-			if err := eachField(v, func(n protowire.Number, _ protowire.Type, b []byte, x uint64) error {
-				switch n {
-				case internedStringFieldIID:
-					iid = x
-				case internedStringFieldStr:
-					str = string(b)
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			table := map[protowire.Number]map[uint64]string{
-				internedFieldFunctionNames: s.functionNames, internedFieldMappingPaths: s.mappingPaths, internedFieldBuildIDs: s.buildIDs,
-			}[num]
-			table[iid] = str
+		case internedFieldFunctionNames:
+			return internString(s.functionNames, v)
+		case internedFieldMappingPaths:
+			return internString(s.mappingPaths, v)
+		case internedFieldBuildIDs:
+			return internString(s.buildIDs, v)
 		case internedFieldFrames:
-			var iid uint64
-			var f frame
-			if err := eachField(v, func(n protowire.Number, _ protowire.Type, _ []byte, x uint64) error {
-				switch n {
-				case frameFieldIID:
-					iid = x
-				case frameFieldFunctionID:
-					f.function = x
-				case frameFieldMappingID:
-					f.mapping = x
-				case frameFieldRelPC:
-					f.relPC = x
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			s.frames[iid] = f
+			return s.internFrame(v)
 		case internedFieldCallstacks:
-			var iid uint64
-			var frames []uint64
-			if err := eachField(v, func(n protowire.Number, typ protowire.Type, b []byte, x uint64) error {
-				switch {
-				case n == callstackFieldIID:
-					iid = x
-				case n == callstackFieldFrameIDs && typ == protowire.VarintType:
-					frames = append(frames, x)
-				case n == callstackFieldFrameIDs && typ == protowire.BytesType: // packed
-					return eachPacked(b, func(x uint64) { frames = append(frames, x) })
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			s.callstacks[iid] = frames
+			return s.internCallstack(v)
 		case internedFieldMappings:
-			var iid uint64
-			var m mapping
-			if err := eachField(v, func(n protowire.Number, typ protowire.Type, b []byte, x uint64) error {
-				switch {
-				case n == mappingFieldIID:
-					iid = x
-				case n == mappingFieldBuildID:
-					m.buildID = x
-				case n == mappingFieldPathStringIDs && typ == protowire.VarintType:
-					m.paths = append(m.paths, x)
-				case n == mappingFieldPathStringIDs && typ == protowire.BytesType:
-					return eachPacked(b, func(x uint64) { m.paths = append(m.paths, x) })
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			s.mappings[iid] = m
+			return s.internMapping(v)
 		}
 		return nil
 	})
 }
 
+// internString reads an InternedString (iid, str) into table.
+func internString(table map[uint64]string, data []byte) error {
+	var iid uint64
+	var str string
+	err := eachField(data, func(n protowire.Number, _ protowire.Type, b []byte, x uint64) error {
+		switch n {
+		case internedStringFieldIID:
+			iid = x
+		case internedStringFieldStr:
+			str = string(b)
+		}
+		return nil
+	})
+	if err == nil {
+		table[iid] = str
+	}
+	return err
+}
+
+// internFrame reads a Frame: iid, function_name_id, mapping_id, rel_pc.
+func (s *sequence) internFrame(data []byte) error {
+	var iid uint64
+	var f frame
+	err := eachField(data, func(n protowire.Number, _ protowire.Type, _ []byte, x uint64) error {
+		switch n {
+		case frameFieldIID:
+			iid = x
+		case frameFieldFunctionID:
+			f.function = x
+		case frameFieldMappingID:
+			f.mapping = x
+		case frameFieldRelPC:
+			f.relPC = x
+		}
+		return nil
+	})
+	if err == nil {
+		s.frames[iid] = f
+	}
+	return err
+}
+
+// internCallstack reads a Callstack: iid and frame_ids (packed or not).
+func (s *sequence) internCallstack(data []byte) error {
+	var iid uint64
+	var frames []uint64
+	err := eachField(data, func(n protowire.Number, typ protowire.Type, b []byte, x uint64) error {
+		switch n {
+		case callstackFieldIID:
+			iid = x
+		case callstackFieldFrameIDs:
+			return appendRepeated(&frames, typ, b, x)
+		}
+		return nil
+	})
+	if err == nil {
+		s.callstacks[iid] = frames
+	}
+	return err
+}
+
+// internMapping reads a Mapping: iid, build_id and path_string_ids
+// (packed or not).
+func (s *sequence) internMapping(data []byte) error {
+	var iid uint64
+	var m mapping
+	err := eachField(data, func(n protowire.Number, typ protowire.Type, b []byte, x uint64) error {
+		switch n {
+		case mappingFieldIID:
+			iid = x
+		case mappingFieldBuildID:
+			m.buildID = x
+		case mappingFieldPathStringIDs:
+			return appendRepeated(&m.paths, typ, b, x)
+		}
+		return nil
+	})
+	if err == nil {
+		s.mappings[iid] = m
+	}
+	return err
+}
+
+// appendRepeated appends one field of a repeated varint to dst: x as sent
+// alone, or the packed values of b; other wire types are ignored.
+func appendRepeated(dst *[]uint64, typ protowire.Type, b []byte, x uint64) error {
+	switch typ {
+	case protowire.VarintType:
+		*dst = append(*dst, x)
+	case protowire.BytesType:
+		return eachPacked(b, func(x uint64) { *dst = append(*dst, x) })
+	}
+	return nil
+}
+
+// clockSnapshot reads ClockSnapshot.clocks: the boot and realtime clocks
+// at one moment give the offset between them (BootToRealtime).
 func (t *Trace) clockSnapshot(data []byte) error {
-	var boot, realtime uint64
-	var hasBoot, hasReal bool
+	var clocks clockPair
 	err := eachField(data, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) error {
 		if num != clockSnapshotFieldClocks || typ != protowire.BytesType {
 			return nil
 		}
-		var id, ts uint64
-		if err := eachField(v, func(n protowire.Number, _ protowire.Type, _ []byte, x uint64) error {
-			switch n {
-			case clockFieldID:
-				id = x
-			case clockFieldTimestamp:
-				ts = x
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		switch id {
-		case ClockBoottime:
-			boot, hasBoot = ts, true
-		case ClockRealtime:
-			realtime, hasReal = ts, true
+		id, ts, err := readClock(v)
+		clocks.put(id, ts)
+		return err
+	})
+	if offset, ok := clocks.offset(); err == nil && ok {
+		t.BootToRealtime, t.HasClocks = offset, true
+	}
+	return err
+}
+
+// clockPair is the boot and realtime clocks of one snapshot.
+type clockPair struct {
+	boot, realtime   uint64
+	hasBoot, hasReal bool
+}
+
+// put reads one clock of the snapshot; other clocks are left alone.
+func (c *clockPair) put(id, ts uint64) {
+	switch id {
+	case ClockBoottime:
+		c.boot, c.hasBoot = ts, true
+	case ClockRealtime:
+		c.realtime, c.hasReal = ts, true
+	}
+}
+
+// offset is realtime − boottime, when the snapshot had both.
+func (c *clockPair) offset() (int64, bool) {
+	return int64(c.realtime - c.boot), c.hasBoot && c.hasReal
+}
+
+// readClock reads ClockSnapshot.Clock.clock_id and .timestamp.
+func readClock(data []byte) (id, ts uint64, err error) {
+	err = eachField(data, func(n protowire.Number, _ protowire.Type, _ []byte, x uint64) error {
+		switch n {
+		case clockFieldID:
+			id = x
+		case clockFieldTimestamp:
+			ts = x
 		}
 		return nil
 	})
-	if err == nil && hasBoot && hasReal {
-		t.BootToRealtime, t.HasClocks = int64(realtime-boot), true
-	}
-	return err
+	return id, ts, err
 }
 
 // RealtimeNanos is a sample's time on the realtime clock (Unix
@@ -399,22 +526,7 @@ func eachField(data []byte, fn func(num protowire.Number, typ protowire.Type, v 
 			return fmt.Errorf("%w: %w", ErrMalformed, protowire.ParseError(l))
 		}
 		data = data[l:]
-		var v []byte
-		var n uint64
-		switch typ {
-		case protowire.VarintType:
-			n, l = protowire.ConsumeVarint(data)
-		case protowire.Fixed64Type:
-			n, l = protowire.ConsumeFixed64(data)
-		case protowire.Fixed32Type:
-			var x uint32
-			x, l = protowire.ConsumeFixed32(data)
-			n = uint64(x)
-		case protowire.BytesType:
-			v, l = protowire.ConsumeBytes(data)
-		default:
-			l = protowire.ConsumeFieldValue(num, typ, data)
-		}
+		v, n, l := consumeValue(num, typ, data)
 		if l < 0 {
 			return fmt.Errorf("%w: field %d: %w", ErrMalformed, num, protowire.ParseError(l))
 		}
@@ -424,6 +536,27 @@ func eachField(data []byte, fn func(num protowire.Number, typ protowire.Type, v 
 		}
 	}
 	return nil
+}
+
+// consumeValue reads the value of a field of wire type typ at the start of
+// data: a bytes field's into v, a varint or fixed field's into n; l is its
+// length, negative when it is malformed.
+func consumeValue(num protowire.Number, typ protowire.Type, data []byte) (v []byte, n uint64, l int) {
+	switch typ {
+	case protowire.VarintType:
+		n, l = protowire.ConsumeVarint(data)
+	case protowire.Fixed64Type:
+		n, l = protowire.ConsumeFixed64(data)
+	case protowire.Fixed32Type:
+		var x uint32
+		x, l = protowire.ConsumeFixed32(data)
+		n = uint64(x)
+	case protowire.BytesType:
+		v, l = protowire.ConsumeBytes(data)
+	default:
+		l = protowire.ConsumeFieldValue(num, typ, data)
+	}
+	return v, n, l
 }
 
 func eachPacked(data []byte, fn func(uint64)) error {

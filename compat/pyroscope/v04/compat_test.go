@@ -5,6 +5,8 @@ package v04
 import (
 	"testing"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pprofile"
@@ -14,11 +16,10 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/compat/pyroscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtureprofiles"
-	"github.com/sentryprofile/otelcol-sentryprofile/translator"
 )
 
 func TestPyroscopeReadsV040(t *testing.T) {
-	for _, f := range fixtureprofiles.Translate(t, translator.ReceiveOptions{}, fixtureprofiles.Readable...) {
+	for _, f := range fixtureprofiles.Translate(t, profilesin.ReceiveOptions{}, fixtureprofiles.Readable...) {
 		t.Run(f.Name, func(t *testing.T) {
 			c := pprofile.NewProfiles()
 			f.Profiles.CopyTo(c)

@@ -44,27 +44,53 @@ func Write(version int, clock art.Clock, threads []art.Thread, methods map[uint3
 func WriteStreaming(version int, clock art.Clock, threads []art.Thread, methods map[uint32]art.Method, events []art.Event, elapsed uint64) []byte {
 	var b bytes.Buffer
 	b.Write(binaryHeader(version, version|0xF0, clock))
-	names := map[uint32]string{}
-	for _, th := range threads {
-		names[th.ID] = th.Name
-	}
+	names := threadNames(threads)
 	named, declared := map[uint32]bool{}, map[uint32]bool{}
 	for _, e := range events {
 		if name, ok := names[e.Thread]; ok && !named[e.Thread] {
 			named[e.Thread] = true
-			b.Write([]byte{0, 0, 2})
-			b.Write(binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, uint16(e.Thread)), uint16(len(name))))
-			b.WriteString(name)
+			writeThreadEntry(&b, e.Thread, name)
 		}
 		if m, ok := methods[e.Method]; ok && !declared[e.Method] {
 			declared[e.Method] = true
-			line := methodLine(e.Method, m)
-			b.Write([]byte{0, 0, 1})
-			b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(line))))
-			b.WriteString(line)
+			writeMethodEntry(&b, methodLine(e.Method, m))
 		}
 		b.Write(record(version, clock, e))
 	}
+	summary := streamingSummary(version, clock, elapsed, threads)
+	b.Write([]byte{0, 0, 3})
+	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(len(summary))))
+	b.Write(summary)
+	return b.Bytes()
+}
+
+// threadNames are the threads' names by id.
+func threadNames(threads []art.Thread) map[uint32]string {
+	names := make(map[uint32]string, len(threads))
+	for _, th := range threads {
+		names[th.ID] = th.Name
+	}
+	return names
+}
+
+// writeThreadEntry writes a thread entry: u2 0, u1 2, u2 thread id, u2
+// length, the name.
+func writeThreadEntry(b *bytes.Buffer, tid uint32, name string) {
+	b.Write([]byte{0, 0, 2})
+	b.Write(binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, uint16(tid)), uint16(len(name))))
+	b.WriteString(name)
+}
+
+// writeMethodEntry writes a method entry: u2 0, u1 1, u2 length, the line.
+func writeMethodEntry(b *bytes.Buffer, line string) {
+	b.Write([]byte{0, 0, 1})
+	b.Write(binary.LittleEndian.AppendUint16(nil, uint16(len(line))))
+	b.WriteString(line)
+}
+
+// streamingSummary is the text a streaming trace ends with: its version,
+// settings and threads (the methods came as entries).
+func streamingSummary(version int, clock art.Clock, elapsed uint64, threads []art.Thread) []byte {
 	var summary bytes.Buffer
 	fmt.Fprintf(&summary, "*version\n%d\ndata-file-overflow=false\nclock=%s\nelapsed-time-usec=%d\nvm=art\n*threads\n",
 		version, clock, elapsed)
@@ -72,10 +98,7 @@ func WriteStreaming(version int, clock art.Clock, threads []art.Thread, methods 
 		fmt.Fprintf(&summary, "%d\t%s\n", th.ID, th.Name)
 	}
 	summary.WriteString("*methods\n*end\n")
-	b.Write([]byte{0, 0, 3})
-	b.Write(binary.LittleEndian.AppendUint32(nil, uint32(summary.Len())))
-	b.Write(summary.Bytes())
-	return b.Bytes()
+	return summary.Bytes()
 }
 
 // methodLine is a method's declaration line.

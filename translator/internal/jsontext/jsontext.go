@@ -7,6 +7,34 @@ import "unicode/utf8"
 
 const hexDigits = "0123456789abcdef"
 
+// asciiEscapes is the escape of each ASCII byte in a JSON string, "" for
+// a byte written as it is: the quote and the backslash, the control
+// characters (by their short forms where JSON has one).
+var asciiEscapes = func() (t [utf8.RuneSelf]string) {
+	for c := range byte(0x20) {
+		t[c] = string([]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf]})
+	}
+	t['"'], t['\\'] = `\"`, `\\`
+	t['\n'], t['\r'], t['\t'], t['\b'], t['\f'] = `\n`, `\r`, `\t`, `\b`, `\f`
+	return t
+}()
+
+// runeEscape is the escape of a non-ASCII rune of size bytes, "" for one
+// written as it is: an invalid byte becomes U+FFFD, as encoding/json does,
+// and U+2028 and U+2029 are escaped so a line of output is also valid
+// JavaScript.
+func runeEscape(r rune, size int) string {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return `\ufffd`
+	case r == '\u2028':
+		return `\u2028`
+	case r == '\u2029':
+		return `\u2029`
+	}
+	return ""
+}
+
 // AppendString appends s as a JSON string, without HTML escaping. Invalid
 // UTF-8 bytes become U+FFFD, as encoding/json does, so the output is always
 // valid UTF-8; U+2028 and U+2029 are escaped so a line of output is also
@@ -15,50 +43,25 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
+		esc, size := escapeAt(s, i)
+		if esc != "" {
+			dst = append(append(dst, s[start:i]...), esc...)
+			start = i + size
 		}
 		i += size
-		start = i
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// escapeAt is the escape of the character at s[i] ("" when it is written
+// as it is) and its size in s.
+func escapeAt(s string, i int) (string, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiEscapes[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return runeEscape(r, size), size
 }
 
 // StringLen is len(AppendString(nil, s)), without writing anything: what a
@@ -66,24 +69,10 @@ func AppendString(dst []byte, s string) []byte {
 func StringLen(s string) int {
 	n := 2 // the quotes
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c >= 0x20 && c != '"' && c != '\\':
-				n++
-			case c == '"', c == '\\', c == '\n', c == '\r', c == '\t', c == '\b', c == '\f':
-				n += 2
-			default:
-				n += 6
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1, r == '\u2028', r == '\u2029':
-			n += 6
-		default:
+		esc, size := escapeAt(s, i)
+		if esc != "" {
+			n += len(esc)
+		} else {
 			n += size
 		}
 		i += size

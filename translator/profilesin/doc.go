@@ -1,0 +1,16 @@
+// Package profilesin turns Sentry profiles into OpenTelemetry profiles: a
+// ProfilesBuilder adds validated V1 `profile` and V2 `profile_chunk` items
+// (a *sentry.Profile each, with what the envelope gives it: DecodedProfile)
+// to one pprofile.Profiles, one Profile per item, all sharing one
+// dictionary built with hash maps.
+//
+// The walk (receive.go, receive_tables.go, receive_idle.go, dictionary.go)
+// holds the state and calls one file per Sentry object, each mapping its
+// fields and returning values: resource.go ("release", "environment",
+// "dist", "platform", "profiler_id", "chunk_id", "event_id"), thread.go
+// ("thread_id", "thread_metadata", "queue_metadata"), frame.go ("frames"),
+// image.go ("debug_meta"."images"), measurements.go ("measurements") and
+// transaction.go ("transaction", "transactions", the sample links). A V2
+// chunk links to the spans a SpanSource knows (ChunkSpans): the receiver
+// adapts its span index to it; this package keeps no spans.
+package profilesin
