@@ -1,13 +1,16 @@
 // Package symbolication is the core shared by every kind of symbolication
-// this repository does: the Frame a resolver reads and writes, the Resolver
-// contract each artifact kind implements (JavaScript source maps, ProGuard/R8
-// mappings, native debug files), a cache bounded in bytes that holds
-// parsed artifacts so that each is parsed once, and what every resolver
-// reads files through: OpenRegular and ReadRegular (regular files only,
-// never blocking on a FIFO, bounded by size before reading), Roots (a
-// configured directory by its real path, links checked to stay within it,
-// and the walk of its files) and Scans (background scans of the
-// directories, waited for only while the caller's context allows).
+// this repository does: the Frame a resolver reads and writes, the
+// Resolver contract each artifact kind implements (JavaScript source maps
+// in sourcemap, ProGuard/R8 mappings in proguard, native debug files in
+// native), the sentinel errors that say why a frame was not resolved, and
+// Cache, the one cache every kind and the processor's resolved frames use:
+// bounded in bytes, one load per key, contexts honoured (a caller that
+// gives up never poisons the key for others), each Failure remembered for
+// its own retry time, loads in the background when asked.
+//
+// Finding artifacts (directories, the .build-id layout, debuginfod,
+// rescans on a miss) is package sources; parsing and lookup are each
+// kind's package.
 //
 // It knows nothing about pdata or the collector: the profiles processor (and,
 // once logs carry exception stack traces, a logs processor) reads frames out

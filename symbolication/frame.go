@@ -1,9 +1,6 @@
 package symbolication
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Kind names the artifact kind a frame is resolved with; it is also the
 // value of the processor's `kind` telemetry attribute.
@@ -64,26 +61,12 @@ type Resolver interface {
 	// Resolve returns the original frames of one frame, innermost (inlined)
 	// first, outermost last. It returns an error wrapping ErrNoArtifact
 	// when no artifact for the frame is known, ErrNoMatch when the
-	// artifact has nothing at the frame's position, and any other error
-	// when an artifact could not be loaded. An error wrapping ErrPending
+	// artifact has nothing at the frame's position, ErrMalformed when the
+	// artifact could not be parsed, ErrTimeout when fetching it took too
+	// long, and any other error (ErrFetch) when it could not be read or
+	// fetched. An error wrapping ErrPending
 	// says the artifact is still being looked for (a directory scan, a
 	// download) and ctx ended first: the frame is to be asked again later.
 	// It is safe for concurrent use.
 	Resolve(ctx context.Context, in Lookup) ([]Frame, error)
-}
-
-// Sentinel errors of Resolver.Resolve.
-var (
-	ErrNoArtifact = errors.New("no artifact for the frame")
-	ErrNoMatch    = errors.New("artifact has no entry at the frame's position")
-	// ErrPending: the artifact is being scanned for or fetched and was not
-	// ready when the caller's context ended. Unlike the others it says
-	// nothing about the artifact, so it is never remembered.
-	ErrPending = errors.New("artifact not ready yet")
-)
-
-// Transient reports whether err says nothing lasting about an artifact: it
-// wraps ErrPending or a context's end. Caches do not remember such errors.
-func Transient(err error) bool {
-	return errors.Is(err, ErrPending) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }

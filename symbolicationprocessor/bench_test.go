@@ -28,7 +28,7 @@ func BenchmarkProcessWarm10kFrames(b *testing.B) {
 	}
 	cfg := createDefaultConfig().(*Config)
 	cfg.SourceMaps.Directories = []string{mapsDir}
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	if err != nil {
 		b.Fatal(err)
 	}

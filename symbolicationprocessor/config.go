@@ -65,8 +65,11 @@ type ProGuardConfig struct {
 type NativeConfig struct {
 	// Directories hold ELF debug files (or unstripped binaries) in the
 	// .build-id/xx/rest.debug layout or anywhere below, indexed by build
-	// id when the collector starts.
+	// id in the background.
 	Directories []string `mapstructure:"directories"`
+	// RescanInterval is the least time between two scans of the
+	// directories, made when a profile names a build id no file has.
+	RescanInterval time.Duration `mapstructure:"rescan_interval"`
 	// DebuginfodURLs are debuginfod servers asked, in order, for a build
 	// id no local file has. The processor makes no network request
 	// without them.
@@ -115,37 +118,44 @@ func (c *Config) Validate() error {
 		validateDirectories("proguard.directories", c.ProGuard.Directories),
 		validateDirectories("native.directories", c.Native.Directories),
 		c.Native.validateDebuginfod())
-	for name, d := range map[string]time.Duration{
+	errs = appendNegative(errs, map[string]time.Duration{
 		"source_maps.rescan_interval": c.SourceMaps.RescanInterval,
 		"proguard.rescan_interval":    c.ProGuard.RescanInterval,
+		"native.rescan_interval":      c.Native.RescanInterval,
 		"native.timeout":              c.Native.Timeout,
-	} {
-		if d < 0 {
-			errs = append(errs, fmt.Errorf("%s must not be negative, got %s", name, d))
-		}
-	}
-	if c.MaxBatchWait <= 0 {
-		errs = append(errs, fmt.Errorf("max_batch_wait must be positive, got %s", c.MaxBatchWait))
-	}
-	for name, v := range map[string]int{
+	})
+	errs = appendNotPositive(errs, map[string]time.Duration{"max_batch_wait": c.MaxBatchWait})
+	errs = appendNotPositive(errs, map[string]int{
 		"native.max_concurrent_fetches": c.Native.MaxConcurrentFetches,
 		"native.max_fetches_per_batch":  c.Native.MaxFetchesPerBatch,
-	} {
-		if v <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be positive, got %d", name, v))
-		}
-	}
-	for name, v := range map[string]int64{
+	})
+	errs = appendNotPositive(errs, map[string]int64{
 		"artifact_cache_bytes":         c.ArtifactCacheBytes,
 		"frame_cache_bytes":            c.FrameCacheBytes,
 		"max_artifact_bytes":           c.MaxArtifactBytes,
 		"native.cache_directory_bytes": c.Native.CacheDirectoryBytes,
-	} {
-		if v <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be positive, got %d", name, v))
+	})
+	return errors.Join(errs...)
+}
+
+// appendNegative appends an error for each setting below zero.
+func appendNegative[T int | int64 | time.Duration](errs []error, settings map[string]T) []error {
+	for name, v := range settings {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("%s must not be negative, got %v", name, v))
 		}
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// appendNotPositive appends an error for each setting not above zero.
+func appendNotPositive[T int | int64 | time.Duration](errs []error, settings map[string]T) []error {
+	for name, v := range settings {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, got %v", name, v))
+		}
+	}
+	return errs
 }
 
 func validateDirectories(field string, dirs []string) error {
@@ -165,10 +175,15 @@ func (c *NativeConfig) validateDebuginfod() error {
 		return errors.New("native.debuginfod_urls needs native.cache_directory for the files it fetches")
 	}
 	for i, raw := range c.DebuginfodURLs {
-		u, err := url.Parse(raw)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !isHTTPURL(raw) {
 			return fmt.Errorf("native.debuginfod_urls[%d] %q is not an http(s) URL", i, raw)
 		}
 	}
 	return nil
+}
+
+// isHTTPURL accepts http(s)://host[/path].
+func isHTTPURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }

@@ -58,7 +58,7 @@ func TestProcessorResolvesEBPFProfilerOutput(t *testing.T) {
 	// Every frame is checked: each batch waits for node's 99 MB to load
 	// (past the default wait, the first batches would pass it pending).
 	cfg.MaxBatchWait = 2 * time.Minute
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, s.shutdown(context.Background())) })

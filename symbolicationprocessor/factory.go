@@ -26,7 +26,7 @@ func createDefaultConfig() component.Config {
 	return &Config{
 		SourceMaps: SourceMapsConfig{RescanInterval: defaultRescanInterval},
 		ProGuard:   ProGuardConfig{RescanInterval: defaultRescanInterval},
-		Native: NativeConfig{Timeout: defaultDebuginfodTimeout, CacheDirectoryBytes: defaultCacheDirBytes,
+		Native: NativeConfig{RescanInterval: defaultRescanInterval, Timeout: defaultDebuginfodTimeout, CacheDirectoryBytes: defaultCacheDirBytes,
 			MaxConcurrentFetches: defaultConcurrentFetches, MaxFetchesPerBatch: defaultFetchesPerBatch},
 		ArtifactCacheBytes: defaultArtifactCacheBytes,
 		FrameCacheBytes:    defaultFrameCacheBytes,
@@ -36,7 +36,7 @@ func createDefaultConfig() component.Config {
 }
 
 func createProfiles(ctx context.Context, set processor.Settings, cfg component.Config, next xconsumer.Profiles) (xprocessor.Profiles, error) {
-	p, err := newSymbolicator(cfg.(*Config), set.TelemetrySettings)
+	p, err := newFrameProcessor(cfg.(*Config), set.TelemetrySettings)
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,7 @@ func FuzzProcessProfiles(f *testing.F) {
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	cfg.ProGuard.Directories = []string{f.TempDir()}
 	cfg.Native.Directories = []string{f.TempDir()}
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	if err != nil {
 		f.Fatal(err)
 	}

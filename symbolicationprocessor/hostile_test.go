@@ -333,7 +333,7 @@ func TestProGuardLinksStayWithinTheDirectory(t *testing.T) {
 			tt.layout(t, dir, outside)
 			cfg := createDefaultConfig().(*Config)
 			cfg.ProGuard.Directories = []string{dir}
-			s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+			s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 			require.NoError(t, err)
 			require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 			defer func() { require.NoError(t, s.shutdown(context.Background())) }()

@@ -94,7 +94,7 @@ func TestProcessorResolvesProGuard(t *testing.T) {
 			cfg := createDefaultConfig().(*Config)
 			cfg.ProGuard.Directories = []string{dir}
 			require.NoError(t, cfg.Validate())
-			s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+			s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 			require.NoError(t, err)
 			require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 			out, err := s.processProfiles(context.Background(), pd)
@@ -116,7 +116,7 @@ func TestProcessorResolvesNative(t *testing.T) {
 	cfg := createDefaultConfig().(*Config)
 	cfg.Native.Directories = []string{filepath.Dir(spin.path)}
 	require.NoError(t, cfg.Validate())
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	t.Cleanup(func() { require.NoError(t, s.shutdown(context.Background())) })
@@ -146,7 +146,7 @@ func TestProcessorProGuardBatchOfTwoBuilds(t *testing.T) {
 	pd := profilestest.ToProfiles(items, translator.ReceiveOptions{})
 	cfg := createDefaultConfig().(*Config)
 	cfg.ProGuard.Directories = []string{dir}
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	out, err := s.processProfiles(context.Background(), pd)

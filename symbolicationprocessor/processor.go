@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/collector/component"
@@ -12,13 +13,14 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/native"
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
 )
 
-// symbolicator is the processor: one resolver per configured kind, and a
-// cache of resolved frames in front of them.
-type symbolicator struct {
+// frameProcessor is the processor: the resolver of each configured kind,
+// and a cache of resolved frames in front of them. It reads frames out of
+// its signal and writes the answers back; finding, loading and looking up
+// artifacts is the resolvers'.
+type frameProcessor struct {
 	cfg       *Config
 	resolvers map[symbolication.Kind]symbolication.Resolver
 	frames    *symbolication.Cache[frameKey, []symbolication.Frame]
@@ -35,13 +37,22 @@ type symbolicator struct {
 // without waiting for it, so that the artifacts of a batch load
 // concurrently while its frames are resolved one by one.
 type prefetcher interface {
-	Prefetch(ctx context.Context, in symbolication.Lookup)
+	PrefetchLookup(ctx context.Context, in symbolication.Lookup)
 }
 
-// unresolvedRetry is how long an unresolved frame is answered from the
-// cache before its resolver is asked again: an artifact deployed after the
-// first frames that needed it is then used.
-const unresolvedRetry = time.Minute
+// cachedResolver is a resolver that reports its cache of artifacts.
+type cachedResolver interface {
+	CacheStats() symbolication.CacheStats
+}
+
+// How long an unresolved frame is answered from the cache before its
+// resolver is asked again: an artifact deployed (or fixed) after the
+// first frames that needed it is then used. A frame whose artifact timed
+// out is asked again sooner.
+const (
+	unresolvedRetry = time.Minute
+	timedOutRetry   = 10 * time.Second
+)
 
 // frameKey is everything a resolver's answer depends on.
 type frameKey struct {
@@ -52,67 +63,74 @@ type frameKey struct {
 	address, imageAddr     uint64
 }
 
+func keyOf(kind symbolication.Kind, in symbolication.Lookup) frameKey {
+	f := in.Frame
+	return frameKey{
+		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
+		function: f.Function, module: f.Module, file: f.File,
+		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
+	}
+}
+
+// lookup is the resolver's question the key stands for.
+func (k *frameKey) lookup() symbolication.Lookup {
+	return symbolication.Lookup{
+		DebugID: k.debugID, BuildID: k.buildID, ImageAddr: k.imageAddr,
+		Frame: symbolication.Frame{
+			Function: k.function, Module: k.module, File: k.file,
+			Line: k.line, Column: k.column, Address: k.address,
+		},
+	}
+}
+
 func (k *frameKey) size() int64 {
 	return int64(len(k.debugID)+len(k.buildID)+len(k.function)+len(k.module)+len(k.file)) + 128
 }
 
-func newSymbolicator(cfg *Config, set component.TelemetrySettings) (*symbolicator, error) {
+func newFrameProcessor(cfg *Config, set component.TelemetrySettings) (*frameProcessor, error) {
 	tb, err := metadata.NewTelemetryBuilder(set)
 	if err != nil {
 		return nil, fmt.Errorf("symbolication telemetry: %w", err)
 	}
 	stopping, stop := context.WithCancel(context.Background())
-	return &symbolicator{
+	s := &frameProcessor{
 		cfg:       cfg,
 		resolvers: map[symbolication.Kind]symbolication.Resolver{},
-		frames:    symbolication.NewCache[frameKey, []symbolication.Frame](cfg.FrameCacheBytes).WithErrorTTL(unresolvedRetry),
 		telemetry: tb,
 		logger:    set.Logger,
 		stopping:  stopping,
 		stop:      stop,
-	}, nil
+	}
+	s.frames = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes: cfg.FrameCacheBytes,
+		Retry: symbolication.RetryAfter{
+			NotFound: unresolvedRetry, Malformed: unresolvedRetry, Timeout: timedOutRetry, Fetch: unresolvedRetry,
+		},
+	}, s.resolveFrame)
+	return s, nil
 }
 
-// start makes the resolver of each configured kind: their directories
-// must exist; the source map and ProGuard ones start scanning them in the
-// background, the native one indexes its directories by build id.
-func (s *symbolicator) start(context.Context, component.Host) error {
-	cfg := s.cfg
-	if cfg.SourceMaps.enabled() {
-		r, err := sourcemap.NewResolver(sourcemap.Options{
-			Dirs:             cfg.SourceMaps.Directories,
-			MaxCacheBytes:    cfg.ArtifactCacheBytes,
-			MaxArtifactBytes: cfg.MaxArtifactBytes,
-			RescanInterval:   cfg.SourceMaps.RescanInterval,
-		})
+// start makes the resolver of each configured kind (their directories
+// must exist; each starts scanning them in the background) and registers
+// the caches' counters.
+func (s *frameProcessor) start(context.Context, component.Host) error {
+	for _, m := range s.cfg.resolverMakers() {
+		if !m.enabled {
+			continue
+		}
+		r, closer, err := m.make()
 		if err != nil {
 			return err
 		}
-		s.resolvers[symbolication.KindSourceMap] = r
-		s.closers = append(s.closers, r.Close)
+		s.resolvers[m.kind] = r
+		s.closers = append(s.closers, closer)
 	}
-	if cfg.ProGuard.enabled() {
-		r, err := newProguardResolver(cfg.ProGuard.Directories, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes, cfg.ProGuard.RescanInterval)
-		if err != nil {
-			return err
-		}
-		s.resolvers[symbolication.KindProGuard] = r
-		s.closers = append(s.closers, r.close)
-	}
-	if cfg.Native.enabled() {
-		r, err := newNativeResolver(&cfg.Native, cfg.ArtifactCacheBytes, cfg.MaxArtifactBytes)
-		if err != nil {
-			return err
-		}
-		s.resolvers[symbolication.KindNative] = r
-		s.closers = append(s.closers, r.close)
-	}
-	return nil
+	return s.registerCacheTelemetry()
 }
 
 // shutdown stops the scans, loads and fetches under way, and ends the wait
 // of a batch under way: nothing the processor reads holds a shutdown.
-func (s *symbolicator) shutdown(context.Context) error {
+func (s *frameProcessor) shutdown(context.Context) error {
 	s.stop()
 	for _, c := range s.closers {
 		c()
@@ -130,51 +148,60 @@ func (s *symbolicator) shutdown(context.Context) error {
 // native::max_fetches_per_batch debuginfod fetches. Frames whose artifact
 // is not ready by then pass as they came and are resolved in a later
 // batch.
-func (s *symbolicator) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
+func (s *frameProcessor) processProfiles(ctx context.Context, pd pprofile.Profiles) (pprofile.Profiles, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.MaxBatchWait)
 	defer cancel()
 	defer context.AfterFunc(s.stopping, cancel)()
 	ctx = native.WithFetchLimit(ctx, s.cfg.Native.MaxFetchesPerBatch)
 
-	d := newDictionary(pd.Dictionary())
-	images := readImages(d, pd)
-	locs := d.d.LocationTable()
-	s.prefetch(ctx, d, images, locs)
-	var counts outcomeCounts
-	// Scratch space reused from location to location.
-	var targets []target
-	var answers [][]symbolication.Frame
+	b := &batch{p: s, d: newDictionary(pd.Dictionary())}
+	b.images = readImages(b.d, pd)
+	locs := b.d.d.LocationTable()
+	s.prefetch(ctx, b.d, b.images, locs)
 	for i := 1; i < locs.Len(); i++ {
-		loc := locs.At(i)
-		var kind symbolication.Kind
-		kind, targets = s.targetsOf(targets[:0], d, images, int32(i), loc)
-		if len(targets) == 0 {
-			continue
-		}
-		answers = answers[:0]
-		for range targets {
-			answers = append(answers, nil)
-		}
-		for j, t := range targets {
-			answer, hit, err := s.resolve(ctx, kind, t.in)
-			counts.add(kind, hit, err)
-			if err != nil {
-				s.logUnresolved(kind, t.in, err)
-				continue
-			}
-			answers[j] = answer
-		}
-		writeBack(d, loc, targets, answers)
+		b.resolveLocation(ctx, int32(i), locs.At(i))
 	}
-	counts.record(ctx, s.telemetry)
+	b.counts.record(ctx, s.telemetry)
 	return pd, nil
+}
+
+// batch is one processProfiles call: its dictionary and images, its
+// outcomes, and scratch space reused from location to location.
+type batch struct {
+	p       *frameProcessor
+	d       *dictionary
+	images  images
+	counts  outcomeCounts
+	targets []target
+	answers [][]symbolication.Frame
+}
+
+// resolveLocation resolves what a configured kind recognises in one
+// location and writes the answers back.
+func (b *batch) resolveLocation(ctx context.Context, li int32, loc pprofile.Location) {
+	var kind symbolication.Kind
+	kind, b.targets = b.p.targetsOf(b.targets[:0], b.d, b.images, li, loc)
+	if len(b.targets) == 0 {
+		return
+	}
+	b.answers = slices.Grow(b.answers[:0], len(b.targets))[:len(b.targets)]
+	for j, t := range b.targets {
+		answer, hit, err := b.p.resolve(ctx, kind, t.in)
+		b.counts.add(kind, hit, err)
+		if err != nil {
+			b.p.logUnresolved(kind, t.in, err)
+			answer = nil // the line stays as it came
+		}
+		b.answers[j] = answer
+	}
+	writeBack(b.d, loc, b.targets, b.answers)
 }
 
 // prefetch starts loading the artifacts of the batch's frames whose
 // resolvers can load in the background, before any frame waits for one.
-func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
+func (s *frameProcessor) prefetch(ctx context.Context, d *dictionary, images images, locs pprofile.LocationSlice) {
 	if _, ok := s.resolvers[symbolication.KindNative].(prefetcher); !ok {
-		return // only native artifacts load in the background
+		return // only native artifacts are worth starting before the walk
 	}
 	var targets []target
 	for i := 1; i < locs.Len(); i++ {
@@ -185,34 +212,29 @@ func (s *symbolicator) prefetch(ctx context.Context, d *dictionary, images image
 			continue
 		}
 		for _, t := range targets {
-			p.Prefetch(ctx, t.in)
+			p.PrefetchLookup(ctx, t.in)
 		}
 	}
 }
 
 // resolve asks the kind's resolver, through the cache of resolved frames;
 // hit says the cache answered.
-func (s *symbolicator) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
-	f := in.Frame
-	key := frameKey{
-		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
-		function: f.Function, module: f.Module, file: f.File,
-		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
-	}
-	loaded := false
-	answer, err = s.frames.Get(key, func() ([]symbolication.Frame, int64, error) {
-		loaded = true
-		answer, err := s.resolvers[kind].Resolve(ctx, in)
-		size := key.size()
-		for _, a := range answer {
-			size += int64(len(a.Function)+len(a.Module)+len(a.File)) + 64
-		}
-		return answer, size, err
-	})
-	return answer, !loaded, err
+func (s *frameProcessor) resolve(ctx context.Context, kind symbolication.Kind, in symbolication.Lookup) (answer []symbolication.Frame, hit bool, err error) {
+	return s.frames.GetCounted(ctx, keyOf(kind, in))
 }
 
-func (s *symbolicator) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {
+// resolveFrame is the frames cache's load: the kind's resolver's answer
+// and what it costs in memory.
+func (s *frameProcessor) resolveFrame(ctx context.Context, key frameKey) ([]symbolication.Frame, int64, error) {
+	answer, err := s.resolvers[key.kind].Resolve(ctx, key.lookup())
+	size := key.size()
+	for _, a := range answer {
+		size += int64(len(a.Function)+len(a.Module)+len(a.File)) + 64
+	}
+	return answer, size, err
+}
+
+func (s *frameProcessor) logUnresolved(kind symbolication.Kind, in symbolication.Lookup, err error) {
 	if reasonOf(err) != reasonLoadError {
 		return
 	}

@@ -228,7 +228,7 @@ func TestProcessorLeavesResolvedAlone(t *testing.T) {
 	pd := toProfiles(t, nodeChunk([]string{frameJSON(name, "/srv/app/dist/app.min.js", line, col)}, ""))
 	cfg := createDefaultConfig().(*Config)
 	cfg.SourceMaps.Directories = []string{mapsDir}
-	s, err := newSymbolicator(cfg, componenttest.NewNopTelemetrySettings())
+	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
 	once, err := s.processProfiles(context.Background(), pd)

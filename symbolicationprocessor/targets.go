@@ -49,67 +49,104 @@ func readImages(d *dictionary, pd pprofile.Profiles) images {
 	var im images
 	proguardUUIDs := map[string]bool{}
 	for _, m := range d.d.MappingTable().All() {
-		var typ, debugID, uuid string
-		d.attrsOf(m.AttributeIndices(), func(key string, v pcommon.Value) {
-			switch key {
-			case attrImageType:
-				typ = v.AsString()
-			case attrImageDebugID:
-				debugID = v.AsString()
-			case attrImageUUID:
-				uuid = v.AsString()
-			}
-		})
-		if typ == "proguard" && uuid != "" {
-			proguardUUIDs[strings.ToLower(uuid)] = true
-		}
-		if typ == "sourcemap" && debugID != "" {
-			if im.sourceMapDebugIDs == nil {
-				im.sourceMapDebugIDs = map[string]string{}
-			}
-			im.sourceMapDebugIDs[d.str(m.FilenameStrindex())] = debugID
+		img := readImage(d, m)
+		switch {
+		case img.typ == "proguard" && img.uuid != "":
+			proguardUUIDs[strings.ToLower(img.uuid)] = true
+		case img.typ == "sourcemap" && img.debugID != "":
+			im.addSourceMap(d.str(m.FilenameStrindex()), img.debugID)
 		}
 	}
-	switch {
-	case len(proguardUUIDs) == 1:
-		for u := range proguardUUIDs {
-			im.proguardUUID = u
-		}
-	case len(proguardUUIDs) > 1:
-		im.locationUUID = proguardUUIDsByLocation(d, pd)
-	}
+	im.setProguardUUIDs(proguardUUIDs, d, pd)
 	return im
 }
 
+// setProguardUUIDs keeps the batch's one ProGuard UUID, or, when it names
+// several (profiles of different builds), each location's.
+func (im *images) setProguardUUIDs(uuids map[string]bool, d *dictionary, pd pprofile.Profiles) {
+	if len(uuids) > 1 {
+		im.locationUUID = proguardUUIDsByLocation(d, pd)
+		return
+	}
+	for u := range uuids {
+		im.proguardUUID = u
+	}
+}
+
+// debugImage is what a Mapping says of the debug image it stands for.
+type debugImage struct {
+	typ, debugID, uuid string
+}
+
+// readImage reads a Mapping's debug image attributes.
+func readImage(d *dictionary, m pprofile.Mapping) debugImage {
+	var img debugImage
+	d.attrsOf(m.AttributeIndices(), func(key string, v pcommon.Value) {
+		switch key {
+		case attrImageType:
+			img.typ = v.AsString()
+		case attrImageDebugID:
+			img.debugID = v.AsString()
+		case attrImageUUID:
+			img.uuid = v.AsString()
+		}
+	})
+	return img
+}
+
+// addSourceMap records the debug id of a bundle's source map.
+func (im *images) addSourceMap(file, debugID string) {
+	if im.sourceMapDebugIDs == nil {
+		im.sourceMapDebugIDs = map[string]string{}
+	}
+	im.sourceMapDebugIDs[file] = debugID
+}
+
+// proguardUUIDOf is the ProGuard UUID of a location.
+func (im *images) proguardUUIDOf(li int32) string {
+	if im.locationUUID != nil {
+		return im.locationUUID[li]
+	}
+	return im.proguardUUID
+}
+
 // proguardUUIDsByLocation assigns each location the ProGuard UUID of the
-// profiles whose samples use it, from their sentry.debug_meta.images.
+// profiles whose samples use it, from their sentry.debug_meta.images; a
+// location that profiles of two builds share gets none.
 func proguardUUIDsByLocation(d *dictionary, pd pprofile.Profiles) map[int32]string {
 	out := map[int32]string{}
-	stacks := d.d.StackTable()
 	for _, rp := range pd.ResourceProfiles().All() {
 		for _, sp := range rp.ScopeProfiles().All() {
 			for _, p := range sp.Profiles().All() {
-				uuid := profileProguardUUID(d, p)
-				if uuid == "" {
-					continue
-				}
-				for _, sample := range p.Samples().All() {
-					si := sample.StackIndex()
-					if si <= 0 || int(si) >= stacks.Len() {
-						continue
-					}
-					for _, li := range stacks.At(int(si)).LocationIndices().All() {
-						if prev, seen := out[li]; seen && prev != uuid {
-							out[li] = ""
-							continue
-						}
-						out[li] = uuid
-					}
+				if uuid := profileProguardUUID(d, p); uuid != "" {
+					assignUUID(out, d.d.StackTable(), p, uuid)
 				}
 			}
 		}
 	}
 	return out
+}
+
+// assignUUID gives the locations of a profile's samples its UUID.
+func assignUUID(out map[int32]string, stacks pprofile.StackSlice, p pprofile.Profile, uuid string) {
+	for _, sample := range p.Samples().All() {
+		si := sample.StackIndex()
+		if si <= 0 || int(si) >= stacks.Len() {
+			continue
+		}
+		for _, li := range stacks.At(int(si)).LocationIndices().All() {
+			out[li] = sharedUUID(out, li, uuid)
+		}
+	}
+}
+
+// sharedUUID is the UUID of a location that a profile of build uuid uses:
+// that one, or none once profiles of two builds use it.
+func sharedUUID(out map[int32]string, li int32, uuid string) string {
+	if prev, seen := out[li]; seen && prev != uuid {
+		return ""
+	}
+	return uuid
 }
 
 // profileProguardUUID is the uuid of a profile's `proguard` debug image.
@@ -120,17 +157,26 @@ func profileProguardUUID(d *dictionary, p pprofile.Profile) string {
 			return
 		}
 		for _, img := range v.Slice().All() {
-			if img.Type() != pcommon.ValueTypeMap {
-				continue
-			}
-			typ, _ := img.Map().Get("type")
-			id, _ := img.Map().Get("uuid")
-			if typ.AsString() == "proguard" && id.AsString() != "" {
-				uuid = strings.ToLower(id.AsString())
+			if id := proguardImageUUID(img); id != "" {
+				uuid = id
 			}
 		}
 	})
 	return uuid
+}
+
+// proguardImageUUID is the uuid of a debug image when it is a `proguard`
+// one, lower case.
+func proguardImageUUID(img pcommon.Value) string {
+	if img.Type() != pcommon.ValueTypeMap {
+		return ""
+	}
+	typ, _ := img.Map().Get("type")
+	id, _ := img.Map().Get("uuid")
+	if typ.AsString() != "proguard" {
+		return ""
+	}
+	return strings.ToLower(id.AsString())
 }
 
 // target is one frame of a location to resolve: a line of it, or its
@@ -143,65 +189,79 @@ type target struct {
 	name string
 }
 
-// targetsOf returns the kind of a location and what in it to resolve;
-// nothing when no configured kind recognises it.
-func (s *symbolicator) targetsOf(dst []target, d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
-	frameType, module, resolved := "", "", false
+// locationFacts are the attributes of a location that say how it is
+// resolved.
+type locationFacts struct {
+	frameType, module string
+	// resolved: an earlier symbolication resolved it.
+	resolved bool
+}
+
+func readLocationFacts(d *dictionary, loc pprofile.Location) locationFacts {
+	var f locationFacts
 	d.attrsOf(loc.AttributeIndices(), func(key string, v pcommon.Value) {
 		switch key {
 		case string(semconv.ProfileFrameTypeKey):
-			frameType = v.AsString()
+			f.frameType = v.AsString()
 		case attrFrameModule:
-			module = v.AsString()
+			f.module = v.AsString()
 		case attrGeneratedFunction, attrGeneratedFile:
-			// Resolved by an earlier symbolication: pass untouched.
-			resolved = true
+			f.resolved = true
 		}
 	})
-	if resolved {
-		return "", dst[:0]
+	return f
+}
+
+// kindsInOrder is the order in which kinds are tried on a location: the
+// frame type decides between JavaScript and JVM, an address needs native.
+var kindsInOrder = [...]symbolication.Kind{symbolication.KindSourceMap, symbolication.KindProGuard, symbolication.KindNative}
+
+// targetsOf returns the kind of a location and what in it to resolve;
+// nothing when no configured kind recognises it.
+func (s *frameProcessor) targetsOf(dst []target, d *dictionary, im images, li int32, loc pprofile.Location) (symbolication.Kind, []target) {
+	facts := readLocationFacts(d, loc)
+	if facts.resolved {
+		return "", dst[:0] // resolved by an earlier symbolication: pass untouched
 	}
-	if _, ok := s.resolvers[symbolication.KindSourceMap]; ok && (frameType == "" || frameType == semconv.ProfileFrameTypeV8JS.Value.AsString()) {
-		if t := jsTargets(dst, d, im, loc, frameType != ""); len(t) > 0 {
-			return symbolication.KindSourceMap, t
+	for _, kind := range kindsInOrder {
+		if _, ok := s.resolvers[kind]; !ok {
+			continue
 		}
-	}
-	if _, ok := s.resolvers[symbolication.KindProGuard]; ok && frameType == semconv.ProfileFrameTypeJVM.Value.AsString() {
-		uuid := im.proguardUUID
-		if im.locationUUID != nil {
-			uuid = im.locationUUID[li]
-		}
-		if t := jvmTargets(dst, d, uuid, loc, module); len(t) > 0 {
-			return symbolication.KindProGuard, t
-		}
-	}
-	if _, ok := s.resolvers[symbolication.KindNative]; ok {
-		if t := nativeTargets(dst, d, loc); len(t) > 0 {
-			return symbolication.KindNative, t
+		if t := kindTargets(kind, dst, d, im, li, loc, facts); len(t) > 0 {
+			return kind, t
 		}
 	}
 	return "", dst[:0]
 }
 
-// jvmTargets: the lines of a JVM location, each method with its class: the
-// frame's module (Sentry's Android frames), else the name's part before
-// its last dot (ART method traces name methods Class.method).
+var (
+	frameTypeJS  = semconv.ProfileFrameTypeV8JS.Value.AsString()
+	frameTypeJVM = semconv.ProfileFrameTypeJVM.Value.AsString()
+)
+
+// kindTargets are the targets of a location for one kind.
+func kindTargets(kind symbolication.Kind, dst []target, d *dictionary, im images, li int32, loc pprofile.Location, facts locationFacts) []target {
+	switch {
+	case kind == symbolication.KindSourceMap && (facts.frameType == "" || facts.frameType == frameTypeJS):
+		return jsTargets(dst, d, im, loc, facts.frameType != "")
+	case kind == symbolication.KindProGuard && facts.frameType == frameTypeJVM:
+		return jvmTargets(dst, d, im.proguardUUIDOf(li), loc, facts.module)
+	case kind == symbolication.KindNative:
+		return nativeTargets(dst, d, loc)
+	}
+	return nil
+}
+
+// jvmTargets: the lines of a JVM location, each method with its class.
 func jvmTargets(out []target, d *dictionary, uuid string, loc pprofile.Location, module string) []target {
 	for j, line := range loc.Lines().All() {
 		fn, ok := d.function(line.FunctionIndex())
-		if !ok {
+		if !ok || line.Line() < 0 || line.Line() > 1<<31 {
 			continue
 		}
 		name := d.str(fn.NameStrindex())
-		class, method := module, name
-		if class == "" {
-			i := strings.LastIndexByte(name, '.')
-			if i <= 0 {
-				continue
-			}
-			class, method = name[:i], name[i+1:]
-		}
-		if method == "" || line.Line() < 0 || line.Line() > 1<<31 {
+		class, method, ok := splitJVMName(name, module)
+		if !ok {
 			continue
 		}
 		out = append(out, target{line: j, name: name, in: symbolication.Lookup{
@@ -212,35 +272,60 @@ func jvmTargets(out []target, d *dictionary, uuid string, loc pprofile.Location,
 	return out
 }
 
+// splitJVMName is the class and method of a JVM frame: the frame's module
+// (Sentry's Android frames) and its name, else the name's parts around its
+// last dot (ART method traces name methods Class.method).
+func splitJVMName(name, module string) (class, method string, ok bool) {
+	if module != "" {
+		return module, name, name != ""
+	}
+	i := strings.LastIndexByte(name, '.')
+	if i <= 0 || i == len(name)-1 {
+		return "", "", false
+	}
+	return name[:i], name[i+1:], true
+}
+
 // nativeTargets: the address of a location that has no lines yet, in a
 // mapping with a GNU build id (the eBPF profiler's, and the receiver's for
-// Sentry's ELF images). The image's load address is the mapping's
-// memory_start − file_offset, which makes the eBPF profiler's ELF file
-// addresses and Sentry's absolute ones both offsets into the file.
+// Sentry's ELF images).
 func nativeTargets(out []target, d *dictionary, loc pprofile.Location) []target {
 	mi := loc.MappingIndex()
 	if loc.Lines().Len() > 0 || loc.Address() == 0 || mi <= 0 || int(mi) >= d.d.MappingTable().Len() {
 		return nil
 	}
 	m := d.d.MappingTable().At(int(mi))
+	buildID := mappingBuildID(d, m)
+	if buildID == "" {
+		return nil
+	}
+	return append(out, target{line: -1, in: symbolication.Lookup{
+		BuildID:   strings.ToLower(buildID),
+		ImageAddr: imageBase(m),
+		Frame:     symbolication.Frame{Address: loc.Address(), File: d.str(m.FilenameStrindex())},
+	}})
+}
+
+// mappingBuildID is the GNU build id of a mapping.
+func mappingBuildID(d *dictionary, m pprofile.Mapping) string {
 	buildID := ""
 	d.attrsOf(m.AttributeIndices(), func(key string, v pcommon.Value) {
 		if key == string(semconv.ProcessExecutableBuildIDGNUKey) {
 			buildID = v.AsString()
 		}
 	})
-	if buildID == "" {
-		return nil
-	}
+	return buildID
+}
+
+// imageBase is where a mapping's image was loaded: memory_start −
+// file_offset, which makes the eBPF profiler's ELF file addresses and
+// Sentry's absolute ones both offsets into the file.
+func imageBase(m pprofile.Mapping) uint64 {
 	base := m.MemoryStart()
 	if m.FileOffset() <= base {
 		base -= m.FileOffset()
 	}
-	return append(out, target{line: -1, in: symbolication.Lookup{
-		BuildID:   strings.ToLower(buildID),
-		ImageAddr: base,
-		Frame:     symbolication.Frame{Address: loc.Address(), File: d.str(m.FilenameStrindex())},
-	}})
+	return base
 }
 
 // jsTargets: the lines of a JavaScript location that have a file, a line
@@ -249,7 +334,7 @@ func nativeTargets(out []target, d *dictionary, loc pprofile.Location) []target 
 func jsTargets(out []target, d *dictionary, im images, loc pprofile.Location, isJS bool) []target {
 	for j, line := range loc.Lines().All() {
 		fn, ok := d.function(line.FunctionIndex())
-		if !ok || line.Line() <= 0 || line.Column() <= 0 || line.Line() > 1<<31 || line.Column() > 1<<31 {
+		if !ok || !hasPosition(line) {
 			continue
 		}
 		file := d.str(fn.FilenameStrindex())
@@ -269,14 +354,20 @@ func jsTargets(out []target, d *dictionary, im images, loc pprofile.Location, is
 	return out
 }
 
+// hasPosition reports whether a line has a line and a column, 1-based and
+// within what a frame can hold.
+func hasPosition(line pprofile.Line) bool {
+	return line.Line() > 0 && line.Column() > 0 && line.Line() <= 1<<31 && line.Column() <= 1<<31
+}
+
 // bundleFile says whether a frame's file can be a bundle with a source map:
-// not V8's own scripts (node:internal/…, native), and, when the frame type
-// does not say JavaScript, a .js, .mjs or .cjs file.
+// not V8's own scripts, and, when the frame type does not say JavaScript,
+// a .js, .mjs or .cjs file.
 func bundleFile(file string, isJS bool) bool {
-	if file == "" || strings.HasPrefix(file, "node:") || strings.HasPrefix(file, "<") || file == "native" {
+	switch {
+	case isV8Internal(file):
 		return false
-	}
-	if isJS {
+	case isJS:
 		return true
 	}
 	switch path.Ext(strings.SplitN(file, "?", 2)[0]) {
@@ -284,4 +375,10 @@ func bundleFile(file string, isJS bool) bool {
 		return true
 	}
 	return false
+}
+
+// isV8Internal: V8's own scripts and placeholders (node:internal/…,
+// <anonymous>, native), and no file at all.
+func isV8Internal(file string) bool {
+	return file == "" || strings.HasPrefix(file, "node:") || strings.HasPrefix(file, "<") || file == "native"
 }

@@ -2,6 +2,7 @@ package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentr
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -26,38 +27,49 @@ func kindAttrs(kind symbolication.Kind) attribute.Set {
 
 // outcomeCounts sums a batch's outcomes, recorded once at its end.
 type outcomeCounts struct {
-	hits       map[symbolication.Kind]int64
-	resolved   map[symbolication.Kind]int64
-	unresolved map[[2]string]int64 // kind, reason
+	hits, misses map[symbolication.Kind]int64
+	resolved     map[symbolication.Kind]int64
+	unresolved   map[[2]string]int64 // kind, reason
 }
 
 func (c *outcomeCounts) add(kind symbolication.Kind, hit bool, err error) {
 	if hit {
-		if c.hits == nil {
-			c.hits = map[symbolication.Kind]int64{}
-		}
-		c.hits[kind]++
+		count(&c.hits, kind)
+	} else {
+		count(&c.misses, kind)
 	}
 	if err == nil {
-		if c.resolved == nil {
-			c.resolved = map[symbolication.Kind]int64{}
-		}
-		c.resolved[kind]++
+		count(&c.resolved, kind)
 		return
 	}
-	if c.unresolved == nil {
-		c.unresolved = map[[2]string]int64{}
+	count(&c.unresolved, [2]string{string(kind), reasonOf(err)})
+}
+
+// count adds one to m[k], making m on its first count: most batches
+// count few of the keys.
+func count[K comparable](m *map[K]int64, k K) {
+	if *m == nil {
+		*m = map[K]int64{}
 	}
-	c.unresolved[[2]string{string(kind), reasonOf(err)}]++
+	(*m)[k]++
 }
 
 func (c *outcomeCounts) record(ctx context.Context, tb *metadata.TelemetryBuilder) {
 	for kind, n := range c.hits {
 		tb.ProcessorSymbolicationFrameCacheHits.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
 	}
+	for kind, n := range c.misses {
+		tb.ProcessorSymbolicationFrameCacheMisses.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
+	}
 	for kind, n := range c.resolved {
 		tb.ProcessorSymbolicationFramesResolved.Add(ctx, n, metric.WithAttributeSet(kindAttrs(kind)))
 	}
+	c.recordUnresolved(ctx, tb)
+}
+
+// recordUnresolved records the unresolved frames by kind and reason, and
+// the load errors among them by kind.
+func (c *outcomeCounts) recordUnresolved(ctx context.Context, tb *metadata.TelemetryBuilder) {
 	for k, n := range c.unresolved {
 		tb.ProcessorSymbolicationFramesUnresolved.Add(ctx, n, metric.WithAttributeSet(
 			attribute.NewSet(attribute.String("kind", k[0]), attribute.String("reason", k[1]))))
@@ -65,5 +77,33 @@ func (c *outcomeCounts) record(ctx context.Context, tb *metadata.TelemetryBuilde
 			tb.ProcessorSymbolicationArtifactLoadErrors.Add(ctx, n, metric.WithAttributeSet(
 				attribute.NewSet(attribute.String("kind", k[0]))))
 		}
+	}
+}
+
+// registerCacheTelemetry reports the caches' counters when the meter
+// reads them: every kind's cache of parsed artifacts, and the cache of
+// resolved frames.
+func (s *frameProcessor) registerCacheTelemetry() error {
+	tb := s.telemetry
+	return errors.Join(
+		tb.RegisterProcessorSymbolicationArtifactCacheHitsCallback(s.observeArtifactCaches(func(st symbolication.CacheStats) int64 { return st.Hits })),
+		tb.RegisterProcessorSymbolicationArtifactCacheMissesCallback(s.observeArtifactCaches(func(st symbolication.CacheStats) int64 { return st.Misses })),
+		tb.RegisterProcessorSymbolicationArtifactCacheEvictionsCallback(s.observeArtifactCaches(func(st symbolication.CacheStats) int64 { return st.Evictions })),
+		tb.RegisterProcessorSymbolicationFrameCacheEvictionsCallback(func(_ context.Context, o metric.Int64Observer) error {
+			o.Observe(s.frames.Stats().Evictions)
+			return nil
+		}),
+	)
+}
+
+// observeArtifactCaches observes one counter of each kind's cache.
+func (s *frameProcessor) observeArtifactCaches(counter func(symbolication.CacheStats) int64) metric.Int64Callback {
+	return func(_ context.Context, o metric.Int64Observer) error {
+		for kind, r := range s.resolvers {
+			if c, ok := r.(cachedResolver); ok {
+				o.Observe(counter(c.CacheStats()), metric.WithAttributeSet(kindAttrs(kind)))
+			}
+		}
+		return nil
 	}
 }

@@ -1,6 +1,8 @@
 package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
 
 import (
+	"cmp"
+
 	"go.opentelemetry.io/collector/pdata/pprofile"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -26,57 +28,56 @@ func writeBack(d *dictionary, loc pprofile.Location, targets []target, answers [
 	if writeInPlace(d, loc, targets, answers) {
 		return
 	}
-	byLine := map[int][]symbolication.Frame{}
-	var addrAnswer []symbolication.Frame
-	var first *target
-	for j := range targets {
-		if len(answers[j]) == 0 {
-			continue
-		}
-		if targets[j].line < 0 {
-			addrAnswer = answers[j]
-			continue
-		}
-		byLine[targets[j].line] = answers[j]
-		if first == nil {
-			first = &targets[j]
-		}
-	}
+	byLine, addrAnswer, first := answersByLine(targets, answers)
 	if len(byLine) == 0 && len(addrAnswer) == 0 {
 		return
 	}
+	rebuildLines(d, loc, byLine, addrAnswer)
+	if first != nil {
+		keepGenerated(d, loc, first)
+	}
+}
+
+// answersByLine sorts a location's answers: by the line they replace, or
+// the answer of its address; first is the first resolved line's target.
+func answersByLine(targets []target, answers [][]symbolication.Frame) (byLine map[int][]symbolication.Frame, addrAnswer []symbolication.Frame, first *target) {
+	byLine = map[int][]symbolication.Frame{}
+	for j := range targets {
+		switch {
+		case len(answers[j]) == 0:
+		case targets[j].line < 0:
+			addrAnswer = answers[j]
+		default:
+			byLine[targets[j].line] = answers[j]
+			first = cmp.Or(first, &targets[j])
+		}
+	}
+	return byLine, addrAnswer, first
+}
+
+// rebuildLines replaces each answered line by its answer's frames, and
+// appends the frames of the address.
+func rebuildLines(d *dictionary, loc pprofile.Location, byLine map[int][]symbolication.Frame, addrAnswer []symbolication.Frame) {
 	old := pprofile.NewLineSlice()
 	loc.Lines().MoveAndAppendTo(old)
 	lines := loc.Lines()
 	for j, l := range old.All() {
-		answer, ok := byLine[j]
-		if !ok {
-			l.CopyTo(lines.AppendEmpty())
+		if answer, ok := byLine[j]; ok {
+			appendFrames(d, lines, answer)
 			continue
 		}
-		appendFrames(d, lines, answer)
+		l.CopyTo(lines.AppendEmpty())
 	}
 	appendFrames(d, lines, addrAnswer)
-	if first != nil {
-		keepGenerated(d, loc, first)
-	}
 }
 
 // writeInPlace handles the common case without rebuilding the lines: every
 // answer is one frame for one existing line (JavaScript frames). False
 // when the case does not apply.
 func writeInPlace(d *dictionary, loc pprofile.Location, targets []target, answers [][]symbolication.Frame) bool {
-	var first *target
-	for j := range targets {
-		if targets[j].line < 0 || len(answers[j]) > 1 {
-			return false
-		}
-		if len(answers[j]) == 1 && first == nil {
-			first = &targets[j]
-		}
-	}
-	if first == nil {
-		return true
+	first, ok := inPlaceFirst(targets, answers)
+	if !ok || first == nil {
+		return ok
 	}
 	lines := loc.Lines()
 	for j := range targets {
@@ -86,6 +87,21 @@ func writeInPlace(d *dictionary, loc pprofile.Location, targets []target, answer
 	}
 	keepGenerated(d, loc, first)
 	return true
+}
+
+// inPlaceFirst reports whether every answer is at most one frame for an
+// existing line, and the first target answered.
+func inPlaceFirst(targets []target, answers [][]symbolication.Frame) (*target, bool) {
+	var first *target
+	for j := range targets {
+		if targets[j].line < 0 || len(answers[j]) > 1 {
+			return nil, false
+		}
+		if len(answers[j]) == 1 {
+			first = cmp.Or(first, &targets[j])
+		}
+	}
+	return first, true
 }
 
 func setFrame(d *dictionary, l pprofile.Line, f symbolication.Frame) {

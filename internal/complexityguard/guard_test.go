@@ -224,6 +224,7 @@ func allRows() []row {
 	rows = append(rows, receiverRows()...)
 	rows = append(rows, decoderRows()...)
 	rows = append(rows, symbolicationRows()...)
+	rows = append(rows, symbRows()...)
 	rows = append(rows, exporterRows()...)
 	rows = append(rows, oteleventRows()...)
 	rows = append(rows, groupingRows()...)

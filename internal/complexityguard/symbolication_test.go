@@ -181,7 +181,7 @@ func symbolicationRows() []row {
 	return []row{
 		{
 			name: "sourcemap_path_components", dimension: "components of a frame's path", n: 500, maxN: 8000, clock: ProcessClock,
-			fuzz:   []string{"symbolicationprocessor.FuzzProcessProfiles", "symbolication/sourcemap.FuzzSourceMappingURL", "symbolication/sourcemap.FuzzLocate"},
+			fuzz:   []string{"symbolicationprocessor.FuzzProcessProfiles", "symbolication/sources.FuzzSourceMappingURL", "symbolication/sources.FuzzLocate"},
 			defect: "#3: the source-map locator tries every suffix of the path, each rebuilt whole (64,000 components: 7.5 s)",
 			build: symbolicationRow(func(tb testing.TB, dir string, _ int) {
 				require.NoError(tb, os.WriteFile(filepath.Join(dir, "app.js.map"), unminifiedMap(10), 0o644))

@@ -44,7 +44,7 @@ func BenchmarkLoad(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := r.Resolve(context.Background(), prog.buildID, 0x1000); err != nil {
+			if _, err := r.ResolveAddress(context.Background(), prog.buildID, 0x1000); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -98,7 +98,7 @@ func BenchmarkResolveWarm(b *testing.B) {
 	ctx := context.Background()
 	b.Run("resolver-cpp-program", func(b *testing.B) {
 		benchLookups(b, len(progAddrs), func(i int) []Frame {
-			frames, err := r.Resolve(ctx, prog.buildID, progAddrs[i])
+			frames, err := r.ResolveAddress(ctx, prog.buildID, progAddrs[i])
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -45,7 +45,7 @@ func TestResolveCPlusPlus(t *testing.T) {
 	names := map[string]bool{}
 	var compared, differ int
 	for _, a := range addrs {
-		got, err := r.Resolve(context.Background(), prog.buildID, a)
+		got, err := r.ResolveAddress(context.Background(), prog.buildID, a)
 		require.NoError(t, err)
 		require.Len(t, got, len(want[a]), "address %#x: %+v, addr2line %+v", a, got, want[a])
 		for i := range got {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testenv"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // TestRealDebuginfod serves a split debug file with elfutils' debuginfod
@@ -62,16 +63,16 @@ func TestRealDebuginfod(t *testing.T) {
 	ctx := context.Background()
 	for _, name := range []string{"work", "run", "main", "on_prof"} {
 		a := symbolOf(t, prog.binary, name) + 8
-		want, err := local.Resolve(ctx, prog.buildID, a)
+		want, err := local.ResolveAddress(ctx, prog.buildID, a)
 		require.NoError(t, err)
-		got, err := remote.Resolve(ctx, prog.buildID, a)
+		got, err := remote.ResolveAddress(ctx, prog.buildID, a)
 		require.NoError(t, err)
 		require.NotEmpty(t, got)
 		assert.Equal(t, want, got, name)
 		assert.Equal(t, name, got[len(got)-1].Function)
 	}
-	assert.FileExists(t, filepath.Join(cache, prog.buildID+cacheSuffix))
-	_, err = remote.Resolve(ctx, "00"+prog.buildID[2:], 0x1000)
+	assert.FileExists(t, filepath.Join(cache, prog.buildID+sources.CacheSuffix))
+	_, err = remote.ResolveAddress(ctx, "00"+prog.buildID[2:], 0x1000)
 	assert.ErrorIs(t, err, ErrNotFound, "debuginfod answers 404 for an unknown build id")
 }
 

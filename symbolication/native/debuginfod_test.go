@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 const (
@@ -113,17 +113,17 @@ func TestDebuginfodFetchAndCache(t *testing.T) {
 	r, err := NewResolver(opts)
 	require.NoError(t, err)
 	for range 3 {
-		got, err := r.Resolve(ctx, strings.ToUpper(idA), 0x1010)
+		got, err := r.ResolveAddress(ctx, strings.ToUpper(idA), 0x1010)
 		require.NoError(t, err)
 		assert.Equal(t, want, got)
 	}
 	assert.Equal(t, 1, fake.count(idA), "parsed once, kept in memory")
 	require.NoError(t, r.Close())
-	assert.FileExists(t, filepath.Join(cache, idA+cacheSuffix))
+	assert.FileExists(t, filepath.Join(cache, idA+sources.CacheSuffix))
 
 	r2, err := NewResolver(opts)
 	require.NoError(t, err)
-	got, err := r2.Resolve(ctx, idA, 0x1010)
+	got, err := r2.ResolveAddress(ctx, idA, 0x1010)
 	require.NoError(t, err)
 	assert.Equal(t, want, got)
 	assert.Equal(t, 1, fake.count(idA), "the cache directory outlives the Resolver")
@@ -138,14 +138,14 @@ func TestDebuginfodServers(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	got, err := r.Resolve(ctx, idA, 0x1000)
+	got, err := r.ResolveAddress(ctx, idA, 0x1000)
 	require.NoError(t, err)
 	assert.Equal(t, []Frame{{Function: "handler_aaaa"}}, got)
 	assert.Equal(t, 1, empty.count(idA))
 	assert.Equal(t, 1, full.count(idA))
 
 	for range 2 {
-		_, err = r.Resolve(ctx, idB, 0x1000)
+		_, err = r.ResolveAddress(ctx, idB, 0x1000)
 		assert.ErrorIs(t, err, ErrNotFound)
 	}
 	assert.Equal(t, 1, empty.count(idB), "a miss is remembered")
@@ -160,13 +160,15 @@ func TestDebuginfodFailures(t *testing.T) {
 		max     int64
 		timeout time.Duration
 		wantErr string
+		// wantFailure is what the cache remembers it as.
+		wantFailure symbolication.Failure
 	}{
-		{"server error", &fakeDebuginfod{status: http.StatusServiceUnavailable}, 0, 0, "503"},
-		{"too large by Content-Length", &fakeDebuginfod{files: map[string][]byte{idA: big}}, 32 << 10, 0, "larger than the cache"},
-		{"too large while streaming", &fakeDebuginfod{files: map[string][]byte{idA: big}, chunked: true}, 32 << 10, 0, "larger than the cache"},
-		{"not an ELF file", &fakeDebuginfod{files: map[string][]byte{idA: []byte("<html>login</html>")}}, 0, 0, "not an ELF file"},
-		{"another build id", &fakeDebuginfod{files: map[string][]byte{idA: elfWithFunc(t, idB, 0)}}, 0, 0, "build id mismatch"},
-		{"timeout", &fakeDebuginfod{files: map[string][]byte{idA: big}, delay: 5 * time.Second}, 0, 200 * time.Millisecond, "Timeout"},
+		{"server error", &fakeDebuginfod{status: http.StatusServiceUnavailable}, 0, 0, "503", symbolication.FailureFetch},
+		{"too large by Content-Length", &fakeDebuginfod{files: map[string][]byte{idA: big}}, 32 << 10, 0, "larger than the cache", symbolication.FailureFetch},
+		{"too large while streaming", &fakeDebuginfod{files: map[string][]byte{idA: big}, chunked: true}, 32 << 10, 0, "larger than the cache", symbolication.FailureFetch},
+		{"not an ELF file", &fakeDebuginfod{files: map[string][]byte{idA: []byte("<html>login</html>")}}, 0, 0, "not an ELF file", symbolication.FailureMalformed},
+		{"another build id", &fakeDebuginfod{files: map[string][]byte{idA: elfWithFunc(t, idB, 0)}}, 0, 0, "build id mismatch", symbolication.FailureMalformed},
+		{"timeout", &fakeDebuginfod{files: map[string][]byte{idA: big}, delay: 5 * time.Second}, 0, 200 * time.Millisecond, "Timeout", symbolication.FailureTimeout},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,9 +179,10 @@ func TestDebuginfodFailures(t *testing.T) {
 			client := &http.Client{Timeout: tt.timeout}
 			r, err := NewResolver(Options{DebuginfodURLs: []string{srv.URL}, CacheDir: cache, MaxCacheBytes: tt.max, HTTPClient: client})
 			require.NoError(t, err)
-			_, err = r.Resolve(context.Background(), idA, 0x1000)
+			_, err = r.ResolveAddress(context.Background(), idA, 0x1000)
 			require.ErrorContains(t, err, tt.wantErr)
 			assert.NotErrorIs(t, err, ErrNotFound)
+			assert.Equal(t, tt.wantFailure, symbolication.FailureOf(err))
 			entries, err := os.ReadDir(cache)
 			require.NoError(t, err)
 			assert.Empty(t, entries, "nothing kept, no temporary file left")
@@ -197,19 +200,19 @@ func TestDebuginfodEviction(t *testing.T) {
 	r, err := NewResolver(Options{DebuginfodURLs: []string{srv.URL}, CacheDir: cache, MaxCacheBytes: max})
 	require.NoError(t, err)
 	ctx := context.Background()
-	_, err = r.Resolve(ctx, idA, 0x1000)
+	_, err = r.ResolveAddress(ctx, idA, 0x1000)
 	require.NoError(t, err)
-	_, err = r.Resolve(ctx, idB, 0x1000)
+	_, err = r.ResolveAddress(ctx, idB, 0x1000)
 	require.NoError(t, err)
-	assert.NoFileExists(t, filepath.Join(cache, idA+cacheSuffix))
-	assert.FileExists(t, filepath.Join(cache, idB+cacheSuffix))
-	assert.LessOrEqual(t, r.fetcher.cachedBytes(), max)
+	assert.NoFileExists(t, filepath.Join(cache, idA+sources.CacheSuffix))
+	assert.FileExists(t, filepath.Join(cache, idB+sources.CacheSuffix))
+	assert.LessOrEqual(t, r.fetcher.CachedBytes(), max)
 
 	// A new Resolver over a directory above its bound evicts at start.
 	r2, err := NewResolver(Options{DebuginfodURLs: []string{srv.URL}, CacheDir: cache, MaxCacheBytes: 100})
 	require.NoError(t, err)
-	assert.Zero(t, r2.fetcher.cachedBytes())
-	assert.NoFileExists(t, filepath.Join(cache, idB+cacheSuffix))
+	assert.Zero(t, r2.fetcher.CachedBytes())
+	assert.NoFileExists(t, filepath.Join(cache, idB+sources.CacheSuffix))
 	assert.Equal(t, 1, fake.count(idA))
 }
 
@@ -223,7 +226,7 @@ func TestDebuginfodConcurrentAndCanceled(t *testing.T) {
 	require.NoError(t, err)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	_, err = r.Resolve(ctx, idA, 0x1000)
+	_, err = r.ResolveAddress(ctx, idA, 0x1000)
 	cancel()
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.ErrorIs(t, err, ErrPending)
@@ -232,7 +235,7 @@ func TestDebuginfodConcurrentAndCanceled(t *testing.T) {
 	var ok atomic.Int32
 	for range 8 {
 		wg.Go(func() {
-			frames, err := r.Resolve(context.Background(), idA, 0x1000)
+			frames, err := r.ResolveAddress(context.Background(), idA, 0x1000)
 			if err == nil && len(frames) == 1 {
 				ok.Add(1)
 			}
@@ -266,23 +269,23 @@ func TestMemoryBound(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, id := range ids[:2] {
-		_, err := r.Resolve(ctx, id, 0x1000)
+		_, err := r.ResolveAddress(ctx, id, 0x1000)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 2, r.cache.len())
-	_, err = r.Resolve(ctx, ids[2], 0x1000)
+	assert.Equal(t, 2, r.CacheStats().Entries)
+	_, err = r.ResolveAddress(ctx, ids[2], 0x1000)
 	require.ErrorContains(t, err, "larger than the cache", "the third file alone exceeds the bound")
-	assert.LessOrEqual(t, r.cache.used, r.cache.max)
+	assert.LessOrEqual(t, r.CacheStats().Bytes, sizes[0]+sizes[1])
 
 	r, err = NewResolver(Options{DebugDirs: []string{dir}, MaxMemoryBytes: sizes[1] + sizes[0]/2})
 	require.NoError(t, err)
 	for _, id := range ids[:2] {
-		_, err := r.Resolve(ctx, id, 0x1000)
+		_, err := r.ResolveAddress(ctx, id, 0x1000)
 		require.NoError(t, err)
 	}
-	assert.Equal(t, 1, r.cache.len(), "the least recently used file was evicted")
-	_, ok := r.cache.get(ids[1])
-	assert.True(t, ok)
+	assert.Equal(t, 1, r.CacheStats().Entries, "the least recently used file was evicted")
+	assert.Equal(t, int64(1), r.CacheStats().Evictions)
+	assert.True(t, r.images.Holds(ids[1]))
 }
 
 func layoutBytes(t *testing.T, dir, id string, data []byte) {
@@ -305,11 +308,11 @@ func TestWaiterOutlivesCanceledLoader(t *testing.T) {
 	defer cancel()
 	loaderErr := make(chan error, 1)
 	go func() {
-		_, err := r.Resolve(ctx, idA, 0x1000)
+		_, err := r.ResolveAddress(ctx, idA, 0x1000)
 		loaderErr <- err
 	}()
 	require.Eventually(t, func() bool { return fake.count(idA) == 1 }, 5*time.Second, time.Millisecond, "the first call is loading")
-	frames, err := r.Resolve(context.Background(), idA, 0x1000)
+	frames, err := r.ResolveAddress(context.Background(), idA, 0x1000)
 	require.NoError(t, err)
 	assert.Equal(t, []Frame{{Function: "handler_aaaa"}}, frames)
 	assert.ErrorIs(t, <-loaderErr, context.DeadlineExceeded)
@@ -350,7 +353,7 @@ func TestInventedBuildIDsDoNotHoldTheCaller(t *testing.T) {
 			r.Prefetch(ctx, id)
 		}
 		for _, id := range list {
-			frames, err := r.Resolve(ctx, id, 0x1000)
+			frames, err := r.ResolveAddress(ctx, id, 0x1000)
 			switch {
 			case errors.Is(err, ErrPending):
 				pending++
@@ -422,7 +425,7 @@ func TestBuildIDLayoutLinks(t *testing.T) {
 			require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 			require.NoError(t, syscall.Mkfifo(p, 0o644))
 		}},
-		{name: "over MaxFileBytes", maxBytes: int64(len(elf)) - 1, wantErr: symbolication.ErrTooLarge, layout: func(t *testing.T, dir, _ string) {
+		{name: "over MaxFileBytes", maxBytes: int64(len(elf)) - 1, wantErr: sources.ErrTooLarge, layout: func(t *testing.T, dir, _ string) {
 			layoutBytes(t, dir, idA, elf)
 		}},
 	}
@@ -435,7 +438,7 @@ func TestBuildIDLayoutLinks(t *testing.T) {
 			defer r.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			frames, err := r.Resolve(ctx, idA, 0x1000)
+			frames, err := r.ResolveAddress(ctx, idA, 0x1000)
 			require.NoError(t, ctx.Err(), "Resolve returned in time")
 			if tt.wantErr != nil {
 				require.ErrorIs(t, err, tt.wantErr)
@@ -453,4 +456,29 @@ func linkBuildID(t *testing.T, dir, target string) {
 	p := filepath.Join(dir, ".build-id", idA[:2], idA[2:]+".debug")
 	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	require.NoError(t, os.Symlink(target, p))
+}
+
+// TestDebugFileDeployedWhileRunning: a build id no file has is looked for
+// again after the rescan interval, and a debug file copied into a debug
+// directory meanwhile (anywhere below it, not in the .build-id layout) is
+// found. Before, the directories were indexed once, at start.
+func TestDebugFileDeployedWhileRunning(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewResolver(Options{DebugDirs: []string{dir}, RescanInterval: 50 * time.Millisecond})
+	require.NoError(t, err)
+	defer r.Close()
+	ctx := context.Background()
+	_, err = r.ResolveAddress(ctx, idA, 0x1000)
+	require.ErrorIs(t, err, ErrNotFound)
+	require.ErrorIs(t, err, symbolication.ErrNoArtifact)
+
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "release-2"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "release-2", "libapp.so.debug"), elfWithFunc(t, idA, 0), 0o644))
+	_, err = r.ResolveAddress(ctx, idA, 0x1000)
+	require.ErrorIs(t, err, ErrNotFound, "within the interval the miss is remembered")
+
+	require.Eventually(t, func() bool {
+		frames, err := r.ResolveAddress(ctx, idA, 0x1000)
+		return err == nil && len(frames) == 1 && frames[0].Function == "handler_aaaa"
+	}, 5*time.Second, 20*time.Millisecond, "the deployed file is found after a rescan")
 }

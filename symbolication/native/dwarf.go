@@ -121,23 +121,31 @@ func loadDWARF(d *dwarf.Data, infoBytes uint64) (*dwarfTables, error) {
 		if cu == nil {
 			break
 		}
-		var files []uint32
-		if cu.Tag == dwarf.TagCompileUnit || cu.Tag == dwarf.TagPartialUnit {
-			if files, err = l.readLines(cu); err != nil {
-				return nil, err
-			}
-		}
-		// Other units (type units) are walked too, without SkipChildren,
-		// whose sibling jumps can cycle on malformed data; they hold no
-		// code, so they add nothing.
-		if cu.Children {
-			if err := l.walkUnit(r, files); err != nil {
-				return nil, err
-			}
+		if err := l.unit(r, cu); err != nil {
+			return nil, err
 		}
 	}
 	l.finish()
 	return l.t, nil
+}
+
+// unit reads one unit: its line table when it is a compile or partial
+// unit, and its DIE tree.
+func (l *dwarfLoader) unit(r *dwarf.Reader, cu *dwarf.Entry) error {
+	var files []uint32
+	if cu.Tag == dwarf.TagCompileUnit || cu.Tag == dwarf.TagPartialUnit {
+		var err error
+		if files, err = l.readLines(cu); err != nil {
+			return err
+		}
+	}
+	// Other units (type units) are walked too, without SkipChildren,
+	// whose sibling jumps can cycle on malformed data; they hold no
+	// code, so they add nothing.
+	if !cu.Children {
+		return nil
+	}
+	return l.walkUnit(r, files)
 }
 
 // readLines appends the unit's line rows and returns its file table, as
@@ -150,21 +158,8 @@ func (l *dwarfLoader) readLines(cu *dwarf.Entry) ([]uint32, error) {
 	if lr == nil {
 		return nil, nil
 	}
-	var e dwarf.LineEntry
-	var seq []lineRow
-	for {
-		if err := lr.Next(&e); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("dwarf: line table at %#x: %w", cu.Offset, err)
-		}
-		if e.EndSequence {
-			l.addSequence(append(seq, lineRow{addr: e.Address, file: endOfSequence}))
-			seq = nil
-			continue
-		}
-		seq = append(seq, lineRow{addr: e.Address, file: l.file(e.File), line: uint32(max(e.Line, 0))})
+	if err := l.readRows(lr); err != nil {
+		return nil, fmt.Errorf("dwarf: line table at %#x: %w", cu.Offset, err)
 	}
 	files := lr.Files()
 	out := make([]uint32, len(files))
@@ -172,6 +167,26 @@ func (l *dwarfLoader) readLines(cu *dwarf.Entry) ([]uint32, error) {
 		out[i] = l.file(f)
 	}
 	return out, nil
+}
+
+// readRows appends the rows of a line table, sequence by sequence.
+func (l *dwarfLoader) readRows(lr *dwarf.LineReader) error {
+	var e dwarf.LineEntry
+	var seq []lineRow
+	for {
+		err := lr.Next(&e)
+		switch {
+		case errors.Is(err, io.EOF):
+			return nil
+		case err != nil:
+			return err
+		case e.EndSequence:
+			l.addSequence(append(seq, lineRow{addr: e.Address, file: endOfSequence}))
+			seq = nil
+		default:
+			seq = append(seq, lineRow{addr: e.Address, file: l.file(e.File), line: uint32(max(e.Line, 0))})
+		}
+	}
 }
 
 // addSequence keeps one line sequence. Sequences of code the linker
@@ -208,34 +223,53 @@ type scope struct {
 // walkUnit reads one unit's DIE tree: every subprogram with code becomes a
 // subprogram, every inlined subroutine inside one an inlineNode.
 func (l *dwarfLoader) walkUnit(r *dwarf.Reader, files []uint32) error {
-	var stack []scope
-	level := 1
-	for level > 0 {
+	w := unitWalk{level: 1}
+	for w.level > 0 {
 		e, err := l.next(r)
-		if err != nil {
+		if err != nil || e == nil {
 			return err
 		}
-		if e == nil {
-			return nil
-		}
-		if e.Tag == 0 {
-			level--
-			for len(stack) > 0 && stack[len(stack)-1].level >= level {
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		}
-		pushed, err := l.entry(e, level, &stack, files)
-		if err != nil {
+		if err := w.step(l, e, files); err != nil {
 			return err
-		}
-		if e.Children {
-			level++
-		} else if pushed {
-			stack = stack[:len(stack)-1]
 		}
 	}
 	return nil
+}
+
+// unitWalk is where the walk of a DIE tree is: its depth, and the
+// function scopes open there.
+type unitWalk struct {
+	level int
+	stack []scope
+}
+
+// step records one entry and moves down into its children or, at the
+// null entry that ends them, back up.
+func (w *unitWalk) step(l *dwarfLoader, e *dwarf.Entry, files []uint32) error {
+	if e.Tag == 0 {
+		w.level--
+		w.stack = popScopes(w.stack, w.level)
+		return nil
+	}
+	pushed, err := l.entry(e, w.level, &w.stack, files)
+	switch {
+	case err != nil:
+		return err
+	case e.Children:
+		w.level++
+	case pushed:
+		w.stack = w.stack[:len(w.stack)-1]
+	}
+	return nil
+}
+
+// popScopes drops the scopes at level or deeper: their DIEs' children
+// have ended.
+func popScopes(stack []scope, level int) []scope {
+	for len(stack) > 0 && stack[len(stack)-1].level >= level {
+		stack = stack[:len(stack)-1]
+	}
+	return stack
 }
 
 // entry records one DIE and reports whether it pushed a scope.
@@ -243,49 +277,69 @@ func (l *dwarfLoader) entry(e *dwarf.Entry, level int, stack *[]scope, files []u
 	switch e.Tag {
 	case dwarf.TagSubprogram:
 		l.recordNames(e)
-		ranges, err := l.d.Ranges(e)
-		if err != nil || len(ranges) == 0 {
-			return false, nil // a declaration or an abstract instance
-		}
-		if err := l.spend(len(ranges)); err != nil {
-			return false, err
-		}
-		sub := len(l.pendingSub)
-		l.pendingSub = append(l.pendingSub, e.Offset)
-		for _, rg := range ranges {
-			l.t.subs = append(l.t.subs, subprogram{lo: rg[0], hi: rg[1], name: uint32(sub)})
-		}
-		*stack = append(*stack, scope{level: level, node: -1})
-		return true, nil
+		return l.subprogram(e, level, stack)
 	case dwarf.TagInlinedSubroutine:
 		if len(*stack) == 0 {
 			return false, nil // not inside a function with code
 		}
-		ranges, err := l.d.Ranges(e)
-		if err != nil || len(ranges) == 0 {
-			return false, nil
-		}
-		if err := l.spend(len(ranges)); err != nil {
-			return false, err
-		}
-		parent := (*stack)[len(*stack)-1]
-		origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
-		callFile, _ := e.Val(dwarf.AttrCallFile).(int64)
-		callLine, _ := e.Val(dwarf.AttrCallLine).(int64)
-		node := inlineNode{parent: parent.node, callLine: uint32(max(min(callLine, math.MaxUint32), 0)), callFile: endOfSequence}
-		if callFile >= 0 && callFile < int64(len(files)) {
-			node.callFile = files[callFile]
-		}
-		idx := uint32(len(l.t.inl))
-		l.t.inl = append(l.t.inl, node)
-		l.pendingInl = append(l.pendingInl, origin)
-		for _, rg := range ranges {
-			l.inlRanges = append(l.inlRanges, inlineRange{lo: rg[0], hi: rg[1], node: idx, depth: parent.depth + 1})
-		}
-		*stack = append(*stack, scope{level: level, node: int32(idx), depth: parent.depth + 1})
-		return true, nil
+		return l.inlined(e, level, stack, files)
 	}
 	return false, nil
+}
+
+// codeRanges are the address ranges of a DIE, within the budget; none for
+// a declaration or an abstract instance.
+func (l *dwarfLoader) codeRanges(e *dwarf.Entry) ([][2]uint64, error) {
+	ranges, err := l.d.Ranges(e)
+	if err != nil || len(ranges) == 0 {
+		return nil, nil //nolint:nilerr // a DIE without readable ranges has no code
+	}
+	return ranges, l.spend(len(ranges))
+}
+
+// subprogram records a function with code: one subprogram per range.
+func (l *dwarfLoader) subprogram(e *dwarf.Entry, level int, stack *[]scope) (bool, error) {
+	ranges, err := l.codeRanges(e)
+	if err != nil || len(ranges) == 0 {
+		return false, err
+	}
+	sub := len(l.pendingSub)
+	l.pendingSub = append(l.pendingSub, e.Offset)
+	for _, rg := range ranges {
+		l.t.subs = append(l.t.subs, subprogram{lo: rg[0], hi: rg[1], name: uint32(sub)})
+	}
+	*stack = append(*stack, scope{level: level, node: -1})
+	return true, nil
+}
+
+// inlined records an inlined call inside the innermost scope of stack.
+func (l *dwarfLoader) inlined(e *dwarf.Entry, level int, stack *[]scope, files []uint32) (bool, error) {
+	ranges, err := l.codeRanges(e)
+	if err != nil || len(ranges) == 0 {
+		return false, err
+	}
+	parent := (*stack)[len(*stack)-1]
+	origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
+	idx := uint32(len(l.t.inl))
+	l.t.inl = append(l.t.inl, callSite(e, parent.node, files))
+	l.pendingInl = append(l.pendingInl, origin)
+	for _, rg := range ranges {
+		l.inlRanges = append(l.inlRanges, inlineRange{lo: rg[0], hi: rg[1], node: idx, depth: parent.depth + 1})
+	}
+	*stack = append(*stack, scope{level: level, node: int32(idx), depth: parent.depth + 1})
+	return true, nil
+}
+
+// callSite is the inlined call of DIE e: where in its caller (parent) it
+// was called from.
+func callSite(e *dwarf.Entry, parent int32, files []uint32) inlineNode {
+	callFile, _ := e.Val(dwarf.AttrCallFile).(int64)
+	callLine, _ := e.Val(dwarf.AttrCallLine).(int64)
+	node := inlineNode{parent: parent, callLine: uint32(max(min(callLine, math.MaxUint32), 0)), callFile: endOfSequence}
+	if callFile >= 0 && callFile < int64(len(files)) {
+		node.callFile = files[callFile]
+	}
+	return node
 }
 
 func (l *dwarfLoader) recordNames(e *dwarf.Entry) {
@@ -306,6 +360,19 @@ func (l *dwarfLoader) recordNames(e *dwarf.Entry) {
 // finish resolves the names, ties each subprogram to its inlined calls and
 // sorts the tables for binary search.
 func (l *dwarfLoader) finish() {
+	t := l.t
+	l.internNames()
+	t.segs = innermostSegments(l.inlRanges)
+	t.rows = mergeSequences(l.seqs)
+	slices.SortStableFunc(t.subs, func(a, b subprogram) int { return cmpUint64(a.lo, b.lo) })
+	t.rows, t.subs, t.inl = slices.Clip(t.rows), slices.Clip(t.subs), slices.Clip(t.inl)
+	l.inlRanges = nil
+	l.refs, l.pendingSub, l.pendingInl, l.seqs, l.demangled = nil, nil, nil, nil, nil
+}
+
+// internNames gives every subprogram and inlined call its resolved name,
+// each distinct name stored once.
+func (l *dwarfLoader) internNames() {
 	t := l.t
 	nameIdx := map[string]uint32{}
 	intern := func(off dwarf.Offset) uint32 {
@@ -328,29 +395,28 @@ func (l *dwarfLoader) finish() {
 	for i := range t.inl {
 		t.inl[i].name = intern(l.pendingInl[i])
 	}
-	t.segs = innermostSegments(l.inlRanges)
-	// Sequences in address order, each with its rows in its own order: an
-	// end of sequence comes after the rows at its address (they cover
-	// nothing) and before a sequence that starts there.
-	slices.SortStableFunc(l.seqs, func(a, b []lineRow) int { return cmpUint64(a[0].addr, b[0].addr) })
+}
+
+// mergeSequences joins the line sequences in address order, each with its
+// rows in its own order: an end of sequence comes after the rows at its
+// address (they cover nothing) and before a sequence that starts there.
+func mergeSequences(seqs [][]lineRow) []lineRow {
+	slices.SortStableFunc(seqs, func(a, b []lineRow) int { return cmpUint64(a[0].addr, b[0].addr) })
 	n := 0
-	for _, seq := range l.seqs {
+	for _, seq := range seqs {
 		n += len(seq)
 	}
-	t.rows = make([]lineRow, 0, n)
-	for _, seq := range l.seqs {
-		t.rows = append(t.rows, seq...)
+	rows := make([]lineRow, 0, n)
+	for _, seq := range seqs {
+		rows = append(rows, seq...)
 	}
 	byAddr := func(a, b lineRow) int { return cmpUint64(a.addr, b.addr) }
-	if !slices.IsSortedFunc(t.rows, byAddr) {
+	if !slices.IsSortedFunc(rows, byAddr) {
 		// Overlapping sequences (malformed or unusual data): an order
 		// binary search can use, at the cost of some exactness.
-		slices.SortStableFunc(t.rows, byAddr)
+		slices.SortStableFunc(rows, byAddr)
 	}
-	slices.SortStableFunc(t.subs, func(a, b subprogram) int { return cmpUint64(a.lo, b.lo) })
-	t.rows, t.subs, t.inl = slices.Clip(t.rows), slices.Clip(t.subs), slices.Clip(t.inl)
-	l.inlRanges = nil
-	l.refs, l.pendingSub, l.pendingInl, l.seqs, l.demangled = nil, nil, nil, nil, nil
+	return rows
 }
 
 // resolveName follows abstract origins and specifications (at most a few
@@ -364,12 +430,7 @@ func (l *dwarfLoader) resolveName(off dwarf.Offset) string {
 			break
 		}
 		if n.linkage != "" {
-			if d, ok := l.demangled[n.linkage]; ok {
-				return d
-			}
-			d := demangleName(n.linkage)
-			l.demangled[n.linkage] = d
-			return d
+			return l.demangle(n.linkage)
 		}
 		if plain == "" {
 			plain = n.name
@@ -379,25 +440,37 @@ func (l *dwarfLoader) resolveName(off dwarf.Offset) string {
 	return plain
 }
 
+// demangle demangles a linkage name once per load.
+func (l *dwarfLoader) demangle(linkage string) string {
+	if d, ok := l.demangled[linkage]; ok {
+		return d
+	}
+	d := demangleName(linkage)
+	l.demangled[linkage] = d
+	return d
+}
+
 // line returns the source position of the row covering addr; "" and 0
 // when no row covers it.
 func (t *dwarfTables) line(addr uint64) (file string, line int) {
-	i, found := slices.BinarySearchFunc(t.rows, addr, func(r lineRow, a uint64) int { return cmpUint64(r.addr, a) })
-	if found {
-		for i+1 < len(t.rows) && t.rows[i+1].addr == addr {
-			i++
-		}
-	} else {
-		if i == 0 {
-			return "", 0
-		}
-		i--
-	}
-	r := t.rows[i]
-	if r.file == endOfSequence {
+	i, ok := t.rowAt(addr)
+	if !ok || t.rows[i].file == endOfSequence {
 		return "", 0
 	}
+	r := t.rows[i]
 	return t.files[r.file], int(r.line)
+}
+
+// rowAt is the index of the last row at or before addr.
+func (t *dwarfTables) rowAt(addr uint64) (int, bool) {
+	i, found := slices.BinarySearchFunc(t.rows, addr, func(r lineRow, a uint64) int { return cmpUint64(r.addr, a) })
+	if !found {
+		return i - 1, i > 0
+	}
+	for i+1 < len(t.rows) && t.rows[i+1].addr == addr {
+		i++
+	}
+	return i, true
 }
 
 // function returns the subprogram whose range holds addr. Ranges of
@@ -421,15 +494,8 @@ func (t *dwarfTables) frames(addr uint64) []Frame {
 		return nil
 	}
 	file, line := t.line(addr)
-	node := int32(-1)
-	i, _ := slices.BinarySearchFunc(t.segs, addr+1, func(s inlineSeg, a uint64) int { return cmpUint64(s.lo, a) })
-	if i > 0 && t.segs[i-1].lo <= addr && addr < t.segs[i-1].hi {
-		node = int32(t.segs[i-1].node)
-	}
-	depth := 0
-	for n := node; n >= 0 && depth < len(t.inl); n = t.inl[n].parent {
-		depth++
-	}
+	node := t.innermostCall(addr)
+	depth := t.callDepth(node)
 	out := make([]Frame, 0, depth+1)
 	for hops := 0; node >= 0 && hops < depth; hops++ {
 		n := t.inl[node]
@@ -438,6 +504,25 @@ func (t *dwarfTables) frames(addr uint64) []Frame {
 		node = n.parent
 	}
 	return append(out, Frame{Function: t.names[sub.name], File: file, Line: line})
+}
+
+// innermostCall is the deepest inlined call holding addr, -1 for none.
+func (t *dwarfTables) innermostCall(addr uint64) int32 {
+	i, _ := slices.BinarySearchFunc(t.segs, addr+1, func(s inlineSeg, a uint64) int { return cmpUint64(s.lo, a) })
+	if i > 0 && t.segs[i-1].lo <= addr && addr < t.segs[i-1].hi {
+		return int32(t.segs[i-1].node)
+	}
+	return -1
+}
+
+// callDepth is the number of inlined calls from node out, bounded by the
+// table's size (a cycle in hostile data must end).
+func (t *dwarfTables) callDepth(node int32) int {
+	depth := 0
+	for n := node; n >= 0 && depth < len(t.inl); n = t.inl[n].parent {
+		depth++
+	}
+	return depth
 }
 
 // innermostSegments turns the (nested) address ranges of inlined calls
@@ -452,37 +537,50 @@ func innermostSegments(ranges []inlineRange) []inlineSeg {
 		}
 		return int(a.depth) - int(b.depth)
 	})
-	var segs []inlineSeg
-	var open []inlineRange
-	var cur uint64
-	emit := func(lo, hi uint64, node uint32) {
-		if lo < hi {
-			segs = append(segs, inlineSeg{lo: lo, hi: hi, node: node})
-		}
-	}
-	closeUntil := func(addr uint64) {
-		for len(open) > 0 && open[len(open)-1].hi <= addr {
-			top := open[len(open)-1]
-			emit(max(cur, top.lo), top.hi, top.node)
-			cur = max(cur, top.hi)
-			open = open[:len(open)-1]
-		}
-	}
+	var sw segmentSweep
 	for _, r := range ranges {
-		if r.hi <= r.lo {
-			continue
+		if r.hi > r.lo {
+			sw.open(r)
 		}
-		closeUntil(r.lo)
-		if len(open) > 0 {
-			top := open[len(open)-1]
-			emit(max(cur, top.lo), r.lo, top.node)
-			r.hi = min(r.hi, top.hi)
-		}
-		cur = max(cur, r.lo)
-		open = append(open, r)
 	}
-	closeUntil(math.MaxUint64)
-	return slices.Clip(segs)
+	sw.closeUntil(math.MaxUint64)
+	return slices.Clip(sw.segs)
+}
+
+// segmentSweep is the state of innermostSegments: the segments so far,
+// the ranges open at the sweep's address and how far segments reach.
+type segmentSweep struct {
+	segs  []inlineSeg
+	stack []inlineRange
+	cur   uint64
+}
+
+func (sw *segmentSweep) emit(lo, hi uint64, node uint32) {
+	if lo < hi {
+		sw.segs = append(sw.segs, inlineSeg{lo: lo, hi: hi, node: node})
+	}
+}
+
+// closeUntil closes the open ranges that end at or before addr.
+func (sw *segmentSweep) closeUntil(addr uint64) {
+	for len(sw.stack) > 0 && sw.stack[len(sw.stack)-1].hi <= addr {
+		top := sw.stack[len(sw.stack)-1]
+		sw.emit(max(sw.cur, top.lo), top.hi, top.node)
+		sw.cur = max(sw.cur, top.hi)
+		sw.stack = sw.stack[:len(sw.stack)-1]
+	}
+}
+
+// open starts range r: the enclosing range's segment ends at its start.
+func (sw *segmentSweep) open(r inlineRange) {
+	sw.closeUntil(r.lo)
+	if len(sw.stack) > 0 {
+		top := sw.stack[len(sw.stack)-1]
+		sw.emit(max(sw.cur, top.lo), r.lo, top.node)
+		r.hi = min(r.hi, top.hi)
+	}
+	sw.cur = max(sw.cur, r.lo)
+	sw.stack = append(sw.stack, r)
 }
 
 func (t *dwarfTables) fileName(i uint32) string {

@@ -83,7 +83,7 @@ func TestEBPFProfilerFixture(t *testing.T) {
 		}
 		want := euAddr2line(t, ref, list)
 		for _, a := range list {
-			got, err := r.Resolve(context.Background(), id, a)
+			got, err := r.ResolveAddress(context.Background(), id, a)
 			require.NoError(t, err)
 			for i := range got {
 				names[got[i].Function] = true

@@ -191,13 +191,3 @@ func firstLoadVaddr(t testing.TB, path string) uint64 {
 // loadImageFile loads the debug file at path (for a universal Mach-O
 // file, its first architecture), unbounded.
 func loadImageFile(path string) (*image, error) { return loadImageFileID(path, "", 0) }
-
-// cachedBytes reports the bytes the cache directory holds.
-func (c *debuginfod) cachedBytes() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.used
-}
-
-// len reports the images the cache holds.
-func (c *lru) len() int { return c.order.Len() }

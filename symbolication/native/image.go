@@ -10,7 +10,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // image is a loaded debug file: what Resolve needs of it, parsed once.
@@ -27,24 +27,26 @@ var errNotELF = errors.New("not an ELF file")
 // loadImageFileID loads the image with id from the ELF or Mach-O file at
 // path, a regular file of at most maxBytes (0: no bound).
 func loadImageFileID(path, id string, maxBytes int64) (*image, error) {
-	f, _, err := symbolication.OpenRegular(path, maxBytes)
+	f, _, err := sources.OpenRegular(path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var magic [4]byte
-	if _, err := f.ReadAt(magic[:], 0); err == nil && isMachO(magic) {
-		img, err := loadMachO(f, id)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		return img, nil
-	}
-	img, err := loadImage(f)
+	img, err := loadImageOfFormat(f, id)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return img, nil
+}
+
+// loadImageOfFormat loads a Mach-O image (the one with id) or an ELF file,
+// by the file's magic.
+func loadImageOfFormat(f io.ReaderAt, id string) (*image, error) {
+	var magic [4]byte
+	if _, err := f.ReadAt(magic[:], 0); err == nil && isMachO(magic) {
+		return loadMachO(f, id)
+	}
+	return loadImage(f)
 }
 
 // loadImage parses an ELF file's symbols and DWARF. debug/elf and
@@ -60,20 +62,31 @@ func loadImage(r io.ReaderAt) (img *image, err error) {
 		return nil, fmt.Errorf("%w: %w", errNotELF, err)
 	}
 	img = &image{syms: newSymbolTable(f), imageVMA: imageVMA(f)}
-	if hasDWARF(f) {
-		d, err := f.DWARF()
-		if err != nil {
-			return nil, fmt.Errorf("reading DWARF: %w", err)
-		}
-		if img.dwarf, err = loadDWARF(d, debugInfoSize(f)); err != nil {
-			return nil, err
-		}
+	if img.dwarf, err = elfDWARF(f); err != nil {
+		return nil, err
 	}
+	img.measure()
+	return img, nil
+}
+
+// elfDWARF flattens a file's DWARF; nil without any.
+func elfDWARF(f *elf.File) (*dwarfTables, error) {
+	if !hasDWARF(f) {
+		return nil, nil
+	}
+	d, err := f.DWARF()
+	if err != nil {
+		return nil, fmt.Errorf("reading DWARF: %w", err)
+	}
+	return loadDWARF(d, debugInfoSize(f))
+}
+
+// measure sets the memory the image holds, what the cache charges.
+func (img *image) measure() {
 	img.size = 64 + img.syms.bytes()
 	if img.dwarf != nil {
 		img.size += img.dwarf.bytes()
 	}
-	return img, nil
 }
 
 // hasDWARF reports whether f carries DWARF with content (a stripped file
@@ -108,14 +121,18 @@ func debugInfoSize(f *elf.File) uint64 {
 func imageVMA(f *elf.File) uint64 {
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_LOAD {
-			align := p.Align
-			if align == 0 || align&(align-1) != 0 {
-				align = 1
-			}
-			return p.Vaddr &^ (align - 1)
+			return p.Vaddr &^ (pageAlign(p.Align) - 1)
 		}
 	}
 	return 0
+}
+
+// pageAlign is a segment's alignment, 1 when it is not a power of two.
+func pageAlign(align uint64) uint64 {
+	if align == 0 || align&(align-1) != 0 {
+		return 1
+	}
+	return align
 }
 
 // resolve returns the frames at addr (a virtual address of the ELF file).
@@ -127,23 +144,32 @@ func (img *image) resolve(addr uint64) []Frame {
 	sym, ok := img.syms.lookup(addr)
 	switch {
 	case len(frames) > 0:
-		// GCC records no linkage name for C++ functions of internal
-		// linkage (static, anonymous namespace): DWARF then has only the
-		// bare name, and the symbol's demangled name has its scope and
-		// parameters.
-		last := &frames[len(frames)-1]
-		if ok && (last.Function == "" || !strings.Contains(last.Function, "(") && strings.Contains(sym.name, last.Function+"(")) {
+		if last := &frames[len(frames)-1]; ok && symbolNamesBetter(last.Function, sym.name) {
 			last.Function = sym.name
 		}
 		return frames
 	case ok:
-		f := Frame{Function: sym.name}
-		if img.dwarf != nil {
-			f.File, f.Line = img.dwarf.line(addr)
-		}
-		return []Frame{f}
+		return []Frame{img.symbolFrame(sym, addr)}
 	}
 	return nil
+}
+
+// symbolFrame is the frame of a symbol DWARF has no function for, with
+// the line table's position when there is one.
+func (img *image) symbolFrame(sym symbol, addr uint64) Frame {
+	f := Frame{Function: sym.name}
+	if img.dwarf != nil {
+		f.File, f.Line = img.dwarf.line(addr)
+	}
+	return f
+}
+
+// symbolNamesBetter reports whether the symbol's name says more than the
+// DWARF one: GCC records no linkage name for C++ functions of internal
+// linkage (static, anonymous namespace), DWARF then has only the bare
+// name, and the symbol's demangled name has its scope and parameters.
+func symbolNamesBetter(dwarfName, symName string) bool {
+	return dwarfName == "" || !strings.Contains(dwarfName, "(") && strings.Contains(symName, dwarfName+"(")
 }
 
 // buildIDOf reads the GNU build id note of an ELF file, hex-encoded.
@@ -157,21 +183,29 @@ func buildIDOf(r io.ReaderAt) (id string, err error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errNotELF, err)
 	}
+	for _, n := range notes(f) {
+		if id := noteBuildID(n, f.ByteOrder); id != "" {
+			return id, nil
+		}
+	}
+	return "", errors.New("no GNU build id note")
+}
+
+// notes are the readers of a file's note sections, then of its note
+// segments (a stripped file may keep only those).
+func notes(f *elf.File) []io.Reader {
+	var out []io.Reader
 	for _, s := range f.Sections {
 		if s.Type == elf.SHT_NOTE {
-			if id := noteBuildID(s.Open(), f.ByteOrder); id != "" {
-				return id, nil
-			}
+			out = append(out, s.Open())
 		}
 	}
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_NOTE {
-			if id := noteBuildID(p.Open(), f.ByteOrder); id != "" {
-				return id, nil
-			}
+			out = append(out, p.Open())
 		}
 	}
-	return "", errors.New("no GNU build id note")
+	return out
 }
 
 // noteBuildID scans a note section or segment for NT_GNU_BUILD_ID.
@@ -188,13 +222,21 @@ func noteBuildID(r io.Reader, order binary.ByteOrder) string {
 		if descEnd > uint64(len(data)) {
 			return ""
 		}
-		name, desc := data[:nameSize], data[nameEnd:nameEnd+uint64(descSize)]
-		if typ == ntGNUBuildID && bytes.Equal(bytes.TrimRight(name, "\x00"), []byte("GNU")) && len(desc) > 0 {
-			return hex.EncodeToString(desc)
+		if id := gnuBuildID(typ, data[:nameSize], data[nameEnd:nameEnd+uint64(descSize)]); id != "" {
+			return id
 		}
 		data = data[descEnd:]
 	}
 	return ""
+}
+
+// gnuBuildID is the hex build id of a note when it is NT_GNU_BUILD_ID of
+// owner "GNU", "" otherwise.
+func gnuBuildID(typ uint32, name, desc []byte) string {
+	if typ != ntGNUBuildID || !bytes.Equal(bytes.TrimRight(name, "\x00"), []byte("GNU")) || len(desc) == 0 {
+		return ""
+	}
+	return hex.EncodeToString(desc)
 }
 
 // ntGNUBuildID is the note type of a GNU build id (elf.h NT_GNU_BUILD_ID).

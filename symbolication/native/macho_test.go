@@ -78,7 +78,7 @@ func TestResolveMachO(t *testing.T) {
 	ctx := context.Background()
 	names := map[string]bool{}
 	for _, a := range addrs {
-		got, err := r.Resolve(ctx, debugID, a)
+		got, err := r.ResolveAddress(ctx, debugID, a)
 		require.NoError(t, err)
 		assert.Equal(t, want[a], got, "address %#x", a)
 		for _, fr := range got {
@@ -100,7 +100,7 @@ func TestResolveMachO(t *testing.T) {
 		}
 	}
 	require.NotZero(t, sumSquares)
-	got, err := symOnly.Resolve(ctx, uuid, sumSquares+2)
+	got, err := symOnly.ResolveAddress(ctx, uuid, sumSquares+2)
 	require.NoError(t, err)
 	assert.Equal(t, []Frame{{Function: "sum_squares"}}, got)
 }
@@ -127,7 +127,7 @@ func TestResolveMachOUniversal(t *testing.T) {
 			}
 		}
 		require.NotZero(t, entry)
-		got, err := r.Resolve(context.Background(), tt.uuid, entry)
+		got, err := r.ResolveAddress(context.Background(), tt.uuid, entry)
 		require.NoError(t, err)
 		assert.Equal(t, []Frame{{Function: "entry"}}, got, tt.thin)
 	}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // Options configure a Resolver. The zero value resolves nothing: name the
@@ -18,9 +21,13 @@ type Options struct {
 	// DebugDirs are searched for debug files by build id: first the
 	// `.build-id/xx/rest.debug` layout (and `.build-id/xx/rest`, the binary
 	// itself), then every ELF and Mach-O file found under them (dSYM
-	// bundles included) when the Resolver was made, indexed by build id or
-	// UUID.
+	// bundles included), indexed by build id or UUID by a background scan
+	// that runs again when a build id is in no file it saw.
 	DebugDirs []string
+	// RescanInterval is the least time between two scans of DebugDirs,
+	// and how long a build id without a file is remembered (default one
+	// minute).
+	RescanInterval time.Duration
 	// DebuginfodURLs are debuginfod servers, asked in order when no local
 	// file has DWARF or a symbol table. No network access without them.
 	DebuginfodURLs []string
@@ -31,7 +38,7 @@ type Options struct {
 	// single larger file is refused.
 	MaxCacheBytes int64
 	// HTTPClient makes the debuginfod requests (default: a client with a
-	// 2 minute timeout). Each request also ends with Resolve's context.
+	// 2 minute timeout). Each request also ends with Close.
 	HTTPClient *http.Client
 	// MaxMemoryBytes bounds the parsed debug files kept in memory (default
 	// 256 MiB), least recently used first out. A file that alone exceeds it
@@ -56,96 +63,138 @@ const (
 	defaultHTTPTimeout    = 2 * time.Minute
 	defaultFetches        = 4
 	defaultPendingLoads   = 64
-	// missTTL is how long a build id without a usable file is remembered:
-	// a profile names the same missing library in every sample.
-	missTTL = time.Minute
-	// maxMisses bounds the remembered misses (build ids come from input).
-	maxMisses = 10_000
+	defaultRescanInterval = time.Minute
+	// failedLoadRetry is how long a debug file that could not be read,
+	// parsed or fetched is remembered: a profile names the same broken
+	// library in every sample.
+	failedLoadRetry = time.Minute
+	// timeoutRetry is shorter: a server that was slow may answer soon.
+	timeoutRetry = 10 * time.Second
 )
 
 // ErrNotFound is returned (wrapped) when no debug file has the build id.
-var ErrNotFound = errors.New("no debug file for build id")
+// It wraps symbolication.ErrNoArtifact.
+var ErrNotFound = fmt.Errorf("no debug file for build id: %w", symbolication.ErrNoArtifact)
 
 // ErrPending is returned (wrapped) when the debug file of a build id is
 // being loaded or fetched and the caller's context ended first, or when
 // no load could be started now (MaxPendingLoads, or the fetch limit of
 // the caller's batch, see WithFetchLimit). The load goes on in the
-// background; a later call finds its result.
-var ErrPending = errors.New("debug file not loaded yet")
+// background; a later call finds its result. It wraps
+// symbolication.ErrPending.
+var ErrPending = fmt.Errorf("debug file not loaded yet: %w", symbolication.ErrPending)
 
-// Resolver turns addresses in ELF images, named by build id, into
-// source-level frames. It is safe for concurrent use.
+// Resolver turns addresses in ELF and Mach-O images, named by build id,
+// into source-level frames. It is safe for concurrent use. It finds
+// files through the sources layer (sources.DebugFiles, sources.Debuginfod)
+// and keeps the parsed images in a symbolication.Cache that loads them in
+// the background.
 type Resolver struct {
-	index      *debugIndex
-	fetcher    *debuginfod // nil without servers
-	maxPending int
-
-	// ctx is the loads' context: a load goes on when its callers give up,
-	// and ends with Close.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu      sync.Mutex
-	cache   *lru
-	loading map[string]*loadCall
-	misses  map[string]miss
+	files        *sources.DebugFiles
+	fetcher      *sources.Debuginfod // nil without servers
+	images       *symbolication.Cache[string, *image]
+	maxFileBytes int64
+	maxMemory    int64
 }
 
-type loadCall struct {
-	done chan struct{}
-	img  *image
-	err  error
-}
-
-type miss struct {
-	err   error
-	until time.Time
-}
-
-// NewResolver scans the debug directories and prepares the debuginfod
-// cache. It makes no network request.
+// NewResolver checks the debug directories, starts their first scan and
+// prepares the debuginfod cache. It makes no network request.
 func NewResolver(opts Options) (*Resolver, error) {
-	if opts.MaxMemoryBytes <= 0 {
-		opts.MaxMemoryBytes = defaultMaxMemoryBytes
-	}
-	if opts.MaxCacheBytes <= 0 {
-		opts.MaxCacheBytes = defaultMaxCacheBytes
-	}
-	if opts.MaxConcurrentFetches <= 0 {
-		opts.MaxConcurrentFetches = defaultFetches
-	}
-	if opts.MaxPendingLoads <= 0 {
-		opts.MaxPendingLoads = defaultPendingLoads
-	}
-	idx, err := newDebugIndex(opts.DebugDirs, opts.MaxFileBytes)
+	opts = withDefaults(opts)
+	files, err := sources.NewDebugFiles(sources.DebugFilesOptions{
+		Dirs: opts.DebugDirs, MaxFileBytes: opts.MaxFileBytes, RescanInterval: opts.RescanInterval, Inspect: inspectImages,
+	})
 	if err != nil {
 		return nil, fmt.Errorf("native: %w", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r := &Resolver{index: idx, maxPending: opts.MaxPendingLoads, ctx: ctx, cancel: cancel,
-		cache: newLRU(opts.MaxMemoryBytes), loading: map[string]*loadCall{}, misses: map[string]miss{}}
-	if len(opts.DebuginfodURLs) > 0 {
-		for _, s := range opts.DebuginfodURLs {
-			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, fmt.Errorf("native: debuginfod URL %q: want http(s)://host[/path]", s)
-			}
-		}
-		if opts.CacheDir == "" {
-			return nil, errors.New("native: debuginfod URLs need a CacheDir")
-		}
-		client := opts.HTTPClient
-		if client == nil {
-			client = &http.Client{Timeout: defaultHTTPTimeout}
-		}
-		if r.fetcher, err = newDebuginfod(opts.DebuginfodURLs, client, opts.CacheDir, opts.MaxCacheBytes, opts.MaxFileBytes, opts.MaxConcurrentFetches); err != nil {
-			cancel()
-			return nil, fmt.Errorf("native: %w", err)
-		}
+	fetcher, err := newFetcher(opts)
+	if err != nil {
+		files.Close()
+		return nil, fmt.Errorf("native: %w", err)
 	}
+	r := &Resolver{files: files, fetcher: fetcher, maxFileBytes: opts.MaxFileBytes, maxMemory: opts.MaxMemoryBytes}
+	r.images = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes:   opts.MaxMemoryBytes,
+		Background: true,
+		MaxLoads:   opts.MaxPendingLoads,
+		Retry: symbolication.RetryAfter{
+			NotFound: opts.RescanInterval, Malformed: failedLoadRetry, Timeout: timeoutRetry, Fetch: failedLoadRetry,
+		},
+	}, r.load)
 	return r, nil
 }
 
-// Resolve returns the frames at addr in the image named buildID,
+func withDefaults(opts Options) Options {
+	opts.MaxMemoryBytes = orDefault(opts.MaxMemoryBytes, defaultMaxMemoryBytes)
+	opts.MaxCacheBytes = orDefault(opts.MaxCacheBytes, defaultMaxCacheBytes)
+	opts.MaxConcurrentFetches = orDefault(opts.MaxConcurrentFetches, defaultFetches)
+	opts.MaxPendingLoads = orDefault(opts.MaxPendingLoads, defaultPendingLoads)
+	opts.RescanInterval = orDefault(opts.RescanInterval, defaultRescanInterval)
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: defaultHTTPTimeout}
+	}
+	return opts
+}
+
+// orDefault is v, or d when v is not positive.
+func orDefault[T int | int64 | time.Duration](v, d T) T {
+	if v <= 0 {
+		return d
+	}
+	return v
+}
+
+// newFetcher makes the debuginfod client; nil without servers.
+func newFetcher(opts Options) (*sources.Debuginfod, error) {
+	if len(opts.DebuginfodURLs) == 0 {
+		return nil, nil
+	}
+	for _, s := range opts.DebuginfodURLs {
+		if !isServerURL(s) {
+			return nil, fmt.Errorf("debuginfod URL %q: want http(s)://host[/path]", s)
+		}
+	}
+	if opts.CacheDir == "" {
+		return nil, errors.New("debuginfod URLs need a CacheDir")
+	}
+	return sources.NewDebuginfod(sources.DebuginfodOptions{
+		Servers: opts.DebuginfodURLs, Client: opts.HTTPClient, Dir: opts.CacheDir,
+		MaxBytes: opts.MaxCacheBytes, MaxFileBytes: opts.MaxFileBytes, InFlight: opts.MaxConcurrentFetches,
+		Verify: func(path, id string) error { return checkBuildID(path, id, 0) },
+	})
+}
+
+// isServerURL accepts http(s)://host[/path].
+func isServerURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+// Resolve maps in.Frame.Address in the binary in.BuildID loaded at
+// in.ImageAddr to its functions, innermost (inlined) first: the
+// symbolication.Resolver of native frames. Its errors wrap the
+// symbolication sentinels (ErrNoArtifact, ErrNoMatch, ErrPending, …).
+func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symbolication.Frame, error) {
+	frames, err := r.ResolveAbsolute(ctx, in.BuildID, in.Frame.Address, in.ImageAddr)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(frames) == 0 || frames[0].Function == "":
+		return nil, fmt.Errorf("address %#x in build id %s: %w", in.Frame.Address, in.BuildID, symbolication.ErrNoMatch)
+	}
+	return symbolicationFrames(frames), nil
+}
+
+// symbolicationFrames are native frames as every kind answers them.
+func symbolicationFrames(frames []Frame) []symbolication.Frame {
+	out := make([]symbolication.Frame, len(frames))
+	for i, f := range frames {
+		out[i] = symbolication.Frame{Function: f.Function, File: f.File, Line: f.Line, Inlined: f.Inlined}
+	}
+	return out
+}
+
+// ResolveAddress returns the frames at addr in the image named buildID,
 // innermost first: inlined functions, then the function that contains
 // them. buildID is an ELF image's GNU build id (hex, as in
 // process.executable.build_id.gnu or Sentry's code_id) or a Mach-O image's
@@ -160,7 +209,7 @@ func NewResolver(opts Options) (*Resolver, error) {
 //
 // No frames and no error: the image is known but nothing covers addr. An
 // error wrapping ErrNotFound: no file has the build id.
-func (r *Resolver) Resolve(ctx context.Context, buildID string, addr uint64) ([]Frame, error) {
+func (r *Resolver) ResolveAddress(ctx context.Context, buildID string, addr uint64) ([]Frame, error) {
 	img, err := r.image(ctx, buildID)
 	if err != nil {
 		return nil, err
@@ -178,7 +227,7 @@ func (r *Resolver) Resolve(ctx context.Context, buildID string, addr uint64) ([]
 // 0x100000000 for 64-bit executables).
 func (r *Resolver) ResolveAbsolute(ctx context.Context, buildID string, instructionAddr, imageAddr uint64) ([]Frame, error) {
 	if instructionAddr < imageAddr {
-		return nil, fmt.Errorf("native: instruction address %#x below image address %#x", instructionAddr, imageAddr)
+		return nil, fmt.Errorf("native: instruction address %#x below image address %#x: %w", instructionAddr, imageAddr, symbolication.ErrNoMatch)
 	}
 	img, err := r.image(ctx, buildID)
 	if err != nil {
@@ -187,17 +236,17 @@ func (r *Resolver) ResolveAbsolute(ctx context.Context, buildID string, instruct
 	return img.resolve(instructionAddr - imageAddr + img.imageVMA), nil
 }
 
-// Close stops the loads and fetches under way and drops what the Resolver
-// holds in memory. The debuginfod cache directory keeps its files for the
-// next Resolver.
+// Close stops the scans, loads and fetches under way and drops what the
+// Resolver holds in memory. The debuginfod cache directory keeps its
+// files for the next Resolver.
 func (r *Resolver) Close() error {
-	r.cancel()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.cache = newLRU(r.cache.max)
-	r.misses = map[string]miss{}
+	r.images.Close()
+	r.files.Close()
 	return nil
 }
+
+// CacheStats reports the cache of parsed debug files.
+func (r *Resolver) CacheStats() symbolication.CacheStats { return r.images.Stats() }
 
 // fetchLimitKey is the context key of WithFetchLimit.
 type fetchLimitKey struct{}
@@ -224,25 +273,24 @@ func takeFetch(ctx context.Context) bool {
 // them: a caller waits for it while its context allows, then gets
 // ErrPending.
 func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
-	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
-	if !validBuildID(id) {
-		return nil, fmt.Errorf("native: build id %q: want 2 to 64 hex bytes", buildID)
+	id, err := normalBuildID(buildID)
+	if err != nil {
+		return nil, err
 	}
-	img, call, err := r.known(id)
-	if img != nil || err != nil {
-		return img, err
+	if err := r.admit(ctx, id); err != nil {
+		return nil, err
 	}
-	if call == nil {
-		if call, err = r.startLoad(ctx, id); err != nil {
-			return nil, err
-		}
+	img, err := r.images.Get(ctx, id)
+	return img, pendingError(id, err)
+}
+
+// pendingError marks the cache's "not ready yet" as this package's
+// ErrPending; other errors pass as they are.
+func pendingError(id string, err error) error {
+	if errors.Is(err, symbolication.ErrPending) && !errors.Is(err, ErrPending) {
+		return fmt.Errorf("native: build id %s: %w: %w", id, ErrPending, err)
 	}
-	select {
-	case <-call.done:
-		return call.img, call.err
-	case <-ctx.Done():
-		return nil, fmt.Errorf("native: build id %s: %w (%w)", id, ErrPending, ctx.Err())
-	}
+	return err
 }
 
 // Prefetch starts loading the debug file of buildID in the background,
@@ -252,148 +300,158 @@ func (r *Resolver) image(ctx context.Context, buildID string) (*image, error) {
 // first, so that their files load concurrently while it resolves the
 // frames one by one.
 func (r *Resolver) Prefetch(ctx context.Context, buildID string) {
-	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
-	if !validBuildID(id) {
+	id, err := normalBuildID(buildID)
+	if err != nil || r.admit(ctx, id) != nil {
 		return
 	}
-	if img, call, err := r.known(id); img == nil && call == nil && err == nil {
-		_, _ = r.startLoad(ctx, id)
-	}
+	r.images.Prefetch(id)
 }
 
-// known answers from memory: the loaded image, the remembered failure, or
-// the load under way (all nil: none of them).
-func (r *Resolver) known(id string) (*image, *loadCall, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if img, ok := r.cache.get(id); ok {
-		return img, nil, nil
-	}
-	if m, ok := r.misses[id]; ok && time.Now().Before(m.until) {
-		return nil, nil, m.err
-	}
-	return nil, r.loading[id], nil
+// PrefetchLookup is Prefetch for the build id of a lookup: the processor
+// prefetches a batch's native frames with it.
+func (r *Resolver) PrefetchLookup(ctx context.Context, in symbolication.Lookup) {
+	r.Prefetch(ctx, in.BuildID)
 }
 
-// startLoad starts loading id in the background, unless MaxPendingLoads
-// loads are under way or id needs a fetch beyond ctx's fetch limit.
-func (r *Resolver) startLoad(ctx context.Context, id string) (*loadCall, error) {
-	// Looked up before taking mu: it reads the file system.
-	needsFetch := r.fetcher != nil && !r.index.hasGood(id) && !r.fetcher.has(id)
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if call, ok := r.loading[id]; ok {
-		return call, nil
+// admit refuses a load that would need a debuginfod fetch beyond ctx's
+// fetch limit; a build id held or loading already costs nothing.
+func (r *Resolver) admit(ctx context.Context, id string) error {
+	if r.needsFetch(id) && !takeFetch(ctx) {
+		return fmt.Errorf("native: build id %s: the batch's debuginfod fetches are spent: %w", id, ErrPending)
 	}
-	if len(r.loading) >= r.maxPending {
-		return nil, fmt.Errorf("native: build id %s: %d loads under way: %w", id, len(r.loading), ErrPending)
-	}
-	if needsFetch && !takeFetch(ctx) {
-		return nil, fmt.Errorf("native: build id %s: the batch's debuginfod fetches are spent: %w", id, ErrPending)
-	}
-	call := &loadCall{done: make(chan struct{})}
-	r.loading[id] = call
-	go r.runLoad(id, call)
-	return call, nil
+	return nil
 }
 
-// runLoad loads id and publishes the result: the image in the cache, a
-// failure remembered for missTTL unless it was Close stopping it.
-func (r *Resolver) runLoad(id string, call *loadCall) {
-	call.img, call.err = r.load(r.ctx, id)
-	r.mu.Lock()
-	delete(r.loading, id)
-	switch {
-	case call.err == nil && !r.cache.add(id, call.img):
-		call.err = fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes", id, call.img.size, errTooLarge, r.cache.max)
-		call.img = nil
-		r.remember(id, call.err)
-	case call.err != nil && r.ctx.Err() == nil && !isContextErr(call.err):
-		r.remember(id, call.err)
-	}
-	r.mu.Unlock()
-	close(call.done)
+// needsFetch reports whether loading id would ask a debuginfod server: it
+// is neither held nor loading, and no local file serves it well.
+func (r *Resolver) needsFetch(id string) bool {
+	return r.fetcher != nil && !r.images.Holds(id) && !r.files.HasGood(id) && !r.fetcher.Has(id)
 }
 
-func isContextErr(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+// normalBuildID is a build id in lower-case hex without hyphens.
+func normalBuildID(buildID string) (string, error) {
+	id := strings.ToLower(strings.ReplaceAll(buildID, "-", ""))
+	if !sources.ValidBuildID(id) {
+		return "", fmt.Errorf("native: build id %q: want 2 to 64 hex bytes: %w", buildID, symbolication.ErrNoArtifact)
+	}
+	return id, nil
 }
 
-// remember keeps a failure for missTTL. The caller holds mu.
-func (r *Resolver) remember(id string, err error) {
-	if len(r.misses) >= maxMisses {
-		now := time.Now()
-		for k, m := range r.misses {
-			if now.After(m.until) {
-				delete(r.misses, k)
-			}
-		}
-		if len(r.misses) >= maxMisses {
-			r.misses = map[string]miss{}
-		}
+// load finds and parses the best file for id, within the memory bound.
+func (r *Resolver) load(ctx context.Context, id string) (*image, int64, error) {
+	img, err := r.find(ctx, id)
+	if err != nil {
+		return nil, 0, err
 	}
-	r.misses[id] = miss{err: err, until: time.Now().Add(missTTL)}
+	if img.size > r.maxMemory {
+		return nil, 0, fmt.Errorf("native: debug file for %s: %d bytes parsed, %w of %d bytes: %w",
+			id, img.size, sources.ErrLargerThanCache, r.maxMemory, symbolication.ErrFetch)
+	}
+	return img, img.size, nil
 }
 
-// load finds and parses the best file for id: a local file with DWARF or
-// symbols, else a debuginfod server's, else a local stripped binary.
-func (r *Resolver) load(ctx context.Context, id string) (*image, error) {
-	paths, good := r.index.candidates(id)
-	var errs []error
-	try := func(path string) *image {
-		if err := checkBuildID(path, id, r.index.maxFileBytes); err != nil {
-			errs = append(errs, err)
-			return nil
-		}
-		img, err := loadImageFileID(path, id, r.index.maxFileBytes)
-		if err != nil {
-			errs = append(errs, err)
-		}
-		return img
+// find loads the best file for id: a local file with DWARF or symbols,
+// else a debuginfod server's, else a local stripped binary.
+func (r *Resolver) find(ctx context.Context, id string) (*image, error) {
+	paths, good, err := r.files.Candidates(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	for i, path := range paths {
-		if !good && i == 0 && r.fetcher != nil {
-			break // only a stripped binary here: ask the servers first
-		}
-		if img := try(path); img != nil {
-			return img, nil
-		}
-	}
-	if r.fetcher != nil {
-		path, err := r.fetcher.fetch(ctx, id)
-		if err == nil {
-			if img := try(path); img != nil {
-				return img, nil
-			}
-		} else if ctx.Err() != nil {
-			return nil, ctx.Err()
+	a := &attempts{id: id, maxBytes: r.maxFileBytes}
+	for _, from := range r.order(good) {
+		var img *image
+		if from == fromServers {
+			img, err = r.fromServers(ctx, a)
 		} else {
-			errs = append(errs, err)
+			img = a.first(paths)
 		}
-		if !good {
-			for _, path := range paths {
-				if img := try(path); img != nil {
-					return img, nil
-				}
-			}
+		if img != nil || err != nil {
+			return img, err
 		}
 	}
-	if len(errs) == 0 {
-		return nil, fmt.Errorf("native: build id %s: %w", id, ErrNotFound)
-	}
-	return nil, fmt.Errorf("native: build id %s: %w", id, errors.Join(errs...))
+	return nil, a.failure()
 }
 
-// validBuildID accepts lower-case hex of 2 to 64 bytes (GNU build ids are
-// 20 bytes of SHA-1 by default; other linkers write 8 to 32).
-func validBuildID(id string) bool {
-	if len(id) < 4 || len(id) > 128 || len(id)%2 != 0 {
-		return false
+// origin is where a debug file comes from.
+type origin int
+
+const (
+	fromLocal origin = iota
+	fromServers
+)
+
+// order is where to look, in order: the local files first when one has
+// more than exported symbols or there is no server; else the servers
+// first, a local stripped binary being the last resort.
+func (r *Resolver) order(goodLocal bool) []origin {
+	switch {
+	case r.fetcher == nil:
+		return []origin{fromLocal}
+	case goodLocal:
+		return []origin{fromLocal, fromServers}
 	}
-	for _, c := range id {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
+	return []origin{fromServers, fromLocal}
+}
+
+// fromServers loads the file a debuginfod server has for a.id; nil and
+// no error when none could be used (the failure is in a).
+func (r *Resolver) fromServers(ctx context.Context, a *attempts) (*image, error) {
+	path, err := r.fetcher.Fetch(ctx, a.id)
+	switch {
+	case err == nil:
+		return a.first([]string{path}), nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case !errors.Is(err, symbolication.ErrNoArtifact):
+		a.errs = append(a.errs, err)
+	}
+	return nil, nil
+}
+
+// attempts are the files tried for one build id and why each failed.
+type attempts struct {
+	id       string
+	maxBytes int64
+	errs     []error
+}
+
+// first loads the first of paths that is a debug file of a.id.
+func (a *attempts) first(paths []string) *image {
+	for _, path := range paths {
+		if img := a.try(path); img != nil {
+			return img
 		}
 	}
-	return true
+	return nil
+}
+
+func (a *attempts) try(path string) *image {
+	if err := checkBuildID(path, a.id, a.maxBytes); err != nil {
+		a.errs = append(a.errs, fileError(err))
+		return nil
+	}
+	img, err := loadImageFileID(path, a.id, a.maxBytes)
+	if err != nil {
+		a.errs = append(a.errs, fileError(err))
+	}
+	return img
+}
+
+// fileError says why a file could not serve: it could not be read (a
+// fetch error), or it was read and is not a debug file of the build id
+// (malformed).
+func fileError(err error) error {
+	if errors.Is(err, sources.ErrTooLarge) || errors.Is(err, sources.ErrNotRegular) ||
+		errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("%w: %w", symbolication.ErrFetch, err)
+	}
+	return fmt.Errorf("%w: %w", symbolication.ErrMalformed, err)
+}
+
+// failure is the error of a build id no file served.
+func (a *attempts) failure() error {
+	if len(a.errs) == 0 {
+		return fmt.Errorf("native: build id %s: %w", a.id, ErrNotFound)
+	}
+	return fmt.Errorf("native: build id %s: %w", a.id, errors.Join(a.errs...))
 }

@@ -107,7 +107,7 @@ func testSelfProfile(t *testing.T, flags []string) {
 	all = slices.Compact(all)
 	want := addr2line(t, prog.debug, all)
 	for _, a := range all {
-		got, err := r.Resolve(ctx, prog.buildID, a)
+		got, err := r.ResolveAddress(ctx, prog.buildID, a)
 		require.NoError(t, err)
 		assert.Equal(t, want[a], got, "address %#x", a)
 	}
@@ -124,7 +124,7 @@ func testSelfProfile(t *testing.T, flags []string) {
 	for _, s := range profile.stacks {
 		var frames []Frame
 		for _, a := range fileAddresses(s, profile.bias, lo, hi) {
-			fs, err := r.Resolve(ctx, prog.buildID, a)
+			fs, err := r.ResolveAddress(ctx, prog.buildID, a)
 			require.NoError(t, err)
 			frames = append(frames, fs...)
 		}
@@ -147,7 +147,7 @@ func testSelfProfile(t *testing.T, flags []string) {
 	// that segment's page-aligned address: 0 for PIE, 0x400000 without).
 	firstSegment := firstLoadVaddr(t, prog.binary)
 	for _, a := range all[:min(len(all), 20)] {
-		want, err := r.Resolve(ctx, prog.buildID, a)
+		want, err := r.ResolveAddress(ctx, prog.buildID, a)
 		require.NoError(t, err)
 		got, err := r.ResolveAbsolute(ctx, prog.buildID, a+profile.bias, profile.bias+firstSegment)
 		require.NoError(t, err)
@@ -189,7 +189,7 @@ func TestResolveSources(t *testing.T) {
 			r, err := NewResolver(Options{DebugDirs: tt.dirs})
 			require.NoError(t, err)
 			defer r.Close()
-			frames, err := r.Resolve(context.Background(), prog.buildID, sym+4)
+			frames, err := r.ResolveAddress(context.Background(), prog.buildID, sym+4)
 			require.NoError(t, err)
 			if tt.function == "" {
 				assert.Empty(t, frames)
@@ -209,9 +209,9 @@ func TestResolveErrors(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	_, err = r.Resolve(ctx, "0123456789abcdef0123456789abcdef01234567", 0x1000)
+	_, err = r.ResolveAddress(ctx, "0123456789abcdef0123456789abcdef01234567", 0x1000)
 	assert.ErrorIs(t, err, ErrNotFound)
-	_, err = r.Resolve(ctx, "not-hex", 0x1000)
+	_, err = r.ResolveAddress(ctx, "not-hex", 0x1000)
 	assert.ErrorContains(t, err, "hex")
 	_, err = r.ResolveAbsolute(ctx, "0123456789abcdef", 0x10, 0x20)
 	assert.ErrorContains(t, err, "below image address")
@@ -220,7 +220,7 @@ func TestResolveErrors(t *testing.T) {
 	wrong := filepath.Join(dir, ".build-id", "aa", "bbbb.debug")
 	require.NoError(t, os.MkdirAll(filepath.Dir(wrong), 0o755))
 	require.NoError(t, os.WriteFile(wrong, []byte("not an ELF file"), 0o644))
-	_, err = r.Resolve(ctx, "aabbbb", 0x1000)
+	_, err = r.ResolveAddress(ctx, "aabbbb", 0x1000)
 	assert.ErrorContains(t, err, "not an ELF file")
 
 	_, err = NewResolver(Options{DebugDirs: []string{filepath.Join(dir, "missing")}})

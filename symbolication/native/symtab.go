@@ -21,46 +21,67 @@ type symbolTable struct {
 // table is not an error (stripped files keep only .dynsym).
 func newSymbolTable(f *elf.File) symbolTable {
 	var syms []symbol
-	add := func(list []elf.Symbol) {
-		for _, s := range list {
-			typ := elf.ST_TYPE(s.Info)
-			if typ != elf.STT_FUNC && typ != elf.STT_GNU_IFUNC || s.Value == 0 || s.Section == elf.SHN_UNDEF {
-				continue
-			}
+	if list, err := f.Symbols(); err == nil {
+		syms = appendFunctions(syms, list)
+	}
+	if list, err := f.DynamicSymbols(); err == nil {
+		syms = appendFunctions(syms, list)
+	}
+	// By address; at one address prefer a sized symbol, then the first seen.
+	slices.SortStableFunc(syms, compareSymbols)
+	syms = slices.CompactFunc(syms, func(a, b symbol) bool { return a.addr == b.addr })
+	demangleSymbols(syms)
+	return symbolTable{syms: slices.Clip(syms)}
+}
+
+// appendFunctions appends the defined functions of an ELF symbol list.
+func appendFunctions(syms []symbol, list []elf.Symbol) []symbol {
+	for _, s := range list {
+		if isDefinedFunction(s) {
 			syms = append(syms, symbol{addr: s.Value, size: s.Size, name: s.Name})
 		}
 	}
-	if list, err := f.Symbols(); err == nil {
-		add(list)
+	return syms
+}
+
+// isDefinedFunction: a function (or GNU indirect function) with an
+// address in a section of the file.
+func isDefinedFunction(s elf.Symbol) bool {
+	typ := elf.ST_TYPE(s.Info)
+	return (typ == elf.STT_FUNC || typ == elf.STT_GNU_IFUNC) && s.Value != 0 && s.Section != elf.SHN_UNDEF
+}
+
+// compareSymbols orders by address, a sized symbol first at one address.
+func compareSymbols(a, b symbol) int {
+	if a.addr != b.addr {
+		return cmpUint64(a.addr, b.addr)
 	}
-	if list, err := f.DynamicSymbols(); err == nil {
-		add(list)
-	}
-	// By address; at one address prefer a sized symbol, then the first seen.
-	slices.SortStableFunc(syms, func(a, b symbol) int {
-		switch {
-		case a.addr != b.addr:
-			return cmpUint64(a.addr, b.addr)
-		case (a.size == 0) != (b.size == 0):
-			if a.size != 0 {
-				return -1
-			}
-			return 1
-		}
+	return cmpBool(a.size == 0, b.size == 0)
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
 		return 0
-	})
-	syms = slices.CompactFunc(syms, func(a, b symbol) bool { return a.addr == b.addr })
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// demangleSymbols demangles each distinct name once.
+func demangleSymbols(syms []symbol) {
 	names := map[string]string{}
 	for i := range syms {
 		raw := syms[i].name
-		if d, ok := names[raw]; ok {
-			syms[i].name = d
-			continue
+		d, ok := names[raw]
+		if !ok {
+			d = demangleName(raw)
+			names[raw] = d
 		}
-		syms[i].name = demangleName(raw)
-		names[raw] = syms[i].name
+		syms[i].name = d
 	}
-	return symbolTable{syms: slices.Clip(syms)}
 }
 
 // lookup returns the function holding addr: the last symbol at or below

@@ -71,45 +71,59 @@ func (m *Mapping) finish() {
 }
 
 func indexMethod(members []member) *methodIndex {
-	idx := &methodIndex{}
+	idx := &methodIndex{groups: groupMembers(members)}
+	// Ranged groups first, by start; unranged ones after, in file order.
+	sorted := idx.groups
+	if !slices.IsSortedFunc(sorted, compareGroups) {
+		sorted = slices.Clone(sorted)
+		slices.SortStableFunc(sorted, compareGroups)
+	}
+	if idx.disjoint = disjointRanges(sorted); idx.disjoint {
+		idx.groups = sorted
+	}
+	return idx
+}
+
+// groupMembers splits the members of one obfuscated name into inline
+// groups, in file order.
+func groupMembers(members []member) []group {
+	var groups []group
 	for i := 0; i < len(members); {
 		j := i + 1
 		for j < len(members) && sameRange(members[i], members[j]) {
 			j++
 		}
 		first := members[i]
-		idx.groups = append(idx.groups, group{start: first.start, end: first.end, lo: int32(i), hi: int32(j), hasRange: first.hasRange && first.end > 0})
+		groups = append(groups, group{start: first.start, end: first.end, lo: int32(i), hi: int32(j), hasRange: first.hasRange && first.end > 0})
 		i = j
 	}
-	// Ranged groups first, by start; unranged ones after, in file order.
-	byStart := func(a, b group) int {
-		switch {
-		case a.hasRange != b.hasRange:
-			if a.hasRange {
-				return -1
-			}
-			return 1
-		case !a.hasRange:
-			return 0
+	return groups
+}
+
+// compareGroups orders ranged groups first, by start, and keeps the
+// unranged ones after them in file order.
+func compareGroups(a, b group) int {
+	switch {
+	case a.hasRange != b.hasRange:
+		if a.hasRange {
+			return -1
 		}
-		return int(a.start) - int(b.start)
+		return 1
+	case !a.hasRange:
+		return 0
 	}
-	sorted := idx.groups
-	if !slices.IsSortedFunc(sorted, byStart) {
-		sorted = slices.Clone(sorted)
-		slices.SortStableFunc(sorted, byStart)
-	}
-	idx.disjoint = true
+	return int(a.start) - int(b.start)
+}
+
+// disjointRanges reports whether the ranged groups of sorted (sorted by
+// compareGroups) do not overlap.
+func disjointRanges(sorted []group) bool {
 	for i := 1; i < len(sorted) && sorted[i].hasRange; i++ {
 		if sorted[i].start <= sorted[i-1].end {
-			idx.disjoint = false
-			break
+			return false
 		}
 	}
-	if idx.disjoint {
-		idx.groups = sorted
-	}
-	return idx
+	return true
 }
 
 // sameRange reports whether b continues a's inline group.
@@ -147,7 +161,7 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	line = max(line, 0) // a negative line is as unknown as 0
 	idx := c.groups[method]
 	if idx == nil {
-		return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
+		return m.unmapped(c, method, line)
 	}
 	members := c.methods[method]
 	if line > 0 {
@@ -157,12 +171,23 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 		if idx.hasRanges() {
 			// The mapping describes this method's lines and not this
 			// one: as R8's retrace, keep the method and line.
-			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
+			return m.unmapped(c, method, line)
 		}
 	}
-	// No line (or a method without line ranges): its first entry without
-	// a minified range ("0:0:" inline group or plain member) says which
-	// method it is; otherwise the inline groups' outermost members do.
+	return m.remapWithoutLine(c, idx, members, method, line)
+}
+
+// unmapped is the frame of a method the mapping cannot name: the original
+// class, the method and line as they came.
+func (m *Mapping) unmapped(c *class, method string, line int) []Frame {
+	return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
+}
+
+// remapWithoutLine names a method by its name alone (no line, or a method
+// without line ranges): its first entry without a minified range ("0:0:"
+// inline group or plain member) says which method it is; otherwise the
+// inline groups' outermost members do, when they agree.
+func (m *Mapping) remapWithoutLine(c *class, idx *methodIndex, members []member, method string, line int) []Frame {
 	for _, g := range idx.groups {
 		if !g.hasRange {
 			return m.frames(c, members[g.lo:g.hi], int32(line), 0)
@@ -170,9 +195,8 @@ func (m *Mapping) Remap(className, method string, line int) []Frame {
 	}
 	outer := members[idx.groups[0].hi-1]
 	for _, g := range idx.groups[1:] {
-		o := members[g.hi-1]
-		if o.name != outer.name || o.class != outer.class {
-			return []Frame{{Class: c.original, Method: method, File: m.fileOf(c.original, c), Line: line}}
+		if o := members[g.hi-1]; o.name != outer.name || o.class != outer.class {
+			return m.unmapped(c, method, line)
 		}
 	}
 	return []Frame{{Class: outer.class, Method: outer.name, File: m.fileOf(outer.class, c)}}
@@ -185,27 +209,33 @@ func (idx *methodIndex) hasRanges() bool {
 
 // find returns the inline group whose minified range holds line.
 func (idx *methodIndex) find(line int32) (group, bool) {
-	if idx.disjoint {
-		i, _ := slices.BinarySearchFunc(idx.groups, line, func(g group, l int32) int {
-			switch {
-			case !g.hasRange || g.start > l:
-				return 1
-			case g.end < l:
-				return -1
-			}
-			return 0
-		})
-		if i < len(idx.groups) && idx.groups[i].hasRange && idx.groups[i].start <= line && line <= idx.groups[i].end {
-			return idx.groups[i], true
+	if !idx.disjoint {
+		i := slices.IndexFunc(idx.groups, func(g group) bool { return g.holds(line) })
+		if i < 0 {
+			return group{}, false
 		}
-		return group{}, false
+		return idx.groups[i], true
 	}
-	for _, g := range idx.groups {
-		if g.hasRange && g.start <= line && line <= g.end {
-			return g, true
-		}
+	i, _ := slices.BinarySearchFunc(idx.groups, line, group.compareLine)
+	if i < len(idx.groups) && idx.groups[i].holds(line) {
+		return idx.groups[i], true
 	}
 	return group{}, false
+}
+
+// holds reports whether the group's minified range holds line.
+func (g group) holds(line int32) bool { return g.hasRange && g.start <= line && line <= g.end }
+
+// compareLine orders a group against a line for binary search over
+// disjoint ranged groups (unranged ones sort after every line).
+func (g group) compareLine(line int32) int {
+	switch {
+	case !g.hasRange || g.start > line:
+		return 1
+	case g.end < line:
+		return -1
+	}
+	return 0
 }
 
 // frames turns one inline group into frames, innermost first; line is the
@@ -227,10 +257,7 @@ func (m *Mapping) frames(c *class, members []member, line, start int32) []Frame 
 func originalLine(mb member, line, start int32) int32 {
 	switch {
 	case !mb.hasOriginal:
-		if mb.hasRange && mb.end > 0 {
-			return line
-		}
-		return 0
+		return unchangedLine(mb, line)
 	case mb.origEnd == mb.origStart:
 		return mb.origStart
 	case line == 0 || !mb.hasRange || mb.end == 0:
@@ -243,6 +270,15 @@ func originalLine(mb member, line, start int32) int32 {
 	return l
 }
 
+// unchangedLine is the original line of a member that records none: the
+// minified line when it has a minified range, unknown otherwise.
+func unchangedLine(mb member, line int32) int32 {
+	if mb.hasRange && mb.end > 0 {
+		return line
+	}
+	return 0
+}
+
 // fileOf returns the source file of an original class: the name R8
 // recorded, else the outer class's simple name with the extension of the
 // file of the class being remapped (code inlined into a Kotlin class is
@@ -251,20 +287,31 @@ func (m *Mapping) fileOf(className string, remapped *class) string {
 	if f, ok := m.files[className]; ok {
 		return f
 	}
+	simple := outerSimpleName(className)
+	if simple == "" {
+		return ""
+	}
+	return simple + m.sourceExt(remapped)
+}
+
+// outerSimpleName is a class's simple name without its inner classes:
+// Cart for com.example.Cart$Item.
+func outerSimpleName(className string) string {
 	simple := className[strings.LastIndexByte(className, '.')+1:]
 	if i := strings.IndexByte(simple, '$'); i > 0 {
 		simple = simple[:i]
 	}
-	if simple == "" {
-		return ""
+	return simple
+}
+
+// sourceExt is the extension of the source file of a class, ".java" when
+// the mapping does not name it.
+func (m *Mapping) sourceExt(c *class) string {
+	f := m.files[c.original]
+	if i := strings.LastIndexByte(f, '.'); i > 0 {
+		return f[i:]
 	}
-	ext := ".java"
-	if f, ok := m.files[remapped.original]; ok {
-		if i := strings.LastIndexByte(f, '.'); i > 0 {
-			ext = f[i:]
-		}
-	}
-	return simple + ext
+	return ".java"
 }
 
 // SkippedLines returns the number of class or member lines Parse could

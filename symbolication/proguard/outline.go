@@ -57,8 +57,7 @@ func (m *Mapping) outlineCallsite(className, method string, line, pos int) (int,
 		return 0, false
 	}
 	for _, mb := range c.methods[method] {
-		covers := !mb.hasRange || mb.end == 0 || int(mb.start) <= line && line <= int(mb.end)
-		if !covers || mb.outlineCallsite == nil {
+		if !mb.covers(line) {
 			continue
 		}
 		if mapped, ok := mb.outlineCallsite[int32(pos)]; ok {
@@ -66,4 +65,10 @@ func (m *Mapping) outlineCallsite(className, method string, line, pos int) (int,
 		}
 	}
 	return 0, false
+}
+
+// covers reports whether a member's minified range holds line; a member
+// without a range covers every line.
+func (mb *member) covers(line int) bool {
+	return !mb.hasRange || mb.end == 0 || int(mb.start) <= line && line <= int(mb.end)
 }

@@ -39,16 +39,21 @@ func Parse(r io.Reader) (*Mapping, error) {
 		p.parseLine(unsafe.String(unsafe.SliceData(line), len(line)))
 	}
 	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, fmt.Errorf("proguard: line %d longer than %d bytes", p.line+1, maxLineBytes)
-		}
-		return nil, fmt.Errorf("proguard: reading mapping: %w", err)
+		return nil, p.readError(err)
 	}
 	if len(p.m.classes) == 0 && p.sawContent {
 		return nil, fmt.Errorf("proguard: no class mapping in %d lines (first unreadable line %d)", p.line, p.firstBad)
 	}
 	p.m.finish()
 	return p.m, nil
+}
+
+// readError says why the mapping could not be read.
+func (p *parser) readError(err error) error {
+	if errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("proguard: line %d longer than %d bytes", p.line+1, maxLineBytes)
+	}
+	return fmt.Errorf("proguard: reading mapping: %w", err)
 }
 
 // parser holds the state of one Parse: the class that member lines belong
@@ -94,29 +99,32 @@ func (p *parser) parseLine(raw string) {
 		return
 	}
 	p.sawContent = true
-	var ok bool
-	if line[0] == ' ' || line[0] == '\t' {
-		ok = p.parseMember(trimmed)
-	} else {
-		ok = p.parseClass(trimmed)
+	if !p.parseRecord(line, trimmed) {
+		p.skip()
 	}
-	if !ok {
-		p.m.skipped++
-		if p.firstBad == 0 {
-			p.firstBad = p.line
-		}
+}
+
+// parseRecord reads a class line, or an indented member line.
+func (p *parser) parseRecord(line, trimmed string) bool {
+	if line[0] == ' ' || line[0] == '\t' {
+		return p.parseMember(trimmed)
+	}
+	return p.parseClass(trimmed)
+}
+
+// skip counts a line that could not be read.
+func (p *parser) skip() {
+	p.m.skipped++
+	if p.firstBad == 0 {
+		p.firstBad = p.line
 	}
 }
 
 // parseClass reads `original.Name -> obfuscated.Name:`.
 func (p *parser) parseClass(s string) bool {
 	orig, obf, ok := strings.Cut(s, " -> ")
-	if !ok || !strings.HasSuffix(obf, ":") {
-		p.class = nil
-		return false
-	}
-	obf = strings.TrimSuffix(obf, ":")
-	if orig == "" || obf == "" || strings.ContainsAny(orig, " ") || strings.ContainsAny(obf, " ") {
+	obf, isClass := strings.CutSuffix(obf, ":")
+	if !ok || !isClass || !isClassName(orig) || !isClassName(obf) {
 		p.class = nil
 		return false
 	}
@@ -126,6 +134,9 @@ func (p *parser) parseClass(s string) bool {
 	p.lastMember = nil
 	return true
 }
+
+// isClassName: a name without spaces.
+func isClassName(s string) bool { return s != "" && !strings.Contains(s, " ") }
 
 // parseMember reads a field (`type name -> obf`, ignored) or a method:
 // `[start:end:]type [origClass.]name(args)[:origStart[:origEnd]] -> obf`.
@@ -146,18 +157,29 @@ func (p *parser) parseMember(s string) bool {
 	if !ok {
 		return false
 	}
+	p.addMethod(m, obf)
+	return true
+}
+
+// addMethod adds a method line to the class being read, under its
+// obfuscated name.
+func (p *parser) addMethod(m member, obf string) {
 	m.name = p.intern(m.name)
-	if m.class != "" {
-		m.class = p.intern(m.class)
-	} else {
-		m.class = p.class.original
-	}
+	m.class = p.originOf(m)
 	obf = p.intern(obf)
 	members := append(p.class.methods[obf], m)
 	p.class.methods[obf] = members
 	p.lastMember = &members[len(members)-1]
 	p.m.members++
-	return true
+}
+
+// originOf is the class a method line's code came from: the one it names
+// (code inlined from another class), else the class being read.
+func (p *parser) originOf(m member) string {
+	if m.class == "" {
+		return p.class.original
+	}
+	return p.intern(m.class)
 }
 
 // parseMethodDecl reads the part of a method line before ` -> `; open is
@@ -168,35 +190,49 @@ func parseMethodDecl(decl string, open int) (member, bool) {
 	if closeIdx < open {
 		return m, false
 	}
-	head, tail := decl[:open], decl[closeIdx+1:]
-	// Minified range `start:end:` before the return type.
-	if head != "" && head[0] >= '0' && head[0] <= '9' {
-		first, rest, ok1 := strings.Cut(head, ":")
-		second, rest, ok2 := strings.Cut(rest, ":")
-		if !ok1 || !ok2 {
-			return m, false
-		}
-		start, err1 := parseLineNumber(first)
-		end, err2 := parseLineNumber(second)
-		if err1 != nil || err2 != nil || end < start {
-			return m, false
-		}
-		m.start, m.end, m.hasRange = start, end, true
-		head = rest
-	}
-	_, qualified, ok := strings.Cut(head, " ") // drop the return type
-	if !ok || qualified == "" || strings.Contains(qualified, " ") {
+	head, ok := parseMinifiedRange(&m, decl[:open])
+	if !ok || !parseQualifiedName(&m, head) {
 		return m, false
+	}
+	return m, parseOriginalLines(&m, decl[closeIdx+1:])
+}
+
+// parseMinifiedRange reads the `start:end:` before a method's return
+// type, when there is one, and returns the rest.
+func parseMinifiedRange(m *member, head string) (string, bool) {
+	if head == "" || head[0] < '0' || head[0] > '9' {
+		return head, true
+	}
+	first, rest, ok1 := strings.Cut(head, ":")
+	second, rest, ok2 := strings.Cut(rest, ":")
+	start, end, ok := parseRange(first, second)
+	if !ok1 || !ok2 || !ok {
+		return "", false
+	}
+	m.start, m.end, m.hasRange = start, end, true
+	return rest, true
+}
+
+// parseRange reads the two line numbers of a range, in order.
+func parseRange(first, second string) (start, end int32, ok bool) {
+	start, err1 := parseLineNumber(first)
+	end, err2 := parseLineNumber(second)
+	return start, end, err1 == nil && err2 == nil && start <= end
+}
+
+// parseQualifiedName reads `type [origClass.]name`, dropping the return
+// type.
+func parseQualifiedName(m *member, head string) bool {
+	_, qualified, ok := strings.Cut(head, " ")
+	if !ok || qualified == "" || strings.Contains(qualified, " ") {
+		return false
 	}
 	if dot := strings.LastIndexByte(qualified, '.'); dot >= 0 {
 		m.class, m.name = qualified[:dot], qualified[dot+1:]
 	} else {
 		m.name = qualified
 	}
-	if m.name == "" {
-		return m, false
-	}
-	return m, parseOriginalLines(&m, tail)
+	return m.name != ""
 }
 
 // parseOriginalLines reads the `:origStart[:origEnd]` suffix of a method.
@@ -204,23 +240,18 @@ func parseOriginalLines(m *member, tail string) bool {
 	if tail == "" {
 		return true
 	}
-	if tail[0] != ':' {
+	lines, ok := strings.CutPrefix(tail, ":")
+	if !ok {
 		return false
 	}
-	first, second, hasSecond := strings.Cut(tail[1:], ":")
-	start, err := parseLineNumber(first)
-	if err != nil {
-		return false
+	first, second, hasSecond := strings.Cut(lines, ":")
+	if !hasSecond {
+		second = first
 	}
-	m.origStart, m.origEnd, m.hasOriginal = start, start, true
-	if hasSecond {
-		end, err := parseLineNumber(second)
-		if err != nil {
-			return false
-		}
-		m.origEnd = end
-	}
-	return true
+	start, err1 := parseLineNumber(first)
+	end, err2 := parseLineNumber(second)
+	m.origStart, m.origEnd, m.hasOriginal = start, end, true
+	return err1 == nil && err2 == nil
 }
 
 func parseLineNumber(s string) (int32, error) {
@@ -246,23 +277,30 @@ func (p *parser) parseComment(s string) {
 		return
 	}
 	var md r8Metadata
-	if json.Unmarshal([]byte(s), &md) != nil {
-		return
+	if json.Unmarshal([]byte(s), &md) == nil {
+		p.applyMetadata(md)
 	}
-	switch md.ID {
-	case "sourceFile":
-		// Applies to the class line just read (before any member).
-		if p.class != nil && p.lastMember == nil && md.FileName != "" {
-			p.m.files[p.class.original] = p.intern(md.FileName)
-		}
-	case "com.android.tools.r8.outline":
-		if p.lastMember != nil {
-			p.lastMember.outline = true
-		}
-	case "com.android.tools.r8.outlineCallsite":
-		if p.lastMember != nil {
-			p.lastMember.outlineCallsite = parsePositions(md.Positions)
-		}
+}
+
+// applyMetadata records what a metadata comment says of the class or
+// member line before it.
+func (p *parser) applyMetadata(md r8Metadata) {
+	switch {
+	case md.ID == "sourceFile":
+		p.setSourceFile(md.FileName)
+	case p.lastMember == nil:
+	case md.ID == "com.android.tools.r8.outline":
+		p.lastMember.outline = true
+	case md.ID == "com.android.tools.r8.outlineCallsite":
+		p.lastMember.outlineCallsite = parsePositions(md.Positions)
+	}
+}
+
+// setSourceFile records the source file of the class line just read
+// (before any member: a member's metadata names no file).
+func (p *parser) setSourceFile(name string) {
+	if p.class != nil && p.lastMember == nil && name != "" {
+		p.m.files[p.class.original] = p.intern(name)
 	}
 }
 
@@ -274,11 +312,12 @@ func parsePositions(raw map[string]int) map[int32]int32 {
 	}
 	out := make(map[int32]int32, len(raw))
 	for k, v := range raw {
-		n, err := parseLineNumber(k)
-		if err != nil || v < 0 || v > 1<<31-1 {
-			continue
+		if n, err := parseLineNumber(k); err == nil && fitsLine(v) {
+			out[n] = int32(v)
 		}
-		out[n] = int32(v)
 	}
 	return out
 }
+
+// fitsLine reports whether v is a line number a mapping can hold.
+func fitsLine(v int) bool { return v >= 0 && v <= 1<<31-1 }

@@ -2,8 +2,6 @@ package sourcemap
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -134,60 +132,5 @@ func BenchmarkIndexColumns(b *testing.B) {
 		}
 		b.StartTimer()
 		m.functionAtColumn(1)
-	}
-}
-
-// findMapByStat is the path lookup as it was before the index: every tail
-// of the path joined to every directory and stat'ed. It is the baseline
-// of BenchmarkLocate.
-func findMapByStat(dirs []string, file string) bool {
-	p := urlPath(file)
-	for p != "" {
-		for _, dir := range dirs {
-			bundle := filepath.Join(dir, filepath.FromSlash(p))
-			if st, err := os.Stat(bundle + ".map"); err == nil && st.Mode().IsRegular() {
-				return true
-			}
-			if st, err := os.Stat(bundle); err == nil && st.Mode().IsRegular() {
-				return true
-			}
-		}
-		i := strings.IndexByte(p, '/')
-		if i < 0 {
-			break
-		}
-		p = p[i+1:]
-	}
-	return false
-}
-
-// BenchmarkLocate is one frame's path lookup: in the scan's index beside
-// stat'ing every tail in every directory as before it, for a URL that
-// names a map and for a 2 KiB path of 1,000 components that names none.
-func BenchmarkLocate(b *testing.B) {
-	dir := b.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "static/js"), 0o755); err != nil {
-		b.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "static/js/main.js.map"), []byte("{}"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	idx := scanned(b, dir)
-	for _, file := range []struct{ name, url string }{
-		{"hit", "https://example.com/static/js/main.js"},
-		{"miss-1000-components", "https://example.com/" + strings.Repeat("a/", 1000) + "x.js"},
-	} {
-		b.Run(file.name+"/index", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				_, _ = idx.byPath(file.url)
-			}
-		})
-		b.Run(file.name+"/stat", func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				findMapByStat([]string{dir}, file.url)
-			}
-		})
 	}
 }

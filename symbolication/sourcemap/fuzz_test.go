@@ -27,13 +27,3 @@ func FuzzParse(f *testing.F) {
 		m.functionAtColumn(3)
 	})
 }
-
-// FuzzSourceMappingURL: the comment reader takes any bundle tail.
-func FuzzSourceMappingURL(f *testing.F) {
-	f.Add([]byte("x()\n//# sourceMappingURL=app.js.map\n"))
-	f.Add([]byte("//@ sourceMappingURL=data:application/json;base64,e30=   \r\n"))
-	f.Fuzz(func(t *testing.T, tail []byte) {
-		lastSourceMappingURL(tail)
-		urlPath(string(tail))
-	})
-}

@@ -13,106 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
-
-// scanned is the index of a directory, after its first scan.
-func scanned(t testing.TB, dirs ...string) *dirIndex {
-	t.Helper()
-	r, err := NewResolver(Options{Dirs: dirs, MaxCacheBytes: 1 << 20})
-	require.NoError(t, err)
-	t.Cleanup(r.Close)
-	idx, err := r.scanner.scans.Get(context.Background(), false)
-	require.NoError(t, err)
-	return idx
-}
-
-func TestTails(t *testing.T) {
-	tests := []struct {
-		path string
-		want []string
-	}{
-		{"app.js", []string{"app.js"}},
-		{"a/b/c.js", []string{"a/b/c.js", "b/c.js", "c.js"}},
-		{strings.Repeat("x/", 40) + "c.js", func() []string {
-			var out []string
-			for k := maxPathTails; k >= 1; k-- {
-				out = append(out, strings.Repeat("x/", k-1)+"c.js")
-			}
-			return out
-		}()},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path[:min(len(tt.path), 20)], func(t *testing.T) {
-			assert.Equal(t, tt.want, tails(tt.path))
-		})
-	}
-}
-
-// TestLocateLongFramePath: a frame's file comes from the network. A path
-// of 64,000 components (128 KiB) cost 45 s of CPU (126 s wall on this
-// shared machine; 7.5 s on a quiet one) when every tail was joined to
-// every directory and stat'ed; now the lookup tries the last
-// maxPathTails tails in an index, and a file longer than maxPathBytes
-// names nothing.
-func TestLocateLongFramePath(t *testing.T) {
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "static/app.js.map"), "{}")
-	idx := scanned(t, dir)
-	deep := strings.Repeat("a/", 1000) + "static/app.js" // 2 KiB: within the bound
-	tests := []struct {
-		name    string
-		file    string
-		wantRel string // "" for not found
-	}{
-		{name: "64,000 components", file: "https://example.com/" + strings.Repeat("a/", 64_000) + "x.js"},
-		{name: "1 MiB", file: "https://example.com/" + strings.Repeat("ab/", 350_000) + "static/app.js"},
-		{name: "deep URL, file near its end", file: "https://example.com/" + deep, wantRel: "static/app.js.map"},
-		{name: "over maxPathBytes", file: "https://example.com/" + strings.Repeat("a", maxPathBytes) + "/static/app.js"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			start := time.Now()
-			src, err := idx.byPath(tt.file)
-			elapsed := time.Since(start)
-			t.Logf("%d bytes: %v", len(tt.file), elapsed)
-			assert.Less(t, elapsed, 100*time.Millisecond, "the lookup is bounded whatever the path")
-			if tt.wantRel == "" {
-				require.ErrorIs(t, err, errNotFound)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.wantRel, src.rel)
-		})
-	}
-}
-
-// FuzzLocate: any frame file is looked up within the bounds, and an
-// answer is a file of the index whose path ends as the frame's does.
-func FuzzLocate(f *testing.F) {
-	dir := f.TempDir()
-	for _, p := range []string{"static/js/main.js.map", "app.js", "a/b/c.mjs.map"} {
-		require.NoError(f, os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755))
-		require.NoError(f, os.WriteFile(filepath.Join(dir, p), []byte("{}"), 0o644))
-	}
-	idx := scanned(f, dir)
-	f.Add("https://example.com/static/js/main.js")
-	f.Add("app:///a/b/c.mjs")
-	f.Add("/srv/../../static//js/./main.js")
-	f.Add("node:internal/timers")
-	f.Add(strings.Repeat("../", 100) + "app.js")
-	f.Fuzz(func(t *testing.T, file string) {
-		if p := urlPath(file); p != "" {
-			assert.LessOrEqual(t, len(tails(p)), maxPathTails, "tails tried")
-		}
-		src, err := idx.byPath(file)
-		if err != nil {
-			return
-		}
-		_, known := idx.files[src.rel]
-		assert.True(t, known, "answer %q is a file of the index", src.rel)
-		assert.True(t, symbolication.Within(dir, src.path) || strings.HasPrefix(src.path, dir), "answer %q is under the directory", src.path)
-	})
-}
 
 // TestSymlinksStayWithinTheDirectories: a link is followed when its real
 // path is within the configured directories, never when it leads out
@@ -231,6 +133,6 @@ func TestMapLargerThanTheBoundIsNotRead(t *testing.T) {
 	defer r.Close()
 	start := time.Now()
 	_, err = r.Resolve(context.Background(), symbolication.Lookup{Frame: symbolication.Frame{File: "https://x/huge.js", Line: 1, Column: 1}})
-	require.ErrorIs(t, err, symbolication.ErrTooLarge)
+	require.ErrorIs(t, err, sources.ErrTooLarge)
 	assert.Less(t, time.Since(start), time.Second)
 }

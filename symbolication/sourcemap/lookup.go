@@ -123,32 +123,55 @@ type columnEvent struct {
 // While exactly one interval is open, the sum of the open segments is that
 // segment.
 func (m *Map) indexColumns() {
+	events := m.columnEvents()
+	slices.SortFunc(events, func(a, b columnEvent) int { return cmp.Compare(a.at, b.at) })
+	m.columns = slices.Clip(sweepColumns(events))
+}
+
+// isNamed reports whether a segment names a function FunctionAt answers.
+func (s segment) isNamed() bool { return s.name >= 0 && s.src >= 0 }
+
+// columnEvents are the openings and closings of every named segment's
+// interval, unsorted.
+func (m *Map) columnEvents() []columnEvent {
 	named := 0
 	for _, s := range m.segments {
-		if s.name >= 0 && s.src >= 0 {
+		if s.isNamed() {
 			named++
 		}
 	}
 	events := make([]columnEvent, 0, 2*named)
 	for l := range m.Lines() {
-		lo, hi := int(m.lineStart[l]), int(m.lineStart[l+1])
-		for i := lo; i < hi; i++ {
-			s := m.segments[i]
-			if s.name < 0 || s.src < 0 {
-				continue
-			}
-			from := int64(s.genColumn) + 1
-			if i+1 < hi {
-				to := int64(m.segments[i+1].genColumn) // inclusive
-				if to < from {
-					continue // a segment at the same column follows: it answers
-				}
-				events = append(events, columnEvent{at: to + 1, delta: -1, seg: int32(i)})
-			}
-			events = append(events, columnEvent{at: from, delta: 1, seg: int32(i)})
-		}
+		events = m.lineColumnEvents(events, int(m.lineStart[l]), int(m.lineStart[l+1]))
 	}
-	slices.SortFunc(events, func(a, b columnEvent) int { return cmp.Compare(a.at, b.at) })
+	return events
+}
+
+// lineColumnEvents appends the events of the segments lo to hi, one line.
+func (m *Map) lineColumnEvents(events []columnEvent, lo, hi int) []columnEvent {
+	for i := lo; i < hi; i++ {
+		s := m.segments[i]
+		if !s.isNamed() {
+			continue
+		}
+		from := int64(s.genColumn) + 1
+		if i+1 < hi {
+			to := int64(m.segments[i+1].genColumn) // inclusive
+			if to < from {
+				continue // a segment at the same column follows: it answers
+			}
+			events = append(events, columnEvent{at: to + 1, delta: -1, seg: int32(i)})
+		}
+		events = append(events, columnEvent{at: from, delta: 1, seg: int32(i)})
+	}
+	return events
+}
+
+// sweepColumns turns sorted events into spans: the overlap count at each
+// event's column, and while exactly one interval is open, the sum of the
+// open segments is that segment.
+func sweepColumns(events []columnEvent) []columnSpan {
+	var spans []columnSpan
 	var open, sum int64
 	for k := 0; k < len(events); {
 		at := events[k].at
@@ -156,19 +179,25 @@ func (m *Map) indexColumns() {
 			open += int64(events[k].delta)
 			sum += int64(events[k].delta) * int64(events[k].seg)
 		}
-		seg := int32(noFunction)
-		switch {
-		case open == 1:
-			seg = int32(sum)
-		case open > 1:
-			seg = severalFunctions
-		}
-		if n := len(m.columns); n > 0 && m.columns[n-1].seg == seg {
+		seg := spanSegment(open, sum)
+		if n := len(spans); n > 0 && spans[n-1].seg == seg {
 			continue
 		}
-		m.columns = append(m.columns, columnSpan{start: uint32(at), seg: seg})
+		spans = append(spans, columnSpan{start: uint32(at), seg: seg})
 	}
-	m.columns = slices.Clip(m.columns)
+	return spans
+}
+
+// spanSegment is the segment of a span where open intervals overlap and
+// sum is the sum of their segments.
+func spanSegment(open, sum int64) int32 {
+	switch {
+	case open == 1:
+		return int32(sum)
+	case open > 1:
+		return severalFunctions
+	}
+	return noFunction
 }
 
 // PositionAt returns the segment at or before a position like At, but for

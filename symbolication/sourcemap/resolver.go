@@ -2,14 +2,13 @@ package sourcemap
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
 // Options configure a Resolver.
@@ -28,13 +27,20 @@ type Options struct {
 	RescanInterval time.Duration
 }
 
+// maxConcurrentParses bounds the maps parsed at once: each may be up to
+// MaxArtifactBytes and take about as much memory again while parsed, and
+// a batch's frames can name many maps. Past it a map not loading yet is
+// ErrPending, asked again by a later frame.
+const maxConcurrentParses = 4
+
 // Resolver resolves minified JavaScript frames with the source maps under
-// its directories. It reads local regular files only, and only those whose
-// real path (symbolic links followed) is within its directories.
+// its directories, found by sources.SourceMaps (local regular files only,
+// and only those whose real path, symbolic links followed, is within its
+// directories), parsed once into a symbolication.Cache.
 type Resolver struct {
-	opts    Options
-	maps    *symbolication.Cache[mapSource, *loadedMap]
-	scanner *scanner
+	opts  Options
+	maps  *symbolication.Cache[sources.MapSource, *loadedMap]
+	found *sources.SourceMaps
 }
 
 // loadedMap is a parsed map and the directory its relative sources are
@@ -42,40 +48,38 @@ type Resolver struct {
 type loadedMap struct {
 	m         *Map
 	sourceDir string
+	// path is the file it was read from, for errors.
+	path string
 }
 
 // NewResolver returns a resolver over opts.Dirs, which must exist, and
 // starts scanning them in the background. Close stops the scans.
 func NewResolver(opts Options) (*Resolver, error) {
-	for _, d := range opts.Dirs {
-		if !isDir(d) {
-			return nil, fmt.Errorf("source map directory %q is not a directory", d)
-		}
-	}
 	if opts.MaxArtifactBytes <= 0 {
 		opts.MaxArtifactBytes = 256 << 20
 	}
-	// A map that was missing or broken is looked for again after a
-	// rescan interval: a release deployed later is found.
-	retry := max(opts.RescanInterval, time.Nanosecond)
-	scans, err := newScanner(opts.Dirs, opts.MaxArtifactBytes, opts.RescanInterval)
+	// The first scan starts now, so that the first frames find it done;
+	// they do not wait for it here.
+	found, err := sources.NewSourceMaps(opts.Dirs, opts.MaxArtifactBytes, opts.RescanInterval)
 	if err != nil {
 		return nil, err
 	}
-	r := &Resolver{
-		opts:    opts,
-		maps:    symbolication.NewCache[mapSource, *loadedMap](opts.MaxCacheBytes).WithErrorTTL(retry),
-		scanner: scans,
-	}
-	// The first scan starts now, so that the first frames find it done;
-	// they do not wait for it here.
-	scans.scans.Start()
+	r := &Resolver{opts: opts, found: found}
+	// A map that was missing or broken is looked for again after a
+	// rescan interval: a release deployed later is found.
+	retry := max(opts.RescanInterval, time.Nanosecond)
+	r.maps = symbolication.NewCache(symbolication.CacheOptions{
+		MaxBytes: opts.MaxCacheBytes, Background: true, MaxLoads: maxConcurrentParses, Retry: symbolication.RetryAll(retry),
+	}, r.load)
 	return r, nil
 }
 
-// Close stops a directory scan under way; the Resolver answers from what
-// it has, and scans no more.
-func (r *Resolver) Close() { r.scanner.scans.Close() }
+// Close stops a directory scan and the map loads under way; the Resolver
+// scans and loads no more.
+func (r *Resolver) Close() {
+	r.found.Close()
+	r.maps.Close()
+}
 
 // CacheStats reports the parsed-map cache.
 func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats() }
@@ -94,24 +98,13 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if f.Line <= 0 || f.Column <= 0 {
 		return nil, fmt.Errorf("%s has no line and column: %w", f.File, symbolication.ErrNoMatch)
 	}
-	src, err := r.locate(ctx, in)
+	lm, err := r.mapOf(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	lm, err := r.maps.Get(src, func() (*loadedMap, int64, error) { return r.load(src) })
-	if err != nil {
-		return nil, fmt.Errorf("load source map %s: %w", src.path, err)
-	}
-	tok, named := lm.m.FunctionAt(f.Line-1, f.Column-1)
-	if !named {
-		tok, named = lm.m.functionAtColumn(f.Column - 1)
-	}
-	if !named {
-		var ok bool
-		if tok, ok = lm.m.PositionAt(f.Line-1, f.Column-1); !ok || !tok.HasSource {
-			return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, src.path, symbolication.ErrNoMatch)
-		}
-		tok.Name = f.Function
+	tok, ok := lm.m.functionOf(f)
+	if !ok {
+		return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, lm.path, symbolication.ErrNoMatch)
 	}
 	return []symbolication.Frame{{
 		Function: tok.Name,
@@ -121,50 +114,50 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	}}, nil
 }
 
-// locate finds the map of a frame: by debug id first, then by path. A
-// frame that neither finds makes the directories be scanned again when the
-// last scan is older than RescanInterval (a release deployed later).
-func (r *Resolver) locate(ctx context.Context, in symbolication.Lookup) (mapSource, error) {
-	idx, err := r.scanner.scans.Get(ctx, false)
+// mapOf is the parsed map of a frame, located and loaded.
+func (r *Resolver) mapOf(ctx context.Context, in symbolication.Lookup) (*loadedMap, error) {
+	src, err := r.found.Locate(ctx, in.DebugID, in.Frame.File)
 	if err != nil {
-		return mapSource{}, err
+		return nil, err
 	}
-	src, err := find(idx, in)
-	if errors.Is(err, errNotFound) {
-		if fresh, ferr := r.scanner.scans.Get(ctx, true); ferr == nil && fresh != idx {
-			src, err = find(fresh, in)
-		}
+	lm, err := r.maps.Get(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("load source map %s: %w", src.Path, err)
 	}
-	if errors.Is(err, errNotFound) {
-		return mapSource{}, fmt.Errorf("source map of %s (debug id %q): %w", in.Frame.File, in.DebugID, symbolication.ErrNoArtifact)
-	}
-	return src, err
+	return lm, nil
 }
 
-// find looks a frame up in one index.
-func find(idx *dirIndex, in symbolication.Lookup) (mapSource, error) {
-	if id := strings.ToLower(in.DebugID); id != "" {
-		if src, ok := idx.debugIDs[id]; ok {
-			return src, nil
-		}
+// functionOf is the original function of a frame by its position (line
+// and column 1-based): the name the map gives the function's start, or by
+// its column alone (a caller-line frame), else the original position with
+// the frame's own name; false when the map has nothing there.
+func (m *Map) functionOf(f symbolication.Frame) (Token, bool) {
+	if tok, named := m.FunctionAt(f.Line-1, f.Column-1); named {
+		return tok, true
 	}
-	return idx.byPath(in.Frame.File)
+	if tok, named := m.functionAtColumn(f.Column - 1); named {
+		return tok, true
+	}
+	tok, ok := m.PositionAt(f.Line-1, f.Column-1)
+	tok.Name = f.Function
+	return tok, ok && tok.HasSource
 }
 
-func (r *Resolver) load(src mapSource) (*loadedMap, int64, error) {
-	b, err := readMap(src, r.opts.MaxArtifactBytes)
+// load reads and parses a located map: the artifacts cache's load.
+func (r *Resolver) load(_ context.Context, src sources.MapSource) (*loadedMap, int64, error) {
+	b, err := r.found.ReadMap(src)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrFetch, err)
 	}
 	m, err := Parse(b)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("%w: %w", symbolication.ErrMalformed, err)
 	}
-	lm := &loadedMap{m: m, sourceDir: path.Dir(src.rel)}
+	lm := &loadedMap{m: m, sourceDir: path.Dir(src.Rel), path: src.Path}
 	if lm.sourceDir == "." {
 		lm.sourceDir = ""
 	}
-	return lm, m.Size() + int64(len(lm.sourceDir)), nil
+	return lm, m.Size() + int64(len(lm.sourceDir)+len(lm.path)), nil
 }
 
 // sourcePath names an original source: as the map names it when that is a
@@ -175,9 +168,4 @@ func (lm *loadedMap) sourcePath(source string) string {
 		return source
 	}
 	return path.Clean(path.Join(lm.sourceDir, source))
-}
-
-func isDir(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
 }

@@ -3,10 +3,12 @@
 package metadata
 
 import (
+	"context"
 	"errors"
 	"sync"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/embedded"
 	"go.opentelemetry.io/otel/trace"
 
 	"go.opentelemetry.io/collector/component"
@@ -23,13 +25,18 @@ func Tracer(settings component.TelemetrySettings) trace.Tracer {
 // TelemetryBuilder provides an interface for components to report telemetry
 // as defined in metadata and user config.
 type TelemetryBuilder struct {
-	meter                                    metric.Meter
-	mu                                       sync.Mutex
-	registrations                            []metric.Registration
-	ProcessorSymbolicationArtifactLoadErrors metric.Int64Counter
-	ProcessorSymbolicationFrameCacheHits     metric.Int64Counter
-	ProcessorSymbolicationFramesResolved     metric.Int64Counter
-	ProcessorSymbolicationFramesUnresolved   metric.Int64Counter
+	meter                                        metric.Meter
+	mu                                           sync.Mutex
+	registrations                                []metric.Registration
+	ProcessorSymbolicationArtifactCacheEvictions metric.Int64ObservableCounter
+	ProcessorSymbolicationArtifactCacheHits      metric.Int64ObservableCounter
+	ProcessorSymbolicationArtifactCacheMisses    metric.Int64ObservableCounter
+	ProcessorSymbolicationArtifactLoadErrors     metric.Int64Counter
+	ProcessorSymbolicationFrameCacheEvictions    metric.Int64ObservableCounter
+	ProcessorSymbolicationFrameCacheHits         metric.Int64Counter
+	ProcessorSymbolicationFrameCacheMisses       metric.Int64Counter
+	ProcessorSymbolicationFramesResolved         metric.Int64Counter
+	ProcessorSymbolicationFramesUnresolved       metric.Int64Counter
 }
 
 // TelemetryBuilderOption applies changes to default builder.
@@ -41,6 +48,76 @@ type telemetryBuilderOptionFunc func(mb *TelemetryBuilder)
 
 func (tbof telemetryBuilderOptionFunc) apply(mb *TelemetryBuilder) {
 	tbof(mb)
+}
+
+// RegisterProcessorSymbolicationArtifactCacheEvictionsCallback sets callback for observable ProcessorSymbolicationArtifactCacheEvictions metric.
+func (builder *TelemetryBuilder) RegisterProcessorSymbolicationArtifactCacheEvictionsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorSymbolicationArtifactCacheEvictions, obs: o})
+		return nil
+	}, builder.ProcessorSymbolicationArtifactCacheEvictions)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorSymbolicationArtifactCacheHitsCallback sets callback for observable ProcessorSymbolicationArtifactCacheHits metric.
+func (builder *TelemetryBuilder) RegisterProcessorSymbolicationArtifactCacheHitsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorSymbolicationArtifactCacheHits, obs: o})
+		return nil
+	}, builder.ProcessorSymbolicationArtifactCacheHits)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorSymbolicationArtifactCacheMissesCallback sets callback for observable ProcessorSymbolicationArtifactCacheMisses metric.
+func (builder *TelemetryBuilder) RegisterProcessorSymbolicationArtifactCacheMissesCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorSymbolicationArtifactCacheMisses, obs: o})
+		return nil
+	}, builder.ProcessorSymbolicationArtifactCacheMisses)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+// RegisterProcessorSymbolicationFrameCacheEvictionsCallback sets callback for observable ProcessorSymbolicationFrameCacheEvictions metric.
+func (builder *TelemetryBuilder) RegisterProcessorSymbolicationFrameCacheEvictionsCallback(cb metric.Int64Callback) error {
+	reg, err := builder.meter.RegisterCallback(func(ctx context.Context, o metric.Observer) error {
+		cb(ctx, &observerInt64{inst: builder.ProcessorSymbolicationFrameCacheEvictions, obs: o})
+		return nil
+	}, builder.ProcessorSymbolicationFrameCacheEvictions)
+	if err != nil {
+		return err
+	}
+	builder.mu.Lock()
+	defer builder.mu.Unlock()
+	builder.registrations = append(builder.registrations, reg)
+	return nil
+}
+
+type observerInt64 struct {
+	embedded.Int64Observer
+	inst metric.Int64Observable
+	obs  metric.Observer
+}
+
+func (oi *observerInt64) Observe(value int64, opts ...metric.ObserveOption) {
+	oi.obs.ObserveInt64(oi.inst, value, opts...)
 }
 
 // Shutdown unregister all registered callbacks for async instruments.
@@ -61,15 +138,45 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	}
 	builder.meter = Meter(settings)
 	var err, errs error
+	builder.ProcessorSymbolicationArtifactCacheEvictions, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_symbolication_artifact_cache_evictions",
+		metric.WithDescription("Parsed artifacts dropped from the kind's cache to keep artifact_cache_bytes, since the processor started. [Development]"),
+		metric.WithUnit("{artifact}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorSymbolicationArtifactCacheHits, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_symbolication_artifact_cache_hits",
+		metric.WithDescription("Artifact lookups (source maps, mappings, debug files) answered by the kind's cache of parsed artifacts, or by a load another frame started, since the processor started. [Development]"),
+		metric.WithUnit("{lookup}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorSymbolicationArtifactCacheMisses, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_symbolication_artifact_cache_misses",
+		metric.WithDescription("Artifacts loaded (read, parsed or fetched) because the kind's cache did not hold them, since the processor started. [Development]"),
+		metric.WithUnit("{load}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorSymbolicationArtifactLoadErrors, err = builder.meter.Int64Counter(
 		"otelcol_processor_symbolication_artifact_load_errors",
 		metric.WithDescription("Frames whose artifact could not be read or parsed (a broken source map, mapping or debug file; an unreachable debuginfod server), by artifact kind. [Development]"),
 		metric.WithUnit("{frame}"),
 	)
 	errs = errors.Join(errs, err)
+	builder.ProcessorSymbolicationFrameCacheEvictions, err = builder.meter.Int64ObservableCounter(
+		"otelcol_processor_symbolication_frame_cache_evictions",
+		metric.WithDescription("Resolved frames dropped from the cache of resolved frames to keep frame_cache_bytes, since the processor started. [Development]"),
+		metric.WithUnit("{frame}"),
+	)
+	errs = errors.Join(errs, err)
 	builder.ProcessorSymbolicationFrameCacheHits, err = builder.meter.Int64Counter(
 		"otelcol_processor_symbolication_frame_cache_hits",
 		metric.WithDescription("Frames answered from the cache of resolved frames, without asking the artifact. [Development]"),
+		metric.WithUnit("{frame}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorSymbolicationFrameCacheMisses, err = builder.meter.Int64Counter(
+		"otelcol_processor_symbolication_frame_cache_misses",
+		metric.WithDescription("Frames the cache of resolved frames did not hold, resolved with their artifact (or found unresolvable), by artifact kind. [Development]"),
 		metric.WithUnit("{frame}"),
 	)
 	errs = errors.Join(errs, err)

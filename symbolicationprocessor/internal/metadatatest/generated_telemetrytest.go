@@ -21,6 +21,54 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 	return set
 }
 
+func AssertEqualProcessorSymbolicationArtifactCacheEvictions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_symbolication_artifact_cache_evictions",
+		Description: "Parsed artifacts dropped from the kind's cache to keep artifact_cache_bytes, since the processor started. [Development]",
+		Unit:        "{artifact}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_symbolication_artifact_cache_evictions")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorSymbolicationArtifactCacheHits(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_symbolication_artifact_cache_hits",
+		Description: "Artifact lookups (source maps, mappings, debug files) answered by the kind's cache of parsed artifacts, or by a load another frame started, since the processor started. [Development]",
+		Unit:        "{lookup}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_symbolication_artifact_cache_hits")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorSymbolicationArtifactCacheMisses(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_symbolication_artifact_cache_misses",
+		Description: "Artifacts loaded (read, parsed or fetched) because the kind's cache did not hold them, since the processor started. [Development]",
+		Unit:        "{load}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_symbolication_artifact_cache_misses")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorSymbolicationArtifactLoadErrors(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_symbolication_artifact_load_errors",
@@ -37,6 +85,22 @@ func AssertEqualProcessorSymbolicationArtifactLoadErrors(t *testing.T, tt *compo
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorSymbolicationFrameCacheEvictions(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_symbolication_frame_cache_evictions",
+		Description: "Resolved frames dropped from the cache of resolved frames to keep frame_cache_bytes, since the processor started. [Development]",
+		Unit:        "{frame}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_symbolication_frame_cache_evictions")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorSymbolicationFrameCacheHits(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_symbolication_frame_cache_hits",
@@ -49,6 +113,22 @@ func AssertEqualProcessorSymbolicationFrameCacheHits(t *testing.T, tt *component
 		},
 	}
 	got, err := tt.GetMetric("otelcol_processor_symbolication_frame_cache_hits")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
+func AssertEqualProcessorSymbolicationFrameCacheMisses(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_symbolication_frame_cache_misses",
+		Description: "Frames the cache of resolved frames did not hold, resolved with their artifact (or found unresolvable), by artifact kind. [Development]",
+		Unit:        "{frame}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_symbolication_frame_cache_misses")
 	require.NoError(t, err)
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }

@@ -1,14 +1,17 @@
-package symbolication
+package sources
 
 import (
 	"context"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
-// Scans keeps the latest index of a resolver's directories and makes new
-// ones in the background, one at a time. A caller waits for a scan only
+// Scans keeps the latest index of a kind's directories and makes new ones
+// in the background, one at a time, at most once per interval however
+// many lookups miss: the one rescan throttle of every kind (Find). A caller waits for a scan only
 // while its context allows, never holding a lock meanwhile, and Close
 // stops a scan under way: a slow or stuck directory never holds a frame,
 // a batch or a shutdown.
@@ -64,20 +67,34 @@ func (s *Scans[T]) Get(ctx context.Context, fresh bool) (T, error) {
 	s.mu.Unlock()
 	select {
 	case <-running:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if !s.has {
-			var zero T
-			return zero, fmt.Errorf("%s: scan stopped: %w", s.what, ErrPending)
-		}
-		return s.current, nil
+		return s.latest()
 	case <-ctx.Done():
 		if has {
 			return cur, nil
 		}
 		var zero T
-		return zero, fmt.Errorf("%s: first scan not done: %w (%w)", s.what, ErrPending, ctx.Err())
+		return zero, fmt.Errorf("%s: first scan not done: %w (%w)", s.what, symbolication.ErrPending, ctx.Err())
 	}
+}
+
+// latest is the index of the scan that just ended; ErrPending when it was
+// stopped before any scan completed.
+func (s *Scans[T]) latest() (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.has {
+		var zero T
+		return zero, fmt.Errorf("%s: scan stopped: %w", s.what, symbolication.ErrPending)
+	}
+	return s.current, nil
+}
+
+// Current returns the index of the last completed scan, without starting
+// or waiting for one; false before the first.
+func (s *Scans[T]) Current() (T, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.current, s.has
 }
 
 // startLocked starts a scan unless one runs, and returns the channel
@@ -107,4 +124,25 @@ func (s *Scans[T]) scan(done chan struct{}) {
 	s.running = nil
 	s.mu.Unlock()
 	close(done)
+}
+
+// Find looks an artifact up in the current index; when it is not there
+// and the index is older than the interval, it scans again (waiting while
+// ctx allows) and looks once more, so that an artifact deployed while the
+// collector runs is found. The error is the first scan's ErrPending; a
+// miss is (zero, false, nil).
+func Find[T, R any](ctx context.Context, s *Scans[T], lookup func(T) (R, bool)) (R, bool, error) {
+	var zero R
+	idx, err := s.Get(ctx, false)
+	if err != nil {
+		return zero, false, err
+	}
+	if r, ok := lookup(idx); ok {
+		return r, true, nil
+	}
+	if idx, err = s.Get(ctx, true); err != nil {
+		return zero, false, nil //nolint:nilerr // the rescan did not end in time: a miss in the index there is
+	}
+	r, ok := lookup(idx)
+	return r, ok, nil
 }

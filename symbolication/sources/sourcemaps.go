@@ -1,4 +1,4 @@
-package sourcemap
+package sources
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 var (
@@ -23,28 +21,38 @@ var (
 	mapDebugID    = regexp.MustCompile(`"debug_?[iI]d"\s*:\s*"([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})"`)
 )
 
-// errNotFound says that no file of a directory fits.
-var errNotFound = errors.New("not found")
+// errNoMap says that no file of a directory fits.
+var errNoMap = errors.New("not found")
 
 // urlPath is the path part of a frame's file: the path of a URL (http,
 // https, file, app:// as Sentry's SDKs rewrite Node paths), or the file
 // path itself, cleaned and without its leading slash; "" for what cannot
 // name a file (node:internal, <anonymous>, native).
 func urlPath(file string) string {
-	p := file
-	if u, err := url.Parse(file); err == nil && u.Scheme != "" && len(u.Scheme) > 1 {
-		switch u.Scheme {
-		case "http", "https", "file", "app":
-			p = u.Path
-		default:
-			return ""
-		}
+	p, ok := schemePath(file)
+	if !ok {
+		return ""
 	}
 	p = strings.TrimLeft(path.Clean("/"+filepath.ToSlash(p)), "/")
-	if p == "" || p == "." {
+	if p == "." {
 		return ""
 	}
 	return p
+}
+
+// schemePath is the path of a URL of a scheme that names files, or file
+// itself when it is not a URL (a one-letter scheme is a Windows drive);
+// false for another scheme.
+func schemePath(file string) (string, bool) {
+	u, err := url.Parse(file)
+	if err != nil || len(u.Scheme) <= 1 {
+		return file, true
+	}
+	switch u.Scheme {
+	case "http", "https", "file", "app":
+		return u.Path, true
+	}
+	return "", false
 }
 
 // Bounds of a frame's file name, which comes from the network: the path
@@ -81,14 +89,16 @@ func tails(p string) []string {
 	return out
 }
 
-// mapSource says where a map is: a file, or inline in a bundle.
-type mapSource struct {
-	path string // the real path of the .map file, or of the bundle holding an inline map
-	// rel is the file's slash path in its directory: its sources are
+// MapSource says where a map is: a file, or inline in a bundle.
+type MapSource struct {
+	// Path is the real path of the .map file, or of the bundle holding an
+	// inline map.
+	Path string
+	// Rel is the file's slash path in its directory: its sources are
 	// named relative to it.
-	rel string
-	// inline is set when the map is a data: URL in the bundle.
-	inline bool
+	Rel string
+	// Inline is set when the map is a data: URL in the bundle.
+	Inline bool
 }
 
 // byPath finds the source map of a bundle by its URL or path, laid out
@@ -98,27 +108,37 @@ type mapSource struct {
 // holding dist/app.js serves /srv/www/dist/app.js; within one tail an
 // earlier directory wins. The cost is independent of the directories'
 // size and bounded by maxPathBytes and maxPathTails.
-func (idx *dirIndex) byPath(file string) (mapSource, error) {
+func (idx *mapIndex) byPath(file string) (MapSource, error) {
 	if len(file) > maxPathBytes {
-		return mapSource{}, fmt.Errorf("frame file of %d bytes, over %d: %w", len(file), maxPathBytes, errNotFound)
+		return MapSource{}, fmt.Errorf("frame file of %d bytes, over %d: %w", len(file), maxPathBytes, errNoMap)
 	}
 	p := urlPath(file)
 	if p == "" {
-		return mapSource{}, errNotFound
+		return MapSource{}, errNoMap
 	}
 	for _, tail := range tails(p) {
-		m, hasMap := idx.files[tail+".map"]
-		b, hasBundle := idx.files[tail]
-		switch {
-		case hasMap && (!hasBundle || m.root <= b.root):
-			return mapSource{path: m.real, rel: tail + ".map"}, nil
-		case hasBundle && b.bundle != nil:
-			return *b.bundle, nil
-		case hasBundle:
-			return mapSource{}, fmt.Errorf("%s: no usable sourceMappingURL: %w", tail, errNotFound)
+		if src, found, err := idx.atTail(tail); found {
+			return src, err
 		}
 	}
-	return mapSource{}, errNotFound
+	return MapSource{}, errNoMap
+}
+
+// atTail is the map of the bundle at one tail of a frame's path: the map
+// beside it (<tail>.map), unless a bundle of an earlier directory is there
+// with its own map. found is false when neither file is in the index.
+func (idx *mapIndex) atTail(tail string) (src MapSource, found bool, err error) {
+	m, hasMap := idx.files[tail+".map"]
+	b, hasBundle := idx.files[tail]
+	switch {
+	case hasMap && (!hasBundle || m.root <= b.root):
+		return MapSource{Path: m.real, Rel: tail + ".map"}, true, nil
+	case !hasBundle:
+		return MapSource{}, false, nil
+	case b.bundle != nil:
+		return *b.bundle, true, nil
+	}
+	return MapSource{}, true, fmt.Errorf("%s: no usable sourceMappingURL: %w", tail, errNoMap)
 }
 
 // lastSourceMappingURL is the URL of the last sourceMappingURL comment
@@ -141,18 +161,23 @@ func lastSourceMappingURL(b []byte) string {
 
 // readMap reads the bytes of a map: the file, or the bundle's inline data:
 // URL (base64 or percent-encoded), at most maxBytes.
-func readMap(src mapSource, maxBytes int64) ([]byte, error) {
-	if !src.inline {
-		return symbolication.ReadRegular(src.path, maxBytes)
+func readMap(src MapSource, maxBytes int64) ([]byte, error) {
+	if !src.Inline {
+		return ReadRegular(src.Path, maxBytes)
 	}
-	whole, err := symbolication.ReadRegular(src.path, maxBytes)
+	whole, err := ReadRegular(src.Path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	ref := lastSourceMappingURL(whole)
+	return decodeDataURL(src.Path, lastSourceMappingURL(whole))
+}
+
+// decodeDataURL decodes a bundle's inline map, a data: URL in base64 or
+// percent-encoded.
+func decodeDataURL(bundle, ref string) ([]byte, error) {
 	comma := strings.IndexByte(ref, ',')
 	if !strings.HasPrefix(ref, "data:") || comma < 0 {
-		return nil, fmt.Errorf("%s: inline source map is not a data: URL", src.path)
+		return nil, fmt.Errorf("%s: inline source map is not a data: URL", bundle)
 	}
 	meta, data := ref[len("data:"):comma], ref[comma+1:]
 	if strings.HasSuffix(meta, ";base64") {

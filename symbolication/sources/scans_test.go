@@ -1,4 +1,4 @@
-package symbolication
+package sources
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
 // TestScansWaitOnlyWhileTheContextAllows: a scan that does not end (a
@@ -31,9 +33,9 @@ func TestScansWaitOnlyWhileTheContextAllows(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err := s.Get(ctx, false)
-	require.ErrorIs(t, err, ErrPending)
+	require.ErrorIs(t, err, symbolication.ErrPending)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.True(t, Transient(err))
+	assert.True(t, symbolication.Transient(err))
 
 	close(release)
 	got, err := s.Get(context.Background(), false)
@@ -85,10 +87,41 @@ func TestScansCloseStopsAScan(t *testing.T) {
 	s.Close()
 	select {
 	case err := <-done:
-		require.ErrorIs(t, err, ErrPending, "an index cut short is not kept")
+		require.ErrorIs(t, err, symbolication.ErrPending, "an index cut short is not kept")
 	case <-time.After(5 * time.Second):
 		t.Fatal("Close did not stop the scan")
 	}
 	_, err := s.Get(context.Background(), false)
-	require.ErrorIs(t, err, ErrPending, "no scan starts after Close")
+	require.ErrorIs(t, err, symbolication.ErrPending, "no scan starts after Close")
+}
+
+// TestFindRescansOnAMiss: a key missing from the index makes one rescan
+// per interval, and is found once a scan sees it.
+func TestFindRescansOnAMiss(t *testing.T) {
+	var deployed atomic.Bool
+	var builds atomic.Int32
+	s := NewScans("test directories", 30*time.Millisecond, func(context.Context) map[string]string {
+		builds.Add(1)
+		if deployed.Load() {
+			return map[string]string{"new": "/dir/new"}
+		}
+		return map[string]string{}
+	})
+	defer s.Close()
+	lookup := func(idx map[string]string) (string, bool) { p, ok := idx["new"]; return p, ok }
+	ctx := context.Background()
+	_, ok, err := Find(ctx, s, lookup)
+	require.NoError(t, err)
+	assert.False(t, ok)
+	deployed.Store(true)
+	_, ok, err = Find(ctx, s, lookup)
+	require.NoError(t, err)
+	assert.False(t, ok, "within the interval: no rescan")
+	assert.Equal(t, int32(1), builds.Load())
+	time.Sleep(40 * time.Millisecond)
+	p, ok, err := Find(ctx, s, lookup)
+	require.NoError(t, err)
+	assert.True(t, ok, "after the interval a miss rescans")
+	assert.Equal(t, "/dir/new", p)
+	assert.Equal(t, int32(2), builds.Load())
 }

@@ -1,4 +1,4 @@
-package symbolication
+package sources
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package symbolication
+package sources
 
 import (
 	"bytes"
@@ -37,18 +37,25 @@ func OpenRegular(path string, maxBytes int64) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	st, err := f.Stat()
-	switch {
-	case err != nil:
+	if err == nil {
+		err = checkRegular(path, st, maxBytes)
+	}
+	if err != nil {
 		_ = f.Close()
 		return nil, 0, err
-	case !st.Mode().IsRegular():
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
-	case maxBytes > 0 && st.Size() > maxBytes:
-		_ = f.Close()
-		return nil, 0, fmt.Errorf("%s: %d bytes, %w (%d bytes)", path, st.Size(), ErrTooLarge, maxBytes)
 	}
 	return f, st.Size(), nil
+}
+
+// checkRegular checks an opened file's type and size.
+func checkRegular(path string, st os.FileInfo, maxBytes int64) error {
+	switch {
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s: %w (%s)", path, ErrNotRegular, st.Mode().Type())
+	case maxBytes > 0 && st.Size() > maxBytes:
+		return fmt.Errorf("%s: %d bytes, %w (%d bytes)", path, st.Size(), ErrTooLarge, maxBytes)
+	}
+	return nil
 }
 
 // ReadRegular reads a whole regular file of at most maxBytes. The size is
@@ -72,6 +79,18 @@ func ReadRegular(path string, maxBytes int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: grew while read, %w (%d bytes)", path, ErrTooLarge, limit)
 	}
 	return buf.Bytes(), nil
+}
+
+// CheckDirectories checks that each configured directory of a kind (what
+// names it in the error) exists and is a directory: a missing one is a
+// configuration mistake, reported at start.
+func CheckDirectories(what string, dirs []string) error {
+	for _, d := range dirs {
+		if st, err := os.Stat(d); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s directory %q is not a directory", what, d)
+		}
+	}
+	return nil
 }
 
 // Roots are configured directories by their real paths (symbolic links
@@ -139,20 +158,27 @@ func Within(root, p string) bool {
 // loop). FIFOs, sockets and devices are skipped, never opened. The walk
 // stops when ctx ends or after maxFiles files, and then returns false.
 func (r Roots) Walk(ctx context.Context, dir string, maxFiles int, fn func(real, rel string)) bool {
+	return r.WalkSkipping(ctx, dir, maxFiles, "", fn)
+}
+
+// WalkSkipping is Walk without entering the directories named skipDir
+// (a layout looked up by path, such as .build-id).
+func (r Roots) WalkSkipping(ctx context.Context, dir string, maxFiles int, skipDir string, fn func(real, rel string)) bool {
 	real, err := r.Resolve(dir)
 	if err != nil {
 		return true // gone since the start: nothing in it
 	}
-	w := rootsWalk{roots: r, ctx: ctx, left: maxFiles, fn: fn}
+	w := rootsWalk{roots: r, ctx: ctx, left: maxFiles, skipDir: skipDir, fn: fn}
 	w.dir(real, "", map[string]bool{real: true})
 	return w.left >= 0 && ctx.Err() == nil
 }
 
 type rootsWalk struct {
-	roots Roots
-	ctx   context.Context
-	left  int
-	fn    func(real, rel string)
+	roots   Roots
+	ctx     context.Context
+	left    int
+	skipDir string
+	fn      func(real, rel string)
 }
 
 // dir walks the directory at real path dir, whose files are rel/… to the
@@ -166,28 +192,49 @@ func (w *rootsWalk) dir(dir, rel string, chain map[string]bool) {
 		if w.ctx.Err() != nil || w.left < 0 {
 			return
 		}
-		p, name := filepath.Join(dir, e.Name()), path.Join(rel, e.Name())
-		typ := e.Type()
-		if typ&os.ModeSymlink != 0 {
-			real, err := w.roots.Resolve(p)
-			if err != nil {
-				continue // dangling, or leading out of the roots
-			}
-			st, err := os.Stat(real)
-			if err != nil {
-				continue
-			}
-			p, typ = real, st.Mode().Type()
-		}
-		switch {
-		case typ.IsDir() && !chain[p]:
-			chain[p] = true
-			w.dir(p, name, chain)
-			delete(chain, p)
-		case typ.IsRegular():
-			if w.left--; w.left >= 0 {
-				w.fn(p, name)
-			}
+		w.entry(filepath.Join(dir, e.Name()), path.Join(rel, e.Name()), e, chain)
+	}
+}
+
+// entry visits one directory entry: a file is handed to fn, a directory
+// walked unless it is on the chain (a link loop) or skipped.
+func (w *rootsWalk) entry(p, name string, e os.DirEntry, chain map[string]bool) {
+	p, typ, ok := w.target(p, e.Type())
+	switch {
+	case !ok:
+	case typ.IsDir():
+		w.subdir(p, name, e.Name(), chain)
+	case typ.IsRegular():
+		if w.left--; w.left >= 0 {
+			w.fn(p, name)
 		}
 	}
+}
+
+// subdir walks a directory unless it is already on the chain (a link
+// loop) or is skipped.
+func (w *rootsWalk) subdir(p, name, base string, chain map[string]bool) {
+	if chain[p] || base == w.skipDir {
+		return
+	}
+	chain[p] = true
+	w.dir(p, name, chain)
+	delete(chain, p)
+}
+
+// target follows a symbolic link to its real path and type when it stays
+// within the roots; false for a dangling link or one leading out.
+func (w *rootsWalk) target(p string, typ os.FileMode) (string, os.FileMode, bool) {
+	if typ&os.ModeSymlink == 0 {
+		return p, typ, true
+	}
+	real, err := w.roots.Resolve(p)
+	if err != nil {
+		return "", 0, false
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", 0, false
+	}
+	return real, st.Mode().Type(), true
 }
