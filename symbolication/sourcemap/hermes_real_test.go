@@ -1,0 +1,71 @@
+package sourcemap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sourcemap/hermestest"
+)
+
+// TestHermesRealFrames builds the React Native shaped app (testdata/hermes:
+// Babel, terser, hermesc -O, the maps composed, a debug id), runs its
+// bytecode in the Hermes runtime, and resolves the frames of the error it
+// throws and of its sampling profile, as React Native's SDK sends them,
+// against what node computes for them with Mozilla's source-map and
+// metro-symbolicate's function maps.
+func TestHermesRealFrames(t *testing.T) {
+	app := hermestest.Build(t)
+	run := app.Run(t)
+	require.Equal(t, "RangeError", run.ErrorType)
+	require.NotEmpty(t, run.Profile, "the sampling profiler took no sample")
+
+	r, err := NewResolver(Options{Dirs: []string{app.MapsDir}, MaxCacheBytes: 64 << 20, RescanInterval: time.Minute})
+	require.NoError(t, err)
+	t.Cleanup(r.Close)
+	for _, set := range []struct {
+		name   string
+		frames []hermestest.Frame
+	}{{"error", run.Error}, {"profile", run.Profile}} {
+		want := app.Expect(t, set.frames)
+		for i, f := range set.frames {
+			t.Run(fmt.Sprintf("%s/%s@%d", set.name, f.Function, f.Colno), func(t *testing.T) {
+				got, err := resolveHermes(r, app.DebugID, f)
+				if want[i] == nil {
+					// The bundle's prelude (module system) has no source.
+					assert.True(t, errors.Is(err, symbolication.ErrNoMatch), "err = %v", err)
+					return
+				}
+				require.NoError(t, err)
+				assert.Equal(t, []symbolication.Frame{{Function: want[i].Function, File: want[i].File, Line: want[i].Line, Column: want[i].Column}}, got)
+			})
+		}
+	}
+
+	// What the function maps are for: Hermes names the inlined priceOf, the
+	// map callback and the runApp function terser turned into an IIFE
+	// "anonymous", and Cart#total "value" (Babel's class lowering); the
+	// error reads in original names, innermost first.
+	var names []string
+	for _, f := range run.Error {
+		if got, err := resolveHermes(r, app.DebugID, f); err == nil {
+			names = append(names, got[0].Function)
+		}
+	}
+	assert.Equal(t, []string{"priceOf", "items.map$argument_0", "Cart#total", "checkout"}, names, "stack:\n%s", run.Stack)
+}
+
+func resolveHermes(r *Resolver, debugID string, f hermestest.Frame) ([]symbolication.Frame, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return r.Resolve(ctx, symbolication.Lookup{
+		DebugID: debugID,
+		Frame:   symbolication.Frame{Function: f.Function, File: hermestest.BundleURL, Line: f.Lineno, Column: f.Colno},
+	})
+}
