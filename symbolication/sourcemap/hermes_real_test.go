@@ -2,7 +2,6 @@ package sourcemap
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -39,7 +38,7 @@ func TestHermesRealFrames(t *testing.T) {
 				got, err := resolveHermes(r, app.DebugID, f)
 				if want[i] == nil {
 					// The bundle's prelude (module system) has no source.
-					assert.True(t, errors.Is(err, symbolication.ErrNoMatch), "err = %v", err)
+					assert.ErrorIs(t, err, symbolication.ErrNoMatch)
 					return
 				}
 				require.NoError(t, err)
