@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/complexityguard"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
 )
 
@@ -210,4 +212,49 @@ func TestParseFacebookSources(t *testing.T) {
 			assert.Equal(t, tt.functions, has)
 		})
 	}
+}
+
+// TestComplexityGuardHermes is the complexity guard's row for what a Hermes
+// map adds (internal/complexityguard's externalRows): the function maps of
+// `x_facebook_sources`, decoded with the map, and every bytecode offset of
+// the map looked up and named by them, at n and 8n functions.
+func TestComplexityGuardHermes(t *testing.T) {
+	complexityguard.CheckLinear(t, "functions of a Hermes map and frames looked up in it", 2000, func(_ testing.TB, n int) complexityguard.Sized {
+		in := hermesGuardMap(n)
+		want := make([]string, n)
+		for i := range want {
+			want[i] = fmt.Sprintf("f%d", i)
+		}
+		var size int64
+		return complexityguard.Sized{
+			Run: func() {
+				m, err := Parse(in)
+				if err != nil {
+					t.Errorf("parse: %v", err)
+					return
+				}
+				for col := 1; col <= n; col++ {
+					if tok, ok := m.frameOf(symbolication.Frame{Function: "h", Line: 1, Column: col}); !ok || tok.Name != want[col-1] {
+						t.Errorf("offset %d: %+v, %v", col-1, tok, ok)
+						return
+					}
+				}
+				size = m.Size()
+			},
+			Input:  func() int64 { return int64(len(in)) },
+			Output: func() int64 { return size },
+		}
+	})
+}
+
+// hermesGuardMap is a Hermes map of n bytecode offsets, each on its own
+// line of a.js, where function f<i> starts.
+func hermesGuardMap(n int) []byte {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf(`"f%d"`, i)
+	}
+	return fmt.Appendf(nil, `{"version":3,"sources":["a.js"],"names":[],"mappings":"AAAA%s",`+
+		`"x_facebook_sources":[[{"names":[%s],"mappings":"AAA%s"}]],"x_hermes_function_offsets":{"0":[0]}}`,
+		strings.Repeat(",CACA", n-1), strings.Join(names, ","), strings.Repeat(";ACC", n-1))
 }
