@@ -54,17 +54,14 @@ func parseFacebookSources(raw json.RawMessage, sources int) ([]*functionMap, err
 }
 
 // firstFunctionMap decodes the function map of one source's metadata, nil
-// when it has none or it is broken.
+// when it has none or it is broken. Metro's metadata array holds the
+// function map alone; an entry with anything else is read as broken.
 func firstFunctionMap(metadata json.RawMessage) *functionMap {
-	var fields []json.RawMessage
-	if err := json.Unmarshal(metadata, &fields); err != nil || len(fields) == 0 {
+	var fields []*rawFunctionMap
+	if err := json.Unmarshal(metadata, &fields); err != nil || len(fields) == 0 || fields[0] == nil {
 		return nil
 	}
-	var raw *rawFunctionMap
-	if err := json.Unmarshal(fields[0], &raw); err != nil || raw == nil {
-		return nil
-	}
-	fm, err := decodeFunctionMap(raw.Names, raw.Mappings)
+	fm, err := decodeFunctionMap(fields[0].Names, fields[0].Mappings)
 	if err != nil {
 		return nil
 	}
