@@ -3,6 +3,7 @@ package sourcemap
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -67,4 +68,33 @@ func resolveHermes(r *Resolver, debugID string, f hermestest.Frame) ([]symbolica
 		DebugID: debugID,
 		Frame:   symbolication.Frame{Function: f.Function, File: hermestest.BundleURL, Line: f.Lineno, Column: f.Colno},
 	})
+}
+
+// TestHermesOffsetsAreZeroBased checks the column rule against the runtime:
+// the app's bytecode and its minified bundle run from source (both -O, the
+// same frames) print the same error, one as bytecode offsets, one as
+// positions in the bundle. hermesc's own map must take each offset, as the
+// SDK sends it (colno = offset + 1), to the position the source run
+// printed: the offset Hermes prints is 0-based and names the instruction
+// itself. (Taking offset − 1, as for a 1-based column, misses 4 of the 6.)
+func TestHermesOffsetsAreZeroBased(t *testing.T) {
+	app := hermestest.Build(t)
+	bytecode := app.Run(t).Error
+	source := app.RunSource(t)
+	b, err := os.ReadFile(app.CompilerMap())
+	require.NoError(t, err)
+	m, err := Parse(b)
+	require.NoError(t, err)
+	require.True(t, m.IsHermes())
+	// The source run prints native frames without a position, which the
+	// bytecode frames leave out too.
+	require.Len(t, source, len(bytecode), "bytecode frames %v, source frames %v", bytecode, source)
+	for i, f := range bytecode {
+		t.Run(fmt.Sprintf("%s@%d", f.Function, f.Colno), func(t *testing.T) {
+			assert.Equal(t, source[i].Function, f.Function)
+			tok, ok := m.frameOf(symbolication.Frame{Function: f.Function, Line: f.Lineno, Column: f.Colno})
+			require.True(t, ok)
+			assert.Equal(t, []int{source[i].Line, source[i].Column}, []int{tok.Line + 1, tok.Column + 1})
+		})
+	}
 }

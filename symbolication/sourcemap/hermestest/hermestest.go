@@ -116,6 +116,49 @@ func (a App) Run(tb testing.TB) Run {
 	return r
 }
 
+// SourcePosition is a frame of the app run from its minified JavaScript
+// (not bytecode): Hermes then prints the 1-based line and column.
+type SourcePosition struct {
+	Function     string
+	Line, Column int
+}
+
+// CompilerMap is the map hermesc wrote for the bytecode: bytecode offsets
+// to positions in the minified bundle (JSBundle), before it was composed.
+func (a App) CompilerMap() string { return a.Bytecode + ".map" }
+
+// JSBundle is the minified bundle hermesc compiled.
+func (a App) JSBundle() string { return a.Bytecode + ".js" }
+
+// RunSource runs the minified bundle in the Hermes runtime from source,
+// compiled with -O as the bytecode was, and returns the frames of the
+// error it prints: the positions in the bundle the bytecode's offsets
+// stand for.
+func (a App) RunSource(tb testing.TB) []SourcePosition {
+	tb.Helper()
+	cmd := exec.Command(a.Hermes, "-O", filepath.Base(a.JSBundle()))
+	cmd.Dir = filepath.Dir(a.Bytecode)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		tb.Fatalf("hermes %s: %v\n%s", a.JSBundle(), err, out)
+	}
+	var frames []SourcePosition
+	for _, l := range strings.Split(string(out), "\n") {
+		m := sourceFrame.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		line, _ := strconv.Atoi(m[2])
+		col, _ := strconv.Atoi(m[3])
+		frames = append(frames, SourcePosition{Function: m[1], Line: line, Column: col})
+	}
+	return frames
+}
+
+// sourceFrame is a frame line of Hermes's Error.stack for code with debug
+// info: `    at name (file:line:column)`.
+var sourceFrame = regexp.MustCompile(`^\s+at (\S*) \([^:()]+:(\d+):(\d+)\)$`)
+
 // Expect computes in node what Sentry shows for frames (testdata/hermes/expect.mjs).
 func (a App) Expect(tb testing.TB, frames []Frame) []*Expected {
 	tb.Helper()
