@@ -2,6 +2,7 @@ package sourcemap
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"testing"
@@ -17,8 +18,9 @@ import (
 // TestHermesRealFrames builds the React Native shaped app (testdata/hermes:
 // Babel, terser, hermesc -O, the maps composed, a debug id), runs its
 // bytecode in the Hermes runtime, and resolves the frames of the error it
-// throws and of its sampling profile, as React Native's SDK sends them,
-// against what node computes for them with Mozilla's source-map and
+// throws (read out of the error event React Native's SDK sends, with the
+// debug id of its `sourcemap` image) and of its sampling profile, against
+// what node computes for them with Mozilla's source-map and
 // metro-symbolicate's function maps.
 func TestHermesRealFrames(t *testing.T) {
 	app := hermestest.Build(t)
@@ -29,14 +31,16 @@ func TestHermesRealFrames(t *testing.T) {
 	r, err := NewResolver(Options{Dirs: []string{app.MapsDir}, MaxCacheBytes: 64 << 20, RescanInterval: time.Minute})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
+	debugID, eventFrames := readErrorEvent(t, app.ErrorEvent(t, run))
+	require.Equal(t, app.DebugID, debugID)
 	for _, set := range []struct {
 		name   string
 		frames []hermestest.Frame
-	}{{"error", run.Error}, {"profile", run.Profile}} {
+	}{{"error", eventFrames}, {"profile", run.Profile}} {
 		want := app.Expect(t, set.frames)
 		for i, f := range set.frames {
 			t.Run(fmt.Sprintf("%s/%s@%d", set.name, f.Function, f.Colno), func(t *testing.T) {
-				got, err := resolveHermes(r, app.DebugID, f)
+				got, err := resolveHermes(r, debugID, f)
 				if want[i] == nil {
 					// The bundle's prelude (module system) has no source.
 					assert.ErrorIs(t, err, symbolication.ErrNoMatch)
@@ -97,4 +101,44 @@ func TestHermesOffsetsAreZeroBased(t *testing.T) {
 			assert.Equal(t, []int{source[i].Line, source[i].Column}, []int{tok.Line + 1, tok.Column + 1})
 		})
 	}
+}
+
+// readErrorEvent reads what a resolver needs of an error event: the debug
+// id of its bundle's `sourcemap` image and the frames of its exception,
+// innermost first.
+func readErrorEvent(t *testing.T, event []byte) (string, []hermestest.Frame) {
+	t.Helper()
+	var ev struct {
+		Exception struct {
+			Values []struct {
+				Stacktrace struct {
+					Frames []struct {
+						Function string `json:"function"`
+						AbsPath  string `json:"abs_path"`
+						Lineno   int    `json:"lineno"`
+						Colno    int    `json:"colno"`
+					}
+				}
+			}
+		}
+		DebugMeta struct {
+			Images []struct {
+				Type     string `json:"type"`
+				CodeFile string `json:"code_file"`
+				DebugID  string `json:"debug_id"`
+			}
+		} `json:"debug_meta"`
+	}
+	require.NoError(t, json.Unmarshal(event, &ev))
+	require.Len(t, ev.Exception.Values, 1)
+	require.Len(t, ev.DebugMeta.Images, 1)
+	img := ev.DebugMeta.Images[0]
+	require.Equal(t, []string{"sourcemap", hermestest.BundleURL}, []string{img.Type, img.CodeFile})
+	sent := ev.Exception.Values[0].Stacktrace.Frames
+	frames := make([]hermestest.Frame, len(sent))
+	for i, f := range sent {
+		require.Equal(t, hermestest.BundleURL, f.AbsPath)
+		frames[len(sent)-1-i] = hermestest.Frame{Function: f.Function, Lineno: f.Lineno, Colno: f.Colno}
+	}
+	return img.DebugID, frames
 }

@@ -116,6 +116,47 @@ func (a App) Run(tb testing.TB) Run {
 	return r
 }
 
+// ErrorEvent is the error event React Native's SDK sends for the run's
+// error: platform javascript, the exception with its frames outermost
+// first (Sentry's order), each with the bundle's URL as `filename` (the
+// SDK's RewriteFrames) and `abs_path`, line 1 and the column the SDK
+// computes; the bundle's debug id as a `sourcemap` debug image.
+func (a App) ErrorEvent(tb testing.TB, r Run) []byte {
+	tb.Helper()
+	type frame struct {
+		Function string `json:"function"`
+		Filename string `json:"filename"`
+		AbsPath  string `json:"abs_path"`
+		Lineno   int    `json:"lineno"`
+		Colno    int    `json:"colno"`
+		InApp    bool   `json:"in_app"`
+	}
+	frames := make([]frame, len(r.Error))
+	for i, f := range r.Error {
+		frames[len(frames)-1-i] = frame{Function: f.Function, Filename: BundleURL, AbsPath: BundleURL, Lineno: f.Lineno, Colno: f.Colno, InApp: true}
+	}
+	ev := map[string]any{
+		"event_id":  "9f2c4e1a7b3d4c5e8f6a0b1c2d3e4f5a",
+		"timestamp": 1764000000.5,
+		"platform":  "javascript",
+		"level":     "fatal",
+		"release":   "com.shop@1.0+1",
+		"dist":      "1",
+		"sdk":       map[string]any{"name": "sentry.javascript.react-native", "version": "6.10.0"},
+		"exception": map[string]any{"values": []any{map[string]any{
+			"type": r.ErrorType, "value": r.ErrorValue,
+			"mechanism":  map[string]any{"type": "onerror", "handled": false},
+			"stacktrace": map[string]any{"frames": frames},
+		}}},
+		"debug_meta": map[string]any{"images": []any{map[string]any{"type": "sourcemap", "code_file": BundleURL, "debug_id": a.DebugID}}},
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		tb.Fatalf("encode the event: %v", err)
+	}
+	return b
+}
+
 // SourcePosition is a frame of the app run from its minified JavaScript
 // (not bytecode): Hermes then prints the 1-based line and column.
 type SourcePosition struct {
