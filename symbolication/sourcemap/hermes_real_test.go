@@ -52,6 +52,14 @@ func TestHermesRealFrames(t *testing.T) {
 		}
 	}
 
+	// Without the debug id the map is found by the bundle's URL:
+	// app:///index.android.bundle is <dir>/index.android.bundle.map.
+	byPath, err := resolveHermes(r, "", eventFrames[0])
+	require.NoError(t, err)
+	byID, err := resolveHermes(r, debugID, eventFrames[0])
+	require.NoError(t, err)
+	assert.Equal(t, byID, byPath)
+
 	// What the function maps are for: Hermes names the inlined priceOf, the
 	// map callback and the runApp function terser turned into an IIFE
 	// "anonymous", and Cart#total "value" (Babel's class lowering); the
