@@ -310,10 +310,19 @@ func runNode(tb testing.TB, node string, in []byte, args ...string) []byte {
 }
 
 // installModules runs npm ci when node_modules is missing or older than
-// the lockfile (npm writes node_modules/.package-lock.json last).
+// the lockfile (npm writes node_modules/.package-lock.json last). The
+// tests of several packages build the app, and `go test ./...` runs them
+// at once: the check and the install hold a file lock, so that one
+// installs while the others wait, instead of one deleting node_modules
+// under another.
 func installModules(tb testing.TB, npm string) {
 	tb.Helper()
 	dir := projectDir(tb)
+	unlock, err := lockFile(filepath.Join(dir, ".npm-ci.lock"))
+	if err != nil {
+		tb.Fatalf("lock the npm install: %v", err)
+	}
+	defer unlock()
 	lock, err := os.Stat(filepath.Join(dir, "package-lock.json"))
 	if err != nil {
 		tb.Fatalf("the npm project's lockfile: %v", err)
