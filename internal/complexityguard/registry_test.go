@@ -43,6 +43,7 @@ var externalRows = []externalRow{
 		name: "sentry_timestamps", test: "translator/internal/sentrytime/time_test.go:TestComplexityGuardSeconds",
 		fuzz: []string{"translator/internal/sentrytime.FuzzParseSeconds", "translator/sentry.FuzzFastNanos"},
 	},
+	{name: "sourcemap_hermes_functions", test: "symbolication/sourcemap/hermes_test.go:TestComplexityGuardHermes"},
 }
 
 // routerItemTypes reads the item types of ARCHITECTURE.md's "The router's

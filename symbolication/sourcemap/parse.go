@@ -36,6 +36,8 @@ type Map struct {
 	// columns is the index of functionAtColumn, made on its first call.
 	columnsOnce sync.Once
 	columns     []columnSpan
+	// hermes is set for a map of Hermes bytecode (hermes.go).
+	hermes *hermesMap
 }
 
 // segment is one decoded mapping; src and name are -1 when absent.
@@ -53,6 +55,7 @@ type rawMap struct {
 	Sections   []json.RawMessage `json:"sections"`
 	DebugID    string            `json:"debugId"`
 	DebugID2   string            `json:"debug_id"`
+	hermesFields
 }
 
 // Parse decodes a version 3 source map. Index maps ("sections") are not
@@ -71,6 +74,7 @@ func Parse(data []byte) (*Map, error) {
 		return nil, fmt.Errorf("source map: %w", err)
 	}
 	m.onlyLine = m.findOnlyLine()
+	m.hermes = newHermesMap(&raw, len(m.Sources))
 	m.size = m.measure()
 	return m, nil
 }
@@ -107,6 +111,9 @@ func (m *Map) measure() int64 {
 		if s.name >= 0 {
 			size += 16
 		}
+	}
+	if m.hermes != nil {
+		size += m.hermes.size()
 	}
 	return size + stringsBytes(m.Sources) + stringsBytes(m.Names)
 }

@@ -86,7 +86,8 @@ func (r *Resolver) CacheStats() symbolication.CacheStats { return r.maps.Stats()
 
 // Resolve maps a minified frame (Frame.File the bundle's URL or path,
 // Frame.Line and Frame.Column 1-based, where the profiler says the function
-// starts) to its original function, file, line and column. The map is the
+// starts; for a map of Hermes bytecode, line 1 and the bytecode offset + 1)
+// to its original function, file, line and column. The map is the
 // one of in.DebugID when that is known, else the one found by the frame's
 // file. Function keeps the frame's own name when the map names nothing
 // there.
@@ -102,7 +103,7 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, err
 	}
-	tok, ok := lm.m.functionOf(f)
+	tok, ok := lm.m.frameOf(f)
 	if !ok {
 		return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, lm.path, symbolication.ErrNoMatch)
 	}
