@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -228,6 +229,9 @@ func TestProcessorLeavesResolvedAlone(t *testing.T) {
 	pd := toProfiles(t, nodeChunk([]string{frameJSON(name, "/srv/app/dist/app.min.js", line, col)}, ""))
 	cfg := createDefaultConfig().(*Config)
 	cfg.SourceMaps.Directories = []string{mapsDir}
+	// What is measured is a second pass over resolved frames: the first
+	// must resolve, however long a loaded machine takes to parse the map.
+	cfg.MaxBatchWait = time.Minute
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
