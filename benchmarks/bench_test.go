@@ -13,11 +13,11 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// translation is the receiver's translate path for one item: decode,
+// workerPath is the receiver's translate path for one item: decode,
 // normalize, validate, build pdata. Like each of the receiver's workers, it
 // decodes and builds through a Decoder and a ProfilesBuilder that it reuses
 // from one item to the next.
-type translation struct {
+type workerPath struct {
 	decoder sentry.Decoder
 	builder *profilesin.ProfilesBuilder
 	opts    profilesin.ReceiveOptions
@@ -25,7 +25,7 @@ type translation struct {
 
 // translate returns the profiles of data and the number of Sentry sample
 // events they hold.
-func (t *translation) translate(data []byte) (pprofile.Profiles, int, error) {
+func (t *workerPath) translate(data []byte) (pprofile.Profiles, int, error) {
 	p, err := t.decoder.Decode(data)
 	if err != nil {
 		return pprofile.Profiles{}, 0, fmt.Errorf("decode: %w", err)
@@ -45,7 +45,7 @@ func (t *translation) translate(data []byte) (pprofile.Profiles, int, error) {
 
 // translate runs the translate path once, with nothing reused.
 func translate(data []byte) (pprofile.Profiles, int, error) {
-	var t translation
+	var t workerPath
 	return t.translate(data)
 }
 
@@ -106,7 +106,7 @@ func benchmarkTranslate(b *testing.B, data []byte) {
 	b.Run("Ours", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
-		var t translation
+		var t workerPath
 		for b.Loop() {
 			_, n, err := t.translate(data)
 			if err != nil {
@@ -123,7 +123,7 @@ func benchmarkTranslate(b *testing.B, data []byte) {
 	b.Run("OursGrouped", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()
-		t := translation{opts: profilesin.ReceiveOptions{GroupSamples: true}}
+		t := workerPath{opts: profilesin.ReceiveOptions{GroupSamples: true}}
 		pd, _, err := t.translate(data)
 		if err != nil {
 			b.Fatal(err)

@@ -47,7 +47,7 @@ func TestProtoSizeRatio(t *testing.T) {
 	for _, tt := range tests {
 		for _, group := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/grouped=%t", tt.name, group), func(t *testing.T) {
-				tr := translation{opts: profilesin.ReceiveOptions{GroupSamples: group}}
+				tr := workerPath{opts: profilesin.ReceiveOptions{GroupSamples: group}}
 				pd, events, err := tr.translate(tt.data)
 				if err != nil {
 					t.Fatal(err)

@@ -20,7 +20,7 @@ import (
 // countClientReport adds a client_report item's counts to
 // receiver_sentryprofile_sdk_discarded; an unreadable report is dropped
 // whole (a wrong count is worse than none) and counted as a bad item.
-func (rt *router) countClientReport(ctx context.Context, t *translation, projectID string, i int) {
+func (rt *router) countClientReport(ctx context.Context, t *envelopeState, projectID string, i int) {
 	item := &t.items[i]
 	if item.Oversized {
 		rt.discardSignalItem(ctx, t, projectID, i, errOversizedSignalItem)

@@ -25,7 +25,7 @@ type envelopeHandler struct {
 	auth   *authenticator
 	router *router
 	slots  envelopeSlots
-	pool   *translationPool
+	pool   *envelopeStatePool
 
 	// forward sends /api/ requests to the upstream Sentry; nil when
 	// forward is not configured.
@@ -117,7 +117,7 @@ func notFound(w http.ResponseWriter, _ *http.Request) {
 // (the header may carry the dsn), then reads every item, refusing the
 // envelope (413) at the first item over its type's limit. Items stay raw:
 // the router decodes them.
-func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
+func (h *envelopeHandler) readEnvelope(t *envelopeState, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
 	eventID, rerr := h.readHeader(t, r, body, projectID)
 	if rerr != nil {
 		return "", rerr
@@ -127,7 +127,7 @@ func (h *envelopeHandler) readEnvelope(t *translation, r *http.Request, body io.
 
 // readHeader reads and authorizes the envelope header, and returns its
 // event id.
-func (h *envelopeHandler) readHeader(t *translation, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
+func (h *envelopeHandler) readHeader(t *envelopeState, r *http.Request, body io.Reader, projectID string) (string, *requestError) {
 	t.resetReader(body, h.readerLimits())
 	header, err := t.reader.Header()
 	if err != nil {
@@ -149,7 +149,7 @@ func (h *envelopeHandler) readHeader(t *translation, r *http.Request, body io.Re
 
 // readItems reads every item, refusing the envelope at the first over its
 // type's limit.
-func (h *envelopeHandler) readItems(t *translation, projectID string) *requestError {
+func (h *envelopeHandler) readItems(t *envelopeState, projectID string) *requestError {
 	for {
 		item, err := t.reader.Next()
 		if errors.Is(err, io.EOF) {
@@ -166,7 +166,7 @@ func (h *envelopeHandler) readItems(t *translation, projectID string) *requestEr
 }
 
 // resetReader reads body with the pooled reader, or a new one.
-func (t *translation) resetReader(body io.Reader, limits envelope.Limits) {
+func (t *envelopeState) resetReader(body io.Reader, limits envelope.Limits) {
 	if t.reader == nil {
 		t.reader = envelope.NewReader(body, limits)
 		return

@@ -67,7 +67,7 @@ func (h *envelopeHandler) readerLimits() envelope.Limits {
 // checkItemSize refuses item i of t when it is larger than its type's
 // limit: 413 for the whole envelope, logged (rate-limited) with the item's
 // type.
-func (h *envelopeHandler) checkItemSize(t *translation, i int, projectID string) *requestError {
+func (h *envelopeHandler) checkItemSize(t *envelopeState, i int, projectID string) *requestError {
 	item := &t.items[i]
 	limit := h.router.itemLimit(item.Header.Type)
 	if limit <= 0 || item.Size <= limit {

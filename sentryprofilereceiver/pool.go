@@ -14,10 +14,10 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrytrace"
 )
 
-// translation is what an envelope reuses from the one before: the envelope
+// envelopeState is what an envelope reuses from the one before: the envelope
 // reader's buffers, the decoded profile's arrays and the builder's maps and
 // scratch space.
-type translation struct {
+type envelopeState struct {
 	reader  *envelope.Reader
 	items   []envelope.Item
 	decoder itemrules.ItemDecoder
@@ -35,37 +35,37 @@ type translation struct {
 	// once (sentrytrace.AppendItems) for the span index, the traces signal
 	// and the profiles.
 	traceItems []sentrytrace.Item
-	// released marks the translation of a chunk that was held: it is not
+	// released marks the state of a chunk that was held: it is not
 	// held again.
 	released bool
 }
 
-// translationPool keeps translations for the next envelopes. warm keeps
+// envelopeStatePool keeps envelope states for the next envelopes. warm keeps
 // one per core across garbage collections, which under load run every few
 // milliseconds and would otherwise empty the sync.Pool and make the next
 // envelopes grow their buffers again; the rest come and go with the load.
-type translationPool struct {
-	warm chan *translation
+type envelopeStatePool struct {
+	warm chan *envelopeState
 	rest sync.Pool
 }
 
-func newTranslationPool(warm int) *translationPool {
-	return &translationPool{warm: make(chan *translation, warm)}
+func newEnvelopeStatePool(warm int) *envelopeStatePool {
+	return &envelopeStatePool{warm: make(chan *envelopeState, warm)}
 }
 
-func (p *translationPool) get() *translation {
+func (p *envelopeStatePool) get() *envelopeState {
 	select {
 	case t := <-p.warm:
 		return t
 	default:
 	}
-	if t, ok := p.rest.Get().(*translation); ok {
+	if t, ok := p.rest.Get().(*envelopeState); ok {
 		return t
 	}
-	return &translation{builder: profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{})}
+	return &envelopeState{builder: profilesin.NewProfilesBuilder(profilesin.ReceiveOptions{})}
 }
 
-func (p *translationPool) put(t *translation) {
+func (p *envelopeStatePool) put(t *envelopeState) {
 	// The items' payloads live in the reader's memory, which the next
 	// envelope reuses; the request body is let go with its connection.
 	clear(t.items)

@@ -16,13 +16,13 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
-// TestPooledTranslationsKeepNoAliases posts chunks of different sizes and
+// TestPooledEnvelopeStatesKeepNoAliases posts chunks of different sizes and
 // frames, gzip'd and not, from several clients at once, with the original
 // payload kept. The receiver reads and translates them with pooled readers,
 // decoders and builders; every profile the sink holds must still carry its
 // own payload and samples once all the others have gone through the same
 // memory.
-func TestPooledTranslationsKeepNoAliases(t *testing.T) {
+func TestPooledEnvelopeStatesKeepNoAliases(t *testing.T) {
 	sink := new(consumertest.ProfilesSink)
 	tr := startReceiver(t, sink, func(c *Config) { c.IncludeOriginalPayload = true })
 

@@ -22,7 +22,7 @@ import (
 
 // consumeProfiles translates the envelope's profile items and sends them
 // down the profiles pipeline.
-func (rt *router) consumeProfiles(ctx context.Context, t *translation, projectID string) error {
+func (rt *router) consumeProfiles(ctx context.Context, t *envelopeState, projectID string) error {
 	pd, samples := rt.translateProfiles(ctx, t, projectID)
 	if samples == 0 {
 		return nil
@@ -72,7 +72,7 @@ func samplesByType(pd pprofile.Profiles) map[string]int {
 // translateProfiles turns the envelope's profile items into one Profiles. A
 // bad item is dropped, logged at debug and counted; it never fails the
 // envelope.
-func (rt *router) translateProfiles(ctx context.Context, t *translation, projectID string) (pprofile.Profiles, int) {
+func (rt *router) translateProfiles(ctx context.Context, t *envelopeState, projectID string) (pprofile.Profiles, int) {
 	items := t.items
 	builder := t.builder
 	builder.Reset(profilesin.ReceiveOptions{
@@ -114,7 +114,7 @@ func (rt *router) translateProfiles(ctx context.Context, t *translation, project
 // holdChunks holds the envelope's profile chunks for links::wait (see
 // holdChunk); nil when none is held, else true at the index of each held
 // item.
-func (rt *router) holdChunks(ctx context.Context, t *translation, projectID string) []bool {
+func (rt *router) holdChunks(ctx context.Context, t *envelopeState, projectID string) []bool {
 	if rt.hold == nil || t.released {
 		return nil
 	}
@@ -134,7 +134,7 @@ func (rt *router) holdChunks(ctx context.Context, t *translation, projectID stri
 
 // holdChunk keeps a profile chunk for links::wait, so that it links to spans
 // that arrive after it; true when it was held and is translated later.
-func (rt *router) holdChunk(ctx context.Context, t *translation, projectID string, item *envelope.Item) bool {
+func (rt *router) holdChunk(ctx context.Context, t *envelopeState, projectID string, item *envelope.Item) bool {
 	if item.Header.Type == itemrules.ItemTypeProfile || rt.hold == nil || t.released || item.Oversized {
 		return false
 	}
@@ -184,7 +184,7 @@ func (rt *router) checkPlatformHeader(ctx context.Context, projectID string, i i
 // discard counts a dropped item and logs it (rate-limited, at warn): an
 // operator whose SDK's profiles do not arrive must not need a metrics
 // backend to find out why. profile is the decoded payload, when it decoded.
-func (rt *router) discard(ctx context.Context, t *translation, projectID string, item *envelope.Item, profile *sentry.Profile, serr *sentry.Error) {
+func (rt *router) discard(ctx context.Context, t *envelopeState, projectID string, item *envelope.Item, profile *sentry.Profile, serr *sentry.Error) {
 	rt.telemetry.ReceiverSentryprofileDiscardedItems.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", string(serr.Reason)))))
 	sdk := t.sdkName
@@ -197,7 +197,7 @@ func (rt *router) discard(ctx context.Context, t *translation, projectID string,
 		zap.String("reason", string(serr.Reason)), zap.Error(serr))
 }
 
-// countLinks records how many of a translation's samples got a link.
+// countLinks records how many of an envelope's samples got a link.
 func (rt *router) countLinks(ctx context.Context, samples, linked int) {
 	if samples == 0 {
 		return

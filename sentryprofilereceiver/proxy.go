@@ -131,7 +131,7 @@ func (h *envelopeHandler) refusesUnread(req forwardedEnvelope, rerr *requestErro
 
 // forwardTranslated sends a read envelope upstream while the router
 // translates it.
-func (h *envelopeHandler) forwardTranslated(w http.ResponseWriter, req forwardedEnvelope, t *translation, decoded *bytes.Buffer) {
+func (h *envelopeHandler) forwardTranslated(w http.ResponseWriter, req forwardedEnvelope, t *envelopeState, decoded *bytes.Buffer) {
 	upstreamBody, encoding := h.upstreamEnvelope(req.raw, decoded)
 	upstream := h.forward.SendAsync(req.r, req.target, upstreamBody, encoding)
 	if err := h.router.route(req.r.Context(), t, req.projectID); err != nil {

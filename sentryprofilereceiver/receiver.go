@@ -73,7 +73,7 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 		mode = sentry.ModeRelay
 	}
 	slots := make(envelopeSlots, cfg.MaxConcurrentEnvelopes)
-	pool := newTranslationPool(min(runtime.GOMAXPROCS(0), cfg.MaxConcurrentEnvelopes))
+	pool := newEnvelopeStatePool(min(runtime.GOMAXPROCS(0), cfg.MaxConcurrentEnvelopes))
 	rt := &router{
 		cfg: cfg, logger: set.Logger, telemetry: tb, obsrep: obsrep, profilesObsrep: profilesObsrep, drops: newDropLog(set.Logger), mode: mode,
 		index: newSpanIndex(cfg.Links), hold: newChunkHold(cfg.Links), slots: slots, pool: pool,

@@ -165,10 +165,10 @@ type router struct {
 	// they are translated at once.
 	index *spanindex.Index
 	hold  *linkhold.Hold
-	// slots bounds the translations running; a held chunk's release takes
+	// slots bounds the envelope states running; a held chunk's release takes
 	// one like an envelope.
 	slots envelopeSlots
-	pool  *translationPool
+	pool  *envelopeStatePool
 	// events remembers recent events' resources for the feedback sent
 	// apart from them (eventmemory.go).
 	events *eventResources
@@ -195,7 +195,7 @@ func (rt *router) consumes(s signal) bool {
 // pipelines. Items a translator refuses are counted and dropped; the error
 // is a pipeline's. The spans go down their pipeline even when the profiles
 // were refused: an SDK does not send a refused envelope again.
-func (rt *router) route(ctx context.Context, t *translation, projectID string) error {
+func (rt *router) route(ctx context.Context, t *envelopeState, projectID string) error {
 	rt.countIgnored(ctx, t)
 	rt.decodeTraceItems(t)
 	var err error
@@ -214,7 +214,7 @@ func (rt *router) route(ctx context.Context, t *translation, projectID string) e
 }
 
 // countIgnored counts the items no pipeline takes.
-func (rt *router) countIgnored(ctx context.Context, t *translation) {
+func (rt *router) countIgnored(ctx context.Context, t *envelopeState) {
 	for i := range t.items {
 		typ := t.items[i].Header.Type
 		if r := routeByType[typ]; r != nil && rt.consumes(r.signal) {
@@ -228,7 +228,7 @@ func (rt *router) countIgnored(ctx context.Context, t *translation) {
 // (sentrytrace.AppendItems), for the span index, the traces signal and the
 // profiles (their resource, a V1 profile's transaction), and feeds the
 // index.
-func (rt *router) decodeTraceItems(t *translation) {
+func (rt *router) decodeTraceItems(t *envelopeState) {
 	if rt.index == nil && rt.traces == nil && (rt.profiles == nil || !hasProfileItem(t.items)) {
 		return
 	}

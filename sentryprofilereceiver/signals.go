@@ -45,7 +45,7 @@ type signalBatch struct {
 // consumeSignals translates the envelope's log and metric items, counts its
 // client reports and sends each signal down its pipeline. A pipeline's
 // error is returned (the first); every pipeline is tried.
-func (rt *router) consumeSignals(ctx context.Context, t *translation, projectID string) error {
+func (rt *router) consumeSignals(ctx context.Context, t *envelopeState, projectID string) error {
 	if !rt.hasSignalItems(t) {
 		return nil
 	}
@@ -85,7 +85,7 @@ func (rt *router) consumeMetrics(ctx context.Context, b *signalBatch) error {
 // hasSignalItems reports whether the envelope has an item for the logs or
 // metrics signal or the receiver's telemetry, so that an envelope of
 // profiles and spans costs nothing here.
-func (rt *router) hasSignalItems(t *translation) bool {
+func (rt *router) hasSignalItems(t *envelopeState) bool {
 	for i := range t.items {
 		if rt.signalRoute(t.items[i].Header.Type) != nil {
 			return true
@@ -112,7 +112,7 @@ func (r *itemRoute) isSignal() bool {
 // translateSignals translates every log and metric item of a configured
 // signal into one batch. A bad item is dropped and counted; a container's
 // bad entries are dropped and counted, its other entries kept.
-func (rt *router) translateSignals(ctx context.Context, t *translation, projectID string) *signalBatch {
+func (rt *router) translateSignals(ctx context.Context, t *envelopeState, projectID string) *signalBatch {
 	b := &signalBatch{logs: plog.NewLogs(), metrics: pmetric.NewMetrics()}
 	b.records = b.logs.ResourceLogs().AppendEmpty().ScopeLogs().AppendEmpty().LogRecords()
 	b.series = b.metrics.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()
@@ -128,7 +128,7 @@ func (rt *router) translateSignals(ctx context.Context, t *translation, projectI
 
 // translateSignalItem adds item i, of row r, to the batch: its records,
 // what it says of its program and the events it is or names.
-func (rt *router) translateSignalItem(ctx context.Context, t *translation, projectID string, i int, r *itemRoute, b *signalBatch) {
+func (rt *router) translateSignalItem(ctx context.Context, t *envelopeState, projectID string, i int, r *itemRoute, b *signalBatch) {
 	item := &t.items[i]
 	switch {
 	case r.signal == signalTelemetry:
@@ -229,7 +229,7 @@ var errOversizedSignalItem = errors.New("over max_profile_item_size")
 // carry: the profiles' (when that signal ran), filled from the decoded
 // segments, under the receiver's service name and the request's project.
 // The signal items fill it further, in item order.
-func (rt *router) envelopeResource(t *translation, projectID string) sentryresource.Resource {
+func (rt *router) envelopeResource(t *envelopeState, projectID string) sentryresource.Resource {
 	var res sentryresource.Resource
 	if rt.profiles != nil {
 		res = t.builder.Resource()
@@ -246,7 +246,7 @@ func (rt *router) envelopeResource(t *translation, projectID string) sentryresou
 
 // signalItemError counts what a translator refused: the entries a
 // *PartialError names, or the whole item.
-func (rt *router) signalItemError(ctx context.Context, t *translation, projectID string, i int, err error) {
+func (rt *router) signalItemError(ctx context.Context, t *envelopeState, projectID string, i int, err error) {
 	var partial *sentrysignal.PartialError
 	if errors.As(err, &partial) {
 		itemType := t.items[i].Header.Type
@@ -259,7 +259,7 @@ func (rt *router) signalItemError(ctx context.Context, t *translation, projectID
 	rt.discardSignalItem(ctx, t, projectID, i, err)
 }
 
-func (rt *router) discardSignalItem(ctx context.Context, t *translation, projectID string, i int, err error) {
+func (rt *router) discardSignalItem(ctx context.Context, t *envelopeState, projectID string, i int, err error) {
 	itemType := t.items[i].Header.Type
 	rt.telemetry.ReceiverSentryprofileDiscardedSignalItems.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("item_type", itemType), attribute.String("drop_scope", "item"))))

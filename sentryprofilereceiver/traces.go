@@ -21,7 +21,7 @@ import (
 const reasonInvalidTraceItem sentry.Reason = "invalid_trace_item"
 
 // consumeTraces sends the envelope's spans down the traces pipeline.
-func (rt *router) consumeTraces(ctx context.Context, t *translation, projectID string) error {
+func (rt *router) consumeTraces(ctx context.Context, t *envelopeState, projectID string) error {
 	td, spans := rt.translateTraces(ctx, t, projectID)
 	if spans == 0 {
 		return nil
@@ -35,7 +35,7 @@ func (rt *router) consumeTraces(ctx context.Context, t *translation, projectID s
 // translateTraces turns the envelope's decoded transaction and span items
 // into one Traces. An item that cannot be read is dropped, counted and
 // logged; the others go through.
-func (rt *router) translateTraces(ctx context.Context, t *translation, projectID string) (ptrace.Traces, int) {
+func (rt *router) translateTraces(ctx context.Context, t *envelopeState, projectID string) (ptrace.Traces, int) {
 	td := ptrace.NewTraces()
 	// One resource for the envelope: what its profiles carry (translate
 	// ran first), filled from every segment.
@@ -62,7 +62,7 @@ func (rt *router) translateTraces(ctx context.Context, t *translation, projectID
 	return td, spans
 }
 
-func (rt *router) discardTraceItem(ctx context.Context, t *translation, projectID string, i int, why string) {
+func (rt *router) discardTraceItem(ctx context.Context, t *envelopeState, projectID string, i int, why string) {
 	itemType := t.items[i].Header.Type
 	rt.telemetry.ReceiverSentryprofileDiscardedTraceItems.Add(ctx, 1,
 		metric.WithAttributeSet(attribute.NewSet(attribute.String("item_type", itemType))))
