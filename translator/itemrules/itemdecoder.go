@@ -16,6 +16,7 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/art"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/profileschema"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/perfetto"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/profilesin"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
@@ -143,8 +144,8 @@ func IsProfileItem(itemType string) bool {
 // there.
 func FallbackTime(sentAt string, otherwise time.Time) time.Time {
 	if sentAt != "" {
-		if ts, err := time.Parse(time.RFC3339Nano, sentAt); err == nil {
-			return ts.UTC()
+		if ts, err := sentrytime.ParseRFC3339(sentAt); err == nil {
+			return ts.Time().UTC()
 		}
 	}
 	return otherwise.UTC()
