@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/jsscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
@@ -46,7 +47,10 @@ type Resolver struct {
 // loadedMap is a parsed map and the directory its relative sources are
 // relative to, within the configured directory it came from.
 type loadedMap struct {
-	m         *Map
+	m *Map
+	// scopes are the function scopes of the map's bundle (scope.go), nil
+	// when it was not found or could not be read.
+	scopes    *jsscope.Index
 	sourceDir string
 	// path is the file it was read from, for errors.
 	path string
@@ -102,7 +106,7 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, err
 	}
-	tok, ok := lm.m.functionOf(f)
+	tok, ok := lm.frameOf(f, in.Executing)
 	if !ok {
 		return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, lm.path, symbolication.ErrNoMatch)
 	}
@@ -157,7 +161,11 @@ func (r *Resolver) load(_ context.Context, src sources.MapSource) (*loadedMap, i
 	if lm.sourceDir == "." {
 		lm.sourceDir = ""
 	}
-	return lm, m.Size() + int64(len(lm.sourceDir)+len(lm.path)), nil
+	size := m.Size() + int64(len(lm.sourceDir)+len(lm.path))
+	if lm.scopes = loadScopes(src, m, r.opts.MaxArtifactBytes); lm.scopes != nil {
+		size += lm.scopes.Size()
+	}
+	return lm, size, nil
 }
 
 // sourcePath names an original source: as the map names it when that is a
