@@ -160,8 +160,13 @@ var writeResolved = map[symbolication.Kind]func(nf, orig pcommon.Map, t errorTar
 
 // writeJSFrame: Symbolicator's JavaScript frame: the original function (the
 // frame's own when the map names none), file, line and column;
-// data.resolved_with says the bundle's debug id found the map.
+// data.resolved_with says the bundle's debug id found the map. The SDK's
+// source context is the bundle's minified code, not the original line's:
+// it is dropped (it stays in raw_stacktrace), as Symbolicator replaces it.
 func writeJSFrame(nf, _ pcommon.Map, t errorTarget, a symbolication.Frame) {
+	for _, k := range [...]string{"pre_context", "context_line", "post_context"} {
+		nf.Remove(k)
+	}
 	if a.Function != "" {
 		nf.PutStr("function", a.Function)
 	}
