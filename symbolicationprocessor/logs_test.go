@@ -381,3 +381,48 @@ func TestErrorImages(t *testing.T) {
 		assert.Equal(t, tt.buildID, img.buildID, "%#x", tt.addr)
 	}
 }
+
+// TestLogsResolveThreadsAndEventStacktrace: the threads' stack traces and
+// the event's own are resolved too, each keeping the one as sent.
+func TestLogsResolveThreadsAndEventStacktrace(t *testing.T) {
+	b := readBuild(t)
+	const url = "/srv/app/dist/app.min.js"
+	frame := b.errorFrame(t, url, "t%e===0")
+	event := fmt.Appendf(nil, `{"event_id":"9f1c5a0e8d3b4c2a9e7f6d5c4b3a2914","platform":"node","message":"stuck",
+"threads":{"values":[{"id":1,"crashed":true,"stacktrace":{"frames":[%s]}},{"id":2,"stacktrace":{"frames":[{"function":"idle","abs_path":"node:internal/x","lineno":1,"colno":1}]}}]},
+"stacktrace":{"frames":[%s]},
+"debug_meta":{"images":[{"type":"sourcemap","code_file":%q,"debug_id":%q}]}}`, frame, frame, url, b.debugID)
+	sink := new(consumertest.LogsSink)
+	cfg := createDefaultConfig().(*Config)
+	cfg.SourceMaps.Directories = []string{mapsDir}
+	newLogsProcessor(t, cfg, sink)(eventLogs(t, "node", event))
+	attrs := recordOf(sink.AllLogs()[0]).Attributes().AsRaw()
+	threads := attrs[sentryattr.EventThreads].(map[string]any)["values"].([]any)
+	crashed, idle := threads[0].(map[string]any), threads[1].(map[string]any)
+	tests := []struct {
+		name       string
+		stacktrace any
+		raw        any
+		want       string
+	}{
+		{"the crashed thread", crashed["stacktrace"], crashed["raw_stacktrace"], "isPrime"},
+		{"the event's stack trace", attrs[sentryattr.EventStacktrace], attrs[sentryattr.EventRawStacktrace], "isPrime"},
+		{"a thread of node's own code", idle["stacktrace"], idle["raw_stacktrace"], "idle"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			frames := tt.stacktrace.(map[string]any)["frames"].([]any)
+			require.Len(t, frames, 1)
+			assert.Equal(t, tt.want, frames[0].(map[string]any)["function"])
+			if tt.want == "idle" {
+				assert.Nil(t, tt.raw, "nothing resolved, nothing kept twice")
+				return
+			}
+			require.NotNil(t, tt.raw)
+			assert.Equal(t, "?", tt.raw.(map[string]any)["frames"].([]any)[0].(map[string]any)["function"])
+		})
+	}
+	_, hasText := attrs["exception.stacktrace"]
+	assert.False(t, hasText, "a message gets no exception text")
+	assert.Contains(t, attrs, sentryattr.GroupingHash)
+}
