@@ -70,6 +70,7 @@ func TestRealNodeErrors(t *testing.T) {
 		require.True(t, ok, "event %s was sent", id.Str())
 		checked += checkNodeFrames(t, lr, want)
 	}
+	t.Logf("%d in-app frames checked in %d events", checked, len(records))
 	assert.GreaterOrEqual(t, checked, 30, "in-app frames checked")
 
 	checkNodeGrouping(t, records)

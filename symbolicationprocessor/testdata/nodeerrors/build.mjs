@@ -3,9 +3,10 @@
 //
 //   node build.mjs <outdir>
 //
-// writes <outdir>/v1/app.js(.map): minified, one line; and
+// writes <outdir>/v1/app.js(.map): minified, one line;
 // <outdir>/v2/app.js(.map): identifiers minified, whitespace kept, under a
-// banner, so that every frame has other names, lines and columns.
+// banner, so that every frame has other names, lines and columns; and
+// <outdir>/browser/app.js(.map): the page's bundle, minified, for a browser.
 import * as esbuild from 'esbuild';
 import { sentryEsbuildPlugin } from '@sentry/esbuild-plugin';
 import { fileURLToPath } from 'node:url';
@@ -40,4 +41,14 @@ await esbuild.build({
   minifyIdentifiers: true,
   minifySyntax: true,
   banner: { js: '/* shop, build 2 */\n"use strict";\n' },
+});
+await esbuild.build({
+  ...common,
+  entryPoints: [path.join(here, 'app', 'src', 'browser.js')],
+  outfile: path.join(out, 'browser', 'app.js'),
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2020',
+  external: [],
+  minify: true,
 });

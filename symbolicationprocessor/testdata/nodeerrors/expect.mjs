@@ -1,8 +1,10 @@
 // Computes what the processor should make of each event the app sent,
 // without the Go code's rules:
 //
-//   node expect.mjs <events.jsonl> <outdir>
+//   node expect.mjs <events.jsonl> <outdir> [<url> <dir>]
 //
+// A frame's file is a bundle under <outdir>, or a URL under <url> whose
+// bundle is under <dir> (a page's).
 // For every in-app frame of every exception of every event (as the SDK
 // sent it, read from beforeSend's output), Mozilla's source-map gives the
 // original file, line and column of the frame's position (the mapping at
@@ -17,7 +19,13 @@ import * as walk from 'acorn-walk';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [eventsFile, outdir] = process.argv.slice(2);
+const [eventsFile, outdir, pageURL, pageDir] = process.argv.slice(2);
+
+// localFile is the bundle of a frame's file, '' for a file of no bundle.
+function localFile(file) {
+  if (pageURL && file.startsWith(pageURL)) return path.join(pageDir, file.slice(pageURL.length));
+  return file.startsWith(outdir) ? file : '';
+}
 const consumers = new Map();
 async function consumerOf(file) {
   if (!consumers.has(file)) {
@@ -85,14 +93,16 @@ for (const line of fs.readFileSync(eventsFile, 'utf8').split('\n').filter(Boolea
   for (const value of values) {
     const frames = [];
     for (const f of (value.stacktrace && value.stacktrace.frames) || []) {
-      const file = f.abs_path || f.filename; // @sentry/node sends filename
-      if (!file || !file.startsWith(outdir) || !f.lineno || !f.colno) {
+      const file = localFile(f.abs_path || f.filename || ''); // @sentry/node sends filename
+      if (!file || !f.lineno || !f.colno) {
         frames.push(null);
         continue;
       }
       const { c, raw } = await consumerOf(file);
       const pos = c.originalPositionFor({ line: f.lineno, column: f.colno - 1 });
-      if (pos.source == null) {
+      if (pos.source == null || !pos.source.includes('app/src/')) {
+        // outside the app's sources (the SDK bundled into a page): not
+        // the test's to check
         frames.push(null);
         continue;
       }
