@@ -172,9 +172,7 @@ func writeJSFrame(nf, _ pcommon.Map, t errorTarget, a symbolication.Frame) {
 	}
 	putFile(nf, a.File)
 	nf.PutInt("lineno", int64(a.Line))
-	if a.Column > 0 {
-		nf.PutInt("colno", int64(a.Column))
-	}
+	putColumn(nf, a.Column)
 	if t.in.DebugID != "" {
 		dataOf(nf).PutStr("resolved_with", "debug-id")
 	}
@@ -201,9 +199,7 @@ func writeNativeFrame(nf, orig pcommon.Map, _ errorTarget, a symbolication.Frame
 	}
 	putFile(nf, a.File)
 	putLine(nf, a.Line)
-	if a.Column > 0 {
-		nf.PutInt("colno", int64(a.Column))
-	}
+	putColumn(nf, a.Column)
 	nf.PutStr("symbolicator_status", "symbolicated")
 }
 
@@ -224,6 +220,16 @@ func putLine(nf pcommon.Map, line int) {
 		return
 	}
 	nf.Remove("lineno")
+}
+
+// putColumn sets colno, or removes it when the answer has none (a column
+// as sent is the minified or compiled code's).
+func putColumn(nf pcommon.Map, col int) {
+	if col > 0 {
+		nf.PutInt("colno", int64(col))
+		return
+	}
+	nf.Remove("colno")
 }
 
 // markSymbolicated sets data.symbolicated, as Symbolicator does on a frame
