@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/jsscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
 
@@ -26,6 +25,10 @@ type Options struct {
 	// ids, made when a frame asks for one the last scan did not see (a new
 	// release deployed beside the old).
 	RescanInterval time.Duration
+	// ParseScopes parses the scopes of the bundle beside a map, when the
+	// map is loaded (jsscope.Parse, adapted); nil names frames by the map
+	// alone.
+	ParseScopes func(bundle []byte) (Scopes, error)
 }
 
 // maxConcurrentParses bounds the maps parsed at once: each may be up to
@@ -50,7 +53,7 @@ type loadedMap struct {
 	m *Map
 	// scopes are the function scopes of the map's bundle (scope.go), nil
 	// when it was not found or could not be read.
-	scopes    *jsscope.Index
+	scopes    Scopes
 	sourceDir string
 	// path is the file it was read from, for errors.
 	path string
@@ -162,7 +165,7 @@ func (r *Resolver) load(_ context.Context, src sources.MapSource) (*loadedMap, i
 		lm.sourceDir = ""
 	}
 	size := m.Size() + int64(len(lm.sourceDir)+len(lm.path))
-	if lm.scopes = loadScopes(src, m, r.opts.MaxArtifactBytes); lm.scopes != nil {
+	if lm.scopes = loadScopes(r.opts.ParseScopes, src, m, r.opts.MaxArtifactBytes); lm.scopes != nil {
 		size += lm.scopes.Size()
 	}
 	return lm, size, nil

@@ -82,9 +82,7 @@ func TestResolveRealEsbuildBundle(t *testing.T) {
 		{name: "function declaration", snippet: "(t){let e=0;for(let r=2", function: "computePrimes", marker: "function computePrimes", ident: "computePrimes"},
 		{name: "inner function", snippet: "(t){for(let e=2;e*e", function: "isPrime", marker: "function isPrime", ident: "isPrime"},
 		{name: "arrow function at its parameter", snippet: "t=>{let e=0;for(let r=0", function: "hashText", marker: "const hashText", ident: "hashText"},
-		// Named by the scopes of the bundle beside the map (its class and
-		// its kept key), as Sentry names a method.
-		{name: "kept method name", snippet: "(e){return e*2}", minified: "multiplyBy", function: "Matrix.multiplyBy", marker: "multiplyBy(other)", ident: "multiplyBy"},
+		{name: "kept method name", snippet: "(e){return e*2}", minified: "multiplyBy", function: "multiplyBy", marker: "multiplyBy(other)", ident: "multiplyBy"},
 		// @sentry/profiling-node's caller-line mode: the line is the call
 		// site's, here in another file, and only the column is the
 		// function's.

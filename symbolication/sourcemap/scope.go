@@ -6,17 +6,33 @@ import (
 	"strings"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
-	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/jsscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
+
+// Scopes are the function scopes of a bundle: what names a frame by the
+// function around its position, as Sentry's Symbolicator does
+// (symbolication/jsscope's index; the resolver takes it through
+// Options.ParseScopes, as jsscope's own tests use this package).
+type Scopes interface {
+	// FunctionName is the name of the innermost function around a
+	// generated position (0-based line, UTF-16 column), its name tokens
+	// mapped through m; false outside every function.
+	FunctionName(line, column int, m *Map) (string, bool)
+	// Size is the memory the scopes hold, in bytes.
+	Size() int64
+}
 
 // loadScopes parses the scopes of the bundle a map was made for, once, when
 // the map is loaded: the bundle holding an inline map, else the file beside
 // the map that it is the map of (app.js for app.js.map, or the map's
-// "file" in its directory). nil when there is no such regular file in the
-// map's own directory, when it is larger than maxBytes, or when the scanner
-// cannot follow it: frames are then named by the map alone.
-func loadScopes(src sources.MapSource, m *Map, maxBytes int64) *jsscope.Index {
+// "file" in its directory). nil without a parser, when there is no such
+// regular file in the map's own directory, when it is larger than
+// maxBytes, or when the parser cannot follow it: frames are then named by
+// the map alone.
+func loadScopes(parse func([]byte) (Scopes, error), src sources.MapSource, m *Map, maxBytes int64) Scopes {
+	if parse == nil {
+		return nil
+	}
 	bundle, ok := bundleOf(src, m)
 	if !ok {
 		return nil
@@ -25,11 +41,11 @@ func loadScopes(src sources.MapSource, m *Map, maxBytes int64) *jsscope.Index {
 	if err != nil {
 		return nil
 	}
-	idx, err := jsscope.Parse(b)
+	scopes, err := parse(b)
 	if err != nil {
 		return nil
 	}
-	return idx
+	return scopes
 }
 
 // bundleOf is the path of the bundle beside a map. A candidate that is a
@@ -108,14 +124,5 @@ func (lm *loadedMap) scopeName(line, col int) (string, bool) {
 	if _, ok := lm.m.At(line, col); !ok {
 		return "", false
 	}
-	return jsscope.FunctionName(lm.scopes, line, col, lm.m.scopeLookup)
-}
-
-// scopeLookup is Map.At as the scope package asks it.
-func (m *Map) scopeLookup(line, col int) (jsscope.Mapping, bool) {
-	t, ok := m.At(line, col)
-	return jsscope.Mapping{
-		GenLine: t.GenLine, GenColumn: t.GenColumn, Source: t.Source,
-		Line: t.Line, Column: t.Column, HasSource: t.HasSource, Name: t.Name,
-	}, ok
+	return lm.scopes.FunctionName(line, col, lm.m)
 }

@@ -11,8 +11,59 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
+	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/jsscope"
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication/sources"
 )
+
+// testScopes adapts jsscope to Scopes, as the processor does.
+type testScopes struct{ x *jsscope.Index }
+
+func parseTestScopes(b []byte) (Scopes, error) {
+	x, err := jsscope.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	return testScopes{x}, nil
+}
+
+func (s testScopes) FunctionName(line, column int, m *Map) (string, bool) {
+	return jsscope.FunctionName(s.x, line, column, func(l, c int) (jsscope.Mapping, bool) {
+		t, ok := m.At(l, c)
+		return jsscope.Mapping{GenLine: t.GenLine, GenColumn: t.GenColumn, Source: t.Source,
+			Line: t.Line, Column: t.Column, HasSource: t.HasSource, Name: t.Name}, ok
+	})
+}
+
+func (s testScopes) Size() int64 { return s.x.Size() }
+
+// TestResolveProfileFramesByScope: a profile frame (its function's start)
+// is named by its scope: a method whose key the minifier kept is named
+// with its class, as Sentry names it (the map alone gives the key).
+func TestResolveProfileFramesByScope(t *testing.T) {
+	bundle, source := readString(t, bundlePath), readString(t, sourcePath)
+	tests := []struct {
+		name   string
+		scopes func([]byte) (Scopes, error)
+		want   string
+	}{
+		{"with the bundle's scopes", parseTestScopes, "Matrix.multiplyBy"},
+		{"by the map alone", nil, "multiplyBy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := NewResolver(Options{Dirs: []string{"testdata"}, MaxCacheBytes: 1 << 20, ParseScopes: tt.scopes})
+			require.NoError(t, err)
+			t.Cleanup(r.Close)
+			line, col := v8Position(t, bundle, "(e){return e*2}")
+			wantLine, wantCol := sourcePosition(t, source, "multiplyBy(other)", "multiplyBy")
+			got, err := r.Resolve(context.Background(), symbolication.Lookup{Frame: symbolication.Frame{
+				Function: "multiplyBy", File: "https://cdn.example.com/dist/app.min.js", Line: line, Column: col,
+			}})
+			require.NoError(t, err)
+			assert.Equal(t, []symbolication.Frame{{Function: tt.want, File: "src/app.js", Line: wantLine, Column: wantCol}}, got)
+		})
+	}
+}
 
 // TestResolveErrorPositions: an error frame's position is where its
 // function was executing. Its file, line and column are the mapping at or
@@ -21,7 +72,7 @@ import (
 // segment, which names profile frames, names none of these right).
 func TestResolveErrorPositions(t *testing.T) {
 	bundle, source := readString(t, bundlePath), readString(t, sourcePath)
-	r, err := NewResolver(Options{Dirs: []string{"testdata"}, MaxCacheBytes: 1 << 20})
+	r, err := NewResolver(Options{Dirs: []string{"testdata"}, MaxCacheBytes: 1 << 20, ParseScopes: parseTestScopes})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 	tests := []struct {
@@ -56,7 +107,7 @@ func TestResolveWithoutBundle(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "dist"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "dist", "app.min.js.map"), []byte(readString(t, bundlePath+".map")), 0o644))
 	bundle := readString(t, bundlePath)
-	r, err := NewResolver(Options{Dirs: []string{dir}, MaxCacheBytes: 1 << 20})
+	r, err := NewResolver(Options{Dirs: []string{dir}, MaxCacheBytes: 1 << 20, ParseScopes: parseTestScopes})
 	require.NoError(t, err)
 	t.Cleanup(r.Close)
 	line, col := v8Position(t, bundle, "t%e===0")
