@@ -54,6 +54,10 @@ type Lookup struct {
 	// addresses less ImageAddr are offsets into the file's first loadable
 	// segment (a pprof Mapping's memory_start − file_offset).
 	ImageAddr uint64
+	// Executing says the frame's position is where it was executing (an
+	// error's stack frame), not where its function starts (a profiler's
+	// JavaScript frame): a source map answers the mapping at or before it.
+	Executing bool
 }
 
 // Resolver resolves the frames of one kind.

@@ -112,7 +112,7 @@ func addressOnly(pd pprofile.Profiles, ids map[string]string) map[int]nativeAnsw
 	d := newDictionary(pd.Dictionary())
 	out := map[int]nativeAnswer{}
 	for i, loc := range d.d.LocationTable().All() {
-		if t := nativeTargets(nil, d, loc); len(t) > 0 && ids[t[0].in.BuildID] != "" {
+		if t := nativeTargets(nil, d, loc, false); len(t) > 0 && ids[t[0].in.BuildID] != "" {
 			out[i] = nativeAnswer{bin: ids[t[0].in.BuildID], addr: loc.Address()}
 		}
 	}

@@ -7,18 +7,23 @@ import (
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/xconsumer"
 	"go.opentelemetry.io/collector/processor"
+	"go.opentelemetry.io/collector/processor/processorhelper"
 	"go.opentelemetry.io/collector/processor/processorhelper/xprocessorhelper"
 	"go.opentelemetry.io/collector/processor/xprocessor"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor/internal/metadata"
 )
 
-// NewFactory returns the factory of the symbolication processor.
+// NewFactory returns the factory of the symbolication processor. Its
+// profiles and logs pipelines of one configuration share one processor
+// (sharedCores).
 func NewFactory() xprocessor.Factory {
+	shared := newSharedCores()
 	return xprocessor.NewFactory(
 		metadata.Type,
 		createDefaultConfig,
-		xprocessor.WithProfiles(createProfiles, metadata.ProfilesStability),
+		xprocessor.WithProfiles(shared.createProfiles, metadata.ProfilesStability),
+		xprocessor.WithLogs(shared.createLogs, metadata.LogsStability),
 	)
 }
 
@@ -35,13 +40,24 @@ func createDefaultConfig() component.Config {
 	}
 }
 
-func createProfiles(ctx context.Context, set processor.Settings, cfg component.Config, next xconsumer.Profiles) (xprocessor.Profiles, error) {
-	p, err := newFrameProcessor(cfg.(*Config), set.TelemetrySettings)
+func (s *sharedCores) createProfiles(ctx context.Context, set processor.Settings, cfg component.Config, next xconsumer.Profiles) (xprocessor.Profiles, error) {
+	h, err := s.handle(cfg.(*Config), set.TelemetrySettings)
 	if err != nil {
 		return nil, err
 	}
-	return xprocessorhelper.NewProfiles(ctx, set, cfg, next, p.processProfiles,
+	return xprocessorhelper.NewProfiles(ctx, set, cfg, next, h.core.p.processProfiles,
 		xprocessorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
-		xprocessorhelper.WithStart(p.start),
-		xprocessorhelper.WithShutdown(p.shutdown))
+		xprocessorhelper.WithStart(h.start),
+		xprocessorhelper.WithShutdown(h.shutdown))
+}
+
+func (s *sharedCores) createLogs(ctx context.Context, set processor.Settings, cfg component.Config, next consumer.Logs) (processor.Logs, error) {
+	h, err := s.handle(cfg.(*Config), set.TelemetrySettings)
+	if err != nil {
+		return nil, err
+	}
+	return processorhelper.NewLogs(ctx, set, cfg, next, h.core.p.processLogs,
+		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}),
+		processorhelper.WithStart(h.start),
+		processorhelper.WithShutdown(h.shutdown))
 }

@@ -61,6 +61,7 @@ type frameKey struct {
 	function, module, file string
 	line, column           int
 	address, imageAddr     uint64
+	executing              bool
 }
 
 func keyOf(kind symbolication.Kind, in symbolication.Lookup) frameKey {
@@ -69,13 +70,14 @@ func keyOf(kind symbolication.Kind, in symbolication.Lookup) frameKey {
 		kind: kind, debugID: in.DebugID, buildID: in.BuildID,
 		function: f.Function, module: f.Module, file: f.File,
 		line: f.Line, column: f.Column, address: f.Address, imageAddr: in.ImageAddr,
+		executing: in.Executing,
 	}
 }
 
 // lookup is the resolver's question the key stands for.
 func (k *frameKey) lookup() symbolication.Lookup {
 	return symbolication.Lookup{
-		DebugID: k.debugID, BuildID: k.buildID, ImageAddr: k.imageAddr,
+		DebugID: k.debugID, BuildID: k.buildID, ImageAddr: k.imageAddr, Executing: k.executing,
 		Frame: symbolication.Frame{
 			Function: k.function, Module: k.module, File: k.file,
 			Line: k.line, Column: k.column, Address: k.address,

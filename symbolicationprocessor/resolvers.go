@@ -33,6 +33,7 @@ func (c *Config) sourceMapResolver() (symbolication.Resolver, func(), error) {
 		MaxCacheBytes:    c.ArtifactCacheBytes,
 		MaxArtifactBytes: c.MaxArtifactBytes,
 		RescanInterval:   c.SourceMaps.RescanInterval,
+		ParseScopes:      parseJSScopes,
 	})
 	if err != nil {
 		return nil, nil, err

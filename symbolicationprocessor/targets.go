@@ -41,6 +41,9 @@ type images struct {
 	// the batch names several (profiles of different builds); a location
 	// that profiles of two builds share is left out.
 	locationUUID map[int32]string
+	// callers marks the locations whose addresses are return addresses
+	// (callers.go).
+	callers []bool
 }
 
 // readImages reads the debug images of a batch out of its Mappings (and,
@@ -58,6 +61,7 @@ func readImages(d *dictionary, pd pprofile.Profiles) images {
 		}
 	}
 	im.setProguardUUIDs(proguardUUIDs, d, pd)
+	im.callers = callerLocations(d.d)
 	return im
 }
 
@@ -247,7 +251,7 @@ func kindTargets(kind symbolication.Kind, dst []target, d *dictionary, im images
 	case kind == symbolication.KindProGuard && facts.frameType == frameTypeJVM:
 		return jvmTargets(dst, d, im.proguardUUIDOf(li), loc, facts.module)
 	case kind == symbolication.KindNative:
-		return nativeTargets(dst, d, loc)
+		return nativeTargets(dst, d, loc, im.isCaller(li))
 	}
 	return nil
 }
@@ -288,8 +292,8 @@ func splitJVMName(name, module string) (class, method string, ok bool) {
 
 // nativeTargets: the address of a location that has no lines yet, in a
 // mapping with a GNU build id (the eBPF profiler's, and the receiver's for
-// Sentry's ELF images).
-func nativeTargets(out []target, d *dictionary, loc pprofile.Location) []target {
+// Sentry's ELF images); a caller's is looked up one byte back.
+func nativeTargets(out []target, d *dictionary, loc pprofile.Location, caller bool) []target {
 	mi := loc.MappingIndex()
 	if loc.Lines().Len() > 0 || loc.Address() == 0 || mi <= 0 || int(mi) >= d.d.MappingTable().Len() {
 		return nil
@@ -302,7 +306,7 @@ func nativeTargets(out []target, d *dictionary, loc pprofile.Location) []target 
 	return append(out, target{line: -1, in: symbolication.Lookup{
 		BuildID:   strings.ToLower(buildID),
 		ImageAddr: imageBase(m),
-		Frame:     symbolication.Frame{Address: loc.Address(), File: d.str(m.FilenameStrindex())},
+		Frame:     symbolication.Frame{Address: lookupAddress(loc.Address(), caller), File: d.str(m.FilenameStrindex())},
 	}})
 }
 

@@ -40,6 +40,10 @@ var externalRows = []externalRow{
 		fuzz: []string{"sentryprofilereceiver/internal/forward.FuzzDecodeSpoolRecord"},
 	},
 	{
+		name: "symbolication_error_records", test: "symbolicationprocessor/complexity_test.go:TestComplexityGuardErrorRecords",
+		fuzz: []string{"symbolicationprocessor.FuzzProcessLogs"},
+	},
+	{
 		name: "sentry_timestamps", test: "translator/internal/sentrytime/time_test.go:TestComplexityGuardSeconds",
 		fuzz: []string{"translator/internal/sentrytime.FuzzParseSeconds", "translator/sentry.FuzzFastNanos"},
 	},

@@ -20,3 +20,12 @@ const (
 	GroupingHash       = "sentry.grouping.hash"
 	GroupingComponents = "sentry.grouping.components"
 )
+
+// What the symbolication processor reads of an error record and keeps of
+// it: the event's debug images, and its own stack trace as sent when the
+// processor rewrote sentry.stacktrace (exceptions and threads keep theirs
+// in their raw_stacktrace, as Sentry does).
+const (
+	EventDebugMeta     = "sentry.debug_meta" // {"images": [...]}
+	EventRawStacktrace = "sentry.raw_stacktrace"
+)

@@ -25,6 +25,10 @@ type Options struct {
 	// ids, made when a frame asks for one the last scan did not see (a new
 	// release deployed beside the old).
 	RescanInterval time.Duration
+	// ParseScopes parses the scopes of the bundle beside a map, when the
+	// map is loaded (jsscope.Parse, adapted); nil names frames by the map
+	// alone.
+	ParseScopes func(bundle []byte) (Scopes, error)
 }
 
 // maxConcurrentParses bounds the maps parsed at once: each may be up to
@@ -46,7 +50,10 @@ type Resolver struct {
 // loadedMap is a parsed map and the directory its relative sources are
 // relative to, within the configured directory it came from.
 type loadedMap struct {
-	m         *Map
+	m *Map
+	// scopes are the function scopes of the map's bundle (scope.go), nil
+	// when it was not found or could not be read.
+	scopes    Scopes
 	sourceDir string
 	// path is the file it was read from, for errors.
 	path string
@@ -103,7 +110,7 @@ func (r *Resolver) Resolve(ctx context.Context, in symbolication.Lookup) ([]symb
 	if err != nil {
 		return nil, err
 	}
-	tok, ok := lm.m.frameOf(f)
+	tok, ok := lm.frameOf(f, in.Executing)
 	if !ok {
 		return nil, fmt.Errorf("%s:%d:%d in %s: %w", f.File, f.Line, f.Column, lm.path, symbolication.ErrNoMatch)
 	}
@@ -158,7 +165,11 @@ func (r *Resolver) load(_ context.Context, src sources.MapSource) (*loadedMap, i
 	if lm.sourceDir == "." {
 		lm.sourceDir = ""
 	}
-	return lm, m.Size() + int64(len(lm.sourceDir)+len(lm.path)), nil
+	size := m.Size() + int64(len(lm.sourceDir)+len(lm.path))
+	if lm.scopes = loadScopes(r.opts.ParseScopes, src, m, r.opts.MaxArtifactBytes); lm.scopes != nil {
+		size += lm.scopes.Size()
+	}
+	return lm, size, nil
 }
 
 // sourcePath names an original source: as the map names it when that is a

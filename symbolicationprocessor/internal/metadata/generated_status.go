@@ -15,4 +15,5 @@ var (
 
 const (
 	ProfilesStability = component.StabilityLevelDevelopment
+	LogsStability     = component.StabilityLevelDevelopment
 )
