@@ -292,7 +292,7 @@ func viewOf(f *Frame, platform string) frameView {
 }
 
 // matches tests the matcher on the frame at i.
-func (m matcher) matches(views []frameView, states []frameState, i int) bool {
+func (m *matcher) matches(views []frameView, states []frameState, i int) bool {
 	j := i + m.offset
 	if j < 0 || j >= len(views) {
 		return false
@@ -300,7 +300,7 @@ func (m matcher) matches(views []frameView, states []frameState, i int) bool {
 	return m.test(&views[j], &states[j]) != m.negate
 }
 
-func (m matcher) test(v *frameView, s *frameState) bool {
+func (m *matcher) test(v *frameView, s *frameState) bool {
 	text := fieldText[m.field](v, s)
 	switch m.how {
 	case byExact:
@@ -335,8 +335,8 @@ func (e *enhancement) matchedFrames(views []frameView, states []frameState, dst 
 }
 
 func (e *enhancement) matchesAt(views []frameView, states []frameState, i int) bool {
-	for _, m := range e.when {
-		if !m.matches(views, states, i) {
+	for k := range e.when {
+		if !e.when[k].matches(views, states, i) {
 			return false
 		}
 	}
