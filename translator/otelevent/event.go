@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/stacktrace"
 )
 
@@ -391,7 +392,7 @@ func exceptionOf(attrs pcommon.Map, opts EventOptions) *exceptionList {
 // keeps in sentry.exception; reading it back keeps every frame field
 // exactly.
 func receiverException(attrs pcommon.Map) *exceptionList {
-	v, ok := attrs.Get("sentry.exception")
+	v, ok := attrs.Get(sentryattr.EventException)
 	if !ok || v.Type() != pcommon.ValueTypeMap {
 		return nil
 	}
@@ -555,7 +556,7 @@ func extraCandidates(sets []pcommon.Map) ([]string, map[string]pcommon.Value) {
 
 func mappedElsewhere(k string) bool {
 	switch k {
-	case "exception.type", "exception.message", "exception.stacktrace", "sentry.exception", "log.record.uid":
+	case "exception.type", "exception.message", "exception.stacktrace", sentryattr.EventException, "log.record.uid":
 		return true
 	}
 	return false
