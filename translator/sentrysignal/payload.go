@@ -1,0 +1,382 @@
+package sentrysignal
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"iter"
+	"strconv"
+	"sync"
+)
+
+// Payload is one JSON payload read once into a flat list of its values
+// (a tape: each value is a node, followed by the nodes of what it holds),
+// for translators that write a payload's members straight into pdata.
+// DecodeAny builds a map[string]any tree instead, which a writer then
+// walks again: for an error event the tree's maps and boxes were half of
+// its translation. A Payload accepts and refuses exactly the inputs
+// DecodeAny does, and Any gives the values DecodeAny gives.
+//
+// A Payload is not safe for concurrent use; Release gives its space to
+// the next one.
+type Payload struct {
+	data  []byte
+	nodes []node
+}
+
+// Node is a value of a Payload: its index on the tape, or NoNode.
+type Node int32
+
+// NoNode is an absent value: a member an object does not have, an
+// element of something that is not an array.
+const NoNode Node = -1
+
+// Kind is the JSON type of a node.
+type Kind uint8
+
+// The kinds of node; KindNone is NoNode's.
+const (
+	KindNone Kind = iota
+	KindNull
+	KindFalse
+	KindTrue
+	KindNumber
+	KindString
+	KindArray
+	KindObject
+)
+
+// node is one value on the tape. An object's node is followed by its
+// members, each a KindString node for the key and the value's nodes; an
+// array's by its elements' nodes.
+type node struct {
+	kind Kind
+	// end is the index after the last node of this value.
+	end int32
+	// text is a string's (or key's) text, unquoted; a number's text is
+	// data[start:stop], made a string only where it is needed.
+	text        string
+	start, stop int32
+}
+
+var payloads = sync.Pool{New: func() any { return new(Payload) }}
+
+// ReadObject reads a payload that must be one JSON object, as
+// DecodeObject does (the same limits, the same errors naming item).
+func ReadObject(item string, payload []byte, opts Options) (*Payload, error) {
+	if err := opts.CheckSize(item, payload); err != nil {
+		return nil, err
+	}
+	p, err := readPayload(payload)
+	if err != nil {
+		return nil, PayloadError(item, "", "not JSON", err)
+	}
+	if p.Kind(p.Root()) != KindObject {
+		p.Release()
+		return nil, PayloadError(item, "", "not a JSON object", nil)
+	}
+	return p, nil
+}
+
+// readPayload reads one JSON value and refuses trailing data, as
+// DecodeAny does.
+func readPayload(data []byte) (*Payload, error) {
+	p := payloads.Get().(*Payload)
+	p.data = data
+	jp := newParser(data)
+	defer jp.release()
+	err := jp.tapeValue(&p.nodes)
+	if err == nil && len(bytes.TrimSpace(data[jp.pos:])) != 0 {
+		err = errors.New("trailing data after the JSON value")
+	}
+	if err != nil {
+		p.Release()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Release empties p for the next payload; nothing of p may be used after.
+// A tape grown past maxPooledScratch by a large payload is let go.
+func (p *Payload) Release() {
+	clear(p.nodes) // the pool keeps no strings alive
+	*p = Payload{nodes: pooled(p.nodes)}
+	payloads.Put(p)
+}
+
+// tapeValue appends the value at pos and everything in it to nodes.
+func (jp *jsonParser) tapeValue(nodes *[]node) error {
+	jp.skipSpace()
+	if jp.pos >= len(jp.data) {
+		return jp.syntaxError("looking for a value")
+	}
+	switch c := jp.data[jp.pos]; {
+	case c == '{':
+		return jp.tapeContainer(nodes, KindObject, jp.tapeMembers)
+	case c == '[':
+		return jp.tapeContainer(nodes, KindArray, jp.tapeElements)
+	case c == '"':
+		s, err := jp.str()
+		*nodes = append(*nodes, node{kind: KindString, text: s})
+		return err
+	case isNumberStart(c):
+		start := jp.pos
+		_, err := jp.numberBytes()
+		*nodes = append(*nodes, node{kind: KindNumber, start: int32(start), stop: int32(jp.pos)})
+		return err
+	}
+	return jp.tapeLiteral(nodes)
+}
+
+// tapeLiteral appends true, false or null.
+func (jp *jsonParser) tapeLiteral(nodes *[]node) error {
+	x, err := jp.literalValue()
+	kind := KindNull
+	if b, ok := x.(bool); ok {
+		kind = KindFalse
+		if b {
+			kind = KindTrue
+		}
+	}
+	*nodes = append(*nodes, node{kind: kind})
+	return err
+}
+
+// tapeContainer appends an object or an array, its contents read by
+// contents, and notes where it ends.
+func (jp *jsonParser) tapeContainer(nodes *[]node, kind Kind, contents func(*[]node) error) error {
+	if err := jp.enter(); err != nil {
+		return err
+	}
+	jp.pos++ // '{' or '['
+	at := len(*nodes)
+	*nodes = append(*nodes, node{kind: kind})
+	if err := contents(nodes); err != nil {
+		return err
+	}
+	jp.depth--
+	(*nodes)[at].end = int32(len(*nodes))
+	return nil
+}
+
+// tapeMembers appends an object's members, up to and past its "}".
+func (jp *jsonParser) tapeMembers(nodes *[]node) error {
+	if jp.at('}') {
+		jp.pos++
+		return nil
+	}
+	for {
+		key, err := jp.memberKey()
+		if err != nil {
+			return err
+		}
+		*nodes = append(*nodes, node{kind: KindString, text: key})
+		if err := jp.tapeValue(nodes); err != nil {
+			return err
+		}
+		if end, err := jp.next('}', "after an object value"); end || err != nil {
+			return err
+		}
+	}
+}
+
+// tapeElements appends an array's elements, up to and past its "]".
+func (jp *jsonParser) tapeElements(nodes *[]node) error {
+	if jp.at(']') {
+		jp.pos++
+		return nil
+	}
+	for {
+		if err := jp.tapeValue(nodes); err != nil {
+			return err
+		}
+		if end, err := jp.next(']', "after an array element"); end || err != nil {
+			return err
+		}
+	}
+}
+
+// Root is the payload's value.
+func (p *Payload) Root() Node { return 0 }
+
+// Kind is n's JSON type; KindNone for NoNode.
+func (p *Payload) Kind(n Node) Kind {
+	if n < 0 {
+		return KindNone
+	}
+	return p.nodes[n].kind
+}
+
+// after is the node after n and everything in it.
+func (p *Payload) after(n Node) Node {
+	if k := p.nodes[n].kind; k == KindObject || k == KindArray {
+		return Node(p.nodes[n].end)
+	}
+	return n + 1
+}
+
+// Members are obj's members in the order sent, a repeated key as often
+// as it was sent; none when obj is not an object.
+func (p *Payload) Members(obj Node) iter.Seq2[string, Node] {
+	return func(yield func(string, Node) bool) {
+		if p.Kind(obj) != KindObject {
+			return
+		}
+		for k := obj + 1; k < Node(p.nodes[obj].end); k = p.after(k + 1) {
+			if !yield(p.nodes[k].text, k+1) {
+				return
+			}
+		}
+	}
+}
+
+// Elements are arr's elements; none when arr is not an array.
+func (p *Payload) Elements(arr Node) iter.Seq[Node] {
+	return func(yield func(Node) bool) {
+		if p.Kind(arr) != KindArray {
+			return
+		}
+		for e := arr + 1; e < Node(p.nodes[arr].end); e = p.after(e) {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// Member is obj's member key (the last one sent, as in DecodeAny's map);
+// NoNode when obj is not an object, has no such member or has it null.
+func (p *Payload) Member(obj Node, key string) Node {
+	found := NoNode
+	for k, v := range p.Members(obj) {
+		if k == key {
+			found = v
+		}
+	}
+	if p.Kind(found) == KindNull {
+		return NoNode
+	}
+	return found
+}
+
+// Str is n's text when it is a string (Str of a decoded object's member).
+func (p *Payload) Str(n Node) string {
+	if p.Kind(n) != KindString {
+		return ""
+	}
+	return p.nodes[n].text
+}
+
+// Text is n as Text reads a decoded member: strings as they are, numbers
+// and booleans as JSON writes them.
+func (p *Payload) Text(n Node) string {
+	switch p.Kind(n) {
+	case KindString:
+		return p.nodes[n].text
+	case KindNumber:
+		return p.numberText(n)
+	case KindTrue:
+		return "true"
+	case KindFalse:
+		return "false"
+	}
+	return ""
+}
+
+// Bool is n when it is a boolean.
+func (p *Payload) Bool(n Node) (value, ok bool) {
+	switch p.Kind(n) {
+	case KindTrue:
+		return true, true
+	case KindFalse:
+		return false, true
+	}
+	return false, false
+}
+
+// Int is n when it is an integer number, as Int reads a decoded member.
+func (p *Payload) Int(n Node) (int64, bool) {
+	if p.Kind(n) != KindNumber {
+		return 0, false
+	}
+	if i, ok := intOfBytes(p.numberBytes(n)); ok {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(p.numberText(n), 64)
+	if err != nil || f != float64(int64(f)) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// Values is a Sentry list interface's entries (see Values): n when it is
+// an array, else its "values" when that is one.
+func (p *Payload) Values(n Node) Node {
+	switch p.Kind(n) {
+	case KindArray:
+		return n
+	case KindObject:
+		if v := p.Member(n, "values"); p.Kind(v) == KindArray {
+			return v
+		}
+	}
+	return NoNode
+}
+
+func (p *Payload) numberBytes(n Node) []byte {
+	return p.data[p.nodes[n].start:p.nodes[n].stop]
+}
+
+func (p *Payload) numberText(n Node) string { return string(p.numberBytes(n)) }
+
+// Any is n as DecodeAny decodes it (nil for NoNode), for the members a
+// translator reads as values.
+func (p *Payload) Any(n Node) any {
+	switch p.Kind(n) {
+	case KindString:
+		return p.nodes[n].text
+	case KindNumber:
+		return json.Number(p.numberText(n))
+	case KindTrue:
+		return true
+	case KindFalse:
+		return false
+	case KindArray:
+		out := []any{}
+		for e := range p.Elements(n) {
+			out = append(out, p.Any(e))
+		}
+		return out
+	case KindObject:
+		out := map[string]any{}
+		for k, v := range p.Members(n) {
+			out[k] = p.Any(v) // a repeated key: the last one wins
+		}
+		return out
+	}
+	return nil
+}
+
+// intOfBytes is intOf of a number's text, without making it a string.
+func intOfBytes(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	digits := b
+	if neg {
+		digits = b[1:]
+	}
+	// 18 digits always fit in an int64; longer ones take strconv's checks
+	if len(digits) == 0 || len(digits) > 18 {
+		return intOf(string(b))
+	}
+	var i int64
+	for _, c := range digits {
+		if !isDigit(c) {
+			return 0, false
+		}
+		i = i*10 + int64(c-'0')
+	}
+	if neg {
+		i = -i
+	}
+	return i, true
+}
