@@ -97,3 +97,25 @@ func BenchmarkDecodeErrorEvent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCapturedErrorEvent translates the captured 14 KB @sentry/node
+// error (the one BenchmarkSignalsVsOTLP sends) with the receiver's
+// default options: by the router's path, and by the map[string]any tree
+// it replaced.
+func BenchmarkCapturedErrorEvent(b *testing.B) {
+	payload := signaltest.ReadTestdata(b, "node11_captured_event_2.json")
+	for _, path := range []struct {
+		name   string
+		append func([]byte, sentrysignal.Options, plog.LogRecordSlice) (int, error)
+	}{{"payload", AppendLogs}, {"tree", appendLogsByTree}} {
+		b.Run(path.name, func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := path.append(payload, sentrysignal.Options{}, plog.NewLogRecordSlice()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

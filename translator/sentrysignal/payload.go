@@ -51,9 +51,14 @@ const (
 // array's by its elements' nodes.
 type node struct {
 	kind Kind
+	// raw says a string's text is data[start:stop] as it is (no escapes,
+	// valid UTF-8): made a string only when it is written, so that what
+	// is never written (frames' vars without personal data) costs
+	// nothing, and the rest one copy, as protobuf decoding costs.
+	raw bool
 	// end is the index after the last node of this value.
 	end int32
-	// text is a string's (or key's) text, unquoted; a number's text is
+	// text is a key's text, or a string's unquoted; a number's text is
 	// data[start:stop], made a string only where it is needed.
 	text        string
 	start, stop int32
@@ -116,7 +121,12 @@ func (jp *jsonParser) tapeValue(nodes *[]node) error {
 	case c == '[':
 		return jp.tapeContainer(nodes, KindArray, jp.tapeElements)
 	case c == '"':
-		s, err := jp.str()
+		start := int32(jp.pos + 1)
+		if b, ok := jp.plain(); ok {
+			*nodes = append(*nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
+			return nil
+		}
+		s, err := jp.unquote(jp.pos)
 		*nodes = append(*nodes, node{kind: KindString, text: s})
 		return err
 	case isNumberStart(c):
@@ -264,7 +274,23 @@ func (p *Payload) Str(n Node) string {
 	if p.Kind(n) != KindString {
 		return ""
 	}
+	return p.str(n)
+}
+
+// str is a string node's text.
+func (p *Payload) str(n Node) string {
+	if nd := &p.nodes[n]; nd.raw {
+		return string(p.data[nd.start:nd.stop])
+	}
 	return p.nodes[n].text
+}
+
+// strBytes is a string node's text, not copied where it is raw.
+func (p *Payload) strBytes(n Node) []byte {
+	if nd := &p.nodes[n]; nd.raw {
+		return p.data[nd.start:nd.stop]
+	}
+	return []byte(p.nodes[n].text)
 }
 
 // Text is n as Text reads a decoded member: strings as they are, numbers
@@ -272,7 +298,7 @@ func (p *Payload) Str(n Node) string {
 func (p *Payload) Text(n Node) string {
 	switch p.Kind(n) {
 	case KindString:
-		return p.nodes[n].text
+		return p.str(n)
 	case KindNumber:
 		return p.numberText(n)
 	case KindTrue:
@@ -334,7 +360,7 @@ func (p *Payload) numberText(n Node) string { return string(p.numberBytes(n)) }
 func (p *Payload) Any(n Node) any {
 	switch p.Kind(n) {
 	case KindString:
-		return p.nodes[n].text
+		return p.str(n)
 	case KindNumber:
 		return json.Number(p.numberText(n))
 	case KindTrue:

@@ -62,7 +62,7 @@ func (l *Limiter) SetNode(v pcommon.Value, p *Payload, n Node, depth int, omit *
 func (l *Limiter) setNode(v pcommon.Value, p *Payload, n Node, depth int, omit *Omission, inList bool) {
 	switch p.Kind(n) {
 	case KindString:
-		v.SetStr(p.nodes[n].text)
+		v.SetStr(p.str(n))
 	case KindTrue, KindFalse:
 		v.SetBool(p.Kind(n) == KindTrue)
 	case KindNumber:
@@ -186,7 +186,7 @@ func sortNodeMembers(members []NodeMember) {
 func (p *Payload) appendCompact(b []byte, n Node, omit *Omission, inList bool, stack *[]NodeMember) []byte {
 	switch p.Kind(n) {
 	case KindString:
-		return appendJSONString(b, p.nodes[n].text)
+		return appendJSONString(b, p.strBytes(n))
 	case KindNumber:
 		return append(b, p.numberBytes(n)...)
 	case KindTrue:
@@ -234,7 +234,7 @@ const hexDigits = "0123456789abcdef"
 
 // appendJSONString appends s quoted as encoding/json's Marshal quotes it
 // (HTML characters, U+2028 and U+2029 escaped too).
-func appendJSONString(b []byte, s string) []byte {
+func appendJSONString[T string | []byte](b []byte, s T) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -250,7 +250,8 @@ func appendJSONString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		// a few bytes as a string: copied on the stack, not allocated
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
