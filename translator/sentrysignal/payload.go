@@ -20,7 +20,13 @@ import (
 // A Payload is not safe for concurrent use; Release gives its space to
 // the next one.
 type Payload struct {
-	data  []byte
+	data []byte
+	// text is data as one string, which the strings written are slices
+	// of: one copy of the payload rather than an allocation and a copy
+	// per string (the copies were a fifth of an error event's
+	// translation). A record kept holds the payload's text alive, which
+	// is at most the size of what it was written from.
+	text  string
 	nodes []node
 }
 
@@ -52,9 +58,7 @@ const (
 type node struct {
 	kind Kind
 	// raw says a string's text is data[start:stop] as it is (no escapes,
-	// valid UTF-8): made a string only when it is written, so that what
-	// is never written (frames' vars without personal data) costs
-	// nothing, and the rest one copy, as protobuf decoding costs.
+	// valid UTF-8), a slice of Payload.text.
 	raw bool
 	// end is the index after the last node of this value.
 	end int32
@@ -87,7 +91,7 @@ func ReadObject(item string, payload []byte, opts Options) (*Payload, error) {
 // DecodeAny does.
 func readPayload(data []byte) (*Payload, error) {
 	p := payloads.Get().(*Payload)
-	p.data = data
+	p.data, p.text = data, string(data)
 	jp := newParser(data)
 	defer jp.release()
 	err := jp.tapeValue(&p.nodes)
@@ -121,14 +125,7 @@ func (jp *jsonParser) tapeValue(nodes *[]node) error {
 	case c == '[':
 		return jp.tapeContainer(nodes, KindArray, jp.tapeElements)
 	case c == '"':
-		start := int32(jp.pos + 1)
-		if b, ok := jp.plain(); ok {
-			*nodes = append(*nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
-			return nil
-		}
-		s, err := jp.unquote(jp.pos)
-		*nodes = append(*nodes, node{kind: KindString, text: s})
-		return err
+		return jp.tapeString(nodes)
 	case isNumberStart(c):
 		start := jp.pos
 		_, err := jp.numberBytes()
@@ -136,6 +133,19 @@ func (jp *jsonParser) tapeValue(nodes *[]node) error {
 		return err
 	}
 	return jp.tapeLiteral(nodes)
+}
+
+// tapeString appends the string at pos (its opening quote): where it has
+// no escapes, as where it is in the payload.
+func (jp *jsonParser) tapeString(nodes *[]node) error {
+	start := int32(jp.pos + 1)
+	if b, ok := jp.plain(); ok {
+		*nodes = append(*nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
+		return nil
+	}
+	s, err := jp.unquote(jp.pos)
+	*nodes = append(*nodes, node{kind: KindString, text: s})
+	return err
 }
 
 // tapeLiteral appends true, false or null.
@@ -176,11 +186,9 @@ func (jp *jsonParser) tapeMembers(nodes *[]node) error {
 		return nil
 	}
 	for {
-		key, err := jp.memberKey()
-		if err != nil {
+		if err := jp.tapeKey(nodes); err != nil {
 			return err
 		}
-		*nodes = append(*nodes, node{kind: KindString, text: key})
 		if err := jp.tapeValue(nodes); err != nil {
 			return err
 		}
@@ -188,6 +196,21 @@ func (jp *jsonParser) tapeMembers(nodes *[]node) error {
 			return err
 		}
 	}
+}
+
+// tapeKey appends a member's key and reads the ":" after it.
+func (jp *jsonParser) tapeKey(nodes *[]node) error {
+	if !jp.at('"') {
+		return jp.syntaxError("looking for an object key")
+	}
+	if err := jp.tapeString(nodes); err != nil {
+		return err
+	}
+	if !jp.at(':') {
+		return jp.syntaxError("after an object key")
+	}
+	jp.pos++
+	return nil
 }
 
 // tapeElements appends an array's elements, up to and past its "]".
@@ -233,7 +256,7 @@ func (p *Payload) Members(obj Node) iter.Seq2[string, Node] {
 			return
 		}
 		for k := obj + 1; k < Node(p.nodes[obj].end); k = p.after(k + 1) {
-			if !yield(p.nodes[k].text, k+1) {
+			if !yield(p.str(k), k+1) {
 				return
 			}
 		}
@@ -280,7 +303,7 @@ func (p *Payload) Str(n Node) string {
 // str is a string node's text.
 func (p *Payload) str(n Node) string {
 	if nd := &p.nodes[n]; nd.raw {
-		return string(p.data[nd.start:nd.stop])
+		return p.text[nd.start:nd.stop]
 	}
 	return p.nodes[n].text
 }
@@ -353,7 +376,7 @@ func (p *Payload) numberBytes(n Node) []byte {
 	return p.data[p.nodes[n].start:p.nodes[n].stop]
 }
 
-func (p *Payload) numberText(n Node) string { return string(p.numberBytes(n)) }
+func (p *Payload) numberText(n Node) string { return p.text[p.nodes[n].start:p.nodes[n].stop] }
 
 // Any is n as DecodeAny decodes it (nil for NoNode), for the members a
 // translator reads as values.
