@@ -26,8 +26,12 @@ type Payload struct {
 	// per string (the copies were a fifth of an error event's
 	// translation). A record kept holds the payload's text alive, which
 	// is at most the size of what it was written from.
-	text  string
-	nodes []node
+	text string
+	// nodes hold no pointer, so that the tape costs the collector
+	// nothing to scan and its appends no write barrier; the strings that
+	// had escapes, unquoted, are in unquoted.
+	nodes    []node
+	unquoted []string
 }
 
 // Node is a value of a Payload: its index on the tape, or NoNode.
@@ -94,7 +98,7 @@ func readPayload(data []byte) (*Payload, error) {
 	p.data, p.text = data, string(data)
 	jp := newParser(data)
 	defer jp.release()
-	err := jp.tapeValue(&p.nodes)
+	err := jp.tapeValue(p)
 	if err == nil && len(bytes.TrimSpace(data[jp.pos:])) != 0 {
 		err = errors.New("trailing data after the JSON value")
 	}
@@ -108,48 +112,49 @@ func readPayload(data []byte) (*Payload, error) {
 // Release empties p for the next payload; nothing of p may be used after.
 // A tape grown past maxPooledScratch by a large payload is let go.
 func (p *Payload) Release() {
-	clear(p.nodes) // the pool keeps no strings alive
-	*p = Payload{nodes: pooled(p.nodes)}
+	clear(p.unquoted) // the pool keeps no strings alive
+	*p = Payload{nodes: pooled(p.nodes), unquoted: pooled(p.unquoted)}
 	payloads.Put(p)
 }
 
 // tapeValue appends the value at pos and everything in it to nodes.
-func (jp *jsonParser) tapeValue(nodes *[]node) error {
+func (jp *jsonParser) tapeValue(t *Payload) error {
 	jp.skipSpace()
 	if jp.pos >= len(jp.data) {
 		return jp.syntaxError("looking for a value")
 	}
 	switch c := jp.data[jp.pos]; {
 	case c == '{':
-		return jp.tapeContainer(nodes, KindObject, jp.tapeMembers)
+		return jp.tapeContainer(t, KindObject, jp.tapeMembers)
 	case c == '[':
-		return jp.tapeContainer(nodes, KindArray, jp.tapeElements)
+		return jp.tapeContainer(t, KindArray, jp.tapeElements)
 	case c == '"':
-		return jp.tapeString(nodes)
+		return jp.tapeString(t)
 	case isNumberStart(c):
 		start := jp.pos
 		_, err := jp.numberBytes()
-		*nodes = append(*nodes, node{kind: KindNumber, start: int32(start), stop: int32(jp.pos)})
+		t.nodes = append(t.nodes, node{kind: KindNumber, start: int32(start), stop: int32(jp.pos)})
 		return err
 	}
-	return jp.tapeLiteral(nodes)
+	return jp.tapeLiteral(t)
 }
 
 // tapeString appends the string at pos (its opening quote): where it has
 // no escapes, as where it is in the payload.
-func (jp *jsonParser) tapeString(nodes *[]node) error {
+func (jp *jsonParser) tapeString(t *Payload) error {
 	start := int32(jp.pos + 1)
 	if b, ok := jp.plain(); ok {
-		*nodes = append(*nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
+		t.nodes = append(t.nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
 		return nil
 	}
 	s, err := jp.unquote(jp.pos)
-	*nodes = append(*nodes, node{kind: KindString, text: s})
+	t.nodes = append(t.nodes, node{kind: KindString, start: int32(len(t.unquoted))})
+	t.unquoted = append(t.unquoted, s)
 	return err
 }
 
 // tapeLiteral appends true, false or null.
-func (jp *jsonParser) tapeLiteral(nodes *[]node) error {
+func (jp *jsonParser) tapeLiteral(t *Payload) error {
 	x, err := jp.literalValue()
 	kind := KindNull
 	if b, ok := x.(bool); ok {
@@ -158,38 +163,38 @@ func (jp *jsonParser) tapeLiteral(nodes *[]node) error {
 			kind = KindTrue
 		}
 	}
-	*nodes = append(*nodes, node{kind: kind})
+	t.nodes = append(t.nodes, node{kind: kind})
 	return err
 }
 
 // tapeContainer appends an object or an array, its contents read by
 // contents, and notes where it ends.
-func (jp *jsonParser) tapeContainer(nodes *[]node, kind Kind, contents func(*[]node) error) error {
+func (jp *jsonParser) tapeContainer(t *Payload, kind Kind, contents func(*Payload) error) error {
 	if err := jp.enter(); err != nil {
 		return err
 	}
 	jp.pos++ // '{' or '['
-	at := len(*nodes)
-	*nodes = append(*nodes, node{kind: kind})
-	if err := contents(nodes); err != nil {
+	at := len(t.nodes)
+	t.nodes = append(t.nodes, node{kind: kind})
+	if err := contents(t); err != nil {
 		return err
 	}
 	jp.depth--
-	(*nodes)[at].end = int32(len(*nodes))
+	t.nodes[at].end = int32(len(t.nodes))
 	return nil
 }
 
 // tapeMembers appends an object's members, up to and past its "}".
-func (jp *jsonParser) tapeMembers(nodes *[]node) error {
+func (jp *jsonParser) tapeMembers(t *Payload) error {
 	if jp.at('}') {
 		jp.pos++
 		return nil
 	}
 	for {
-		if err := jp.tapeKey(nodes); err != nil {
+		if err := jp.tapeKey(t); err != nil {
 			return err
 		}
-		if err := jp.tapeValue(nodes); err != nil {
+		if err := jp.tapeValue(t); err != nil {
 			return err
 		}
 		if end, err := jp.next('}', "after an object value"); end || err != nil {
@@ -199,11 +204,11 @@ func (jp *jsonParser) tapeMembers(nodes *[]node) error {
 }
 
 // tapeKey appends a member's key and reads the ":" after it.
-func (jp *jsonParser) tapeKey(nodes *[]node) error {
+func (jp *jsonParser) tapeKey(t *Payload) error {
 	if !jp.at('"') {
 		return jp.syntaxError("looking for an object key")
 	}
-	if err := jp.tapeString(nodes); err != nil {
+	if err := jp.tapeString(t); err != nil {
 		return err
 	}
 	if !jp.at(':') {
@@ -214,13 +219,13 @@ func (jp *jsonParser) tapeKey(nodes *[]node) error {
 }
 
 // tapeElements appends an array's elements, up to and past its "]".
-func (jp *jsonParser) tapeElements(nodes *[]node) error {
+func (jp *jsonParser) tapeElements(t *Payload) error {
 	if jp.at(']') {
 		jp.pos++
 		return nil
 	}
 	for {
-		if err := jp.tapeValue(nodes); err != nil {
+		if err := jp.tapeValue(t); err != nil {
 			return err
 		}
 		if end, err := jp.next(']', "after an array element"); end || err != nil {
@@ -305,7 +310,7 @@ func (p *Payload) str(n Node) string {
 	if nd := &p.nodes[n]; nd.raw {
 		return p.text[nd.start:nd.stop]
 	}
-	return p.nodes[n].text
+	return p.unquoted[p.nodes[n].start]
 }
 
 // strBytes is a string node's text, not copied where it is raw.
@@ -313,7 +318,7 @@ func (p *Payload) strBytes(n Node) []byte {
 	if nd := &p.nodes[n]; nd.raw {
 		return p.data[nd.start:nd.stop]
 	}
-	return []byte(p.nodes[n].text)
+	return []byte(p.unquoted[p.nodes[n].start])
 }
 
 // Text is n as Text reads a decoded member: strings as they are, numbers
