@@ -62,13 +62,11 @@ const (
 type node struct {
 	kind Kind
 	// raw says a string's text is data[start:stop] as it is (no escapes,
-	// valid UTF-8), a slice of Payload.text.
+	// valid UTF-8), a slice of Payload.text; else it is
+	// Payload.unquoted[start]. A number's text is data[start:stop].
 	raw bool
 	// end is the index after the last node of this value.
-	end int32
-	// text is a key's text, or a string's unquoted; a number's text is
-	// data[start:stop], made a string only where it is needed.
-	text        string
+	end         int32
 	start, stop int32
 }
 
@@ -118,44 +116,44 @@ func (p *Payload) Release() {
 }
 
 // tapeValue appends the value at pos and everything in it to nodes.
-func (jp *jsonParser) tapeValue(t *Payload) error {
-	jp.skipSpace()
-	if jp.pos >= len(jp.data) {
-		return jp.syntaxError("looking for a value")
+func (p *jsonParser) tapeValue(t *Payload) error {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return p.syntaxError("looking for a value")
 	}
-	switch c := jp.data[jp.pos]; {
+	switch c := p.data[p.pos]; {
 	case c == '{':
-		return jp.tapeContainer(t, KindObject, jp.tapeMembers)
+		return p.tapeContainer(t, KindObject, p.tapeMembers)
 	case c == '[':
-		return jp.tapeContainer(t, KindArray, jp.tapeElements)
+		return p.tapeContainer(t, KindArray, p.tapeElements)
 	case c == '"':
-		return jp.tapeString(t)
+		return p.tapeString(t)
 	case isNumberStart(c):
-		start := jp.pos
-		_, err := jp.numberBytes()
-		t.nodes = append(t.nodes, node{kind: KindNumber, start: int32(start), stop: int32(jp.pos)})
+		start := p.pos
+		_, err := p.numberBytes()
+		t.nodes = append(t.nodes, node{kind: KindNumber, start: int32(start), stop: int32(p.pos)})
 		return err
 	}
-	return jp.tapeLiteral(t)
+	return p.tapeLiteral(t)
 }
 
 // tapeString appends the string at pos (its opening quote): where it has
 // no escapes, as where it is in the payload.
-func (jp *jsonParser) tapeString(t *Payload) error {
-	start := int32(jp.pos + 1)
-	if b, ok := jp.plain(); ok {
+func (p *jsonParser) tapeString(t *Payload) error {
+	start := int32(p.pos + 1)
+	if b, ok := p.plain(); ok {
 		t.nodes = append(t.nodes, node{kind: KindString, raw: true, start: start, stop: start + int32(len(b))})
 		return nil
 	}
-	s, err := jp.unquote(jp.pos)
+	s, err := p.unquote(p.pos)
 	t.nodes = append(t.nodes, node{kind: KindString, start: int32(len(t.unquoted))})
 	t.unquoted = append(t.unquoted, s)
 	return err
 }
 
 // tapeLiteral appends true, false or null.
-func (jp *jsonParser) tapeLiteral(t *Payload) error {
-	x, err := jp.literalValue()
+func (p *jsonParser) tapeLiteral(t *Payload) error {
+	x, err := p.literalValue()
 	kind := KindNull
 	if b, ok := x.(bool); ok {
 		kind = KindFalse
@@ -169,66 +167,66 @@ func (jp *jsonParser) tapeLiteral(t *Payload) error {
 
 // tapeContainer appends an object or an array, its contents read by
 // contents, and notes where it ends.
-func (jp *jsonParser) tapeContainer(t *Payload, kind Kind, contents func(*Payload) error) error {
-	if err := jp.enter(); err != nil {
+func (p *jsonParser) tapeContainer(t *Payload, kind Kind, contents func(*Payload) error) error {
+	if err := p.enter(); err != nil {
 		return err
 	}
-	jp.pos++ // '{' or '['
+	p.pos++ // '{' or '['
 	at := len(t.nodes)
 	t.nodes = append(t.nodes, node{kind: kind})
 	if err := contents(t); err != nil {
 		return err
 	}
-	jp.depth--
+	p.depth--
 	t.nodes[at].end = int32(len(t.nodes))
 	return nil
 }
 
 // tapeMembers appends an object's members, up to and past its "}".
-func (jp *jsonParser) tapeMembers(t *Payload) error {
-	if jp.at('}') {
-		jp.pos++
+func (p *jsonParser) tapeMembers(t *Payload) error {
+	if p.at('}') {
+		p.pos++
 		return nil
 	}
 	for {
-		if err := jp.tapeKey(t); err != nil {
+		if err := p.tapeKey(t); err != nil {
 			return err
 		}
-		if err := jp.tapeValue(t); err != nil {
+		if err := p.tapeValue(t); err != nil {
 			return err
 		}
-		if end, err := jp.next('}', "after an object value"); end || err != nil {
+		if end, err := p.next('}', "after an object value"); end || err != nil {
 			return err
 		}
 	}
 }
 
 // tapeKey appends a member's key and reads the ":" after it.
-func (jp *jsonParser) tapeKey(t *Payload) error {
-	if !jp.at('"') {
-		return jp.syntaxError("looking for an object key")
+func (p *jsonParser) tapeKey(t *Payload) error {
+	if !p.at('"') {
+		return p.syntaxError("looking for an object key")
 	}
-	if err := jp.tapeString(t); err != nil {
+	if err := p.tapeString(t); err != nil {
 		return err
 	}
-	if !jp.at(':') {
-		return jp.syntaxError("after an object key")
+	if !p.at(':') {
+		return p.syntaxError("after an object key")
 	}
-	jp.pos++
+	p.pos++
 	return nil
 }
 
 // tapeElements appends an array's elements, up to and past its "]".
-func (jp *jsonParser) tapeElements(t *Payload) error {
-	if jp.at(']') {
-		jp.pos++
+func (p *jsonParser) tapeElements(t *Payload) error {
+	if p.at(']') {
+		p.pos++
 		return nil
 	}
 	for {
-		if err := jp.tapeValue(t); err != nil {
+		if err := p.tapeValue(t); err != nil {
 			return err
 		}
-		if end, err := jp.next(']', "after an array element"); end || err != nil {
+		if end, err := p.next(']', "after an array element"); end || err != nil {
 			return err
 		}
 	}
