@@ -107,6 +107,7 @@ func putException(attrs pcommon.Map, l *sentrysignal.Limiter, chain exceptionCha
 // first, each earlier one after it as its cause, frames innermost first.
 func (c exceptionChain) stacktrace() string {
 	var b strings.Builder
+	b.Grow(c.textSize())
 	for i := len(c) - 1; i >= 0; i-- {
 		if i < len(c)-1 {
 			b.WriteString("Caused by: ")
@@ -118,6 +119,19 @@ func (c exceptionChain) stacktrace() string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// textSize is about the length of the stack trace text, so that it is
+// written into one buffer.
+func (c exceptionChain) textSize() int {
+	n := 0
+	for _, e := range c {
+		n += len(e.typ) + len(e.value) + 16
+		for _, f := range e.frames {
+			n += len(f.function) + len(f.file) + 32
+		}
+	}
+	return n
 }
 
 // frameFile is where a frame's code is: "abs_path", else "filename",

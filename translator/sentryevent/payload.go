@@ -174,17 +174,36 @@ func (ev *payloadEvent) readException(e sentrysignal.Node) exception {
 	return ex
 }
 
-// frame is frameOf of a frame of the payload.
+// frame is frameOf of a frame of the payload, its members read in one
+// pass (the last one sent of a key counts, as in the decoded map).
 func (ev *payloadEvent) frame(f sentrysignal.Node) frame {
 	p := ev.p
-	fr := frame{function: p.Str(p.Member(f, "function"))}
-	for _, member := range [...]string{"abs_path", "filename", "module"} {
-		if fr.file = p.Str(p.Member(f, member)); fr.file != "" {
+	fn, lineno, colno := sentrysignal.NoNode, sentrysignal.NoNode, sentrysignal.NoNode
+	files := [3]sentrysignal.Node{sentrysignal.NoNode, sentrysignal.NoNode, sentrysignal.NoNode} // abs_path, filename, module
+	for k, v := range p.Members(f) {
+		switch k {
+		case "function":
+			fn = v
+		case "abs_path":
+			files[0] = v
+		case "filename":
+			files[1] = v
+		case "module":
+			files[2] = v
+		case "lineno":
+			lineno = v
+		case "colno":
+			colno = v
+		}
+	}
+	fr := frame{function: p.Str(fn)}
+	for _, file := range files {
+		if fr.file = p.Str(file); fr.file != "" {
 			break
 		}
 	}
-	fr.lineno, fr.hasLine = p.Int(p.Member(f, "lineno"))
-	fr.colno, fr.hasCol = p.Int(p.Member(f, "colno"))
+	fr.lineno, fr.hasLine = p.Int(lineno)
+	fr.colno, fr.hasCol = p.Int(colno)
 	return fr
 }
 
