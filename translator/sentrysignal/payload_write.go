@@ -118,22 +118,27 @@ func (l *Limiter) putNodeMap(m pcommon.Map, p *Payload, obj Node, depth int, omi
 	defer func() { l.nodeMembers = l.nodeMembers[:base] }()
 	child := func(k string) bool { return omit != nil && k == omit.In }
 	if m.Len() == 0 && len(members) >= minBulkKeys {
-		keys := make([]string, len(members))
-		for i := range members {
-			keys[i] = members[i].Key
-		}
-		values, kept := l.Entries(m, keys)
-		for i, mb := range members {
-			if kept[i] {
-				l.setNode(values[i], p, mb.Value, depth, omit, child(mb.Key))
-			}
-		}
+		l.putNodeMembersBulk(m, p, members, depth, omit, child)
 		return
 	}
 	m.EnsureCapacity(m.Len() + min(len(members), l.opts.MaxMapEntries))
 	for _, mb := range members {
 		if v, ok := l.Put(m, mb.Key); ok {
 			l.setNode(v, p, mb.Value, depth, omit, child(mb.Key))
+		}
+	}
+}
+
+// putNodeMembersBulk is putMembersBulk of an object node's members.
+func (l *Limiter) putNodeMembersBulk(m pcommon.Map, p *Payload, members []NodeMember, depth int, omit *Omission, child func(string) bool) {
+	keys := make([]string, len(members))
+	for i := range members {
+		keys[i] = members[i].Key
+	}
+	values, kept := l.Entries(m, keys)
+	for i, mb := range members {
+		if kept[i] {
+			l.setNode(values[i], p, mb.Value, depth, omit, child(mb.Key))
 		}
 	}
 }
