@@ -97,3 +97,43 @@ func BenchmarkDecodeErrorEvent(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCapturedErrorEvent translates the captured 14 KB @sentry/node
+// error (the one BenchmarkSignalsVsOTLP sends) with the receiver's
+// default options: by the router's path, and by the map[string]any tree
+// it replaced; and the same record as OTLP protobuf, unmarshaled (what
+// the collector's otlp receiver does with it).
+func BenchmarkCapturedErrorEvent(b *testing.B) {
+	payload := signaltest.ReadTestdata(b, "node11_captured_event_2.json")
+	ld := plog.NewLogs()
+	if _, err := AppendLogs(payload, sentrysignal.Options{}, recordsOf(ld)); err != nil {
+		b.Fatal(err)
+	}
+	otlp, err := (&plog.ProtoMarshaler{}).MarshalLogs(ld)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("otlp-protobuf", func(b *testing.B) {
+		b.SetBytes(int64(len(otlp)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := (&plog.ProtoUnmarshaler{}).UnmarshalLogs(otlp); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	for _, path := range []struct {
+		name   string
+		append func([]byte, sentrysignal.Options, plog.LogRecordSlice) (int, error)
+	}{{"payload", AppendLogs}, {"tree", appendLogsByTree}} {
+		b.Run(path.name, func(b *testing.B) {
+			b.SetBytes(int64(len(payload)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := path.append(payload, sentrysignal.Options{}, plog.NewLogRecordSlice()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package sentryevent
 
 import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
-	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
@@ -27,22 +26,6 @@ type Event struct {
 	// Resource holds release, environment, dist, platform, server_name,
 	// sdk and the os, runtime and device contexts.
 	Resource sentryresource.Resource
-}
-
-// Logs is the router's contract for an "event" item (or a /store/ body):
-// the event's resource and id, and its one record.
-func Logs(payload []byte, opts sentrysignal.Options) (sentrysignal.Logs, error) {
-	ev, err := Decode(payload, opts)
-	if err != nil {
-		return sentrysignal.Logs{}, err
-	}
-	return sentrysignal.Logs{
-		Facts: sentrysignal.Facts{Resource: ev.Resource, EventID: ev.EventID},
-		Append: func(dst plog.LogRecordSlice) int {
-			ev.PutLogRecord(dst.AppendEmpty(), opts)
-			return 1
-		},
-	}, nil
 }
 
 // Decode reads one event payload. It fails on what would make the record

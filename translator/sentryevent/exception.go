@@ -15,7 +15,23 @@ import (
 type exception struct {
 	typ, value string
 	synthetic  bool
-	frames     []map[string]any // oldest call first, as Sentry orders them
+	frames     []frame // oldest call first, as Sentry orders them
+}
+
+// frame is what the stack trace text shows of one frame.
+type frame struct {
+	function, file  string
+	lineno, colno   int64
+	hasLine, hasCol bool
+}
+
+// frameOf reads a frame's "function", its file (see frameFile),
+// "lineno" and "colno".
+func frameOf(f map[string]any) frame {
+	fr := frame{function: sentrysignal.Str(f, "function"), file: frameFile(f)}
+	fr.lineno, fr.hasLine = sentrysignal.Int(f, "lineno")
+	fr.colno, fr.hasCol = sentrysignal.Int(f, "colno")
+	return fr
 }
 
 // exceptionChain is "exception.values": oldest first, so the last entry is
@@ -40,7 +56,7 @@ func readException(e map[string]any) exception {
 	ex := exception{typ: sentrysignal.Str(e, "type"), value: sentrysignal.Text(e, "value"), synthetic: synthetic}
 	for _, f := range sentrysignal.Arr(sentrysignal.Obj(e, "stacktrace"), "frames") {
 		if fm, ok := f.(map[string]any); ok {
-			ex.frames = append(ex.frames, fm)
+			ex.frames = append(ex.frames, frameOf(fm))
 		}
 	}
 	return ex
@@ -91,6 +107,7 @@ func putException(attrs pcommon.Map, l *sentrysignal.Limiter, chain exceptionCha
 // first, each earlier one after it as its cause, frames innermost first.
 func (c exceptionChain) stacktrace() string {
 	var b strings.Builder
+	b.Grow(c.textSize())
 	for i := len(c) - 1; i >= 0; i-- {
 		if i < len(c)-1 {
 			b.WriteString("Caused by: ")
@@ -104,6 +121,19 @@ func (c exceptionChain) stacktrace() string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// textSize is about the length of the stack trace text, so that it is
+// written into one buffer.
+func (c exceptionChain) textSize() int {
+	n := 0
+	for _, e := range c {
+		n += len(e.typ) + len(e.value) + 16
+		for _, f := range e.frames {
+			n += len(f.function) + len(f.file) + 32
+		}
+	}
+	return n
+}
+
 // frameFile is where a frame's code is: "abs_path", else "filename",
 // else "module".
 func frameFile(f map[string]any) string {
@@ -115,20 +145,20 @@ func frameFile(f map[string]any) string {
 	return ""
 }
 
-func writeFrame(b *strings.Builder, f map[string]any) {
+func writeFrame(b *strings.Builder, f frame) {
 	b.WriteString("    at ")
-	fn := sentrysignal.Str(f, "function")
+	fn := f.function
 	if fn == "" {
 		fn = "?"
 	}
 	b.WriteString(fn)
-	if file := frameFile(f); file != "" {
+	if f.file != "" {
 		b.WriteString(" (")
-		b.WriteString(file)
-		if n, ok := sentrysignal.Int(f, "lineno"); ok {
-			b.WriteString(":" + strconv.FormatInt(n, 10))
-			if c, ok := sentrysignal.Int(f, "colno"); ok {
-				b.WriteString(":" + strconv.FormatInt(c, 10))
+		b.WriteString(f.file)
+		if f.hasLine {
+			b.WriteString(":" + strconv.FormatInt(f.lineno, 10))
+			if f.hasCol {
+				b.WriteString(":" + strconv.FormatInt(f.colno, 10))
 			}
 		}
 		b.WriteByte(')')

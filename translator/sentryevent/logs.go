@@ -40,8 +40,8 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 	l := sentrysignal.NewLimiter(opts)
 	attrs := lr.Attributes()
 	attrs.EnsureCapacity(min(len(doc)+8, opts.MaxMapEntries))
-	ev.putHeader(lr, l)
-	msg := ev.putMessage(lr, l, opts)
+	ev.putHeader(lr, l, sentrysignal.Str(doc, "level"))
+	msg := putMessage(lr, l, opts, readMessage(doc), readExceptions(doc))
 	// "tags" → sentry.tags.<key>
 	putTags(attrs, l, doc["tags"], opts.MaxDepth)
 	// "user", "request": personal data
@@ -57,13 +57,11 @@ func (ev *Event) PutLogRecord(lr plog.LogRecord, opts sentrysignal.Options) {
 
 // putMessage writes the message and the exception; it returns the
 // message, whose member the record does not repeat.
-func (ev *Event) putMessage(lr plog.LogRecord, l *sentrysignal.Limiter, opts sentrysignal.Options) message {
+func putMessage(lr plog.LogRecord, l *sentrysignal.Limiter, opts sentrysignal.Options, msg message, chain exceptionChain) message {
 	// "logentry" / "message" → body; else the exception's summary
-	msg := readMessage(ev.Doc)
 	if msg.truncated && opts.Truncations != nil {
 		opts.Truncations.Messages++
 	}
-	chain := readExceptions(ev.Doc)
 	putBody(lr, l, msg, chain, opts.MaxDepth)
 	// "exception" → exception.type, exception.message, exception.stacktrace
 	if !msg.isEmpty() && chain.isSyntheticMessage() {
@@ -75,11 +73,10 @@ func (ev *Event) putMessage(lr plog.LogRecord, l *sentrysignal.Limiter, opts sen
 
 // putHeader writes the fields every record has: when, how severe, which
 // trace, which event.
-func (ev *Event) putHeader(lr plog.LogRecord, l *sentrysignal.Limiter) {
+func (ev *Event) putHeader(lr plog.LogRecord, l *sentrysignal.Limiter, level string) {
 	// "timestamp"
 	lr.SetTimestamp(ev.Timestamp)
 	// "level": Sentry's default for events is error
-	level := sentrysignal.Str(ev.Doc, "level")
 	lr.SetSeverityText(level)
 	lr.SetSeverityNumber(severity(level))
 	// contexts.trace.trace_id, span_id

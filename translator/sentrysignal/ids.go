@@ -52,11 +52,23 @@ func EventID(s string) (string, bool) {
 // item), since a record linked to the wrong trace is worse than none.
 func TraceContext(item string, doc map[string]any) (pcommon.TraceID, pcommon.SpanID, error) {
 	trace := Obj(Obj(doc, "contexts"), "trace")
-	traceID, err := optionalID(Str(trace, "trace_id"), TraceID)
+	return TraceIDs(item, Str(trace, "trace_id"), Str(trace, "span_id"))
+}
+
+// TraceContextOf is TraceContext of an event read as a Payload.
+func TraceContextOf(item string, p *Payload, obj Node) (pcommon.TraceID, pcommon.SpanID, error) {
+	trace := p.Member(p.Member(obj, "contexts"), "trace")
+	return TraceIDs(item, p.Str(p.Member(trace, "trace_id")), p.Str(p.Member(trace, "span_id")))
+}
+
+// TraceIDs reads the texts of contexts.trace.trace_id and span_id; empty
+// is none, anything else must be an id (see TraceContext).
+func TraceIDs(item, traceText, spanText string) (pcommon.TraceID, pcommon.SpanID, error) {
+	traceID, err := optionalID(traceText, TraceID)
 	if err != nil {
 		return traceID, pcommon.SpanID{}, PayloadError(item, "contexts.trace.trace_id", "not a trace id", err)
 	}
-	spanID, err := optionalID(Str(trace, "span_id"), SpanID)
+	spanID, err := optionalID(spanText, SpanID)
 	if err != nil {
 		return traceID, spanID, PayloadError(item, "contexts.trace.span_id", "not a span id", err)
 	}

@@ -41,8 +41,9 @@ type Truncations struct {
 type Limiter struct {
 	opts    Options
 	dropped int
-	// members is the sorting space of putMap.
-	members []member
+	// members is the sorting space of putMap, nodeMembers of putNodeMap.
+	members     []member
+	nodeMembers []NodeMember
 }
 
 // NewLimiter returns a Limiter for one record under opts (zero limits take
@@ -55,7 +56,7 @@ func NewLimiter(opts Options) *Limiter {
 // does, keeping its scratch space: a container's translator resets one
 // Limiter per entry rather than making one.
 func (l *Limiter) Reset(opts Options) {
-	*l = Limiter{opts: opts.WithDefaults(), members: l.members[:0]}
+	*l = Limiter{opts: opts.WithDefaults(), members: l.members[:0], nodeMembers: l.nodeMembers[:0]}
 }
 
 // MaxDepth is the depth free-form values are written to (Options.MaxDepth

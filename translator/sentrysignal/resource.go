@@ -59,3 +59,26 @@ func NoteResourceAttribute(res *sentryresource.Resource, key, value string) {
 		res.ServerName = value
 	}
 }
+
+// ResourceOfEventPayload is ResourceOfEvent of an event read as a
+// Payload (obj is the event's object).
+func ResourceOfEventPayload(p *Payload, obj Node) sentryresource.Resource {
+	r := sentryresource.Resource{
+		Release:     p.Text(p.Member(obj, "release")),
+		Environment: p.Str(p.Member(obj, "environment")),
+		Dist:        p.Text(p.Member(obj, "dist")),
+		Platform:    p.Str(p.Member(obj, "platform")),
+		ServerName:  p.Str(p.Member(obj, "server_name")),
+	}
+	str := func(obj Node, key string) string { return p.Str(p.Member(obj, key)) }
+	sdk := p.Member(obj, "sdk")
+	r.SDK.Name, r.SDK.Version = str(sdk, "name"), str(sdk, "version")
+	contexts := p.Member(obj, "contexts")
+	// contexts.os, contexts.runtime, contexts.device
+	os, rt, dev := p.Member(contexts, "os"), p.Member(contexts, "runtime"), p.Member(contexts, "device")
+	r.OS.Name, r.OS.Version = str(os, "name"), str(os, "version")
+	r.Runtime.Name, r.Runtime.Version = str(rt, "name"), str(rt, "version")
+	r.Device.Architecture, r.Device.Model = str(dev, "arch"), str(dev, "model")
+	r.Device.Manufacturer = str(dev, "manufacturer")
+	return r
+}
