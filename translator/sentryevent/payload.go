@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/stacktrace"
 )
 
 // The router's path: the event read once into a sentrysignal.Payload and
@@ -165,10 +166,10 @@ func (ev *payloadEvent) readExceptions() exceptionChain {
 func (ev *payloadEvent) readException(e sentrysignal.Node) exception {
 	p := ev.p
 	synthetic, _ := p.Bool(p.Member(p.Member(e, "mechanism"), "synthetic"))
-	ex := exception{typ: p.Str(p.Member(e, "type")), value: p.Text(p.Member(e, "value")), synthetic: synthetic}
+	ex := exception{Exception: stacktrace.Exception{Type: p.Str(p.Member(e, "type")), Value: p.Text(p.Member(e, "value"))}, synthetic: synthetic}
 	for f := range p.Elements(p.Member(p.Member(e, "stacktrace"), "frames")) {
 		if p.Kind(f) == sentrysignal.KindObject {
-			ex.frames = append(ex.frames, ev.frame(f))
+			ex.Frames = append(ex.Frames, ev.frame(f))
 		}
 	}
 	return ex
@@ -176,35 +177,38 @@ func (ev *payloadEvent) readException(e sentrysignal.Node) exception {
 
 // frame is frameOf of a frame of the payload, its members read in one
 // pass (the last one sent of a key counts, as in the decoded map).
-func (ev *payloadEvent) frame(f sentrysignal.Node) frame {
-	p := ev.p
-	fn, lineno, colno := sentrysignal.NoNode, sentrysignal.NoNode, sentrysignal.NoNode
-	files := [3]sentrysignal.Node{sentrysignal.NoNode, sentrysignal.NoNode, sentrysignal.NoNode} // abs_path, filename, module
-	for k, v := range p.Members(f) {
-		switch k {
-		case "function":
-			fn = v
-		case "abs_path":
-			files[0] = v
-		case "filename":
-			files[1] = v
-		case "module":
-			files[2] = v
-		case "lineno":
-			lineno = v
-		case "colno":
-			colno = v
-		}
+func (ev *payloadEvent) frame(f sentrysignal.Node) stacktrace.Frame {
+	var fr stacktrace.Frame
+	for k, v := range ev.p.Members(f) {
+		setFrameMember(&fr, ev.p, k, v)
 	}
-	fr := frame{function: p.Str(fn)}
-	for _, file := range files {
-		if fr.file = p.Str(file); fr.file != "" {
-			break
-		}
-	}
-	fr.lineno, fr.hasLine = p.Int(lineno)
-	fr.colno, fr.hasCol = p.Int(colno)
 	return fr
+}
+
+// setFrameMember reads one member of a frame, if the stack trace text
+// shows it.
+func setFrameMember(fr *stacktrace.Frame, p *sentrysignal.Payload, key string, v sentrysignal.Node) {
+	switch key {
+	case "function":
+		fr.Function = p.Str(v)
+	case "abs_path":
+		fr.AbsPath = p.Str(v)
+	case "filename":
+		fr.Filename = p.Str(v)
+	case "module":
+		fr.Module = p.Str(v)
+	case "lineno":
+		fr.Lineno = frameInt(p, v)
+	case "colno":
+		fr.Colno = frameInt(p, v)
+	}
+}
+
+// frameInt is a frame's "lineno" or "colno"; 0, no position, when it is
+// not an integer.
+func frameInt(p *sentrysignal.Payload, v sentrysignal.Node) int {
+	n, _ := p.Int(v)
+	return int(n)
 }
 
 // putOthers is putOthers of the payload's members.

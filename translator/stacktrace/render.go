@@ -29,7 +29,7 @@ func Render(chain []Exception) string {
 		if i < len(chain)-1 {
 			b.WriteString("Caused by: ")
 		}
-		b.WriteString(summary(chain[i].Type, chain[i].Value))
+		b.WriteString(Summary(chain[i].Type, chain[i].Value))
 		b.WriteByte('\n')
 		frames := chain[i].Frames
 		for j := len(frames) - 1; j >= 0; j-- {
@@ -39,8 +39,9 @@ func Render(chain []Exception) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// summary is an exception's header line: what a runtime prints of it.
-func summary(typ, value string) string {
+// Summary is an exception's header line, what a runtime prints of it:
+// `Type: value`, either alone when the other is empty.
+func Summary(typ, value string) string {
 	switch {
 	case typ == "":
 		return value
