@@ -26,8 +26,14 @@ const (
 	SDKName     = "sentry.sdk.name"
 	SDKVersion  = "sentry.sdk.version"
 	Op          = "sentry.op"
-	Origin      = "sentry.origin"
-	Status      = "sentry.status"
+	// TimestampSequence orders the records of one timestamp (Sentry Logs
+	// and trace metrics).
+	TimestampSequence = "sentry.timestamp.sequence"
+	// PayloadPrefix names a payload member no convention maps:
+	// "sentry.payload.<member>" (logs, metrics, check-ins, user reports).
+	PayloadPrefix = "sentry.payload."
+	Origin        = "sentry.origin"
+	Status        = "sentry.status"
 )
 
 // Profile attributes: the ids of one Sentry profile item and the

@@ -3,6 +3,8 @@ package sentrycheckin
 import (
 	"sort"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -26,7 +28,7 @@ const (
 	AttrContexts      = "sentry.contexts"
 	// AttrPrefix names the members this version does not know:
 	// "sentry.payload.<member>".
-	AttrPrefix = "sentry.payload."
+	AttrPrefix = sentryattr.PayloadPrefix
 )
 
 // known are the members mapped by their own blocks, or by the resource.

@@ -1,6 +1,7 @@
 package sentryevent
 
 import (
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -10,12 +11,12 @@ import (
 
 // Attribute keys with no semantic convention.
 const (
-	AttrMessageTemplate   = "sentry.message.template"
+	AttrMessageTemplate   = sentryattr.MessageTemplate
 	AttrMessageParameters = "sentry.message.parameters"
 	// AttrMessageTruncated is true when the body, formatted here from
 	// logentry.message and params, was cut at MaxFormattedChars.
 	AttrMessageTruncated = "sentry.message.truncated"
-	AttrTagPrefix        = "sentry.tags."
+	AttrTagPrefix        = sentryattr.TagPrefix
 	AttrUserPrefix       = "sentry.user."
 	AttrRequestPrefix    = "sentry.request."
 	// AttrPrefix names every other top-level member: "sentry.<member>".

@@ -3,6 +3,8 @@ package sentryfeedback
 import (
 	"sort"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -12,7 +14,7 @@ import (
 
 // AttrPrefix names the members of a user report this version does not
 // know: "sentry.payload.<member>".
-const AttrPrefix = "sentry.payload."
+const AttrPrefix = sentryattr.PayloadPrefix
 
 // UserReportLogs is the router's contract for a "user_report" item: the
 // event it is about, and its one record. A report names no program.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+
 	"go.opentelemetry.io/collector/pdata/plog"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
@@ -21,7 +23,7 @@ const (
 	// AttrPrefix names the log's members this version does not know:
 	// "sentry.payload.<member>" (apart from the typed attributes, which
 	// SDKs already name sentry.*).
-	AttrPrefix = "sentry.payload."
+	AttrPrefix = sentryattr.PayloadPrefix
 )
 
 // known are the members of a Sentry log mapped by their own blocks.

@@ -3,6 +3,8 @@ package sentrymetric
 import (
 	"sort"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
@@ -23,7 +25,7 @@ const (
 // AttrPrefix names the members of a metric this version does not know,
 // kept on its data point as "sentry.payload.<member>" (apart from the
 // typed attributes, which SDKs already name sentry.*).
-const AttrPrefix = "sentry.payload."
+const AttrPrefix = sentryattr.PayloadPrefix
 
 // known are the members mapped by their own blocks.
 var known = map[string]bool{
@@ -168,7 +170,7 @@ func putNumberPoint(dp pmetric.NumberDataPoint, p *point) {
 // observationAttributes are attributes of one observation, not of its
 // series: as point attributes every observation would be a series of its
 // own (JavaScript numbers its observations within a millisecond).
-var observationAttributes = []string{"sentry.timestamp.sequence"}
+var observationAttributes = []string{sentryattr.TimestampSequence}
 
 // putAttributesAndExemplar writes p's attributes as the point's, but those
 // of the one observation, which go with "trace_id" and "span_id" onto an

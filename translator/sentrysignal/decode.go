@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 )
 
 // maxNesting is encoding/json's nesting limit: a value nested deeper is
@@ -650,9 +652,9 @@ func knownKeyList() []string {
 		"integrations", "packages", "id", "email", "username", "ip_address", "url", "method",
 		"headers", "query_string", "cookies", "env",
 		// logs, metrics, check-ins, sessions; typed attributes' types
-		TypeString, TypeBoolean, TypeInteger, TypeDouble, TypeArray, "items", "body", "attributes", "severity_number", "unit", "sentry.sdk.name",
-		"sentry.sdk.version", "sentry.environment", "sentry.release", "sentry.origin",
-		"sentry.message.template", "sentry.timestamp.sequence", "server.address", "sentry.server.address",
+		TypeString, TypeBoolean, TypeInteger, TypeDouble, TypeArray, "items", "body", "attributes", "severity_number", "unit", sentryattr.SDKName,
+		sentryattr.SDKVersion, sentryattr.Environment, sentryattr.Release, sentryattr.Origin,
+		sentryattr.MessageTemplate, sentryattr.TimestampSequence, "server.address", "sentry.server.address",
 		"check_in_id", "monitor_slug", "duration", "monitor_config", "schedule", "sid", "did", "init",
 		"started", "attrs", "thread.id", "thread.name", "user_agent",
 	}
@@ -700,4 +702,4 @@ func keyHash[T string | []byte](k T) int {
 }
 
 // maxKnownKey is the length of the longest known key.
-const maxKnownKey = len("sentry.timestamp.sequence")
+const maxKnownKey = len(sentryattr.TimestampSequence)
