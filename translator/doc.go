@@ -15,8 +15,9 @@
 //     sentrysession, sentrycheckin, sentryfeedback, sentryclientreport; and
 //     back: otelevent, stacktrace.
 //
-// This package keeps only what the receiver's signal code names here:
-// Resource and ResourceOfSignal. README.md beside this file is the
-// field-by-field mapping of the profile packages and names the file of each
-// part.
+// The resource every signal of an envelope shares is
+// sentryresource.Resource. This package holds no code: its tests check
+// what crosses the packages (the envelope's one resource, the README's
+// mapping tables), and README.md beside this file is the field-by-field
+// mapping of the profile packages, naming the file of each part.
 package translator
