@@ -132,7 +132,7 @@ func TestProfilesLookUpCallersOneByteBack(t *testing.T) {
 "profile":{"samples":[{"stack_id":0,"thread_id":"1","timestamp":1764000000.5}],"stacks":[[0,1,2]],
 "frames":[{"instruction_addr":"%#x"},{"instruction_addr":"%#x"},{"instruction_addr":"%#x"}],"thread_metadata":{"1":{"name":"main"}}},
 "debug_meta":{"images":[%s]}}`, callSitesBase+b.leafAddr, callSitesBase+b.middleRet, callSitesBase+b.mainRet, image)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.Native.Directories = []string{filepath.Dir(b.debugFile)}
 	require.NoError(t, cfg.Validate())
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
@@ -162,7 +162,7 @@ func TestLogsResolveNativeErrors(t *testing.T) {
 "debug_meta":{"images":[{"type":"elf","code_file":%q,"code_id":%q,"image_addr":"%#x","image_size":1048576}]}}`,
 		frame(b.mainRet), frame(b.middleRet), frame(b.leafAddr), b.stripped, b.buildID, callSitesBase)
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.Native.Directories = []string{filepath.Dir(b.debugFile)}
 	newLogsProcessor(t, cfg, sink)(eventLogs(t, "native", event))
 	lr := recordOf(sink.AllLogs()[0])

@@ -97,7 +97,7 @@ func TestProcessorReportsCacheCounters(t *testing.T) {
 	chunk := nodeChunk(frames, "")
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(tel), cfg, new(consumertest.ProfilesSink))
 	require.NoError(t, err)

@@ -43,7 +43,7 @@ func TestProcessorResolvesHermesProfile(t *testing.T) {
 	require.NotEmpty(t, frames, "the sampling profiler took no sample")
 	want := app.Expect(t, frames)
 
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{app.MapsDir}
 	require.NoError(t, cfg.Validate())
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())

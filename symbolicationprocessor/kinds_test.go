@@ -91,7 +91,7 @@ func TestProcessorResolvesProGuard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pd := toProfiles(t, androidChunk(tt.uuid, frame("a", "a.a", 2), frame("a", "a.a", 4), frame("loop", "android.os.Looper", 160)))
-			cfg := createDefaultConfig().(*Config)
+			cfg := testConfig()
 			cfg.ProGuard.Directories = []string{dir}
 			require.NoError(t, cfg.Validate())
 			s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
@@ -113,7 +113,7 @@ func TestProcessorResolvesNative(t *testing.T) {
 	spin := compileSpin(t, t.TempDir())
 	const imageAddr = 0x5555_0000_0000
 	chunk := nativeChunk([]nativeImage{{buildID: spin.buildID, imageAddr: imageAddr, addr: imageAddr + spin.fnAddr + 4}})
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.Native.Directories = []string{filepath.Dir(spin.path)}
 	require.NoError(t, cfg.Validate())
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
@@ -144,7 +144,7 @@ func TestProcessorProGuardBatchOfTwoBuilds(t *testing.T) {
 		items = append(items, profilesin.DecodedProfile{Profile: p})
 	}
 	pd := profilestest.ToProfiles(items, profilesin.ReceiveOptions{})
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.ProGuard.Directories = []string{dir}
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)

@@ -99,7 +99,7 @@ func TestLogsResolveJavaScriptErrors(t *testing.T) {
 		[]string{b.errorFrame(t, bundleURL, "e=e*31+t"), b.errorFrame(t, bundleURL, "f(r)&&e++"), b.errorFrame(t, bundleURL, "e*2}")},
 		images)
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	consume := newLogsProcessor(t, cfg, sink)
 	before := sentrygrouping.Group(sentrygrouping.FromLogRecord(recordOf(eventLogs(t, "node", event)), "node"))
@@ -233,7 +233,7 @@ func TestLogsGroupTwoBuildsAsOne(t *testing.T) {
 	assert.NotEqual(t, keyOf(eventLogs(t, "node", e1)), keyOf(eventLogs(t, "node", e2)), "two keys as sent")
 
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir, dir2}
 	consume := newLogsProcessor(t, cfg, sink)
 	consume(eventLogs(t, "node", e1))
@@ -259,7 +259,7 @@ func TestLogsResolveProGuardErrors(t *testing.T) {
 "debug_meta":{"images":[{"type":"proguard","uuid":%q}]}}`,
 		frame("loop", "android.os.Looper", 160), frame("a", "a.a", 2), frame("a", "a.a", 4), uuid)
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.ProGuard.Directories = []string{dir}
 	newLogsProcessor(t, cfg, sink)(eventLogs(t, "java", event))
 	lr := recordOf(sink.AllLogs()[0])
@@ -290,7 +290,7 @@ func TestLogsLeaveOtherRecordsAlone(t *testing.T) {
 	want := plog.NewLogs()
 	ld.CopyTo(want)
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	newLogsProcessor(t, cfg, sink)(ld)
 	assert.Equal(t, want, sink.AllLogs()[0])
@@ -301,14 +301,14 @@ func TestLogsLeaveOtherRecordsAlone(t *testing.T) {
 // with the last.
 func TestProfilesAndLogsShareOneProcessor(t *testing.T) {
 	f := NewFactory()
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	set := processortest.NewNopSettings(metadata.Type)
 	lp, err := f.CreateLogs(context.Background(), set, cfg, consumertest.NewNop())
 	require.NoError(t, err)
 	pp, err := f.CreateProfiles(context.Background(), set, cfg, consumertest.NewNop())
 	require.NoError(t, err)
-	other := createDefaultConfig().(*Config)
+	other := testConfig()
 	other.SourceMaps.Directories = []string{mapsDir}
 	op, err := f.CreateLogs(context.Background(), set, other, consumertest.NewNop())
 	require.NoError(t, err)
@@ -330,7 +330,7 @@ func TestProfilesAndLogsShareOneProcessor(t *testing.T) {
 
 func TestSharedCoresOnePerConfig(t *testing.T) {
 	s := newSharedCores()
-	cfg, other := createDefaultConfig().(*Config), createDefaultConfig().(*Config)
+	cfg, other := testConfig(), testConfig()
 	set := componenttest.NewNopTelemetrySettings()
 	h1, err := s.handle(cfg, set)
 	require.NoError(t, err)
@@ -393,7 +393,7 @@ func TestLogsResolveThreadsAndEventStacktrace(t *testing.T) {
 "stacktrace":{"frames":[%s]},
 "debug_meta":{"images":[{"type":"sourcemap","code_file":%q,"debug_id":%q}]}}`, frame, frame, url, b.debugID)
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
 	newLogsProcessor(t, cfg, sink)(eventLogs(t, "node", event))
 	attrs := recordOf(sink.AllLogs()[0]).Attributes().AsRaw()

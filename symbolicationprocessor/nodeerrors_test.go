@@ -168,7 +168,7 @@ func rawFramesOf(t *testing.T, lr plog.LogRecord, i int, key string) []map[strin
 func startReceiverWithProcessor(t *testing.T, dir string, sink *consumertest.LogsSink) string {
 	t.Helper()
 	ctx, host := context.Background(), componenttest.NewNopHost()
-	pcfg := createDefaultConfig().(*Config)
+	pcfg := testConfig()
 	pcfg.SourceMaps.Directories = []string{dir}
 	require.NoError(t, pcfg.Validate())
 	p, err := NewFactory().CreateLogs(ctx, processortest.NewNopSettings(metadata.Type), pcfg, sink)

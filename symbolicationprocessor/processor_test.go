@@ -162,7 +162,7 @@ func TestProcessorResolvesNodeChunk(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
 	sink := new(consumertest.ProfilesSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir, broken}
 	require.NoError(t, cfg.Validate())
 	p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(tel), cfg, sink)
@@ -227,11 +227,8 @@ func TestProcessorLeavesResolvedAlone(t *testing.T) {
 	b := readBuild(t)
 	line, col, name := b.v8(t, "(t){for(let e=2;e*e")
 	pd := toProfiles(t, nodeChunk([]string{frameJSON(name, "/srv/app/dist/app.min.js", line, col)}, ""))
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.SourceMaps.Directories = []string{mapsDir}
-	// What is measured is a second pass over resolved frames: the first
-	// must resolve, however long a loaded machine takes to parse the map.
-	cfg.MaxBatchWait = time.Minute
 	s, err := newFrameProcessor(cfg, componenttest.NewNopTelemetrySettings())
 	require.NoError(t, err)
 	require.NoError(t, s.start(context.Background(), componenttest.NewNopHost()))
@@ -258,7 +255,7 @@ func TestStartFailsOnMissingDirectories(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := createDefaultConfig().(*Config)
+			cfg := testConfig()
 			tt.mutate(cfg)
 			require.NoError(t, cfg.Validate())
 			p, err := NewFactory().CreateProfiles(context.Background(), metadatatest.NewSettings(componenttest.NewTelemetry()), cfg, new(consumertest.ProfilesSink))
@@ -269,4 +266,16 @@ func TestStartFailsOnMissingDirectories(t *testing.T) {
 			require.NoError(t, p.Shutdown(context.Background()))
 		})
 	}
+}
+
+// testConfig is the default configuration with a batch wait long enough
+// for a frame to resolve in its first batch however loaded the machine
+// (under the race detector, with every package's tests running, parsing a
+// map and its bundle's scopes can take longer than the default second):
+// the tests that use it are about what a resolved frame looks like, not
+// about the wait, which hostile_test.go and the complexity guard measure.
+func testConfig() *Config {
+	cfg := createDefaultConfig().(*Config)
+	cfg.MaxBatchWait = time.Minute
+	return cfg
 }

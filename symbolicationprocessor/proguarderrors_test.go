@@ -69,7 +69,7 @@ func TestRealProGuardErrors(t *testing.T) {
 "mechanism":{"type":"UncaughtExceptionHandler","handled":false},"stacktrace":{"frames":[%s]}}]},
 "debug_meta":{"images":[{"type":"proguard","uuid":%q}]}}`, strings.Join(frames, ","), proguard.UUIDOf(mapping))
 	sink := new(consumertest.LogsSink)
-	cfg := createDefaultConfig().(*Config)
+	cfg := testConfig()
 	cfg.ProGuard.Directories = []string{filepath.Join(dir, "mappings")}
 	newLogsProcessor(t, cfg, sink)(eventLogs(t, "java", event))
 
