@@ -36,10 +36,10 @@ type jsonParser struct {
 	// nums shares the numbers a payload repeats (the line numbers of the
 	// frames a chained exception repeats), boxed as json.Number.
 	nums map[string]any
-	// entries is the scratch space of typedAttributes; members and
-	// elements are stacks of the objects and arrays being read.
-	entries  []typedEntry
-	order    []int32
+	// members and elements are stacks of the objects and arrays being
+	// read.
+	// typed is the attributes typedAttributes is reading.
+	typed    *TypedAttributes
 	members  []member
 	elements []any
 }
@@ -68,8 +68,6 @@ func (p *jsonParser) release() {
 	*p = jsonParser{
 		strs:     p.strs,
 		nums:     p.nums,
-		entries:  pooled(p.entries),
-		order:    pooled(p.order),
 		members:  pooled(p.members),
 		elements: pooled(p.elements),
 	}
