@@ -36,6 +36,8 @@ func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor
 	}
 	s := containerScan{p: newParser(payload), limit: opts.WithDefaults().MaxItems, visitor: v}
 	defer s.p.release()
+	s.attrs.sent, s.attrs.order = s.p.entries[:0], s.p.order[:0]
+	defer s.returnAttributes()
 	if err := s.scan(); err != nil {
 		return PayloadError(item, "", "not JSON", err)
 	}
@@ -82,6 +84,14 @@ func (s *containerScan) scan() error {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// returnAttributes gives the typed attributes' space back to the parser,
+// holding no value of the payload.
+func (s *containerScan) returnAttributes() {
+	sent := s.attrs.sent[:cap(s.attrs.sent)]
+	clear(sent)
+	s.p.entries, s.p.order = sent[:0], s.attrs.order[:0]
 }
 
 // containerMember reads a member of the container's object: the entries

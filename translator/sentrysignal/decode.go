@@ -38,8 +38,12 @@ type jsonParser struct {
 	nums map[string]any
 	// members and elements are stacks of the objects and arrays being
 	// read.
-	// typed is the attributes typedAttributes is reading.
+	// typed is the attributes typedAttributes is reading; entries and
+	// order are the space of a container's TypedAttributes, kept for the
+	// next parser.
 	typed    *TypedAttributes
+	entries  []typedEntry
+	order    []int32
 	members  []member
 	elements []any
 }
@@ -68,6 +72,8 @@ func (p *jsonParser) release() {
 	*p = jsonParser{
 		strs:     p.strs,
 		nums:     p.nums,
+		entries:  pooled(p.entries),
+		order:    pooled(p.order),
 		members:  pooled(p.members),
 		elements: pooled(p.elements),
 	}
