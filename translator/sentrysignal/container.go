@@ -210,14 +210,9 @@ func sortedOrder(order []int32, entries []typedEntry) []int32 {
 // object, or anything else as it is.
 func (p *jsonParser) typedMember(key string) (any, error) {
 	a := p.typed
-	if len(a.sent) < cap(a.sent) {
-		a.sent = a.sent[:len(a.sent)+1]
-		a.sent[len(a.sent)-1] = typedEntry{key: key}
-	} else {
-		a.sent = append(a.sent, typedEntry{key: key})
-	}
-	// read in place; a nested value may not read typed attributes, so e
-	// stays where it is
+	a.sent = append(a.sent, typedEntry{key: key})
+	// read in place: a value inside it reads no typed attributes, so
+	// nothing appends to a.sent until it is read
 	e := &a.sent[len(a.sent)-1]
 	var err error
 	if p.at('{') {
