@@ -36,7 +36,7 @@ var ErrNotObject = errors.New("not an object")
 // noted in it.
 func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresource.Resource) error {
 	if t, ok := attrs.(*TypedAttributes); ok {
-		return l.putTypedEntries(m, t.entries, res)
+		return l.putTypedEntries(m, t, res)
 	}
 	return ErrNotObject
 }
@@ -47,11 +47,11 @@ func (l *Limiter) leftOut(key string) bool {
 	return !l.opts.IncludeUserData && PersonalAttribute(key)
 }
 
-// written counts the entries that are not left out.
-func (l *Limiter) written(entries []typedEntry) int {
+// written counts the attributes that are not left out.
+func (l *Limiter) written(a *TypedAttributes) int {
 	n := 0
-	for i := range entries {
-		if !l.leftOut(entries[i].key) {
+	for _, i := range a.order {
+		if !l.leftOut(a.sent[i].key) {
 			n++
 		}
 	}
@@ -62,17 +62,17 @@ func (l *Limiter) written(entries []typedEntry) int {
 // noting the program's attributes in res when it is not nil. Personal
 // ones are skipped in place rather than copied out (a copy per metric
 // was a third of the bytes a metric container's translation allocated).
-func (l *Limiter) putTypedEntries(m pcommon.Map, entries []typedEntry, res *sentryresource.Resource) error {
-	n := l.written(entries)
+func (l *Limiter) putTypedEntries(m pcommon.Map, a *TypedAttributes, res *sentryresource.Resource) error {
+	n := l.written(a)
 	if m.Len() == 0 && n >= minBulkKeys {
-		return l.putTypedBulk(m, entries, n, res)
+		return l.putTypedBulk(m, a, n, res)
 	}
 	m.EnsureCapacity(m.Len() + min(n, l.opts.MaxMapEntries))
-	for i := range entries {
-		if l.leftOut(entries[i].key) {
+	for _, i := range a.order {
+		if l.leftOut(a.sent[i].key) {
 			continue
 		}
-		if err := l.putTypedEntry(m, &entries[i], res); err != nil {
+		if err := l.putTypedEntry(m, &a.sent[i], res); err != nil {
 			return err
 		}
 	}
@@ -98,19 +98,20 @@ func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresourc
 // putTypedBulk is PutTyped of many attributes into an empty map, in time
 // linear in their number (see Entries). Every attribute is checked before
 // any is put.
-func (l *Limiter) putTypedBulk(m pcommon.Map, entries []typedEntry, n int, res *sentryresource.Resource) error {
+func (l *Limiter) putTypedBulk(m pcommon.Map, a *TypedAttributes, n int, res *sentryresource.Resource) error {
 	vals := make([]typedValue, 0, n)
 	present := make([]string, 0, n)
-	for i := range entries {
-		if l.leftOut(entries[i].key) {
+	for _, i := range a.order {
+		e := &a.sent[i]
+		if l.leftOut(e.key) {
 			continue
 		}
-		val, ok, err := entries[i].read()
+		val, ok, err := e.read()
 		if err != nil {
-			return fmt.Errorf("%s: %w", entries[i].key, err)
+			return fmt.Errorf("%s: %w", e.key, err)
 		}
 		if ok {
-			vals, present = append(vals, val), append(present, entries[i].key)
+			vals, present = append(vals, val), append(present, e.key)
 		}
 	}
 	values, kept := l.Entries(m, present)
@@ -150,11 +151,17 @@ var legacyTypes = [...]struct{ member, typ string }{
 // members, not into a map each (an attribute cost two maps, most of a log
 // container's decoding).
 type TypedAttributes struct {
-	entries []typedEntry // sorted by key, one per key: the last one sent
+	// sent are the attributes in the order sent; order indexes them
+	// sorted by key, one per key: the last one sent. The attributes stay
+	// where they were read (moving them, with their strings, cost the
+	// garbage collector's write barriers a tenth of a log container's
+	// translation).
+	sent  []typedEntry
+	order []int32
 }
 
 // Len is the number of attributes.
-func (a *TypedAttributes) Len() int { return len(a.entries) }
+func (a *TypedAttributes) Len() int { return len(a.order) }
 
 // typedEntry is one typed attribute: the attribute itself in x when it is
 // not an object (or when it came from a map), else the members a typed

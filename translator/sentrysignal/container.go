@@ -36,6 +36,8 @@ func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor
 	}
 	s := containerScan{p: newParser(payload), limit: opts.WithDefaults().MaxItems, visitor: v}
 	defer s.p.release()
+	s.attrs.sent, s.attrs.order = s.p.entries[:0], s.p.order[:0]
+	defer s.returnAttributes()
 	if err := s.scan(); err != nil {
 		return PayloadError(item, "", "not JSON", err)
 	}
@@ -82,6 +84,14 @@ func (s *containerScan) scan() error {
 		return errors.New("trailing data after the JSON value")
 	}
 	return nil
+}
+
+// returnAttributes gives the typed attributes' space back to the parser,
+// holding no value of the payload.
+func (s *containerScan) returnAttributes() {
+	sent := s.attrs.sent[:cap(s.attrs.sent)]
+	clear(sent)
+	s.p.entries, s.p.order = sent[:0], s.attrs.order[:0]
 }
 
 // containerMember reads a member of the container's object: the entries
@@ -154,28 +164,31 @@ func (s *containerScan) entryMember(key string) (any, error) {
 // attributes, types and values PutTyped reads from the object as a map, a
 // repeated key keeping its last value. into's entries are reused.
 func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
-	base := len(p.entries)
-	defer func() {
-		clear(p.entries[base:]) // the scratch keeps no values alive
-		p.entries = p.entries[:base]
-	}()
-	if _, err := p.objectWith(p.typedMember, true); err != nil {
+	// into's attributes are overwritten, not cleared: what an earlier
+	// entry left past the new ones lives no longer than the scan, whose
+	// TypedAttributes into is
+	into.sent = into.sent[:0]
+	p.typed = into
+	_, err := p.objectWith(p.typedMember, true)
+	p.typed = nil
+	if err != nil {
 		return nil, err
 	}
-	// one per key, the last one sent, in key order; p.entries is the
-	// parser's scratch space (indices are sorted: moving the entries
-	// themselves cost a sixth of a log container's translation)
-	entries := p.entries[base:]
-	p.order = sortedOrder(p.order[:0], entries)
-	kept := into.entries[:0]
-	for i, at := range p.order {
-		if i+1 == len(p.order) || entries[p.order[i+1]].key != entries[at].key {
-			kept = append(kept, entries[at])
+	into.order = keptOrder(into.order[:0], into.sent)
+	return into, nil
+}
+
+// keptOrder appends to order the indices of entries by key, one per key:
+// the last one sent.
+func keptOrder(order []int32, entries []typedEntry) []int32 {
+	order = sortedOrder(order, entries)
+	kept := order[:0] // written behind the reading: i+1 is still to read
+	for i, at := range order {
+		if i+1 == len(order) || entries[order[i+1]].key != entries[at].key {
+			kept = append(kept, at)
 		}
 	}
-	clear(kept[len(kept):cap(kept)]) // nor does the reused tail
-	into.entries = kept
-	return into, nil
+	return kept
 }
 
 // sortedOrder appends to order the indices of entries by key, a repeated
@@ -196,14 +209,17 @@ func sortedOrder(order []int32, entries []typedEntry) []int32 {
 // typedMember reads one attribute onto the scratch space: a typed value's
 // object, or anything else as it is.
 func (p *jsonParser) typedMember(key string) (any, error) {
-	e := typedEntry{key: key}
+	a := p.typed
+	a.sent = append(a.sent, typedEntry{key: key})
+	// read in place: a value inside it reads no typed attributes, so
+	// nothing appends to a.sent until it is read
+	e := &a.sent[len(a.sent)-1]
 	var err error
 	if p.at('{') {
-		err = p.typedValue(&e)
+		err = p.typedValue(e)
 	} else {
 		e.x, err = p.value()
 	}
-	p.entries = append(p.entries, e)
 	return nil, err
 }
 

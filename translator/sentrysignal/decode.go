@@ -36,8 +36,12 @@ type jsonParser struct {
 	// nums shares the numbers a payload repeats (the line numbers of the
 	// frames a chained exception repeats), boxed as json.Number.
 	nums map[string]any
-	// entries is the scratch space of typedAttributes; members and
-	// elements are stacks of the objects and arrays being read.
+	// members and elements are stacks of the objects and arrays being
+	// read.
+	// typed is the attributes typedAttributes is reading; entries and
+	// order are the space of a container's TypedAttributes, kept for the
+	// next parser.
+	typed    *TypedAttributes
 	entries  []typedEntry
 	order    []int32
 	members  []member

@@ -144,7 +144,7 @@ func (c *collectedEntries) Entry(_ int, x any) {
 	}
 	out := maps.Clone(m) // the scanner reuses the entry and its attributes
 	if ta, ok := m["attributes"].(*TypedAttributes); ok {
-		out["attributes"] = &TypedAttributes{entries: slices.Clone(ta.entries)}
+		out["attributes"] = &TypedAttributes{sent: slices.Clone(ta.sent), order: slices.Clone(ta.order)}
 	}
 	c.items = append(c.items, out)
 }

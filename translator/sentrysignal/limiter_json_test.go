@@ -42,7 +42,11 @@ func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 		entries = append(entries, typedEntry{key: k, x: x})
 	}
 	slices.SortFunc(entries, func(a, b typedEntry) int { return strings.Compare(a.key, b.key) })
-	return l.putTypedEntries(m, entries, nil)
+	order := make([]int32, len(entries))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	return l.putTypedEntries(m, &TypedAttributes{sent: entries, order: order}, nil)
 }
 
 // PutJSON maps a free-form JSON value into v: objects become maps (keys in
