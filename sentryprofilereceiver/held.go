@@ -47,11 +47,11 @@ func (rt *router) releaseHeld(ctx context.Context, c linkhold.Chunk) {
 	defer rt.pool.put(t)
 	t.items = append(t.items, c.Item)
 	t.sdkName, t.sentAt, t.arrived, t.released = c.SDKName, c.SentAt, c.Arrived, true
-	pd, samples := rt.translateProfiles(ctx, t, c.ProjectID)
+	pd, samples, byType := rt.translateProfiles(ctx, t, c.ProjectID)
 	if samples == 0 {
 		return
 	}
-	if err := rt.sendProfiles(ctx, pd); err != nil {
+	if err := rt.sendProfiles(ctx, pd, byType); err != nil {
 		// Counted by obsreport as refused samples; the log line is the drop
 		// log's, rate-limited, since a pipeline that refuses one held chunk
 		// refuses many.

@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
-	"github.com/sentryprofile/otelcol-sentryprofile/internal/samplecount"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
@@ -23,56 +22,28 @@ import (
 // consumeProfiles translates the envelope's profile items and sends them
 // down the profiles pipeline.
 func (rt *router) consumeProfiles(ctx context.Context, t *envelopeState, projectID string) error {
-	pd, samples := rt.translateProfiles(ctx, t, projectID)
+	pd, samples, byType := rt.translateProfiles(ctx, t, projectID)
 	if samples == 0 {
 		return nil
 	}
-	return rt.sendProfiles(ctx, pd)
+	return rt.sendProfiles(ctx, pd, byType)
 }
 
 // sendProfiles hands pd to the profiles pipeline and records the Sentry
-// samples it carries, per sample type, as accepted or refused.
-func (rt *router) sendProfiles(ctx context.Context, pd pprofile.Profiles) error {
-	// Counted before the pipeline, which may change pd.
-	byType := samplesByType(pd)
+// samples it carries, per sample type ("type:unit", as xreceiverhelper
+// names it; ProfilesBuilder.SamplesByType, counted as the samples were
+// written rather than by reading pd back), as accepted or refused.
+func (rt *router) sendProfiles(ctx context.Context, pd pprofile.Profiles, byType map[string]int) error {
 	ctx = rt.profilesObsrep.StartProfilesOp(ctx)
 	err := rt.profiles.ConsumeProfiles(ctx, pd)
 	rt.profilesObsrep.EndProfilesOpBySampleType(ctx, obsreportFormat, byType, err)
 	return err
 }
 
-// samplesByType counts pd's Sentry samples (one per timestamp, as
-// samplecount does) by the profile's sample type, "type:unit" as
-// xreceiverhelper names it. The receiver writes a handful of sample types
-// (wall and CPU time, counts), so the map stays small.
-func samplesByType(pd pprofile.Profiles) map[string]int {
-	strs := pd.Dictionary().StringTable()
-	str := func(i int32) string {
-		if i <= 0 || int(i) >= strs.Len() {
-			return "<unset>"
-		}
-		return strs.At(int(i))
-	}
-	counts := make(map[string]int, 1)
-	for _, rp := range pd.ResourceProfiles().All() {
-		for _, sp := range rp.ScopeProfiles().All() {
-			for _, p := range sp.Profiles().All() {
-				n := 0
-				for _, s := range p.Samples().All() {
-					n += samplecount.OfSample(s)
-				}
-				st := p.SampleType()
-				counts[str(st.TypeStrindex())+":"+str(st.UnitStrindex())] += n
-			}
-		}
-	}
-	return counts
-}
-
 // translateProfiles turns the envelope's profile items into one Profiles. A
 // bad item is dropped, logged at debug and counted; it never fails the
 // envelope.
-func (rt *router) translateProfiles(ctx context.Context, t *envelopeState, projectID string) (pprofile.Profiles, int) {
+func (rt *router) translateProfiles(ctx context.Context, t *envelopeState, projectID string) (pprofile.Profiles, int, map[string]int) {
 	items := t.items
 	builder := t.builder
 	builder.Reset(profilesin.ReceiveOptions{
@@ -108,7 +79,8 @@ func (rt *router) translateProfiles(ctx context.Context, t *envelopeState, proje
 	// Profiles resets the builder: count first.
 	samples := builder.SampleCount()
 	rt.countLinks(ctx, samples, builder.LinkedSampleCount())
-	return builder.Profiles(), samples
+	byType := builder.SamplesByType()
+	return builder.Profiles(), samples, byType
 }
 
 // holdChunks holds the envelope's profile chunks for links::wait (see

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func TestReaderReset(t *testing.T) {
 		{"small", strings.Repeat("a", 70_000)},
 		{strings.Repeat("b", 200_000), "", "c"},
 		{"d", "e"},
-		{strings.Repeat("f", 3<<20)}, // above what a Reader keeps
+		{strings.Repeat("f", 9<<20)}, // above what a Reader keeps
 		{"g", strings.Repeat("h", 1000)},
 	}
 	r := envelope.NewReader(bytes.NewReader(nil), envelope.Limits{})
@@ -126,7 +127,7 @@ func TestReaderResetDelimited(t *testing.T) {
 	envelopes := [][]string{
 		{"small", strings.Repeat("a", 70_000)},
 		{strings.Repeat("b", 200_000), "", "c"},
-		{strings.Repeat("f", 3<<20)}, // above what a Reader keeps
+		{strings.Repeat("f", 9<<20)}, // above what a Reader keeps
 		{"g", strings.Repeat("h", 1000)},
 	}
 	r := envelope.NewReader(bytes.NewReader(nil), envelope.Limits{})
@@ -162,4 +163,39 @@ func TestReaderResetDelimited(t *testing.T) {
 	withLengths, delimited := allocs(envelopeOf(payloads...)), allocs(delimitedEnvelopeOf(payloads...))
 	t.Logf("allocations per envelope: %.0f with lengths, %.0f without", withLengths, delimited)
 	require.LessOrEqual(t, delimited, withLengths, "an envelope without lengths allocates more than one with them")
+}
+
+// TestReaderKeepsLargePayloadMemory reads the same envelope twice through
+// one Reader, as a stream, and measures the bytes the second read
+// allocates: a payload up to the kept bound reuses the memory of the
+// first, one above it grows its buffer again.
+func TestReaderKeepsLargePayloadMemory(t *testing.T) {
+	tests := []struct {
+		name string
+		size int
+		kept bool
+	}{
+		{"a 60-s python chunk's size", 5_250_000, true},
+		{"above the kept bound", 9 << 20, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := envelopeOf(strings.Repeat("p", tt.size))
+			r := envelope.NewReader(bytes.NewReader(nil), envelope.Limits{})
+			readAll(t, r, data)
+			r.Reset(nil, envelope.Limits{}) // as a server returns it to its pool
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			items := readAll(t, r, data)
+			runtime.ReadMemStats(&after)
+			require.Len(t, items, 1)
+			require.Len(t, items[0].Payload, tt.size)
+			allocated := after.TotalAlloc - before.TotalAlloc
+			if tt.kept {
+				require.Less(t, allocated, uint64(1<<20), "the second read regrew its payload buffer")
+			} else {
+				require.GreaterOrEqual(t, allocated, uint64(tt.size), "a payload above the bound must not be kept")
+			}
+		})
+	}
 }

@@ -74,9 +74,16 @@ type ProfilesBuilder struct {
 	samples            int
 	// linked counts the samples that got a Link.
 	linked int
+	// byType counts the samples written since Reset by sample type
+	// (SamplesByType); a new map after each Reset, owned by the caller
+	// once handed out.
+	byType map[string]int
+	// cpuWritten is how many Samples the item's CPU view got.
+	cpuWritten int
 	// intervals is scratch space for measuring the sampling period.
 	intervals      []int64
 	periodPairs    []threadTime
+	periodStarts   []int32
 	serviceScratch []int32
 	// weights and weightsSorted are the per-sample wall times, in event
 	// order and in Sample order; threadOrder and threadStarts are scratch
@@ -172,7 +179,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	// Index 0 is the zero Location, which no frame maps to.
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
-	b.opts, b.pd, b.samples, b.linked = opts, pd, 0, 0
+	b.opts, b.pd, b.samples, b.linked, b.byType = opts, pd, 0, 0, nil
 	b.resource, b.envelope = sentryresource.Resource{}, sentryresource.Resource{}
 }
 
@@ -207,6 +214,23 @@ func (b *ProfilesBuilder) Resource() sentryresource.Resource { return b.envelope
 
 // SampleCount is the number of Sentry sample events added so far.
 func (b *ProfilesBuilder) SampleCount() int { return b.samples }
+
+// SamplesByType is how many Sentry samples each sample type ("type:unit",
+// as xreceiverhelper names it) holds in the Profiles being built, every
+// profile named even when empty: what a receiver reports per sample type,
+// known here without reading the Profiles back. The map is the caller's;
+// the next Reset starts another.
+func (b *ProfilesBuilder) SamplesByType() map[string]int {
+	if b.byType == nil {
+		b.byType = make(map[string]int, 1)
+	}
+	return b.byType
+}
+
+// countSamples adds n samples of one sample type to SamplesByType.
+func (b *ProfilesBuilder) countSamples(sampleType string, n int) {
+	b.SamplesByType()[sampleType] += n
+}
 
 // LinkedSampleCount returns how many of SampleCount's samples were linked to
 // a span.
@@ -245,7 +269,7 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	if hasCPUDurations(p) {
 		cpuProf = sp.Profiles().AppendEmpty()
 	}
-	b.cpuProf = cpuProf
+	b.cpuProf, b.cpuWritten = cpuProf, 0
 
 	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
 	// (thread.go).
@@ -257,8 +281,10 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 	added := b.addSamples(prof, p, item, start)
 	b.putProfileHeader(prof, p, start, added)
 	b.putProfileAttributes(prof, p, start)
+	b.countSamples(b.sampleTypeKey(added), added.count)
 	if cpuProf != (pprofile.Profile{}) {
 		b.putCPUView(cpuProf, prof)
+		b.countSamples(sampleTypeCPU+":"+periodUnitNanos, b.cpuWritten)
 	}
 	if b.opts.KeepOriginalPayload && len(item.Payload) > 0 {
 		putOriginalPayload(prof, p, item.Payload)
@@ -329,13 +355,9 @@ func (b *ProfilesBuilder) putProfileHeader(prof pprofile.Profile, p *sentry.Prof
 	// thread, as Sentry reckons it; the period is the thread's typical
 	// sampling interval. Grouped samples are counted, their timestamps
 	// giving the same times (see ReceiveOptions.GroupSamples).
-	if b.opts.GroupSamples && !added.weighted {
-		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeSamples))
-		prof.SampleType().SetUnitStrindex(dict.str(sampleUnitCount))
-	} else {
-		prof.SampleType().SetTypeStrindex(dict.str(sampleTypeWall))
-		prof.SampleType().SetUnitStrindex(dict.str(periodUnitNanos))
-	}
+	typ, unit := b.sampleType(added)
+	prof.SampleType().SetTypeStrindex(dict.str(typ))
+	prof.SampleType().SetUnitStrindex(dict.str(unit))
 	prof.PeriodType().SetTypeStrindex(dict.str(periodTypeWall))
 	prof.PeriodType().SetUnitStrindex(dict.str(periodUnitNanos))
 	prof.SetPeriod(added.period)
@@ -346,6 +368,23 @@ func (b *ProfilesBuilder) putProfileHeader(prof pprofile.Profile, p *sentry.Prof
 	} else {
 		prof.SetProfileID(pprofile.ProfileID(sentryid.Parse(p.EventID)))
 	}
+}
+
+// sampleType is the sample type and unit of an item's profile: counts when
+// its samples are grouped without values, else wall time.
+func (b *ProfilesBuilder) sampleType(added addedSamples) (typ, unit string) {
+	if b.opts.GroupSamples && !added.weighted {
+		return sampleTypeSamples, sampleUnitCount
+	}
+	return sampleTypeWall, periodUnitNanos
+}
+
+// sampleTypeKey is sampleType as "type:unit".
+func (b *ProfilesBuilder) sampleTypeKey(added addedSamples) string {
+	if typ, _ := b.sampleType(added); typ == sampleTypeSamples {
+		return sampleTypeSamples + ":" + sampleUnitCount
+	}
+	return sampleTypeWall + ":" + periodUnitNanos
 }
 
 // putCPUView makes cpuProf the same profile as prof seen through its CPU
@@ -728,7 +767,7 @@ func (b *ProfilesBuilder) appendSamples(prof pprofile.Profile, p *sentry.Profile
 			out.appendEach(k, attrs, group, groupValues, groupCPU)
 		}
 	}
-	b.attrScratch = attrs
+	b.attrScratch, b.cpuWritten = attrs, out.cpuWritten
 }
 
 // sortedGroup is the timestamps of the group at [from, to) of the sorted
@@ -754,6 +793,8 @@ type groupSamples struct {
 	samples, cpu pprofile.SampleSlice
 	// withValues: grouped Samples keep their values (a method trace's).
 	withValues bool
+	// cpuWritten counts the samples written to the CPU view.
+	cpuWritten int
 }
 
 // appendGroup writes a group as one Sample with its timestamps (and its
@@ -768,6 +809,7 @@ func (o *groupSamples) appendGroup(k *sampleKey, attrs []int32, group []uint64, 
 		c := appendSample(o.cpu, k, attrs)
 		c.TimestampsUnixNano().FromRaw(group)
 		c.Values().FromRaw(cpu)
+		o.cpuWritten += len(group)
 	}
 }
 
@@ -783,6 +825,7 @@ func (o *groupSamples) appendEach(k *sampleKey, attrs []int32, group []uint64, v
 			c := appendSample(o.cpu, k, attrs)
 			c.TimestampsUnixNano().Append(at)
 			c.Values().Append(cpu[i])
+			o.cpuWritten++
 		}
 	}
 }
@@ -846,8 +889,14 @@ func sortByTime(ts []uint64, values ...[]int64) {
 // appendSample appends a Sample of a group's stack, link and attributes.
 func appendSample(samples pprofile.SampleSlice, k *sampleKey, attrs []int32) pprofile.Sample {
 	s := samples.AppendEmpty()
-	s.SetStackIndex(k.stack)
-	s.SetLinkIndex(k.link)
+	// A new Sample's indices are 0: the stores are skipped for the
+	// common values (no link), as they run once per Sentry sample.
+	if k.stack != 0 {
+		s.SetStackIndex(k.stack)
+	}
+	if k.link != 0 {
+		s.SetLinkIndex(k.link)
+	}
 	if len(attrs) > 0 {
 		s.AttributeIndices().FromRaw(attrs)
 	}
@@ -865,13 +914,7 @@ const maxPeriodIntervals = 4096
 func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) int64 {
 	// The first samples suffice; sorted by thread and time, as SDKs need
 	// not send them in order.
-	pairs := b.periodPairs[:0]
-	for _, e := range events[:min(len(events), maxPeriodIntervals)] {
-		pairs = append(pairs, threadTime{thread: groups[e.group].key.thread, ts: e.ts})
-	}
-	slices.SortFunc(pairs, func(a, b threadTime) int {
-		return cmp.Or(cmp.Compare(a.thread, b.thread), cmp.Compare(a.ts, b.ts))
-	})
+	pairs := b.byThreadAndTime(groups, events[:min(len(events), maxPeriodIntervals)])
 	intervals := appendIntervals(b.intervals[:0], pairs)
 	b.periodPairs, b.intervals = pairs, intervals
 	if len(intervals) == 0 {
@@ -885,6 +928,40 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 	}
 	return period
 }
+
+// byThreadAndTime is the thread and time of each event, sorted by thread
+// (a counting sort: threads are dense numbers) and then by time within a
+// thread, where an SDK did not send them in order: linear for the usual
+// time-ordered samples, instead of a comparison sort of them all.
+func (b *ProfilesBuilder) byThreadAndTime(groups []sampleGroup, events []event) []threadTime {
+	starts := slices.Grow(b.periodStarts[:0], b.threads.Len()+1)[:b.threads.Len()+1]
+	clear(starts)
+	for _, e := range events {
+		starts[groups[e.group].key.thread+1]++
+	}
+	for t := 1; t < len(starts); t++ {
+		starts[t] += starts[t-1]
+	}
+	pairs := slices.Grow(b.periodPairs[:0], len(events))[:len(events)]
+	for _, e := range events {
+		t := groups[e.group].key.thread
+		pairs[starts[t]] = threadTime{thread: t, ts: e.ts}
+		starts[t]++
+	}
+	// starts[t] is now where thread t ends.
+	begin := int32(0)
+	for _, end := range starts[:len(starts)-1] {
+		run := pairs[begin:end]
+		if !slices.IsSortedFunc(run, byTime) {
+			slices.SortFunc(run, byTime)
+		}
+		begin = end
+	}
+	b.periodStarts, b.periodPairs = starts, pairs
+	return pairs
+}
+
+func byTime(a, b threadTime) int { return cmp.Compare(a.ts, b.ts) }
 
 // appendIntervals appends the intervals between consecutive samples of
 // one thread at different times (pairs sorted by thread and time).
