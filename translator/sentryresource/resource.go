@@ -72,18 +72,10 @@ func (r *Resource) Fill(o Resource) {
 	fill(&r.Dist, o.Dist)
 	fill(&r.Platform, o.Platform)
 	fill(&r.ServerName, o.ServerName)
-	if r.SDK == (sentry.ClientSDK{}) {
-		r.SDK = o.SDK
-	}
-	if r.OS == (sentry.OS{}) {
-		r.OS = o.OS
-	}
-	if r.Device == (sentry.Device{}) {
-		r.Device = o.Device
-	}
-	if r.Runtime == (sentry.Runtime{}) {
-		r.Runtime = o.Runtime
-	}
+	fillWhole(&r.SDK, o.SDK)
+	fillWhole(&r.OS, o.OS)
+	fillWhole(&r.Device, o.Device)
+	fillWhole(&r.Runtime, o.Runtime)
 }
 
 // CopyTo writes r as the attributes of res (existing keys are replaced).
@@ -159,4 +151,15 @@ func serviceNameOf(override, release, platform string) string {
 		return "unknown_service:" + platform
 	}
 	return "unknown_service"
+}
+
+// fillWhole sets an empty context from src, whole. An empty src writes
+// nothing: every log of a container fills the envelope's resource, and
+// storing an empty struct over an empty one still costs the write
+// barriers of its strings.
+func fillWhole[T comparable](dst *T, src T) {
+	var zero T
+	if *dst == zero && src != zero {
+		*dst = src
+	}
 }
