@@ -1,6 +1,7 @@
 package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
 
 import (
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/symbolication"
@@ -53,7 +54,7 @@ func (s *frameProcessor) errorTargetOf(f pcommon.Map, sc frameScene) (errorTarge
 // alreadySymbolicated: a frame this processor (data.symbolicated) or
 // Sentry's symbolicator (symbolicator_status) resolved before.
 func alreadySymbolicated(f pcommon.Map) bool {
-	if v, ok := mapOf(f, "data").Get("symbolicated"); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
+	if v, ok := pmap.Map(f, "data").Get("symbolicated"); ok && v.Type() == pcommon.ValueTypeBool && v.Bool() {
 		return true
 	}
 	_, ok := f.Get("symbolicator_status")

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
@@ -34,7 +36,7 @@ type nativeErrorImage struct {
 // linear in the images (n log n to sort the native ones).
 func readErrorImages(attrs pcommon.Map) errorImages {
 	var im errorImages
-	for _, v := range sliceOf(mapOf(attrs, sentryattr.EventDebugMeta), "images").All() {
+	for _, v := range pmap.Slice(pmap.Map(attrs, sentryattr.EventDebugMeta), "images").All() {
 		if v.Type() == pcommon.ValueTypeMap {
 			im.add(v.Map())
 		}
@@ -109,22 +111,6 @@ func (im *errorImages) nativeImageAt(addr uint64) (nativeErrorImage, bool) {
 		return img, true
 	}
 	return nativeErrorImage{}, false
-}
-
-// mapOf is the map at key, an empty one when there is none.
-func mapOf(m pcommon.Map, key string) pcommon.Map {
-	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeMap {
-		return v.Map()
-	}
-	return pcommon.NewMap()
-}
-
-// sliceOf is the slice at key, an empty one when there is none.
-func sliceOf(m pcommon.Map, key string) pcommon.Slice {
-	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeSlice {
-		return v.Slice()
-	}
-	return pcommon.NewSlice()
 }
 
 // mapStr is a string member; other types read as empty.

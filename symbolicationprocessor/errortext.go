@@ -1,6 +1,7 @@
 package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentryprofile/symbolicationprocessor"
 
 import (
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
@@ -18,7 +19,7 @@ func rerenderStacktrace(attrs pcommon.Map) {
 	if _, ok := attrs.Get(key); !ok {
 		return
 	}
-	chain := chainOf(sliceOf(mapOf(attrs, sentryattr.EventException), "values"))
+	chain := chainOf(pmap.Slice(pmap.Map(attrs, sentryattr.EventException), "values"))
 	attrs.PutStr(key, stacktrace.Render(chain))
 }
 
@@ -31,7 +32,7 @@ func chainOf(values pcommon.Slice) []stacktrace.Exception {
 		}
 		e := v.Map()
 		ex := stacktrace.Exception{Type: mapStr(e, "type"), Value: valueText(e)}
-		for _, f := range sliceOf(mapOf(e, "stacktrace"), "frames").All() {
+		for _, f := range pmap.Slice(pmap.Map(e, "stacktrace"), "frames").All() {
 			if f.Type() == pcommon.ValueTypeMap {
 				ex.Frames = append(ex.Frames, textFrame(f.Map()))
 			}

@@ -3,6 +3,8 @@ package symbolicationprocessor // import "github.com/sentryprofile/otelcol-sentr
 import (
 	"context"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -86,7 +88,7 @@ func carriesFrames(attrs pcommon.Map) bool {
 func (r *errorRecord) resolveRecord(ctx context.Context, attrs pcommon.Map) bool {
 	changed := false
 	for _, key := range [...]string{sentryattr.EventException, sentryattr.EventThreads} {
-		for _, v := range sliceOf(mapOf(attrs, key), "values").All() {
+		for _, v := range pmap.Slice(pmap.Map(attrs, key), "values").All() {
 			if v.Type() == pcommon.ValueTypeMap && r.resolveStack(ctx, v.Map(), "stacktrace", "raw_stacktrace") {
 				changed = true
 			}
@@ -104,8 +106,8 @@ func (r *errorRecord) resolveRecord(ctx context.Context, attrs pcommon.Map) bool
 // answer expanded into its inlined frames; unresolved frames stay as they
 // came. It reports whether the frames changed.
 func (r *errorRecord) resolveStack(ctx context.Context, parent pcommon.Map, key, rawKey string) bool {
-	st := mapOf(parent, key)
-	frames := sliceOf(st, "frames")
+	st := pmap.Map(parent, key)
+	frames := pmap.Slice(st, "frames")
 	answers, targets, found := r.resolveFrames(ctx, frames)
 	if !found {
 		return false

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component/componenttest"
@@ -140,7 +142,7 @@ func asSent(lr plog.LogRecord) plog.LogRecord {
 	c := plog.NewLogRecord()
 	lr.CopyTo(c)
 	v, _ := c.Attributes().Get(sentryattr.EventException)
-	values := sliceOf(v.Map(), "values")
+	values := pmap.Slice(v.Map(), "values")
 	for _, e := range values.All() {
 		if raw, ok := e.Map().Get("raw_stacktrace"); ok {
 			raw.CopyTo(e.Map().PutEmpty("stacktrace"))

@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/pmap"
+
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 
@@ -24,8 +26,8 @@ func FromLogRecord(lr plog.LogRecord, platform string) Event {
 		Level:       lr.SeverityText(),
 		Transaction: attrStr(attrs, sentryattr.EventTransaction),
 		Logger:      attrStr(attrs, sentryattr.EventLogger),
-		Exceptions:  exceptionsOf(sliceOf(attrMap(attrs, sentryattr.EventException), "values")),
-		Threads:     threadsOf(sliceOf(attrMap(attrs, sentryattr.EventThreads), "values")),
+		Exceptions:  exceptionsOf(pmap.Slice(attrMap(attrs, sentryattr.EventException), "values")),
+		Threads:     threadsOf(pmap.Slice(attrMap(attrs, sentryattr.EventThreads), "values")),
 		Stacktrace:  stacktraceOf(attrMap(attrs, sentryattr.EventStacktrace)),
 	}
 	if len(ev.Fingerprint) > 0 {
@@ -81,23 +83,7 @@ func tagsOfAttrs(attrs pcommon.Map) []Tag {
 }
 
 // attrMap is a map attribute, empty when absent or not a map.
-func attrMap(attrs pcommon.Map, key string) pcommon.Map { return mapOf(attrs, key) }
-
-// mapOf is a map member, empty when absent or not a map.
-func mapOf(m pcommon.Map, key string) pcommon.Map {
-	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeMap {
-		return v.Map()
-	}
-	return pcommon.NewMap()
-}
-
-// sliceOf is a list member, empty when absent or not a list.
-func sliceOf(m pcommon.Map, key string) pcommon.Slice {
-	if v, ok := m.Get(key); ok && v.Type() == pcommon.ValueTypeSlice {
-		return v.Slice()
-	}
-	return pcommon.NewSlice()
-}
+func attrMap(attrs pcommon.Map, key string) pcommon.Map { return pmap.Map(attrs, key) }
 
 // mapsOf calls read with each map of a list.
 func mapsOf[T any](values pcommon.Slice, read func(pcommon.Map) T) []T {
@@ -115,7 +101,7 @@ func exceptionsOf(values pcommon.Slice) []Exception { return mapsOf(values, exce
 func exceptionOf(m pcommon.Map) Exception {
 	return Exception{
 		Type: mapStr(m, "type"), Value: mapStr(m, "value"), Module: mapStr(m, "module"),
-		Stacktrace: stacktraceOf(mapOf(m, "stacktrace")),
+		Stacktrace: stacktraceOf(pmap.Map(m, "stacktrace")),
 		Mechanism:  mechanismOf(m),
 	}
 }
@@ -131,7 +117,7 @@ func mechanismOf(exception pcommon.Map) *Mechanism {
 		Type: mapStr(m, "type"), Source: mapStr(m, "source"),
 		Synthetic: mapBool(m, "synthetic"), IsExceptionGroup: mapBool(m, "is_exception_group"),
 		ExceptionID: optInt(m, "exception_id"), ParentID: optInt(m, "parent_id"),
-		NSError: nsErrorOf(mapOf(mapOf(m, "meta"), "ns_error")),
+		NSError: nsErrorOf(pmap.Map(pmap.Map(m, "meta"), "ns_error")),
 	}
 }
 
@@ -145,13 +131,13 @@ func nsErrorOf(m pcommon.Map) *NSError {
 
 func threadsOf(values pcommon.Slice) []Thread {
 	return mapsOf(values, func(m pcommon.Map) Thread {
-		return Thread{Crashed: mapBool(m, "crashed"), Current: mapBool(m, "current"), Stacktrace: stacktraceOf(mapOf(m, "stacktrace"))}
+		return Thread{Crashed: mapBool(m, "crashed"), Current: mapBool(m, "current"), Stacktrace: stacktraceOf(pmap.Map(m, "stacktrace"))}
 	})
 }
 
 // stacktraceOf reads a stack trace; nil without frames.
 func stacktraceOf(m pcommon.Map) *Stacktrace {
-	frames := mapsOf(sliceOf(m, "frames"), frameOf)
+	frames := mapsOf(pmap.Slice(m, "frames"), frameOf)
 	if len(frames) == 0 {
 		return nil
 	}
@@ -168,7 +154,7 @@ func frameOf(m pcommon.Map) Frame {
 	}
 	f.Lineno, _ = mapInt(m, "lineno")
 	f.Colno, _ = mapInt(m, "colno")
-	sm, ok := mapOf(m, "data").Get("sourcemap")
+	sm, ok := pmap.Map(m, "data").Get("sourcemap")
 	f.SourceMapUsed = ok && sm.Type() != pcommon.ValueTypeEmpty
 	return f
 }
