@@ -1,7 +1,6 @@
 package complexityguard
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -246,6 +245,3 @@ func TestComplexity(t *testing.T) {
 	}
 	t.Logf("guard: %d rows in %v (race detector: %v)", len(allRows()), time.Since(start).Round(time.Millisecond), RaceEnabled())
 }
-
-// String makes a row print as its name in failure messages.
-func (r row) String() string { return fmt.Sprintf("%s (%s)", r.name, r.dimension) }

@@ -105,28 +105,6 @@ func cpuNow(clock Clock) (time.Duration, error) {
 	return time.Duration(ts.Nano()), nil
 }
 
-// MinCost runs fn runs times (rebuilding nothing: fn must be repeatable)
-// and keeps, field by field, the least cost seen: a CPU time is only ever
-// lengthened by what else the machine does, and an allocation count only
-// raised by one-time initialisation in the first run.
-func MinCost(clock Clock, runs int, fn func()) (Cost, error) {
-	var best Cost
-	for i := range runs {
-		c, err := Measure(clock, fn)
-		if err != nil {
-			return Cost{}, err
-		}
-		if i == 0 {
-			best = c
-			continue
-		}
-		best.Bytes = min(best.Bytes, c.Bytes)
-		best.Mallocs = min(best.Mallocs, c.Mallocs)
-		best.CPU = min(best.CPU, c.CPU)
-	}
-	return best, nil
-}
-
 // Ratio is b/a, with a of 0 read as 1 (a run too small to count anything
 // is compared with a run that counted b).
 func Ratio(a, b float64) float64 {
