@@ -81,6 +81,16 @@ func (l *Limiter) putTypedEntries(m pcommon.Map, a *TypedAttributes, res *sentry
 
 // putTypedEntry puts one attribute; a null one is left out.
 func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresource.Resource) error {
+	if e.isStringText() {
+		// what read, setTyped and note do of it, without their copies
+		if v, kept := l.Put(m, e.key); kept {
+			v.SetStr(e.text)
+			if res != nil {
+				NoteResourceAttribute(res, e.key, e.text)
+			}
+		}
+		return nil
+	}
 	val, ok, err := e.read()
 	if err != nil {
 		return fmt.Errorf("%s: %w", e.key, err)
@@ -189,6 +199,12 @@ const (
 	stringText
 	numberText
 )
+
+// isStringText says e is a string attribute read as its text, as SDKs send
+// nearly every attribute: {"value": "…", "type": "string"}.
+func (e *typedEntry) isStringText() bool {
+	return e.isObject && e.textKind == stringText && e.legacy == nil && e.typ == TypeString
+}
 
 // read reads the attribute as readTypedAttribute reads its object.
 func (e *typedEntry) read() (typedValue, bool, error) {

@@ -33,6 +33,8 @@ type jsonParser struct {
 	// frame, a release in every log), boxed: half of a captured node
 	// error's strings are repeats.
 	strs map[string]any
+	// recent are the strings shared lately, by their place (see shared).
+	recent *[recentStrings]string
 	// nums shares the numbers a payload repeats (the line numbers of the
 	// frames a chained exception repeats), boxed as json.Number.
 	nums map[string]any
@@ -69,7 +71,11 @@ func newParser(data []byte) *jsonParser {
 func (p *jsonParser) release() {
 	clear(p.strs)
 	clear(p.nums)
+	if p.recent != nil {
+		clear(p.recent[:])
+	}
 	*p = jsonParser{
+		recent:   p.recent,
 		strs:     p.strs,
 		nums:     p.nums,
 		entries:  pooled(p.entries),
@@ -457,13 +463,28 @@ func (p *jsonParser) shareBoxed(shared *map[string]any, b []byte, box func(strin
 	return v
 }
 
-// shared is string(b), the same string for the same text.
+// shared is string(b), the same string for the same text, from a small
+// table of recent strings placed by their length and three of their bytes
+// (see keyTable): a look-up is one comparison, where the map of boxed
+// strings hashes the whole text (a tenth of a log container's
+// translation). A string that lost its place is made anew, so the table
+// costs at most one comparison a string however the payload is made.
 func (p *jsonParser) shared(b []byte) string {
-	if len(b) > maxSharedLen || len(p.data) < minSharedPayload {
+	if len(b) == 0 || len(b) > maxSharedLen || len(p.data) < minSharedPayload {
 		return string(b)
 	}
-	return p.sharedValue(b).(string)
+	if p.recent == nil {
+		p.recent = new([recentStrings]string)
+	}
+	slot := &p.recent[keyHash(b)%recentStrings]
+	if *slot != string(b) { // no allocation: a comparison
+		*slot = string(b)
+	}
+	return *slot
 }
+
+// recentStrings is the size of a parser's table of recent strings.
+const recentStrings = 512
 
 // str reads a string at pos (its opening quote). Text without escapes and
 // with valid UTF-8 is copied as it is (shared, see shared); anything else
