@@ -2,7 +2,6 @@ package sentrylog
 
 import (
 	"errors"
-	"sort"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 
@@ -107,7 +106,7 @@ func (b *logBatch) dropSpare() {
 // logEntry is one Sentry log being written into its record.
 type logEntry struct {
 	lr      plog.LogRecord
-	members map[string]any
+	members *sentrysignal.Entry
 	l       *sentrysignal.Limiter
 	opts    sentrysignal.Options
 	index   int
@@ -123,7 +122,7 @@ func (e *logEntry) fail(field, reason string, err error) *sentrysignal.DecodeErr
 
 // put maps one Sentry log, member by member.
 func (e *logEntry) put(entry any) *sentrysignal.DecodeError {
-	members, ok := entry.(map[string]any)
+	members, ok := entry.(*sentrysignal.Entry)
 	if !ok {
 		return e.fail("", "not a JSON object", nil)
 	}
@@ -142,7 +141,7 @@ func (e *logEntry) put(entry any) *sentrysignal.DecodeError {
 
 // putTimestamp: "timestamp"
 func (e *logEntry) putTimestamp() *sentrysignal.DecodeError {
-	ts, err := sentrysignal.TimestampOf(e.members["timestamp"])
+	ts, err := sentrysignal.TimestampOf(e.members.Get("timestamp"))
 	if err != nil {
 		return e.fail("timestamp", "not a timestamp", err)
 	}
@@ -152,7 +151,7 @@ func (e *logEntry) putTimestamp() *sentrysignal.DecodeError {
 
 // putTraceID: "trace_id"
 func (e *logEntry) putTraceID() *sentrysignal.DecodeError {
-	s := sentrysignal.Str(e.members, "trace_id")
+	s := e.members.Str("trace_id")
 	if s == "" {
 		return nil
 	}
@@ -167,10 +166,10 @@ func (e *logEntry) putTraceID() *sentrysignal.DecodeError {
 // putSeverity: "level" → SeverityText; "severity_number", else the
 // level's number
 func (e *logEntry) putSeverity() *sentrysignal.DecodeError {
-	level := sentrysignal.Str(e.members, "level")
+	level := e.members.Str("level")
 	e.lr.SetSeverityText(level)
 	e.lr.SetSeverityNumber(sentrysignal.Severity(level))
-	if n, ok := sentrysignal.Int(e.members, "severity_number"); ok && n >= 1 && n <= 24 {
+	if n, ok := e.members.Int("severity_number"); ok && n >= 1 && n <= 24 {
 		e.lr.SetSeverityNumber(plog.SeverityNumber(n))
 		e.severityKept = true
 	}
@@ -179,13 +178,13 @@ func (e *logEntry) putSeverity() *sentrysignal.DecodeError {
 
 // putBody: "body"
 func (e *logEntry) putBody() *sentrysignal.DecodeError {
-	e.l.SetAny(e.lr.Body(), e.members["body"], e.opts.MaxDepth)
+	e.l.SetAny(e.lr.Body(), e.members.Get("body"), e.opts.MaxDepth)
 	return nil
 }
 
 // putAttributes: "attributes", typed, each keeps its type
 func (e *logEntry) putAttributes() *sentrysignal.DecodeError {
-	attrs := e.members["attributes"]
+	attrs := e.members.Get("attributes")
 	if attrs == nil {
 		return nil
 	}
@@ -202,7 +201,7 @@ func (e *logEntry) putAttributes() *sentrysignal.DecodeError {
 // putSpanID: "span_id" (Python), else attributes."sentry.trace.parent_span_id"
 // (JavaScript)
 func (e *logEntry) putSpanID() *sentrysignal.DecodeError {
-	s, field := sentrysignal.Str(e.members, "span_id"), "span_id"
+	s, field := e.members.Str("span_id"), "span_id"
 	if s == "" {
 		if v, ok := e.lr.Attributes().Get(AttrParentSpanID); ok {
 			s, field = v.Str(), "attributes."+AttrParentSpanID
@@ -231,15 +230,8 @@ func (e *logEntry) mapped(k string) bool {
 // putOthers: any other member (and a severity_number outside 1–24) →
 // sentry.payload.<member>
 func (e *logEntry) putOthers() *sentrysignal.DecodeError {
-	var others []string
-	for k, v := range e.members {
-		if v != nil && !e.mapped(k) {
-			others = append(others, k)
-		}
-	}
-	sort.Strings(others)
-	for _, k := range others {
-		e.l.PutAny(e.lr.Attributes(), AttrPrefix+k, e.members[k], e.opts.MaxDepth)
+	for _, m := range e.members.Others(e.mapped) {
+		e.l.PutAny(e.lr.Attributes(), AttrPrefix+m.Key, m.Value, e.opts.MaxDepth)
 	}
 	return nil
 }

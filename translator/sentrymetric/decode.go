@@ -17,7 +17,7 @@ import (
 // for each metric, as is l); everything that can fail fails here, before
 // any Metric is started for it.
 func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentrysignal.DecodeError {
-	members, ok := entry.(map[string]any)
+	members, ok := entry.(*sentrysignal.Entry)
 	if !ok {
 		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
@@ -33,7 +33,7 @@ func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentr
 
 // pointDecoder reads the members of one metric into its point.
 type pointDecoder struct {
-	members map[string]any
+	members *sentrysignal.Entry
 	index   int
 	p       *point
 	l       *sentrysignal.Limiter
@@ -45,9 +45,9 @@ func (d *pointDecoder) fail(field, reason string, err error) *sentrysignal.Decod
 
 // readSeries: "name", "type", "unit"
 func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
-	d.p.name = sentrysignal.Str(d.members, "name")
-	d.p.typ = sentrysignal.Str(d.members, "type")
-	d.p.unit = sentrysignal.Str(d.members, "unit")
+	d.p.name = d.members.Str("name")
+	d.p.typ = d.members.Str("type")
+	d.p.unit = d.members.Str("unit")
 	if d.p.name == "" {
 		return d.fail("name", "missing", nil)
 	}
@@ -59,7 +59,7 @@ func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
 
 // readTimestamp: "timestamp"
 func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
-	ts, err := sentrysignal.TimestampOf(d.members["timestamp"])
+	ts, err := sentrysignal.TimestampOf(d.members.Get("timestamp"))
 	if err != nil {
 		return d.fail("timestamp", "not a timestamp", err)
 	}
@@ -69,7 +69,7 @@ func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
 
 // readValue: "value"
 func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
-	v, err := readNumber(d.members["value"])
+	v, err := readNumber(d.members.Get("value"))
 	if err != nil {
 		return d.fail("value", "not a number", err)
 	}
@@ -80,12 +80,12 @@ func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
 // readIDs: "trace_id", "span_id"
 func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 	var err error
-	if s := sentrysignal.Str(d.members, "trace_id"); s != "" {
+	if s := d.members.Str("trace_id"); s != "" {
 		if d.p.traceID, err = sentrysignal.TraceID(s); err != nil {
 			return d.fail("trace_id", "not a trace id", err)
 		}
 	}
-	if s := sentrysignal.Str(d.members, "span_id"); s != "" {
+	if s := d.members.Str("span_id"); s != "" {
 		if d.p.spanID, err = sentrysignal.SpanID(s); err != nil {
 			return d.fail("span_id", "not a span id", err)
 		}
@@ -96,7 +96,7 @@ func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 // readAttributes: "attributes", typed; the other members →
 // sentry.payload.<member>
 func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
-	if a := d.members["attributes"]; a != nil {
+	if a := d.members.Get("attributes"); a != nil {
 		err := d.l.PutEntryAttributes(d.p.attrs, a, &d.p.resource)
 		switch {
 		case errors.Is(err, sentrysignal.ErrNotObject):

@@ -1,8 +1,6 @@
 package sentrymetric
 
 import (
-	"sort"
-
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -202,15 +200,8 @@ func putExemplar(ex pmetric.Exemplar, p *point) {
 	}
 }
 
-func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, members map[string]any, depth int) {
-	var others []string
-	for k, v := range members {
-		if !known[k] && v != nil {
-			others = append(others, k)
-		}
-	}
-	sort.Strings(others)
-	for _, k := range others {
-		l.PutAny(attrs, AttrPrefix+k, members[k], depth)
+func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, members *sentrysignal.Entry, depth int) {
+	for _, m := range members.Others(func(k string) bool { return known[k] }) {
+		l.PutAny(attrs, AttrPrefix+m.Key, m.Value, depth)
 	}
 }

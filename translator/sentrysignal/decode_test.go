@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,13 +136,18 @@ type collectedEntries struct{ items []any }
 func (c *collectedEntries) Restart() { c.items = nil }
 
 func (c *collectedEntries) Entry(_ int, x any) {
-	m, ok := x.(map[string]any)
+	e, ok := x.(*Entry)
 	if !ok {
 		c.items = append(c.items, x)
 		return
 	}
-	out := maps.Clone(m) // the scanner reuses the entry and its attributes
-	if ta, ok := m["attributes"].(*TypedAttributes); ok {
+	// the scanner reuses the entry and its attributes: copies, the
+	// members as a decoded object's (a repeated one: the last)
+	out := make(map[string]any, len(e.members))
+	for _, m := range e.members {
+		out[m.key] = m.value
+	}
+	if ta, ok := out["attributes"].(*TypedAttributes); ok {
 		out["attributes"] = &TypedAttributes{sent: slices.Clone(ta.sent), order: slices.Clone(ta.order)}
 	}
 	c.items = append(c.items, out)

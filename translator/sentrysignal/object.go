@@ -82,6 +82,12 @@ func Int(obj map[string]any, key string) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	return intOfNumber(n)
+}
+
+// intOfNumber is n when it is an integer, also written as a float with
+// no fraction.
+func intOfNumber(n json.Number) (int64, bool) {
 	if i, ok := intOf(string(n)); ok {
 		return i, true
 	}
