@@ -174,18 +174,23 @@ var observationAttributes = []string{sentryattr.TimestampSequence}
 // of the one observation, which go with "trace_id" and "span_id" onto an
 // exemplar of the value.
 func putAttributesAndExemplar(attrs pcommon.Map, exemplars pmetric.ExemplarSlice, p *point) {
-	observed := pcommon.NewMap()
-	for _, k := range observationAttributes {
-		if v, ok := p.attrs.Get(k); ok {
-			v.CopyTo(observed.PutEmpty(k))
-			p.attrs.Remove(k)
-		}
-	}
 	p.attrs.MoveTo(attrs)
-	if !p.traceID.IsEmpty() || observed.Len() > 0 {
-		ex := exemplars.AppendEmpty()
-		putExemplar(ex, p)
-		observed.MoveTo(ex.FilteredAttributes())
+	var ex pmetric.Exemplar
+	exemplar := func() pmetric.Exemplar {
+		if exemplars.Len() == 0 {
+			ex = exemplars.AppendEmpty()
+			putExemplar(ex, p)
+		}
+		return ex
+	}
+	if !p.traceID.IsEmpty() {
+		exemplar()
+	}
+	for _, k := range observationAttributes {
+		if v, ok := attrs.Get(k); ok {
+			v.CopyTo(exemplar().FilteredAttributes().PutEmpty(k))
+			attrs.Remove(k)
+		}
 	}
 }
 

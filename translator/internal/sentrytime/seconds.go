@@ -42,14 +42,16 @@ func ParseMilliseconds(text []byte) (Time, error) {
 
 // parseScaled reads the decimal text of a number of 10^shift seconds.
 func parseScaled(text []byte, shift int) (Time, error) {
+	// the errors quote a copy of text, so that text does not escape: a
+	// caller converting a string for this call then allocates nothing
 	d, ok := splitDecimal(text)
 	if !ok {
-		return 0, fmt.Errorf("%w: %.40q", ErrSyntax, text)
+		return 0, fmt.Errorf("%w: %.40q", ErrSyntax, string(text))
 	}
 	d.point += shift
 	sec, nsec, ok := d.secondsAndNanos()
 	if !ok || !inRange(d.negative, sec, nsec) {
-		return 0, fmt.Errorf("%w: %.40q", ErrOutOfRange, text)
+		return 0, fmt.Errorf("%w: %.40q", ErrOutOfRange, string(text))
 	}
 	if d.negative {
 		return Time(-sec*1e9 - nsec), nil
