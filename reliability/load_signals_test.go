@@ -198,7 +198,8 @@ func (w window) cpuPerRequest() time.Duration { return w.cpu / time.Duration(max
 
 // envSignalProfiles names a directory: with it, the collector runs its
 // pprof extension and, after the rounds, a CPU profile of 3 s of each
-// case's Sentry path is saved there (<case>.pprof).
+// case's Sentry path is saved there (<case>.pprof), and of its OTLP path
+// (<case>-otlp.pprof).
 const envSignalProfiles = "LOAD_SIGNAL_PROFILES"
 
 // envSignalRounds sets the rounds of TestLoadSignalsAgainstOTLP (default 5).
@@ -269,10 +270,18 @@ func TestLoadSignalsAgainstOTLP(t *testing.T) {
 		if profiles == "" {
 			break
 		}
-		done := make(chan error, 1)
-		go func() { done <- saveCPUProfile(pprofAddr, filepath.Join(profiles, c.Name+".pprof"), 3) }()
-		drive(t, p, sentryURL, c.Envelope, c.Gzip, "application/x-sentry-envelope", 3*time.Second)
-		require.NoError(t, <-done)
+		for _, path := range []struct {
+			file, url, contentType string
+			body                   []byte
+		}{
+			{c.Name + ".pprof", sentryURL, "application/x-sentry-envelope", c.Envelope},
+			{c.Name + "-otlp.pprof", "http://" + otlpAddr + c.otlpPath, "application/x-protobuf", c.otlp},
+		} {
+			done := make(chan error, 1)
+			go func() { done <- saveCPUProfile(pprofAddr, filepath.Join(profiles, path.file), 3) }()
+			drive(t, p, path.url, path.body, c.Gzip, path.contentType, 3*time.Second)
+			require.NoError(t, <-done)
+		}
 	}
 	_, peak, err := p.memory()
 	require.NoError(t, err)

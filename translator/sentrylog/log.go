@@ -25,10 +25,13 @@ const (
 	AttrPrefix = sentryattr.PayloadPrefix
 )
 
-// known are the members of a Sentry log mapped by their own blocks.
-var known = map[string]bool{
-	"timestamp": true, "trace_id": true, "span_id": true, "level": true,
-	"body": true, "attributes": true, "severity_number": true,
+// known says whether a member of a Sentry log is mapped by its own block.
+func known(member string) bool {
+	switch member {
+	case "timestamp", "trace_id", "span_id", "level", "body", "attributes", "severity_number":
+		return true
+	}
+	return false
 }
 
 // Logs is the router's contract for a "log" item: one LogRecord per log
@@ -141,7 +144,7 @@ func (e *logEntry) put(entry any) *sentrysignal.DecodeError {
 
 // putTimestamp: "timestamp"
 func (e *logEntry) putTimestamp() *sentrysignal.DecodeError {
-	ts, err := sentrysignal.TimestampOf(e.members.Get("timestamp"))
+	ts, err := e.members.Timestamp("timestamp")
 	if err != nil {
 		return e.fail("timestamp", "not a timestamp", err)
 	}
@@ -178,6 +181,10 @@ func (e *logEntry) putSeverity() *sentrysignal.DecodeError {
 
 // putBody: "body"
 func (e *logEntry) putBody() *sentrysignal.DecodeError {
+	if s, ok := e.members.String("body"); ok { // as SetAny writes it, without its box
+		e.lr.Body().SetStr(s)
+		return nil
+	}
 	e.l.SetAny(e.lr.Body(), e.members.Get("body"), e.opts.MaxDepth)
 	return nil
 }
@@ -224,7 +231,7 @@ func (e *logEntry) mapped(k string) bool {
 	if k == "severity_number" {
 		return e.severityKept
 	}
-	return known[k]
+	return known(k)
 }
 
 // putOthers: any other member (and a severity_number outside 1–24) →

@@ -59,7 +59,7 @@ func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
 
 // readTimestamp: "timestamp"
 func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
-	ts, err := sentrysignal.TimestampOf(d.members.Get("timestamp"))
+	ts, err := d.members.Timestamp("timestamp")
 	if err != nil {
 		return d.fail("timestamp", "not a timestamp", err)
 	}

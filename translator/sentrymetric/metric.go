@@ -25,10 +25,14 @@ const (
 // typed attributes, which SDKs already name sentry.*).
 const AttrPrefix = sentryattr.PayloadPrefix
 
-// known are the members mapped by their own blocks.
-var known = map[string]bool{
-	"timestamp": true, "trace_id": true, "span_id": true, "name": true,
-	"type": true, "value": true, "unit": true, "attributes": true,
+// known says whether a member of a Sentry metric is mapped by its own
+// block.
+func known(member string) bool {
+	switch member {
+	case "timestamp", "trace_id", "span_id", "name", "type", "value", "unit", "attributes":
+		return true
+	}
+	return false
 }
 
 // point is one decoded Sentry metric.
@@ -206,7 +210,7 @@ func putExemplar(ex pmetric.Exemplar, p *point) {
 }
 
 func putOthers(attrs pcommon.Map, l *sentrysignal.Limiter, members *sentrysignal.Entry, depth int) {
-	for _, m := range members.Others(func(k string) bool { return known[k] }) {
+	for _, m := range members.Others(known) {
 		l.PutAny(attrs, AttrPrefix+m.Key, m.Value, depth)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 	"strings"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
 )
 
 // ContainerVisitor receives the entries of a container as ScanContainer
@@ -139,6 +141,7 @@ func (s *containerScan) element() (any, error) {
 func (s *containerScan) entryObject() (any, error) {
 	if s.readMember == nil {
 		s.readMember = s.entryMember
+		s.entry.p = s.p
 	}
 	_, err := s.p.objectWith(s.readMember, true)
 	return &s.entry, err
@@ -146,17 +149,40 @@ func (s *containerScan) entryObject() (any, error) {
 
 // entryMember reads one member of an entry onto the reused entry.
 func (s *containerScan) entryMember(key string) (any, error) {
-	var v any
+	m := entryMember{key: key}
 	var err error
-	if key == "attributes" && s.p.at('{') {
-		v, err = s.p.typedAttributes(&s.attrs)
-	} else {
-		v, err = s.p.value()
+	switch p := s.p; {
+	case key == "attributes" && p.at('{'):
+		m.value, err = p.typedAttributes(&s.attrs)
+	case p.at('"'):
+		m.value, err = p.entryString(&m)
+	case p.pos < len(p.data) && isNumberStart(p.data[p.pos]):
+		var b []byte
+		b, err = p.numberBytes()
+		m.text, m.start, m.end = numberText, p.pos-len(b), p.pos
+	default:
+		m.value, err = p.value()
 	}
 	if err == nil {
-		s.entry.members = append(s.entry.members, member{key, v})
+		s.entry.members = append(s.entry.members, m)
 	}
 	return nil, err
+}
+
+// entryString reads a string member of an entry: one without escapes is
+// kept as its place in the payload (m), made a string only when a
+// translator reads it; the others are unquoted.
+func (p *jsonParser) entryString(m *entryMember) (any, error) {
+	start := p.pos + 1
+	if _, ok := p.plain(); ok {
+		m.text, m.start, m.end = stringText, start, p.pos-1
+		return nil, nil
+	}
+	s, err := p.unquote(p.pos)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // typedAttributes reads an entry's "attributes" object into into: the same
@@ -412,32 +438,90 @@ func (e *typedEntry) setLegacy(i int, v any) {
 // A list rather than a map: a translator looks up a handful of members,
 // and an entry's map cost a tenth of a log container's translation.
 type Entry struct {
-	members []member
+	members []entryMember
+	p       *jsonParser
 }
 
-// Get is the value of member key: the last one sent; nil when absent.
-func (e *Entry) Get(key string) any {
+// entryMember is one member of an Entry: its value, or for a string
+// without escapes and for a number its text's place in the payload (a
+// value made of them cost a look-up in the shared strings and a box).
+type entryMember struct {
+	key        string
+	value      any
+	text       textKind
+	start, end int
+}
+
+// find is the last member called key; nil when there is none.
+func (e *Entry) find(key string) *entryMember {
 	for i := len(e.members) - 1; i >= 0; i-- {
 		if e.members[i].key == key {
-			return e.members[i].value
+			return &e.members[i]
 		}
 	}
 	return nil
 }
 
-// Str is member key when it is a string.
+// bytes is the text of a member kept as its place in the payload.
+func (e *Entry) bytes(m *entryMember) []byte { return e.p.data[m.start:m.end] }
+
+// valueOf is a member's value as DecodeAny decodes it.
+func (e *Entry) valueOf(m *entryMember) any {
+	switch m.text {
+	case stringText:
+		return e.p.sharedValue(e.bytes(m))
+	case numberText:
+		return e.p.shareBoxed(&e.p.nums, e.bytes(m), func(s string) any { return json.Number(s) })
+	}
+	return m.value
+}
+
+// Get is the value of member key: the last one sent, as DecodeAny decodes
+// it; nil when absent.
+func (e *Entry) Get(key string) any {
+	if m := e.find(key); m != nil {
+		return e.valueOf(m)
+	}
+	return nil
+}
+
+// String is member key when it is a string.
+func (e *Entry) String(key string) (string, bool) {
+	m := e.find(key)
+	switch {
+	case m == nil:
+		return "", false
+	case m.text == stringText:
+		return e.p.shared(e.bytes(m)), true
+	}
+	s, ok := m.value.(string)
+	return s, ok
+}
+
+// Str is member key when it is a string, else "".
 func (e *Entry) Str(key string) string {
-	s, _ := e.Get(key).(string)
+	s, _ := e.String(key)
 	return s
 }
 
 // Int is member key when it is an integer number (see Int).
 func (e *Entry) Int(key string) (int64, bool) {
-	n, ok := e.Get(key).(json.Number)
-	if !ok {
+	m := e.find(key)
+	if m == nil || m.text != numberText {
 		return 0, false
 	}
-	return intOfNumber(n)
+	if i, ok := intOfBytes(e.bytes(m)); ok {
+		return i, true
+	}
+	return intOfNumber(json.Number(e.bytes(m)))
+}
+
+// Timestamp reads member key as TimestampOf reads a decoded value.
+func (e *Entry) Timestamp(key string) (pcommon.Timestamp, error) {
+	if m := e.find(key); m != nil && m.text == numberText {
+		return timestampOfSeconds(e.bytes(m))
+	}
+	return TimestampOf(e.Get(key))
 }
 
 // Others are the members that are not null and that mapped does not
@@ -445,10 +529,13 @@ func (e *Entry) Int(key string) (int64, bool) {
 // keeps as sentry.payload.<member>. The cost is the sort of those members.
 func (e *Entry) Others(mapped func(key string) bool) []Member {
 	var others []Member
-	for _, m := range e.members {
-		if !mapped(m.key) {
-			others = append(others, Member{Key: m.key, Value: m.value})
+	for i := range e.members {
+		if m := &e.members[i]; !mapped(m.key) {
+			others = append(others, Member{Key: m.key, Value: e.valueOf(m)})
 		}
+	}
+	if len(others) == 0 {
+		return nil
 	}
 	// stable: of a repeated key, the last one sent is last
 	slices.SortStableFunc(others, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })

@@ -144,8 +144,8 @@ func (c *collectedEntries) Entry(_ int, x any) {
 	// the scanner reuses the entry and its attributes: copies, the
 	// members as a decoded object's (a repeated one: the last)
 	out := make(map[string]any, len(e.members))
-	for _, m := range e.members {
-		out[m.key] = m.value
+	for i := range e.members {
+		out[e.members[i].key] = e.valueOf(&e.members[i])
 	}
 	if ta, ok := out["attributes"].(*TypedAttributes); ok {
 		out["attributes"] = &TypedAttributes{sent: slices.Clone(ta.sent), order: slices.Clone(ta.order)}

@@ -34,7 +34,7 @@ func TimestampOf(x any) (pcommon.Timestamp, error) {
 	case nil:
 		return 0, ErrMissing
 	case json.Number:
-		t, err = sentrytime.ParseSeconds([]byte(v))
+		return timestampOfSeconds([]byte(v))
 	case string:
 		t, err = sentrytime.ParseString(v)
 	default:
@@ -52,4 +52,13 @@ func afterEpoch(t sentrytime.Time) (pcommon.Timestamp, error) {
 		return 0, fmt.Errorf("%w: %s is before 1970", sentrytime.ErrOutOfRange, t.Time().Format(time.RFC3339Nano))
 	}
 	return pcommon.Timestamp(t), nil
+}
+
+// timestampOfSeconds reads the decimal seconds of a JSON number's text.
+func timestampOfSeconds(text []byte) (pcommon.Timestamp, error) {
+	t, err := sentrytime.ParseSeconds(text)
+	if err != nil {
+		return 0, err
+	}
+	return afterEpoch(t)
 }
