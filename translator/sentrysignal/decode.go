@@ -1,6 +1,7 @@
 package sentrysignal
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -516,7 +517,12 @@ func (p *jsonParser) plain() ([]byte, bool) {
 	start := p.pos
 	for i := start; i < len(p.data); {
 		// printable ASCII other than the quote and the backslash, most of
-		// every payload, by one look-up a byte
+		// every payload: eight bytes at a time, then by one look-up a
+		// byte (a fifth of a log container's translation was this loop
+		// a byte at a time)
+		for i+8 <= len(p.data) && plainWord(binary.LittleEndian.Uint64(p.data[i:])) {
+			i += 8
+		}
 		for i < len(p.data) && plainASCII[p.data[i]] {
 			i++
 		}
@@ -538,6 +544,27 @@ func (p *jsonParser) plain() ([]byte, bool) {
 		i += size
 	}
 	return nil, false
+}
+
+// Words of eight equal bytes, for plainWord.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainWord says whether the eight bytes of w are all plainASCII: none is
+// below ' ', a quote, a backslash or at or above 0x80. A byte b of w is
+// zero exactly when (w-ones) &^ w has its high bit set (the borrow only
+// runs past a zero byte); w^(c*ones) is zero where w holds c, and w-' '
+// borrows where a byte is below ' ' (given no byte has its high bit).
+func plainWord(w uint64) bool {
+	quotes := w ^ ('"' * ones)
+	backslashes := w ^ ('\\' * ones)
+	special := w | // at or above 0x80
+		(w - ' '*ones) | // below ' ' (or borrowed past one)
+		((quotes - ones) &^ quotes) |
+		((backslashes - ones) &^ backslashes)
+	return special&highs == 0
 }
 
 // plainASCII marks the bytes a string copies as they are: printable ASCII

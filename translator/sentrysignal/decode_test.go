@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -361,6 +362,39 @@ func TestKnownKeys(t *testing.T) {
 	for _, k := range []string{"", "x", "valu", "values2", "sentry.releases", "Type"} {
 		if got, ok := knownKeys.find([]byte(k)); ok {
 			t.Errorf("find(%q) = %q, a known key", k, got)
+		}
+	}
+}
+
+// TestPlainWord: eight bytes at a time, plain() finds what the table
+// finds a byte at a time, for every byte value at every place of a word
+// of plain bytes and for random words.
+func TestPlainWord(t *testing.T) {
+	byTable := func(w uint64) bool {
+		for i := range 8 {
+			if !plainASCII[byte(w>>(8*i))] {
+				return false
+			}
+		}
+		return true
+	}
+	base := uint64(0x6162636465666768) // "abcdefgh"
+	for place := range 8 {
+		for c := range 256 {
+			w := base&^(0xff<<(8*place)) | uint64(c)<<(8*place)
+			if got, want := plainWord(w), byTable(w); got != want {
+				t.Fatalf("byte %#x at %d of %#016x: plainWord %v, want %v", c, place, w, got, want)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		w := rng.Uint64()
+		if rng.IntN(2) == 0 {
+			w &^= highs // mostly ASCII, where the borrows matter
+		}
+		if got, want := plainWord(w), byTable(w); got != want {
+			t.Fatalf("%#016x: plainWord %v, want %v", w, got, want)
 		}
 	}
 }
