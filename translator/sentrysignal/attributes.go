@@ -168,6 +168,19 @@ type TypedAttributes struct {
 	// translation).
 	sent  []typedEntry
 	order []int32
+	// shapes remembers the order of the last few sets of keys, so that an
+	// entry sending the keys an earlier one sent, in the same order, is
+	// not sorted again (see keptOrderOf)
+	shapes [4]shape
+	// oldest is the shape the next new one replaces
+	oldest int
+}
+
+// shape is the keys of an entry's attributes in the order sent, and their
+// kept order.
+type shape struct {
+	keys  []string
+	order []int32
 }
 
 // Len is the number of attributes.

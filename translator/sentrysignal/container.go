@@ -94,6 +94,7 @@ func (s *containerScan) scan() error {
 func (s *containerScan) returnAttributes() {
 	sent := s.attrs.sent[:cap(s.attrs.sent)]
 	clear(sent)
+	s.attrs.forget()
 	s.p.entries, s.p.order = sent[:0], s.attrs.order[:0]
 }
 
@@ -199,8 +200,51 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	into.order = keptOrder(into.order[:0], into.sent)
+	into.order = into.keptOrderOf(into.order[:0])
 	return into, nil
+}
+
+// keptOrderOf appends to order the kept order of the attributes read
+// (keptOrder): the order remembered for an earlier entry that sent the
+// same keys in the same order, as an SDK's entries from one call site do
+// (the sort was a twentieth of a log container's translation), else
+// sorted and remembered in place of the oldest shape.
+func (a *TypedAttributes) keptOrderOf(order []int32) []int32 {
+	for i := range a.shapes {
+		if sh := &a.shapes[i]; sh.sentBy(a.sent) {
+			return append(order, sh.order...)
+		}
+	}
+	order = keptOrder(order, a.sent)
+	sh := &a.shapes[a.oldest]
+	a.oldest = (a.oldest + 1) % len(a.shapes)
+	sh.keys = sh.keys[:0]
+	for i := range a.sent {
+		sh.keys = append(sh.keys, a.sent[i].key)
+	}
+	sh.order = append(sh.order[:0], order...)
+	return order
+}
+
+// sentBy says whether entries have the shape's keys, in its order.
+func (sh *shape) sentBy(entries []typedEntry) bool {
+	if len(sh.keys) != len(entries) || len(entries) == 0 {
+		return false
+	}
+	for i := range entries {
+		if entries[i].key != sh.keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// forget empties the shapes, keeping no key alive.
+func (a *TypedAttributes) forget() {
+	for i := range a.shapes {
+		clear(a.shapes[i].keys)
+		a.shapes[i].keys = a.shapes[i].keys[:0]
+	}
 }
 
 // keptOrder appends to order the indices of entries by key, one per key:
