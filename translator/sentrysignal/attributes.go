@@ -168,19 +168,30 @@ type TypedAttributes struct {
 	// translation).
 	sent  []typedEntry
 	order []int32
-	// shapes remembers the order of the last few sets of keys, so that an
-	// entry sending the keys an earlier one sent, in the same order, is
-	// not sorted again (see keptOrderOf)
+	// shapes remembers the last few shapes of entries' attributes; recall
+	// is the one the entry being read has matched so far, key by key, by
+	// their text in the payload: an entry of a remembered shape finds its
+	// keys and the values the one before had by comparing bytes, and is
+	// not sorted again (see keptOrderOf). nil once a key differs.
 	shapes [4]shape
+	recall *shape
 	// oldest is the shape the next new one replaces
 	oldest int
 }
 
-// shape is the keys of an entry's attributes in the order sent, and their
-// kept order.
+// shape is the keys of an entry's attributes in the order sent, their
+// kept order, and the last string values sent under them.
 type shape struct {
-	keys  []string
-	order []int32
+	keys   []string
+	order  []int32
+	values []recalled
+}
+
+// recalled is a string value of a shape; ok says it is one written without
+// escapes, which can be recognised by its text.
+type recalled struct {
+	text string
+	ok   bool
 }
 
 // Len is the number of attributes.
@@ -193,6 +204,8 @@ type typedEntry struct {
 	key      string
 	isObject bool
 	textKind textKind
+	// plainString says text is a string the payload has without escapes
+	plainString bool
 	typ      string // "type" when it is a string
 	// x is the attribute, or its object's "value" unless that is a
 	// string or a number: text, which saves each a boxed copy (most

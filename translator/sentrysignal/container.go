@@ -194,8 +194,9 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	// entry left past the new ones lives no longer than the scan, whose
 	// TypedAttributes into is
 	into.sent = into.sent[:0]
+	into.recall = nil
 	p.typed = into
-	_, err := p.objectWith(p.typedMember, true)
+	err := p.typedMembers()
 	p.typed = nil
 	if err != nil {
 		return nil, err
@@ -204,33 +205,84 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	return into, nil
 }
 
-// keptOrderOf appends to order the kept order of the attributes read
-// (keptOrder): the order remembered for an earlier entry that sent the
-// same keys in the same order, as an SDK's entries from one call site do
-// (the sort was a twentieth of a log container's translation), else
-// sorted and remembered in place of the oldest shape.
-func (a *TypedAttributes) keptOrderOf(order []int32) []int32 {
-	for i := range a.shapes {
-		if sh := &a.shapes[i]; sh.sentBy(a.sent) {
-			return append(order, sh.order...)
+// typedMembers reads the attributes object at pos onto p.typed: what
+// objectWith(p.typedMember, true) reads, without its stack of members and
+// its calls through a function value (an attribute is the most read
+// member of a container).
+func (p *jsonParser) typedMembers() error {
+	if err := p.enter(); err != nil {
+		return err
+	}
+	p.pos++ // '{'
+	if p.at('}') {
+		p.pos++
+		p.depth--
+		return nil
+	}
+	for {
+		key, err := p.attributeKey()
+		if err != nil {
+			return err
+		}
+		if _, err := p.typedMember(key); err != nil {
+			return err
+		}
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			p.depth--
+			return err
 		}
 	}
-	order = keptOrder(order, a.sent)
-	sh := &a.shapes[a.oldest]
-	a.oldest = (a.oldest + 1) % len(a.shapes)
-	sh.keys = sh.keys[:0]
-	for i := range a.sent {
-		sh.keys = append(sh.keys, a.sent[i].key)
-	}
-	sh.order = append(sh.order[:0], order...)
-	return order
 }
 
-// sentBy says whether entries have the shape's keys, in its order.
-func (sh *shape) sentBy(entries []typedEntry) bool {
-	if len(sh.keys) != len(entries) || len(entries) == 0 {
-		return false
+// attributeKey reads the key of the next attribute and the ":" after it:
+// the key an earlier entry of the same shape sent in the same place when
+// the payload has its very text there (see TypedAttributes.recall), else
+// as memberKey reads it.
+func (p *jsonParser) attributeKey() (string, error) {
+	a := p.typed
+	i := len(a.sent)
+	if i == 0 {
+		a.recall = a.shapeAt(p)
 	}
+	if a.recall != nil && !a.recall.keyAt(p, i) {
+		// shapes may share their first keys: another one that sent the
+		// keys read so far may go on with this one
+		a.recall = a.shapeAfter(p, i)
+	}
+	if sh := a.recall; sh != nil {
+		p.pos += len(sh.keys[i]) + 2
+		if !p.at(':') {
+			return "", p.syntaxError("after an object key")
+		}
+		p.pos++
+		return sh.keys[i], nil
+	}
+	return p.memberKey()
+}
+
+// keyAt says whether the shape's key i is the text at pos.
+func (sh *shape) keyAt(p *jsonParser, i int) bool {
+	return i < len(sh.keys) && p.quotedAt(sh.keys[i])
+}
+
+// shapeAt is the remembered shape whose first key is the text at pos.
+func (a *TypedAttributes) shapeAt(p *jsonParser) *shape {
+	return a.shapeAfter(p, 0)
+}
+
+// shapeAfter is a remembered shape whose first i keys are those read and
+// whose key i is the text at pos.
+func (a *TypedAttributes) shapeAfter(p *jsonParser, i int) *shape {
+	for k := range a.shapes {
+		if sh := &a.shapes[k]; len(sh.keys) > 0 && sh.keyAt(p, i) && sh.sentFirst(a.sent[:i]) {
+			return sh
+		}
+	}
+	return nil
+}
+
+// sentFirst says whether entries have the shape's first keys.
+func (sh *shape) sentFirst(entries []typedEntry) bool {
 	for i := range entries {
 		if entries[i].key != sh.keys[i] {
 			return false
@@ -239,12 +291,84 @@ func (sh *shape) sentBy(entries []typedEntry) bool {
 	return true
 }
 
+// quotedAt says whether the JSON string at pos (after space) is text,
+// written without escapes. Only text with no quote, backslash or control
+// character (plainText) may be looked for so.
+func (p *jsonParser) quotedAt(text string) bool {
+	p.skipSpace()
+	end := p.pos + 1 + len(text)
+	return end < len(p.data) && p.data[p.pos] == '"' && p.data[end] == '"' && string(p.data[p.pos+1:end]) == text
+}
+
+// skipQuoted skips the JSON string at pos when it is text (see quotedAt).
+func (p *jsonParser) skipQuoted(text string) bool {
+	if !p.quotedAt(text) {
+		return false
+	}
+	p.pos += len(text) + 2
+	return true
+}
+
+// plainText says whether text, quoted, stands in JSON as it is: no quote,
+// backslash or control character, which JSON escapes.
+func plainText(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c < ' ' || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// keptOrderOf appends to order the kept order of the attributes read
+// (keptOrder): the order of the shape they were recalled by, as an SDK's
+// entries from one call site send the same keys in the same order (the
+// sort was a twentieth of a log container's translation); else sorted,
+// and remembered as a shape in place of the oldest.
+func (a *TypedAttributes) keptOrderOf(order []int32) []int32 {
+	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
+		sh.noteValues(a.sent)
+		return append(order, sh.order...)
+	}
+	order = keptOrder(order, a.sent)
+	for i := range a.sent {
+		if !plainText(a.sent[i].key) {
+			return order // a key only found by reading it: no shape
+		}
+	}
+	sh := &a.shapes[a.oldest]
+	a.oldest = (a.oldest + 1) % len(a.shapes)
+	sh.keys = sh.keys[:0]
+	for i := range a.sent {
+		sh.keys = append(sh.keys, a.sent[i].key)
+	}
+	sh.order = append(sh.order[:0], order...)
+	sh.values = sh.values[:0]
+	for range a.sent {
+		sh.values = append(sh.values, recalled{})
+	}
+	sh.noteValues(a.sent)
+	return order
+}
+
+// noteValues keeps the string values of entries, which have the shape's
+// keys, for the next entry of the shape to recall.
+func (sh *shape) noteValues(entries []typedEntry) {
+	for i := range entries {
+		e := &entries[i]
+		sh.values[i] = recalled{text: e.text, ok: e.plainString}
+	}
+}
+
 // forget empties the shapes, keeping no key alive.
 func (a *TypedAttributes) forget() {
 	for i := range a.shapes {
-		clear(a.shapes[i].keys)
-		a.shapes[i].keys = a.shapes[i].keys[:0]
+		sh := &a.shapes[i]
+		clear(sh.keys)
+		clear(sh.values)
+		sh.keys, sh.values = sh.keys[:0], sh.values[:0]
 	}
+	a.recall = nil
 }
 
 // keptOrder appends to order the indices of entries by key, one per key:
@@ -386,8 +510,15 @@ func (p *jsonParser) canonicalText(e *typedEntry) bool {
 		return false
 	}
 	if p.data[p.pos] == '"' {
+		// the value the entry of the same shape before had here, when the
+		// payload has its very text (most attributes of a container are
+		// the same in every entry: release, environment, SDK, server)
+		if sh, i := p.typed.recall, len(p.typed.sent)-1; sh != nil && sh.values[i].ok && p.skipQuoted(sh.values[i].text) {
+			e.text, e.textKind, e.plainString = sh.values[i].text, stringText, true
+			return true
+		}
 		b, ok := p.plain()
-		e.text, e.textKind = p.shared(b), stringText
+		e.text, e.textKind, e.plainString = p.shared(b), stringText, ok
 		return ok
 	}
 	if !isNumberStart(p.data[p.pos]) {

@@ -302,6 +302,15 @@ func FuzzContainer(f *testing.F) {
 	for _, s := range []string{
 		`{"items":[{"attributes":{"a":{"type":"string","value":"x"},"a":{"int_value":1}}}]}`,
 		`{"items":[{"attributes":{"u":{"type":"integer","value":1.5}}},{"attributes":[]}]}`,
+		// entries of one shape, the later ones recalled by their text: the
+		// same, an escaped key, an escaped value, a value of another type,
+		// one key more, one key fewer
+		`{"items":[{"attributes":{"k":{"value":"v","type":"string"},"n":{"value":"w","type":"string"}}},` +
+			`{"attributes":{"k":{"value":"v","type":"string"},"n":{"value":"w","type":"string"}}},` +
+			`{"attributes":{"\u006b":{"value":"v","type":"string"},"n":{"value":"w","type":"string"}}},` +
+			`{"attributes":{"k":{"value":"v\"","type":"string"},"n":{"value":1,"type":"string"}}},` +
+			`{"attributes":{"k":{"value":"v","type":"string"},"n":{"value":"w","type":"string"},"o":{"value":"v","type":"string"}}},` +
+			`{"attributes":{"k":{"value":"v","type":"string"}}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
