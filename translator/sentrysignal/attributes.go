@@ -206,7 +206,7 @@ type typedEntry struct {
 	textKind textKind
 	// plainString says text is a string the payload has without escapes
 	plainString bool
-	typ      string // "type" when it is a string
+	typ         string // "type" when it is a string
 	// x is the attribute, or its object's "value" unless that is a
 	// string or a number: text, which saves each a boxed copy (most
 	// attributes are strings)
