@@ -62,11 +62,14 @@ type containerScan struct {
 	// last one; isArray says the last "items" member was an array.
 	arrays, count int
 	isArray       bool
-	// entry and attrs are reused for every entry; readMember reads one of
-	// its members into entry.
-	entry      Entry
-	attrs      TypedAttributes
-	readMember func(key string) (any, error)
+	// entry and attrs are reused for every entry.
+	entry Entry
+	attrs TypedAttributes
+	// keys are the member keys of the last entry read whose keys can be
+	// recognised by their text (see entryKey); recalled counts those the
+	// entry being read sent in the same places.
+	keys     []string
+	recalled int
 }
 
 // scan reads the payload as one JSON value, giving the entries of an
@@ -140,12 +143,65 @@ func (s *containerScan) element() (any, error) {
 // entryObject reads an entry object into the reused map: "attributes",
 // when an object, as typed attributes.
 func (s *containerScan) entryObject() (any, error) {
-	if s.readMember == nil {
-		s.readMember = s.entryMember
-		s.entry.p = s.p
+	p := s.p
+	s.entry.p = p
+	if err := p.enter(); err != nil {
+		return nil, err
 	}
-	_, err := s.p.objectWith(s.readMember, true)
-	return &s.entry, err
+	p.pos++ // '{'
+	if p.at('}') {
+		p.pos++
+		p.depth--
+		return &s.entry, nil
+	}
+	s.recalled = 0
+	for {
+		key, err := s.entryKey()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.entryMember(key); err != nil {
+			return nil, err
+		}
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			p.depth--
+			s.noteKeys()
+			return &s.entry, err
+		}
+	}
+}
+
+// entryKey reads the key of the entry's next member and the ":" after it:
+// the key the entry before sent in the same place when the payload has its
+// very text there (an SDK writes the members of its entries in one
+// order), else as memberKey reads it.
+func (s *containerScan) entryKey() (string, error) {
+	p, i := s.p, len(s.entry.members)
+	if i == s.recalled && i < len(s.keys) && p.skipQuoted(s.keys[i]) {
+		if !p.at(':') {
+			return "", p.syntaxError("after an object key")
+		}
+		p.pos++
+		s.recalled++
+		return s.keys[i], nil
+	}
+	return p.memberKey()
+}
+
+// noteKeys keeps the keys of the entry read for the next one, when it did
+// not send the same keys as the one before.
+func (s *containerScan) noteKeys() {
+	if s.recalled == len(s.entry.members) && s.recalled == len(s.keys) {
+		return
+	}
+	s.keys = s.keys[:0]
+	for _, m := range s.entry.members {
+		if !plainText(m.key) {
+			s.keys = s.keys[:0]
+			return
+		}
+		s.keys = append(s.keys, m.key)
+	}
 }
 
 // entryMember reads one member of an entry onto the reused entry.
