@@ -194,8 +194,9 @@ func (s *containerScan) noteKeys() {
 	if s.recalled == len(s.entry.members) && s.recalled == len(s.keys) {
 		return
 	}
-	s.keys = s.keys[:0]
-	for _, m := range s.entry.members {
+	// the keys recalled are those of the entry before: plain already
+	s.keys = s.keys[:s.recalled]
+	for _, m := range s.entry.members[s.recalled:] {
 		if !plainText(m.key) {
 			s.keys = s.keys[:0]
 			return

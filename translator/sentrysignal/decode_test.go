@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -265,12 +266,46 @@ func TestContainerAttributesAsFromMaps(t *testing.T) {
 		{"items not an array", `{"items":{"attributes":{}}}`},
 		{"repeated items", `{"items":[{"attributes":{"a":{"type":"string","value":"1"}}}],"items":[{"attributes":{"b":{"type":"string","value":"2"}}}]}`},
 		{"many attributes: the bulk path", manyAttributes(300)},
+		{"entries of shapes sharing keys, recalled by their text", shapedEntries(60)},
 		{"broken attributes", `{"items":[{"attributes":{"a":{"type":"string","value":}}}]}`},
 		{"trailing data", `{"items":[]} x`},
 		{"not an object", `[{"items":[]}]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) { sameContainer(t, []byte(tc.in)) })
 	}
+}
+
+// shapedEntries is a container of n entries whose members and attributes
+// take seven shapes in turn, sharing their first keys (as an SDK's call
+// sites do), with the variations the recall by text must not be fooled
+// by: an escaped key or value where an earlier entry had it plain, a
+// number where it had a string, a value that changes, a key more or
+// fewer, members in another order, a repeated key.
+func shapedEntries(n int) string {
+	// # is the entry's number
+	attrs := []string{
+		`"k":{"value":"v#","type":"string"},"l":{"value":"same","type":"string"}`,
+		`"k":{"value":"v","type":"string"},"l":{"value":"same","type":"string"},"m":{"value":#,"type":"integer"}`,
+		`"k":{"value":"v","type":"string"},"\u006c":{"value":"same","type":"string"},"m":{"value":"#","type":"integer"}`,
+		`"k":{"value":"v\"#","type":"string"},"l":{"value":"s\u0061me","type":"string"}`,
+		`"k":{"value":#,"type":"integer"},"l":{"value":"same","type":"string"}`,
+		`"k":{"type":"string","value":"v"},"l":{"value":"same","type":"string"},"k":{"value":"last#","type":"string"}`,
+		`"k":{"value":"v","type":"string"}`,
+	}
+	members := []string{
+		`"timestamp":1795644001.#,"level":"info","body":"b","attributes":{@}`,
+		`"level":"warn","timestamp":#,"attributes":{@},"body":"b"`,
+	}
+	// the first two shapes come back often enough to be recalled
+	order := []int{0, 0, 1, 1, 2, 0, 3, 0, 4, 1, 5, 0, 6, 0}
+	var entries []string
+	for i := range n {
+		number := strconv.Itoa(i)
+		a := strings.ReplaceAll(attrs[order[i%len(order)]], "#", number)
+		m := strings.ReplaceAll(members[i/len(order)%len(members)], "#", number)
+		entries = append(entries, "{"+strings.Replace(m, "@", a, 1)+"}")
+	}
+	return `{"items":[` + strings.Join(entries, ",") + `]}`
 }
 
 // TestContainerCapturedPayloads: every captured log and metric container
