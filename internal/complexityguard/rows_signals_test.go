@@ -1,5 +1,10 @@
 package complexityguard
 
+import (
+	"fmt"
+	"strings"
+)
+
 // signalsRows are the signal containers along the dimensions the streaming
 // container scanner (sentrysignal.ScanContainer) adds: series a container
 // starts, and "items" members it repeats (each one drops the entries read
@@ -19,6 +24,21 @@ func signalsRows() []row {
 			name: "log_items_repeated", itemType: "log", dimension: `"items" members of one container`, n: 500,
 			build: httpRow("envelope", env("log", func(n int) string {
 				return `{` + repeat(n, ",", `"items":[{"timestamp":`+nowSeconds+`,"body":"line %d","level":"info","severity_number":%d}]`) + `}`
+			})),
+		},
+		{
+			name: "log_attribute_shapes", itemType: "log", dimension: "attributes of entries whose shapes share all keys but the last", n: 120,
+			fuzz: []string{"translator/sentrysignal.FuzzContainer"},
+			build: httpRow("envelope", env("log", func(n int) string {
+				// six shapes in turn, more than are remembered: each entry
+				// recalls a shape by its first keys and loses it at the last
+				shared := repeat(n, ",", `"attr_%d":{"value":"v%d","type":"string"}`)
+				entries := make([]string, 12)
+				for i := range entries {
+					entries[i] = `{"timestamp":` + nowSeconds + `,"level":"info","body":"b","attributes":{` + shared +
+						fmt.Sprintf(`,"last_%d":{"value":"x","type":"string"}`, i%6) + `}}`
+				}
+				return `{"items":[` + strings.Join(entries, ",") + `]}`
 			})),
 		},
 	}
