@@ -27,7 +27,7 @@ func signalsRows() []row {
 			})),
 		},
 		{
-			name: "log_attribute_shapes", itemType: "log", dimension: "attributes of entries whose shapes share all keys but the last", n: 120,
+			name: "log_attribute_shapes", itemType: "log", dimension: "attributes of entries whose shapes share all keys but the last", n: 128,
 			fuzz: []string{"translator/sentrysignal.FuzzContainer"},
 			build: httpRow("envelope", env("log", func(n int) string {
 				// six shapes in turn, more than are remembered: each entry
