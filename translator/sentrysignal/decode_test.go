@@ -147,6 +147,11 @@ func (c *collectedEntries) Entry(_ int, x any) {
 	// members as a decoded object's (a repeated one: the last)
 	out := make(map[string]any, len(e.members))
 	for i := range e.members {
+		// as a translator reads them: the strings made are recalled by
+		// the next entry
+		e.String(e.members[i].key)
+	}
+	for i := range e.members {
 		out[e.members[i].key] = e.valueOf(&e.members[i])
 	}
 	if ta, ok := out["attributes"].(*TypedAttributes); ok {
@@ -293,8 +298,8 @@ func shapedEntries(n int) string {
 		`"k":{"value":"v","type":"string"}`,
 	}
 	members := []string{
-		`"timestamp":1795644001.#,"level":"info","body":"b","attributes":{@}`,
-		`"level":"warn","timestamp":#,"attributes":{@},"body":"b"`,
+		`"timestamp":1795644001.#,"level":"info","body":"b#","attributes":{@}`,
+		`"level":"warn","timestamp":#,"attributes":{@},"body":"b#"`,
 	}
 	// the first two shapes come back often enough to be recalled
 	order := []int{0, 0, 1, 1, 2, 0, 3, 0, 4, 1, 5, 0, 6, 0}
