@@ -180,18 +180,25 @@ type TypedAttributes struct {
 }
 
 // shape is the keys of an entry's attributes in the order sent, their
-// kept order, and the last string values sent under them.
+// kept order, and what the last entry of the shape sent under them.
 type shape struct {
-	keys   []string
-	order  []int32
-	values []recalled
+	keys    []string
+	order   []int32
+	members []recalled
 }
 
-// recalled is a string value of a shape; ok says it is one written without
-// escapes, which can be recognised by its text.
+// recalled is what the last entry of a shape sent under one of its keys:
+// the attribute's text in the payload, and what was read of it. An
+// attribute whose text is the same is the same attribute.
 type recalled struct {
+	raw  []byte
 	text string
-	ok   bool
+	typ  string
+	kind textKind
+	// plain says text is a string written without escapes, which can be
+	// recognised by its text alone; whole says the attribute is a typed
+	// value whose reading is all in text, typ and kind.
+	plain, whole bool
 }
 
 // Len is the number of attributes.
@@ -206,6 +213,9 @@ type typedEntry struct {
 	textKind textKind
 	// plainString says text is a string the payload has without escapes
 	plainString bool
+	// start and end are the attribute's place in the payload, its key
+	// and its value
+	start, end int
 	typ         string // "type" when it is a string
 	// x is the attribute, or its object's "value" unless that is a
 	// string or a number: text, which saves each a boxed copy (most

@@ -258,7 +258,7 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	into.order = into.keptOrderOf(into.order[:0])
+	into.order = into.keptOrderOf(into.order[:0], p.data)
 	return into, nil
 }
 
@@ -276,19 +276,46 @@ func (p *jsonParser) typedMembers() error {
 		p.depth--
 		return nil
 	}
+	a := p.typed
+	a.recall = a.shapeAfter(p, 0)
 	for {
-		key, err := p.attributeKey()
-		if err != nil {
-			return err
+		start := p.pos
+		if !p.sameAttribute() {
+			key, err := p.attributeKey()
+			if err != nil {
+				return err
+			}
+			if _, err := p.typedMember(key); err != nil {
+				return err
+			}
 		}
-		if _, err := p.typedMember(key); err != nil {
-			return err
-		}
+		e := &a.sent[len(a.sent)-1]
+		e.start, e.end = start, p.pos
 		if end, err := p.next('}', "after an object value"); end || err != nil {
 			p.depth--
 			return err
 		}
 	}
+}
+
+// sameAttribute reads the next attribute when the payload has at pos the
+// very text the last entry of the recalled shape had in its place: the
+// same text is the same attribute, taken as it was read then (most
+// attributes of a container are the same in every entry: release,
+// environment, SDK, server). False, leaving pos, when it is not.
+func (p *jsonParser) sameAttribute() bool {
+	a := p.typed
+	sh, i := a.recall, len(a.sent)
+	if sh == nil || i >= len(sh.members) || !sh.members[i].whole {
+		return false
+	}
+	m := &sh.members[i]
+	if !bytes.HasPrefix(p.data[p.pos:], m.raw) {
+		return false
+	}
+	p.pos += len(m.raw)
+	a.sent = append(a.sent, typedEntry{key: sh.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain})
+	return true
 }
 
 // attributeKey reads the key of the next attribute and the ":" after it:
@@ -298,9 +325,6 @@ func (p *jsonParser) typedMembers() error {
 func (p *jsonParser) attributeKey() (string, error) {
 	a := p.typed
 	i := len(a.sent)
-	if i == 0 {
-		a.recall = a.shapeAt(p)
-	}
 	if a.recall != nil && !a.recall.keyAt(p, i) {
 		// shapes may share their first keys: another one that sent the
 		// keys read so far may go on with this one
@@ -320,11 +344,6 @@ func (p *jsonParser) attributeKey() (string, error) {
 // keyAt says whether the shape's key i is the text at pos.
 func (sh *shape) keyAt(p *jsonParser, i int) bool {
 	return i < len(sh.keys) && p.quotedAt(sh.keys[i])
-}
-
-// shapeAt is the remembered shape whose first key is the text at pos.
-func (a *TypedAttributes) shapeAt(p *jsonParser) *shape {
-	return a.shapeAfter(p, 0)
 }
 
 // shapeAfter is a remembered shape whose first i keys are those read and
@@ -382,9 +401,9 @@ func plainText(text string) bool {
 // entries from one call site send the same keys in the same order (the
 // sort was a twentieth of a log container's translation); else sorted,
 // and remembered as a shape in place of the oldest.
-func (a *TypedAttributes) keptOrderOf(order []int32) []int32 {
+func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
-		sh.noteValues(a.sent)
+		sh.note(a.sent, data)
 		return append(order, sh.order...)
 	}
 	order = keptOrder(order, a.sent)
@@ -400,20 +419,23 @@ func (a *TypedAttributes) keptOrderOf(order []int32) []int32 {
 		sh.keys = append(sh.keys, a.sent[i].key)
 	}
 	sh.order = append(sh.order[:0], order...)
-	sh.values = sh.values[:0]
+	sh.members = sh.members[:0]
 	for range a.sent {
-		sh.values = append(sh.values, recalled{})
+		sh.members = append(sh.members, recalled{})
 	}
-	sh.noteValues(a.sent)
+	sh.note(a.sent, data)
 	return order
 }
 
-// noteValues keeps the string values of entries, which have the shape's
-// keys, for the next entry of the shape to recall.
-func (sh *shape) noteValues(entries []typedEntry) {
+// note keeps what entries (which have the shape's keys) sent, read from
+// data, for the next entry of the shape to recall.
+func (sh *shape) note(entries []typedEntry, data []byte) {
 	for i := range entries {
 		e := &entries[i]
-		sh.values[i] = recalled{text: e.text, ok: e.plainString}
+		sh.members[i] = recalled{
+			raw: data[e.start:e.end], text: e.text, typ: e.typ, kind: e.textKind,
+			plain: e.plainString, whole: e.isObject && e.legacy == nil && e.x == nil,
+		}
 	}
 }
 
@@ -422,8 +444,8 @@ func (a *TypedAttributes) forget() {
 	for i := range a.shapes {
 		sh := &a.shapes[i]
 		clear(sh.keys)
-		clear(sh.values)
-		sh.keys, sh.values = sh.keys[:0], sh.values[:0]
+		clear(sh.members)
+		sh.keys, sh.members = sh.keys[:0], sh.members[:0]
 	}
 	a.recall = nil
 }
@@ -570,8 +592,8 @@ func (p *jsonParser) canonicalText(e *typedEntry) bool {
 		// the value the entry of the same shape before had here, when the
 		// payload has its very text (most attributes of a container are
 		// the same in every entry: release, environment, SDK, server)
-		if sh, i := p.typed.recall, len(p.typed.sent)-1; sh != nil && sh.values[i].ok && p.skipQuoted(sh.values[i].text) {
-			e.text, e.textKind, e.plainString = sh.values[i].text, stringText, true
+		if sh, i := p.typed.recall, len(p.typed.sent)-1; sh != nil && sh.members[i].plain && p.skipQuoted(sh.members[i].text) {
+			e.text, e.textKind, e.plainString = sh.members[i].text, stringText, true
 			return true
 		}
 		b, ok := p.plain()
