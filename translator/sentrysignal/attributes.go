@@ -216,7 +216,7 @@ type typedEntry struct {
 	// start and end are the attribute's place in the payload, its key
 	// and its value
 	start, end int
-	typ         string // "type" when it is a string
+	typ        string // "type" when it is a string
 	// x is the attribute, or its object's "value" unless that is a
 	// string or a number: text, which saves each a boxed copy (most
 	// attributes are strings)
