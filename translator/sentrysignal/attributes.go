@@ -214,8 +214,9 @@ type typedEntry struct {
 	// plainString says text is a string the payload has without escapes
 	plainString bool
 	// start and end are the attribute's place in the payload, its key
-	// and its value
+	// and its value; same says it is the attribute its shape recalled
 	start, end int
+	same       bool
 	typ        string // "type" when it is a string
 	// x is the attribute, or its object's "value" unless that is a
 	// string or a number: text, which saves each a boxed copy (most

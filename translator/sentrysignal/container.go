@@ -314,7 +314,7 @@ func (p *jsonParser) sameAttribute() bool {
 		return false
 	}
 	p.pos += len(m.raw)
-	a.sent = append(a.sent, typedEntry{key: sh.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain})
+	a.sent = append(a.sent, typedEntry{key: sh.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain, same: true})
 	return true
 }
 
@@ -432,6 +432,9 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 func (sh *shape) note(entries []typedEntry, data []byte) {
 	for i := range entries {
 		e := &entries[i]
+		if e.same {
+			continue // what the shape has already
+		}
 		sh.members[i] = recalled{
 			raw: data[e.start:e.end], text: e.text, typ: e.typ, kind: e.textKind,
 			plain: e.plainString, whole: e.isObject && e.legacy == nil && e.x == nil,
