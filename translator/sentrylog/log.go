@@ -63,6 +63,7 @@ type logBatch struct {
 	spare bool
 	// limiter is reset for each log.
 	limiter sentrysignal.Limiter
+	ids     sentrysignal.IDMemo
 }
 
 // Restart starts the batch afresh.
@@ -82,7 +83,7 @@ func (b *logBatch) Entry(index int, entry any) {
 		lr = b.records.AppendEmpty()
 	}
 	b.limiter.Reset(b.opts)
-	e := logEntry{lr: lr, opts: b.opts, index: index, l: &b.limiter}
+	e := logEntry{lr: lr, opts: b.opts, index: index, l: &b.limiter, ids: &b.ids}
 	b.spare = false
 	if de := e.put(entry); de != nil {
 		b.partial.Add(de)
@@ -111,6 +112,7 @@ type logEntry struct {
 	lr      plog.LogRecord
 	members *sentrysignal.Entry
 	l       *sentrysignal.Limiter
+	ids     *sentrysignal.IDMemo
 	opts    sentrysignal.Options
 	index   int
 	// resource is what the log's attributes name of its program.
@@ -158,7 +160,7 @@ func (e *logEntry) putTraceID() *sentrysignal.DecodeError {
 	if s == "" {
 		return nil
 	}
-	id, err := sentrysignal.TraceID(s)
+	id, err := e.ids.TraceID(s)
 	if err != nil {
 		return e.fail("trace_id", "not a trace id", err)
 	}
@@ -217,7 +219,7 @@ func (e *logEntry) putSpanID() *sentrysignal.DecodeError {
 	if s == "" {
 		return nil
 	}
-	id, err := sentrysignal.SpanID(s)
+	id, err := e.ids.SpanID(s)
 	if err != nil {
 		return e.fail(field, "not a span id", err)
 	}

@@ -16,13 +16,13 @@ import (
 // decodePoint reads one metric of a container into p (the batch's, reset
 // for each metric, as is l); everything that can fail fails here, before
 // any Metric is started for it.
-func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentrysignal.DecodeError {
+func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, entry any, index int) *sentrysignal.DecodeError {
 	members, ok := entry.(*sentrysignal.Entry)
 	if !ok {
 		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
 	*p = point{attrs: pcommon.NewMap()}
-	d := pointDecoder{members: members, index: index, p: p, l: l}
+	d := pointDecoder{members: members, index: index, p: p, l: l, ids: ids}
 	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
 		if de := step(); de != nil {
 			return de
@@ -34,6 +34,7 @@ func decodePoint(p *point, l *sentrysignal.Limiter, entry any, index int) *sentr
 // pointDecoder reads the members of one metric into its point.
 type pointDecoder struct {
 	members *sentrysignal.Entry
+	ids     *sentrysignal.IDMemo
 	index   int
 	p       *point
 	l       *sentrysignal.Limiter
@@ -81,12 +82,12 @@ func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
 func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 	var err error
 	if s := d.members.Str("trace_id"); s != "" {
-		if d.p.traceID, err = sentrysignal.TraceID(s); err != nil {
+		if d.p.traceID, err = d.ids.TraceID(s); err != nil {
 			return d.fail("trace_id", "not a trace id", err)
 		}
 	}
 	if s := d.members.Str("span_id"); s != "" {
-		if d.p.spanID, err = sentrysignal.SpanID(s); err != nil {
+		if d.p.spanID, err = d.ids.SpanID(s); err != nil {
 			return d.fail("span_id", "not a span id", err)
 		}
 	}

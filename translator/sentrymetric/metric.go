@@ -89,6 +89,7 @@ type metricBatch struct {
 	// point and limiter are reset for each metric.
 	point   point
 	limiter sentrysignal.Limiter
+	ids     sentrysignal.IDMemo
 }
 
 // Restart starts the batch afresh.
@@ -105,7 +106,7 @@ func (b *metricBatch) Restart() {
 func (b *metricBatch) Entry(index int, entry any) {
 	b.limiter.Reset(b.opts)
 	p := &b.point
-	if de := decodePoint(p, &b.limiter, entry, index); de != nil {
+	if de := decodePoint(p, &b.limiter, &b.ids, entry, index); de != nil {
 		b.partial.Add(de)
 		return
 	}

@@ -106,3 +106,36 @@ func optionalID[ID pcommon.TraceID | pcommon.SpanID](s string, read func(string)
 	}
 	return read(s)
 }
+
+// IDMemo reads trace and span ids remembering the last text of each: the
+// entries of a container mostly share their trace and span, so each is
+// read once rather than once an entry. The zero value is ready.
+type IDMemo struct {
+	traceText, spanText string
+	trace               pcommon.TraceID
+	span                pcommon.SpanID
+}
+
+// TraceID is TraceID(s).
+func (m *IDMemo) TraceID(s string) (pcommon.TraceID, error) {
+	if s != m.traceText || s == "" {
+		id, err := TraceID(s)
+		if err != nil {
+			return id, err
+		}
+		m.traceText, m.trace = s, id
+	}
+	return m.trace, nil
+}
+
+// SpanID is SpanID(s).
+func (m *IDMemo) SpanID(s string) (pcommon.SpanID, error) {
+	if s != m.spanText || s == "" {
+		id, err := SpanID(s)
+		if err != nil {
+			return id, err
+		}
+		m.spanText, m.span = s, id
+	}
+	return m.span, nil
+}

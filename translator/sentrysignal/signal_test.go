@@ -221,3 +221,23 @@ func TestIsIntegerText(t *testing.T) {
 		}
 	}
 }
+
+// TestIDMemo: the memo gives what TraceID and SpanID give, for a text
+// read before, a new one, a bad one after a good one, and none.
+func TestIDMemo(t *testing.T) {
+	var m IDMemo
+	for _, s := range []string{"2c9f4e8a1b7d4f60a3e5c7b9d1f20486", "2c9f4e8a1b7d4f60a3e5c7b9d1f20486", "zz9f4e8a1b7d4f60a3e5c7b9d1f20486", "", "6e1f0a2b3c4d45e6a7b8c9d0e1f2a3b4", "2c9f4e8a-1b7d-4f60-a3e5-c7b9d1f20486"} {
+		got, gerr := m.TraceID(s)
+		want, werr := TraceID(s)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("TraceID(%q) = %v, %v; want %v, %v", s, got, gerr, want, werr)
+		}
+	}
+	for _, s := range []string{"8a1b2c3d4e5f6071", "8a1b2c3d4e5f6071", "8a1b2c3d4e5f607", "", "0123456789abcdef"} {
+		got, gerr := m.SpanID(s)
+		want, werr := SpanID(s)
+		if got != want || (gerr == nil) != (werr == nil) {
+			t.Errorf("SpanID(%q) = %v, %v; want %v, %v", s, got, gerr, want, werr)
+		}
+	}
+}
