@@ -415,35 +415,39 @@ func TestKnownKeys(t *testing.T) {
 	}
 }
 
-// TestPlainWord: eight bytes at a time, plain() finds what the table
-// finds a byte at a time, for every byte value at every place of a word
-// of plain bytes and for random words.
-func TestPlainWord(t *testing.T) {
-	byTable := func(w uint64) bool {
-		for i := range 8 {
-			if !plainASCII[byte(w>>(8*i))] {
-				return false
-			}
+// TestNextSpecial: eight bytes at a time, plain() finds the first byte
+// the table finds a byte at a time, for every byte value at every place
+// of a run of plain bytes, and in random runs.
+func TestNextSpecial(t *testing.T) {
+	byTable := func(data []byte, i int) int {
+		for i < len(data) && plainASCII[data[i]] {
+			i++
 		}
-		return true
+		return i
 	}
-	base := uint64(0x6162636465666768) // "abcdefgh"
-	for place := range 8 {
-		for c := range 256 {
-			w := base&^(0xff<<(8*place)) | uint64(c)<<(8*place)
-			if got, want := plainWord(w), byTable(w); got != want {
-				t.Fatalf("byte %#x at %d of %#016x: plainWord %v, want %v", c, place, w, got, want)
+	for size := range 20 {
+		for place := range size {
+			for c := range 256 {
+				data := bytes.Repeat([]byte("a"), size)
+				data[place] = byte(c)
+				if got, want := nextSpecial(data, 0), byTable(data, 0); got != want {
+					t.Fatalf("byte %#x at %d of %d: nextSpecial %d, want %d", c, place, size, got, want)
+				}
 			}
 		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]byte, 64)
 	for range 200_000 {
-		w := rng.Uint64()
-		if rng.IntN(2) == 0 {
-			w &^= highs // mostly ASCII, where the borrows matter
+		for i := range data {
+			data[i] = byte(rng.IntN(256))
+			if rng.IntN(4) != 0 {
+				data[i] = byte(' ' + rng.IntN(95)) // mostly printable, where the borrows matter
+			}
 		}
-		if got, want := plainWord(w), byTable(w); got != want {
-			t.Fatalf("%#016x: plainWord %v, want %v", w, got, want)
+		from := rng.IntN(len(data))
+		if got, want := nextSpecial(data, from), byTable(data, from); got != want {
+			t.Fatalf("%q from %d: nextSpecial %d, want %d", data, from, got, want)
 		}
 	}
 }
