@@ -193,7 +193,7 @@ func putAttributesAndExemplar(attrs pcommon.Map, exemplars pmetric.ExemplarSlice
 	}
 	for _, k := range observationAttributes {
 		if v, ok := attrs.Get(k); ok {
-			v.CopyTo(exemplar().FilteredAttributes().PutEmpty(k))
+			v.MoveTo(exemplar().FilteredAttributes().PutEmpty(k))
 			attrs.Remove(k)
 		}
 	}

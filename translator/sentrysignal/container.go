@@ -39,7 +39,7 @@ func ScanContainer(item string, payload []byte, opts Options, v ContainerVisitor
 	}
 	s := containerScan{p: newParser(payload), limit: opts.WithDefaults().MaxItems, visitor: v}
 	defer s.p.release()
-	s.attrs.sent, s.attrs.order = s.p.entries[:0], s.p.order[:0]
+	s.attrs.sent, s.attrs.order, s.attrs.shapes = s.p.entries[:0], s.p.order[:0], s.p.shapes
 	defer s.returnAttributes()
 	if err := s.scan(); err != nil {
 		return PayloadError(item, "", "not JSON", err)
@@ -98,7 +98,7 @@ func (s *containerScan) returnAttributes() {
 	sent := s.attrs.sent[:cap(s.attrs.sent)]
 	clear(sent)
 	s.attrs.forget()
-	s.p.entries, s.p.order = sent[:0], s.attrs.order[:0]
+	s.p.entries, s.p.order, s.p.shapes = sent[:0], s.attrs.order[:0], s.attrs.shapes
 }
 
 // containerMember reads a member of the container's object: the entries

@@ -48,6 +48,7 @@ type jsonParser struct {
 	typed    *TypedAttributes
 	entries  []typedEntry
 	order    []int32
+	shapes   [len(TypedAttributes{}.shapes)]shape
 	members  []member
 	elements []any
 }
@@ -82,6 +83,7 @@ func (p *jsonParser) release() {
 		nums:     p.nums,
 		entries:  pooled(p.entries),
 		order:    pooled(p.order),
+		shapes:   pooledShapes(p.shapes),
 		members:  pooled(p.members),
 		elements: pooled(p.elements),
 	}
@@ -97,6 +99,16 @@ func pooled[T any](s []T) []T {
 		return nil
 	}
 	return s[:0]
+}
+
+// pooledShapes is shapes emptied, each slice let go when it grew past
+// maxPooledScratch (see pooled).
+func pooledShapes(shapes [len(TypedAttributes{}.shapes)]shape) [len(TypedAttributes{}.shapes)]shape {
+	for i := range shapes {
+		sh := &shapes[i]
+		sh.keys, sh.order, sh.members = pooled(sh.keys), pooled(sh.order), pooled(sh.members)
+	}
+	return shapes
 }
 
 // member is one member of an object being read.
