@@ -342,6 +342,8 @@ func FuzzContainer(f *testing.F) {
 	for _, s := range []string{
 		`{"items":[{"attributes":{"a":{"type":"string","value":"x"},"a":{"int_value":1}}}]}`,
 		`{"items":[{"attributes":{"u":{"type":"integer","value":1.5}}},{"attributes":[]}]}`,
+		// members the entry before had, a number that goes on further
+		`{"items":[{"v":1,"s":"a"},{"v":15,"s":"a"},{"v":1.5,"s":"ab"},{"v":1e3,"s":"a"},{"v":1,"s":"a\u0062"}]}`,
 		// entries of one shape, the later ones recalled by their text: the
 		// same, an escaped key, an escaped value, a value of another type,
 		// one key more, one key fewer
