@@ -1,0 +1,161 @@
+package inflate
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+)
+
+// The errors of the gzip container, worded as compress/gzip's.
+var (
+	ErrHeader   = errors.New("gzip: invalid header")
+	ErrChecksum = errors.New("gzip: invalid checksum")
+)
+
+const (
+	gzipID1, gzipID2, gzipDeflate = 0x1f, 0x8b, 8
+
+	flagHdrCrc  = 1 << 1
+	flagExtra   = 1 << 2
+	flagName    = 1 << 3
+	flagComment = 1 << 4
+
+	// maxHeaderString is the longest name or comment, with its NUL, that
+	// compress/gzip reads (its buffer); longer is ErrHeader there too.
+	maxHeaderString = 512
+
+	// hintRatio bounds the first allocation that ISIZE, which the client
+	// writes, may ask for: DEFLATE can expand 1,032-fold, but real
+	// envelopes expand under 16-fold, and more than that grows by doubling
+	// as the bytes actually come.
+	hintRatio = 16
+	minHint   = 64 << 10
+)
+
+// Gunzip decodes the gzip stream in src (one member or several
+// concatenated, as compress/gzip reads them by default) into dst's memory,
+// reusing its capacity, and returns the output. At most limit bytes are
+// written. Every member's CRC-32 and length are checked. On error the
+// output holds what was decoded before it (the first limit bytes with
+// ErrTooLarge): io.EOF for an empty src, io.ErrUnexpectedEOF for a stream
+// cut short, ErrHeader, ErrChecksum, a *CorruptError, each wrapped with the
+// member and offset where it was found.
+func (d *Decoder) Gunzip(dst, src []byte, limit int) ([]byte, error) {
+	if len(src) == 0 {
+		return dst[:0], io.EOF
+	}
+	out := dst[:0]
+	if hint := sizeHint(src, limit); cap(out) < hint {
+		out = make([]byte, 0, hint)
+	}
+	pos := 0
+	for member := 0; pos < len(src) || member == 0; member++ {
+		var err error
+		out, pos, err = d.member(out, src, pos, limit)
+		if err != nil {
+			return out, memberError(member, pos, err)
+		}
+	}
+	return out, nil
+}
+
+// memberError gives err the member and offset it was found at; the
+// sentinels stay reachable with errors.Is.
+func memberError(member, pos int, err error) error {
+	var c *CorruptError
+	if errors.As(err, &c) {
+		return fmt.Errorf("gzip member %d: %w", member, err)
+	}
+	return fmt.Errorf("gzip member %d at offset %d: %w", member, pos, err)
+}
+
+// sizeHint is the first allocation for src's output: the last member's
+// ISIZE, within the limit and hintRatio times the input.
+func sizeHint(src []byte, limit int) int {
+	hint := minHint
+	if len(src) >= 18 {
+		hint = int(binary.LittleEndian.Uint32(src[len(src)-4:]))
+	}
+	return min(hint, limit, max(hintRatio*len(src), minHint)) + fastOutSlack
+}
+
+// member decodes the member starting at src[pos], appending to out; it
+// returns the output and the position after the member.
+func (d *Decoder) member(out, src []byte, pos, limit int) ([]byte, int, error) {
+	n, err := headerLen(src[pos:])
+	if err != nil {
+		return out, pos, err
+	}
+	pos += n
+	start := len(out)
+	s := stream{in: src[pos:], base: int64(pos), out: out[:cap(out)], op: start, start: start, limit: limit}
+	err = d.inflate(&s)
+	out, pos = s.out[:s.op], pos+s.ip
+	if err != nil {
+		return out, pos, err
+	}
+	if len(src)-pos < 8 {
+		return out, len(src), io.ErrUnexpectedEOF
+	}
+	sum, size := binary.LittleEndian.Uint32(src[pos:]), binary.LittleEndian.Uint32(src[pos+4:])
+	if sum != crc32.ChecksumIEEE(out[start:]) || size != uint32(len(out)-start) {
+		return out, pos, ErrChecksum
+	}
+	return out, pos + 8, nil
+}
+
+// headerLen checks a member's header (RFC 1952 2.3) and returns its length.
+func headerLen(h []byte) (int, error) {
+	if len(h) < 10 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if h[0] != gzipID1 || h[1] != gzipID2 || h[2] != gzipDeflate {
+		return 0, ErrHeader
+	}
+	flags, n := h[3], 10
+	if flags&flagExtra != 0 {
+		if len(h) < n+2 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		n += 2 + int(binary.LittleEndian.Uint16(h[n:]))
+		if len(h) < n {
+			return 0, io.ErrUnexpectedEOF
+		}
+	}
+	for _, f := range [...]byte{flagName, flagComment} {
+		if flags&f == 0 {
+			continue
+		}
+		end, err := stringEnd(h, n)
+		if err != nil {
+			return 0, err
+		}
+		n = end
+	}
+	if flags&flagHdrCrc != 0 {
+		if len(h) < n+2 {
+			return 0, io.ErrUnexpectedEOF
+		}
+		if binary.LittleEndian.Uint16(h[n:]) != uint16(crc32.ChecksumIEEE(h[:n])) {
+			return 0, ErrHeader
+		}
+		n += 2
+	}
+	return n, nil
+}
+
+// stringEnd returns the offset after the NUL-terminated string at h[n].
+func stringEnd(h []byte, n int) (int, error) {
+	for i := 0; ; i++ {
+		switch {
+		case i >= maxHeaderString:
+			return 0, ErrHeader
+		case n+i >= len(h):
+			return 0, io.ErrUnexpectedEOF
+		case h[n+i] == 0:
+			return n + i + 1, nil
+		}
+	}
+}
