@@ -84,7 +84,7 @@ func sizeHint(src []byte, limit int) int {
 // member decodes the member starting at src[pos], appending to out; it
 // returns the output and the position after the member.
 func (d *Decoder) member(out, src []byte, pos, limit int) ([]byte, int, error) {
-	n, err := headerLen(src[pos:])
+	n, err := HeaderLen(src[pos:])
 	if err != nil {
 		return out, pos, err
 	}
@@ -106,8 +106,10 @@ func (d *Decoder) member(out, src []byte, pos, limit int) ([]byte, int, error) {
 	return out, pos + 8, nil
 }
 
-// headerLen checks a member's header (RFC 1952 2.3) and returns its length.
-func headerLen(h []byte) (int, error) {
+// HeaderLen checks the gzip member header (RFC 1952 2.3) at the start of h
+// and returns its length: io.ErrUnexpectedEOF when h ends inside it (a
+// reader of a stream reads on), ErrHeader for one compress/gzip refuses.
+func HeaderLen(h []byte) (int, error) {
 	if len(h) < 10 {
 		return 0, io.ErrUnexpectedEOF
 	}
