@@ -176,9 +176,9 @@ func (b *gzipBody) inflate(in []byte) ([]byte, bool) {
 	out, err := b.bufs.dec.Gunzip(b.bufs.out, in, limit)
 	b.bufs.out = out[:0]
 	switch {
-	case err == nil:
+	case err == nil && int64(len(out)) <= b.limit:
 		return out, true
-	case errors.Is(err, inflate.ErrTooLarge) && overLimit:
+	case err == nil, errors.Is(err, inflate.ErrTooLarge) && overLimit:
 		b.stream = http.MaxBytesReader(b.w, io.NopCloser(bytes.NewReader(out)), b.limit)
 	case errors.Is(err, inflate.ErrTooLarge):
 		// Larger than a whole inflate may be, within the body limit:

@@ -1,0 +1,150 @@
+package sentryprofilereceiver
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	kgzip "github.com/klauspost/compress/gzip"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
+)
+
+// failingBody gives its bytes, then err.
+type failingBody struct {
+	r   io.Reader
+	err error
+}
+
+func (b *failingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if errors.Is(err, io.EOF) {
+		return n, b.err
+	}
+	return n, err
+}
+
+func (b *failingBody) Close() error { return nil }
+
+// streamedAsBefore reads body as the receiver did before gzipBody:
+// klauspost's reader behind http.MaxBytesReader at limit.
+func streamedAsBefore(body io.ReadCloser, limit int64) ([]byte, error) {
+	zr, err := kgzip.NewReader(body)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(http.MaxBytesReader(httptest.NewRecorder(), io.NopCloser(zr), limit))
+}
+
+// readAsHandler reads body as the envelope handler does: inflated whole
+// when it can be, else as a stream.
+func readAsHandler(d *gzipDecoder, body io.ReadCloser, limit int64) (data []byte, whole bool, err error) {
+	head, err := readGzipHeader(body)
+	if err != nil {
+		return nil, false, err
+	}
+	b := &gzipBody{dec: d, w: httptest.NewRecorder(), raw: body, head: head, limit: limit}
+	defer b.Close()
+	if data, ok := inflatedWhole(b); ok {
+		return bytes.Clone(data), true, nil
+	}
+	data, err = io.ReadAll(b)
+	return data, false, err
+}
+
+// TestGzipBodyAnswersAsBefore: whatever the body, the handler reads the
+// bytes the streaming decoder read before, and fails where it failed (the
+// body limit with the same *http.MaxBytesError, hence the same 413);
+// bodies within maxWholeGzip are inflated whole, the others streamed.
+func TestGzipBodyAnswersAsBefore(t *testing.T) {
+	env := envelopeOf(eventHeader, chunkItem(chunkPayload), chunkItem(chunkPayload))
+	gz := compresstest.Bytes(t, "gzip", env)
+	zeros := compresstest.Bytes(t, "gzip", make([]byte, maxWholeGzip+1))
+	const bodyLimit = 200 << 20
+	tests := []struct {
+		name      string
+		body      []byte
+		readErr   error // the raw body fails after its bytes
+		limit     int64
+		wantWhole bool
+		wantErr   bool
+	}{
+		{name: "envelope", body: gz, limit: bodyLimit, wantWhole: true},
+		{name: "exactly at the limit", body: gz, limit: int64(len(env)), wantWhole: true},
+		{name: "a byte over the limit", body: gz, limit: int64(len(env)) - 1, wantErr: true},
+		{name: "far over a small limit", body: zeros, limit: 1 << 20, wantErr: true},
+		{name: "two members", body: append(compresstest.Bytes(t, "gzip", env[:100]), compresstest.Bytes(t, "gzip", env[100:])...), limit: bodyLimit, wantWhole: true},
+		{name: "empty member", body: compresstest.Bytes(t, "gzip", nil), limit: bodyLimit, wantWhole: true},
+		{name: "larger than a whole inflate", body: zeros, limit: bodyLimit},
+		{name: "cut in half", body: gz[:len(gz)/2], limit: bodyLimit, wantErr: true},
+		{name: "cut in the trailer", body: gz[:len(gz)-3], limit: bodyLimit, wantErr: true},
+		{name: "corrupt", body: corrupt(gz), limit: bodyLimit, wantErr: true},
+		{name: "bad checksum", body: append(bytes.Clone(gz[:len(gz)-8]), 1, 2, 3, 4, 5, 6, 7, 8), limit: bodyLimit, wantErr: true},
+		{name: "trailing garbage", body: append(bytes.Clone(gz), "garbage!!!"...), limit: bodyLimit, wantErr: true},
+		{name: "read error", body: gz, readErr: &http.MaxBytesError{Limit: 42}, limit: bodyLimit, wantErr: true},
+	}
+	d := newGzipDecoder(1)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			open := func() io.ReadCloser {
+				if tt.readErr != nil {
+					return &failingBody{r: bytes.NewReader(tt.body), err: tt.readErr}
+				}
+				return io.NopCloser(bytes.NewReader(tt.body))
+			}
+			want, wantErr := streamedAsBefore(open(), tt.limit)
+			got, whole, err := readAsHandler(d, open(), tt.limit)
+			assert.Equal(t, tt.wantWhole, whole, "inflated whole")
+			if !tt.wantErr {
+				require.NoError(t, wantErr)
+				require.NoError(t, err)
+				require.True(t, bytes.Equal(want, got), "%d bytes, want %d", len(got), len(want))
+				return
+			}
+			require.Error(t, wantErr, "the case fails the streaming decoder too")
+			require.Error(t, err)
+			var wantTooLarge, tooLarge *http.MaxBytesError
+			require.Equal(t, errors.As(wantErr, &wantTooLarge), errors.As(err, &tooLarge), "%v, before %v", err, wantErr)
+			if tooLarge != nil {
+				assert.Equal(t, wantTooLarge.Limit, tooLarge.Limit)
+			}
+		})
+	}
+}
+
+// TestGzipHeaderAnswersAsBefore: a body whose header is bad is refused
+// with the error klauspost's reader gave.
+func TestGzipHeaderAnswersAsBefore(t *testing.T) {
+	gz := compresstest.Bytes(t, "gzip", []byte("{}\n"))
+	for _, body := range [][]byte{nil, gz[:4], gz[:9], []byte("{}\nnot gzip at all"), gz} {
+		_, wantErr := kgzip.NewReader(bytes.NewReader(body))
+		_, err := readGzipHeader(bytes.NewReader(body))
+		if wantErr == nil {
+			assert.NoError(t, err)
+			continue
+		}
+		assert.EqualError(t, err, wantErr.Error())
+	}
+}
+
+// TestGzipBodyBuffersBounded: a pooled set keeps at most maxWholeGzip of
+// memory, and a body larger than that is read with no more.
+func TestGzipBodyBuffersBounded(t *testing.T) {
+	d := newGzipDecoder(1)
+	big := compresstest.Bytes(t, "gzip", []byte(strings.Repeat("0123456789", maxWholeGzip/10+1)))
+	_, whole, err := readAsHandler(d, io.NopCloser(bytes.NewReader(big)), 200<<20)
+	require.NoError(t, err)
+	require.False(t, whole)
+	b := d.getBuffers()
+	assert.LessOrEqual(t, cap(b.out), maxWholeGzip+64<<10)
+	assert.LessOrEqual(t, cap(b.in), maxWholeGzip+64<<10)
+	b.out = make([]byte, maxWholeGzip+1<<20)
+	d.putBuffers(b)
+	assert.Nil(t, d.getBuffers().out, "a larger buffer is let go")
+}
