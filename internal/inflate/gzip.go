@@ -1,6 +1,7 @@
 package inflate
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -15,8 +16,6 @@ var (
 )
 
 const (
-	gzipID1, gzipID2, gzipDeflate = 0x1f, 0x8b, 8
-
 	flagHdrCrc  = 1 << 1
 	flagExtra   = 1 << 2
 	flagName    = 1 << 3
@@ -51,7 +50,7 @@ func (d *Decoder) Gunzip(dst, src []byte, limit int) ([]byte, error) {
 		out = make([]byte, 0, hint)
 	}
 	pos := 0
-	for member := 0; pos < len(src) || member == 0; member++ {
+	for member := 0; pos < len(src); member++ {
 		var err error
 		out, pos, err = d.member(out, src, pos, limit)
 		if err != nil {
@@ -96,14 +95,22 @@ func (d *Decoder) member(out, src []byte, pos, limit int) ([]byte, int, error) {
 	if err != nil {
 		return out, pos, err
 	}
-	if len(src)-pos < 8 {
-		return out, len(src), io.ErrUnexpectedEOF
-	}
-	sum, size := binary.LittleEndian.Uint32(src[pos:]), binary.LittleEndian.Uint32(src[pos+4:])
-	if sum != crc32.ChecksumIEEE(out[start:]) || size != uint32(len(out)-start) {
-		return out, pos, ErrChecksum
+	if err := checkTrailer(src[pos:], out[start:]); err != nil {
+		return out, pos, err
 	}
 	return out, pos + 8, nil
+}
+
+// checkTrailer checks the CRC-32 and ISIZE at the start of t against the
+// member's output.
+func checkTrailer(t, data []byte) error {
+	if len(t) < 8 {
+		return io.ErrUnexpectedEOF
+	}
+	if binary.LittleEndian.Uint32(t) != crc32.ChecksumIEEE(data) || binary.LittleEndian.Uint32(t[4:]) != uint32(len(data)) {
+		return ErrChecksum
+	}
+	return nil
 }
 
 // HeaderLen checks the gzip member header (RFC 1952 2.3) at the start of h
@@ -113,39 +120,59 @@ func HeaderLen(h []byte) (int, error) {
 	if len(h) < 10 {
 		return 0, io.ErrUnexpectedEOF
 	}
-	if h[0] != gzipID1 || h[1] != gzipID2 || h[2] != gzipDeflate {
+	if !bytes.HasPrefix(h, gzipMagic[:]) {
 		return 0, ErrHeader
 	}
-	flags, n := h[3], 10
-	if flags&flagExtra != 0 {
-		if len(h) < n+2 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		n += 2 + int(binary.LittleEndian.Uint16(h[n:]))
-		if len(h) < n {
-			return 0, io.ErrUnexpectedEOF
-		}
+	flags := h[3]
+	n, err := skipExtra(h, flags)
+	if err == nil {
+		n, err = skipStrings(h, flags, n)
 	}
+	if err == nil && flags&flagHdrCrc != 0 {
+		n, err = checkHeaderCRC(h, n)
+	}
+	return n, err
+}
+
+// gzipMagic is how a member starts: ID1, ID2 and CM (deflate).
+var gzipMagic = [...]byte{0x1f, 0x8b, 8}
+
+// skipStrings returns the offset after FNAME and FCOMMENT, from h[n].
+func skipStrings(h []byte, flags byte, n int) (int, error) {
+	var err error
 	for _, f := range [...]byte{flagName, flagComment} {
-		if flags&f == 0 {
-			continue
+		if flags&f != 0 && err == nil {
+			n, err = stringEnd(h, n)
 		}
-		end, err := stringEnd(h, n)
-		if err != nil {
-			return 0, err
-		}
-		n = end
 	}
-	if flags&flagHdrCrc != 0 {
-		if len(h) < n+2 {
-			return 0, io.ErrUnexpectedEOF
-		}
-		if binary.LittleEndian.Uint16(h[n:]) != uint16(crc32.ChecksumIEEE(h[:n])) {
-			return 0, ErrHeader
-		}
-		n += 2
+	return n, err
+}
+
+// skipExtra returns the offset after the fixed header and FEXTRA.
+func skipExtra(h []byte, flags byte) (int, error) {
+	if flags&flagExtra == 0 {
+		return 10, nil
+	}
+	if len(h) < 12 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	n := 12 + int(binary.LittleEndian.Uint16(h[10:]))
+	if len(h) < n {
+		return 0, io.ErrUnexpectedEOF
 	}
 	return n, nil
+}
+
+// checkHeaderCRC checks the FHCRC at h[n], the CRC-32's low half of the
+// header before it.
+func checkHeaderCRC(h []byte, n int) (int, error) {
+	if len(h) < n+2 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	if binary.LittleEndian.Uint16(h[n:]) != uint16(crc32.ChecksumIEEE(h[:n])) {
+		return 0, ErrHeader
+	}
+	return n + 2, nil
 }
 
 // stringEnd returns the offset after the NUL-terminated string at h[n].

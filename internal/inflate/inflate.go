@@ -93,21 +93,7 @@ func (d *Decoder) inflate(s *stream) error {
 		}
 		final, kind := s.bb&1, s.bb>>1&3
 		s.consume(3)
-		var err error
-		switch kind {
-		case 0:
-			err = s.stored()
-		case 1:
-			f := d.fixedCode()
-			err = s.huffmanBlock(f.lit[:], f.dist[:])
-		case 2:
-			if err = d.readDynamic(s); err == nil {
-				err = s.huffmanBlock(d.lit[:], d.dist[:])
-			}
-		default:
-			err = s.corrupt("reserved block type")
-		}
-		if err != nil {
+		if err := d.block(s, kind); err != nil {
 			return err
 		}
 		if final == 1 {
@@ -117,30 +103,51 @@ func (d *Decoder) inflate(s *stream) error {
 	}
 }
 
+// block decodes a block of kind (the BTYPE of RFC 1951 3.2.3).
+func (d *Decoder) block(s *stream, kind uint64) error {
+	switch kind {
+	case 0:
+		return s.stored()
+	case 1:
+		f := d.fixedCode()
+		return s.huffmanBlock(f.lit[:], f.dist[:])
+	case 2:
+		if err := d.readDynamic(s); err != nil {
+			return err
+		}
+		return s.huffmanBlock(d.lit[:], d.dist[:])
+	}
+	return s.corrupt("reserved block type")
+}
+
 func (d *Decoder) fixedCode() *fixedTables {
 	if d.fixed != nil {
 		return d.fixed
 	}
 	f := new(fixedTables)
-	var lens [numLitSyms]uint8
-	for s := range lens {
-		switch {
-		case s < 144, s >= 280:
-			lens[s] = 8
-		case s < 256:
-			lens[s] = 9
-		default:
-			lens[s] = 7
-		}
-	}
-	buildTable(f.lit[:], lens[:], litBase[:], litBits, d.sorted[:])
-	var dl [numDistSyms]uint8
-	for s := range dl {
-		dl[s] = 5
-	}
-	buildTable(f.dist[:], dl[:], distBase[:], distBits, d.sorted[:])
+	lit, dist := fixedLengths()
+	buildTable(f.lit[:], lit[:], litBase[:], litBits, d.sorted[:])
+	buildTable(f.dist[:], dist[:], distBase[:], distBits, d.sorted[:])
 	d.fixed = f
 	return f
+}
+
+// fixedLengths are the codeword lengths of the fixed code.
+func fixedLengths() (lit [numLitSyms]uint8, dist [numDistSyms]uint8) {
+	for s := range lit {
+		switch {
+		case s < 144, s >= 280:
+			lit[s] = 8
+		case s < 256:
+			lit[s] = 9
+		default:
+			lit[s] = 7
+		}
+	}
+	for s := range dist {
+		dist[s] = 5
+	}
+	return lit, dist
 }
 
 // precodeOrder is the order of the precode's lengths (RFC 1951 3.2.7).
@@ -148,26 +155,9 @@ var precodeOrder = [numPreSyms]uint8{16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12
 
 // readDynamic reads a dynamic block's header and builds its tables.
 func (d *Decoder) readDynamic(s *stream) error {
-	s.refillSlow()
-	if s.truncated(14) {
-		return io.ErrUnexpectedEOF
-	}
-	nlit, ndist, npre := int(s.bb&31)+257, int(s.bb>>5&31)+1, int(s.bb>>10&15)+4
-	s.consume(14)
-	if nlit > maxLitSyms || ndist > maxDistSyms {
-		return s.corrupt("too many literal/length or distance codes")
-	}
-	var preLens [numPreSyms]uint8
-	for i := range npre {
-		s.refillSlow()
-		if s.truncated(3) {
-			return io.ErrUnexpectedEOF
-		}
-		preLens[precodeOrder[i]] = uint8(s.bb & 7)
-		s.consume(3)
-	}
-	if !buildTable(d.pre[:], preLens[:], preBase[:], preBits, d.sorted[:]) {
-		return s.corrupt("invalid code lengths code")
+	nlit, ndist, err := d.readCounts(s)
+	if err != nil {
+		return err
 	}
 	if err := d.readLengths(s, d.lens[:nlit+ndist]); err != nil {
 		return err
@@ -175,6 +165,38 @@ func (d *Decoder) readDynamic(s *stream) error {
 	if !buildTable(d.lit[:], d.lens[:nlit], litBase[:], litBits, d.sorted[:]) ||
 		!buildTable(d.dist[:], d.lens[nlit:nlit+ndist], distBase[:], distBits, d.sorted[:]) {
 		return s.corrupt("invalid literal/length or distance code")
+	}
+	return nil
+}
+
+// readCounts reads how many literal/length and distance lengths a dynamic
+// block has, then its precode.
+func (d *Decoder) readCounts(s *stream) (nlit, ndist int, err error) {
+	s.refillSlow()
+	if s.truncated(14) {
+		return 0, 0, io.ErrUnexpectedEOF
+	}
+	nlit, ndist, npre := int(s.bb&31)+257, int(s.bb>>5&31)+1, int(s.bb>>10&15)+4
+	s.consume(14)
+	if nlit > maxLitSyms || ndist > maxDistSyms {
+		return 0, 0, s.corrupt("too many literal/length or distance codes")
+	}
+	return nlit, ndist, d.readPrecode(s, npre)
+}
+
+// readPrecode reads the npre lengths of the precode and builds its table.
+func (d *Decoder) readPrecode(s *stream, npre int) error {
+	var lens [numPreSyms]uint8
+	for i := range npre {
+		s.refillSlow()
+		if s.truncated(3) {
+			return io.ErrUnexpectedEOF
+		}
+		lens[precodeOrder[i]] = uint8(s.bb & 7)
+		s.consume(3)
+	}
+	if !buildTable(d.pre[:], lens[:], preBase[:], preBits, d.sorted[:]) {
+		return s.corrupt("invalid code lengths code")
 	}
 	return nil
 }
@@ -241,11 +263,7 @@ func (s *stream) repeat(sym uint32, lens []uint8, i int) (int, uint8, error) {
 // stored copies a stored block (RFC 1951 3.2.4).
 func (s *stream) stored() error {
 	s.alignToByte()
-	if s.over > 0 {
-		return io.ErrUnexpectedEOF
-	}
-	if len(s.in)-s.ip < 4 {
-		s.ip = len(s.in)
+	if s.over > 0 || len(s.in)-s.ip < 4 {
 		return io.ErrUnexpectedEOF
 	}
 	n := int(binary.LittleEndian.Uint16(s.in[s.ip:]))
@@ -253,20 +271,23 @@ func (s *stream) stored() error {
 		return s.corrupt("stored block length does not match its complement")
 	}
 	s.ip += 4
-	short := n > len(s.in)-s.ip
-	n = min(n, len(s.in)-s.ip)
-	if err := s.reserve(n); err != nil {
-		n = s.limit - s.op
-		copy(s.out[s.op:], s.in[s.ip:s.ip+n])
-		s.op += n
-		return err
+	return s.copyStored(n)
+}
+
+// copyStored copies a stored block's n bytes, or as many as the input and
+// the limit hold.
+func (s *stream) copyStored(n int) error {
+	avail := min(n, len(s.in)-s.ip)
+	err := s.reserve(avail)
+	if err != nil {
+		avail = s.limit - s.op
 	}
-	s.op += copy(s.out[s.op:], s.in[s.ip:s.ip+n])
-	s.ip += n
-	if short {
-		return io.ErrUnexpectedEOF
+	s.op += copy(s.out[s.op:], s.in[s.ip:s.ip+avail])
+	s.ip += avail
+	if err == nil && avail < n {
+		err = io.ErrUnexpectedEOF
 	}
-	return nil
+	return err
 }
 
 // huffmanBlock decodes a block's symbols up to its end: the fast loop while
@@ -274,10 +295,9 @@ func (s *stream) stored() error {
 func (s *stream) huffmanBlock(lit, dist []uint32) error {
 	for {
 		done, err := s.fastLoop(lit, dist)
-		if done || err != nil {
-			return err
+		if !done && err == nil {
+			done, err = s.slowStep(lit, dist)
 		}
-		done, err = s.slowStep(lit, dist)
 		if done || err != nil {
 			return err
 		}

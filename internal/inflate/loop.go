@@ -168,13 +168,9 @@ const (
 func (s *stream) slowStep(lit, dist []uint32) (bool, error) {
 	s.refillSlow()
 	e, n, length := lookup(lit, s.bb, litBits)
-	if e&entryInvalid != 0 {
-		return false, s.badSymbol(n)
+	if err := s.take(e, n); err != nil {
+		return false, err
 	}
-	if s.truncated(n) {
-		return false, io.ErrUnexpectedEOF
-	}
-	s.consume(n)
 	switch {
 	case int32(e) < 0:
 		if err := s.reserve(1); err != nil {
@@ -194,13 +190,9 @@ func (s *stream) slowStep(lit, dist []uint32) (bool, error) {
 func (s *stream) slowMatch(dist []uint32, length int) error {
 	s.refillSlow()
 	e, n, d := lookup(dist, s.bb, distBits)
-	if e&entryInvalid != 0 {
-		return s.badSymbol(n)
+	if err := s.take(e, n); err != nil {
+		return err
 	}
-	if s.truncated(n) {
-		return io.ErrUnexpectedEOF
-	}
-	s.consume(n)
 	if d > s.op-s.start {
 		return s.corrupt(string(errFarDistance))
 	}
@@ -215,6 +207,19 @@ func (s *stream) slowMatch(dist []uint32, length int) error {
 	s.op += length
 	s.keepRoom()
 	return err
+}
+
+// take consumes the n bits of entry e, unless e is invalid or the bits
+// run past the end of the input.
+func (s *stream) take(e uint32, n uint) error {
+	if e&entryInvalid != 0 {
+		return s.badSymbol(n)
+	}
+	if s.truncated(n) {
+		return io.ErrUnexpectedEOF
+	}
+	s.consume(n)
+	return nil
 }
 
 // lookup decodes the entry at the front of bb: one look-up, or two through

@@ -114,20 +114,23 @@ func buildTable(table []uint32, lengths []uint8, bases []uint32, primary uint, s
 	}
 	count[0] = 0
 	maxLen, used := codeSpace(&count)
-	switch {
-	case maxLen == 0:
+	if used != 1<<maxLen || maxLen <= 1 {
+		// Empty, incomplete or a single codeword: the entries no codeword
+		// fills are invalid.
 		fillInvalid(table[:1<<primary])
-		return true
-	case used > 1<<maxLen:
+	}
+	if !acceptedCode(maxLen, used) {
 		return false
-	case used < 1<<maxLen:
-		if used != 1 || maxLen != 1 {
-			return false
-		}
-		fillInvalid(table[:1<<primary])
 	}
 	n := sortSymbols(lengths, &count, sorted)
 	return fillCodes(table, lengths, bases, primary, sorted[:n])
+}
+
+// acceptedCode reports whether compress/flate accepts a code whose longest
+// codeword has maxLen bits and uses used of that length's code space: a
+// complete code, an empty one, or one codeword of one bit.
+func acceptedCode(maxLen, used int) bool {
+	return used == 1<<maxLen || maxLen == 0 || (used == 1 && maxLen == 1)
 }
 
 // codeSpace returns the longest codeword length and how much of the code
