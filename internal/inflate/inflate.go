@@ -37,8 +37,8 @@ func (e *CorruptError) Error() string {
 // large (about 40 KiB) and meant to be reused. It is not safe for
 // concurrent use.
 type Decoder struct {
-	lit   [litTableSize]uint32
-	dist  [distTableSize]uint32
+	lit   litTable
+	dist  distTable
 	pre   [preTableSize]uint32
 	fixed *fixedTables
 
@@ -49,14 +49,14 @@ type Decoder struct {
 // fixedTables are the tables of the fixed code (RFC 1951 3.2.6), built on
 // first use.
 type fixedTables struct {
-	lit  [1 << litBits]uint32
-	dist [1 << distBits]uint32
+	lit  litTable
+	dist distTable
 }
 
 // fastOutSlack is what the fast loop needs past its write position: the
-// longest match plus the 16 bytes a wide copy may write past its end,
+// longest match plus the 7 bytes an 8-byte copy may write past its end,
 // plus up to two literals decoded before it.
-const fastOutSlack = 258 + 16 + 8
+const fastOutSlack = 258 + 8 + 8
 
 // stream is one DEFLATE stream being decoded: the input, the bit buffer
 // and the output (whose whole length is the window; out[:op] is written).
@@ -110,12 +110,12 @@ func (d *Decoder) block(s *stream, kind uint64) error {
 		return s.stored()
 	case 1:
 		f := d.fixedCode()
-		return s.huffmanBlock(f.lit[:], f.dist[:])
+		return s.huffmanBlock(&f.lit, &f.dist)
 	case 2:
 		if err := d.readDynamic(s); err != nil {
 			return err
 		}
-		return s.huffmanBlock(d.lit[:], d.dist[:])
+		return s.huffmanBlock(&d.lit, &d.dist)
 	}
 	return s.corrupt("reserved block type")
 }
@@ -292,7 +292,7 @@ func (s *stream) copyStored(n int) error {
 
 // huffmanBlock decodes a block's symbols up to its end: the fast loop while
 // it can run, one careful step when it cannot.
-func (s *stream) huffmanBlock(lit, dist []uint32) error {
+func (s *stream) huffmanBlock(lit *litTable, dist *distTable) error {
 	for {
 		done, err := s.fastLoop(lit, dist)
 		if !done && err == nil {

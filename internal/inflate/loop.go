@@ -18,7 +18,7 @@ import (
 // its speed on the benchmark's envelopes.
 //
 //gocyclo:ignore
-func (s *stream) fastLoop(lit, dist []uint32) (bool, error) {
+func (s *stream) fastLoop(lit *litTable, dist *distTable) (bool, error) {
 	in, out := s.in, s.out
 	ip, op, bb, nb, start := s.ip, s.op, s.bb, s.nb, s.start
 	// Two refills of 8 bytes per iteration, the first advancing up to 7.
@@ -165,9 +165,9 @@ const (
 // slowStep decodes one symbol with every check: the input may end (its
 // refill pads with zeros and counts them), the output may need to grow or
 // reach the limit.
-func (s *stream) slowStep(lit, dist []uint32) (bool, error) {
+func (s *stream) slowStep(lit *litTable, dist *distTable) (bool, error) {
 	s.refillSlow()
-	e, n, length := lookup(lit, s.bb, litBits)
+	e, n, length := lookup(lit[:], s.bb, litBits)
 	if err := s.take(e, n); err != nil {
 		return false, err
 	}
@@ -187,9 +187,9 @@ func (s *stream) slowStep(lit, dist []uint32) (bool, error) {
 }
 
 // slowMatch reads a match's distance and copies it, byte by byte.
-func (s *stream) slowMatch(dist []uint32, length int) error {
+func (s *stream) slowMatch(dist *distTable, length int) error {
 	s.refillSlow()
-	e, n, d := lookup(dist, s.bb, distBits)
+	e, n, d := lookup(dist[:], s.bb, distBits)
 	if err := s.take(e, n); err != nil {
 		return err
 	}

@@ -55,6 +55,13 @@ const (
 	preTableSize  = 1 << preBits
 )
 
+// The decode tables, as arrays: an index masked to the primary bits needs
+// no bounds check.
+type (
+	litTable  [litTableSize]uint32
+	distTable [distTableSize]uint32
+)
+
 // litBase is the entry of each literal/length symbol before its codeword
 // length is added: literals 0-255, the end of block, lengths 3-258 with
 // their extra bits (RFC 1951 3.2.5), and the two symbols 286 and 287 that
