@@ -178,15 +178,20 @@ func (b *gzipBody) inflate(in []byte) ([]byte, bool) {
 	switch {
 	case err == nil && int64(len(out)) <= b.limit:
 		return out, true
-	case err == nil, errors.Is(err, inflate.ErrTooLarge) && overLimit:
-		b.stream = http.MaxBytesReader(b.w, io.NopCloser(bytes.NewReader(out)), b.limit)
-	case errors.Is(err, inflate.ErrTooLarge):
+	case errors.Is(err, inflate.ErrTooLarge) && !overLimit:
 		// Larger than a whole inflate may be, within the body limit:
 		// streamed from the start, as before.
 		b.startStream(bytes.NewReader(in))
-	default:
-		b.stream = io.MultiReader(bytes.NewReader(out), errReader{err})
+		return nil, false
 	}
+	// Over the body limit, or broken: the bytes decoded, then the error,
+	// behind the limit as the stream was (the limit comes first when the
+	// output passes it before the error).
+	var tail io.Reader = bytes.NewReader(nil)
+	if err != nil && !errors.Is(err, inflate.ErrTooLarge) {
+		tail = errReader{err}
+	}
+	b.stream = http.MaxBytesReader(b.w, io.NopCloser(io.MultiReader(bytes.NewReader(out), tail)), b.limit)
 	return nil, false
 }
 

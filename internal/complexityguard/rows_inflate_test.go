@@ -56,7 +56,7 @@ func inflateRows() []row {
 	}
 	// DEFLATE expands at most 1,032-fold.
 	deflateRatio := func(input int64) int64 { return 1032*input + 64<<10 }
-	fuzz := []string{"internal/inflate.FuzzGunzip"}
+	fuzz := []string{"internal/inflate.FuzzGunzip", "sentryprofilereceiver.FuzzGzipBody"}
 	return []row{
 		{name: "inflate_literals", dimension: "KiB of literals in a gzip body", n: 2048, clock: ThreadClock, fuzz: fuzz,
 			build: directRow(inflateLiterals, gunzip), maxOutput: deflateRatio},

@@ -20,6 +20,8 @@ const (
 	flagExtra   = 1 << 2
 	flagName    = 1 << 3
 	flagComment = 1 << 4
+	// flagReserved are the flags RFC 1952 reserves.
+	flagReserved = 0xe0
 
 	// maxHeaderString is the longest name or comment, with its NUL, that
 	// compress/gzip reads (its buffer); longer is ErrHeader there too.
@@ -115,7 +117,8 @@ func checkTrailer(t, data []byte) error {
 
 // HeaderLen checks the gzip member header (RFC 1952 2.3) at the start of h
 // and returns its length: io.ErrUnexpectedEOF when h ends inside it (a
-// reader of a stream reads on), ErrHeader for one compress/gzip refuses.
+// reader of a stream reads on), ErrHeader for one compress/gzip refuses or
+// with a reserved flag set.
 func HeaderLen(h []byte) (int, error) {
 	if len(h) < 10 {
 		return 0, io.ErrUnexpectedEOF
@@ -131,8 +134,15 @@ func HeaderLen(h []byte) (int, error) {
 	if err == nil && flags&flagHdrCrc != 0 {
 		n, err = checkHeaderCRC(h, n)
 	}
+	if err == nil && flags&flagReserved != 0 {
+		err = errReservedFlags
+	}
 	return n, err
 }
+
+// errReservedFlags: RFC 1952 2.3.1.2 has a decoder refuse a member with a
+// reserved flag set, as klauspost/compress does (compress/gzip ignores them).
+var errReservedFlags = fmt.Errorf("%w: reserved flags set", ErrHeader)
 
 // gzipMagic is how a member starts: ID1, ID2 and CM (deflate).
 var gzipMagic = [...]byte{0x1f, 0x8b, 8}
