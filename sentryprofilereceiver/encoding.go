@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -101,6 +102,22 @@ func (d rawBodyDecoders) open(raw []byte, encoding string) (io.ReadCloser, error
 	}
 	// passThroughDecoders lets no other encoding through.
 	return nil, fmt.Errorf("unsupported Content-Encoding: %s", encoding)
+}
+
+// openEnvelope is open for the envelope the handler reads: a gzip body
+// is a *gzipBody, which the handler inflates whole when it can
+// (inflatedWhole) and which bounds what it gives by limit itself, as
+// http.MaxBytesReader over it would.
+func (d rawBodyDecoders) openEnvelope(w http.ResponseWriter, raw []byte, encoding string, limit int64) (io.ReadCloser, error) {
+	if encoding != "gzip" && encoding != "x-gzip" {
+		return d.open(raw, encoding)
+	}
+	src := bytes.NewReader(raw)
+	head, err := readGzipHeader(src)
+	if err != nil {
+		return nil, err
+	}
+	return &gzipBody{dec: d.gzip, w: w, raw: io.NopCloser(src), head: head, limit: limit}, nil
 }
 
 func openZstd(body io.Reader) (io.ReadCloser, error) {

@@ -195,3 +195,37 @@ func refusedByCompressGzip(body []byte) bool {
 	}
 	return err != nil
 }
+
+// TestForwardedGzipEnvelopeReadWhole: when forwarding, the raw gzip body
+// an envelope came in is read by the handler as a gzipBody (inflated whole
+// when it can be) while forward_profiles keeps the raw body for the
+// upstream; without forward_profiles the decoded copy is kept as before.
+func TestForwardedGzipEnvelopeReadWhole(t *testing.T) {
+	env := envelopeOf(eventHeader, chunkItem(chunkPayload))
+	raw := compresstest.Bytes(t, "gzip", env)
+	sent := bytes.Clone(raw)
+	d := rawBodyDecoders{gzip: newGzipDecoder(1)}
+	for _, forwardProfiles := range []bool{true, false} {
+		for _, encoding := range []string{"gzip", "x-gzip"} {
+			h := &envelopeHandler{cfg: &Config{ForwardProfiles: forwardProfiles}}
+			h.cfg.ServerConfig.MaxRequestBodySize = 1 << 20
+			body, err := d.openEnvelope(httptest.NewRecorder(), raw, encoding, 1<<20)
+			require.NoError(t, err)
+			in, decoded := h.forwardedEnvelopeReader(httptest.NewRecorder(), body)
+			data, whole := inflatedWhole(in)
+			if !whole {
+				data, err = io.ReadAll(in)
+				require.NoError(t, err)
+			}
+			assert.Equal(t, forwardProfiles, whole, "%s, forward_profiles %v: inflated whole", encoding, forwardProfiles)
+			assert.Equal(t, env, data)
+			if !forwardProfiles {
+				assert.Equal(t, env, decoded.Bytes(), "the decoded copy to strip")
+			}
+			require.NoError(t, body.Close())
+			assert.Equal(t, sent, raw, "the raw body the upstream gets is untouched")
+		}
+	}
+	_, err := d.openEnvelope(httptest.NewRecorder(), []byte("not gzip at all"), "gzip", 1<<20)
+	assert.ErrorContains(t, err, "gzip: invalid header")
+}
