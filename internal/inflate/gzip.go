@@ -126,16 +126,21 @@ func HeaderLen(h []byte) (int, error) {
 	if !bytes.HasPrefix(h, gzipMagic[:]) {
 		return 0, ErrHeader
 	}
-	flags := h[3]
+	n, err := headerFields(h, h[3])
+	if err == nil && h[3]&flagReserved != 0 {
+		err = errReservedFlags
+	}
+	return n, err
+}
+
+// headerFields returns the offset after the optional fields flags names.
+func headerFields(h []byte, flags byte) (int, error) {
 	n, err := skipExtra(h, flags)
 	if err == nil {
 		n, err = skipStrings(h, flags, n)
 	}
 	if err == nil && flags&flagHdrCrc != 0 {
 		n, err = checkHeaderCRC(h, n)
-	}
-	if err == nil && flags&flagReserved != 0 {
-		err = errReservedFlags
 	}
 	return n, err
 }
