@@ -14,6 +14,7 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -123,7 +124,21 @@ func (b *gzipBody) startStream(src io.Reader) {
 		return
 	}
 	b.zr = zr.(*pooledGzipReader)
-	b.stream = http.MaxBytesReader(b.w, b.zr, b.limit)
+	b.stream = http.MaxBytesReader(b.w, io.NopCloser(recovering{b.zr}), b.limit)
+}
+
+// recovering turns a panic of the stream's decoder into a read error, as
+// confighttp does for the decoders it runs: a malformed body is a 400, not
+// a dropped connection.
+type recovering struct{ r io.Reader }
+
+func (rc recovering) Read(p []byte) (n int, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			n, err = 0, fmt.Errorf("gzip: the decoder failed: %v", v)
+		}
+	}()
+	return rc.r.Read(p)
 }
 
 // Close gives the pooled reader and buffers back; the handler is done with

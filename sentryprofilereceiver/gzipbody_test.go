@@ -229,3 +229,14 @@ func TestForwardedGzipEnvelopeReadWhole(t *testing.T) {
 	_, err := d.openEnvelope(httptest.NewRecorder(), []byte("not gzip at all"), "gzip", 1<<20)
 	assert.ErrorContains(t, err, "gzip: invalid header")
 }
+
+type panickingReader struct{}
+
+func (panickingReader) Read([]byte) (int, error) { panic("boom") }
+
+// TestRecoveringStream: a panic of the stream's decoder is a read error.
+func TestRecoveringStream(t *testing.T) {
+	n, err := recovering{panickingReader{}}.Read(make([]byte, 8))
+	assert.Zero(t, n)
+	assert.ErrorContains(t, err, "boom")
+}
