@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"sync"
 
@@ -23,11 +24,13 @@ type decoderFunc = func(io.ReadCloser) (io.ReadCloser, error)
 
 // serverDecoders are the Content-Encodings the receiver decodes itself, in
 // place of or besides confighttp's, when it does not forward. confighttp
-// bounds their output by max_request_body_size like its own.
-func serverDecoders(algorithms []string, gz *gzipDecoder) map[string]decoderFunc {
+// bounds their output by max_request_body_size like its own. gzip bodies
+// pass through confighttp to gzipBodies (gzipbody.go), which bounds them
+// the same way.
+func serverDecoders(algorithms []string) map[string]decoderFunc {
 	decoders := map[string]decoderFunc{
 		// Relay accepts the legacy name of gzip.
-		"x-gzip": gz.decode,
+		"x-gzip": passThrough,
 		// sentry-python sends br when the brotli module is installed.
 		"br": func(body io.ReadCloser) (io.ReadCloser, error) {
 			return readCloser{Reader: brotli.NewReader(body), Closer: body}, nil
@@ -37,7 +40,7 @@ func serverDecoders(algorithms []string, gz *gzipDecoder) map[string]decoderFunc
 	}
 	// gzip itself only where confighttp would decode it.
 	if enabled(algorithms, "gzip") {
-		decoders["gzip"] = gz.decode
+		decoders["gzip"] = passThrough
 	}
 	return decoders
 }
@@ -101,6 +104,22 @@ func (d rawBodyDecoders) open(raw []byte, encoding string) (io.ReadCloser, error
 	return nil, fmt.Errorf("unsupported Content-Encoding: %s", encoding)
 }
 
+// openEnvelope is open for the envelope the handler reads: a gzip body
+// is a *gzipBody, which the handler inflates whole when it can
+// (inflatedWhole) and which bounds what it gives by limit itself, as
+// http.MaxBytesReader over it would.
+func (d rawBodyDecoders) openEnvelope(w http.ResponseWriter, raw []byte, encoding string, limit int64) (io.ReadCloser, error) {
+	if encoding != "gzip" && encoding != "x-gzip" {
+		return d.open(raw, encoding)
+	}
+	src := bytes.NewReader(raw)
+	head, err := readGzipHeader(src)
+	if err != nil {
+		return nil, err
+	}
+	return &gzipBody{dec: d.gzip, w: w, raw: io.NopCloser(src), head: head, limit: limit}, nil
+}
+
 func openZstd(body io.Reader) (io.ReadCloser, error) {
 	zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1))
 	if err != nil {
@@ -115,12 +134,19 @@ type readCloser struct {
 }
 
 // gzipDecoder decodes gzip bodies (Content-Encoding gzip and x-gzip) in
-// place of confighttp's own decoder. Nearly every SDK envelope is gzip'd:
-// klauspost/compress inflates a real-SDK-sized envelope in about half the
-// time of compress/gzip, and a reader taken from the pool keeps its window
-// instead of allocating 40 KiB per request.
+// place of confighttp's own decoder: whole into one buffer (gzipbody.go),
+// or as a stream, for which klauspost/compress inflates a real-SDK-sized
+// envelope in about half the time of compress/gzip, and a reader taken
+// from the pool keeps its window instead of allocating 40 KiB per request.
 type gzipDecoder struct {
 	readers sync.Pool // *gzip.Reader
+	// warm and buffers hold the whole inflates' buffers (getBuffers).
+	warm    chan *gzipBuffers
+	buffers sync.Pool
+}
+
+func newGzipDecoder(warm int) *gzipDecoder {
+	return &gzipDecoder{warm: make(chan *gzipBuffers, warm)}
 }
 
 func (d *gzipDecoder) decode(body io.ReadCloser) (io.ReadCloser, error) {

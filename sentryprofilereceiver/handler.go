@@ -165,8 +165,16 @@ func (h *envelopeHandler) readItems(t *envelopeState, projectID string) *request
 	}
 }
 
-// resetReader reads body with the pooled reader, or a new one.
+// resetReader reads body with the pooled reader, or a new one: from its
+// buffer when it is a gzip body inflated whole.
 func (t *envelopeState) resetReader(body io.Reader, limits envelope.Limits) {
+	if data, ok := inflatedWhole(body); ok {
+		if t.reader == nil {
+			t.reader = envelope.NewReader(nil, limits)
+		}
+		t.reader.ResetBytes(data, limits)
+		return
+	}
 	if t.reader == nil {
 		t.reader = envelope.NewReader(body, limits)
 		return

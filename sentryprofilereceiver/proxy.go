@@ -60,7 +60,7 @@ func (h *envelopeHandler) proxyEnvelope(w http.ResponseWriter, r *http.Request, 
 		return
 	}
 	defer release()
-	body, err := h.bodies.open(raw, r.Header.Get("Content-Encoding"))
+	body, err := h.bodies.openEnvelope(w, raw, r.Header.Get("Content-Encoding"), h.cfg.ServerConfig.MaxRequestBodySize)
 	if err != nil {
 		h.decodeError(w, r, err.Error(), http.StatusBadRequest)
 		return
@@ -102,6 +102,9 @@ func (h *envelopeHandler) authenticateOutsideBody(r *http.Request, projectID str
 // With forward_profiles off, the decoded envelope is also kept (decoded)
 // to re-serialize it without its profiles.
 func (h *envelopeHandler) forwardedEnvelopeReader(w http.ResponseWriter, body io.ReadCloser) (io.Reader, *bytes.Buffer) {
+	if gz, ok := body.(*gzipBody); ok && h.cfg.ForwardProfiles {
+		return gz, nil // within the body limit itself, and read whole when it can be
+	}
 	in := io.Reader(http.MaxBytesReader(w, body, h.cfg.ServerConfig.MaxRequestBodySize))
 	if h.cfg.ForwardProfiles {
 		return in, nil

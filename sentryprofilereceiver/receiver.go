@@ -34,7 +34,7 @@ type sentryReceiver struct {
 	handler   *envelopeHandler
 	router    *router
 	telemetry *metadata.TelemetryBuilder
-	gzip      gzipDecoder
+	gzip      *gzipDecoder
 
 	server   *http.Server
 	listener net.Listener
@@ -83,10 +83,10 @@ func newReceiver(cfg *Config, set receiver.Settings) (*sentryReceiver, error) {
 		return nil, fmt.Errorf("sentryprofile: telemetry: %w", err)
 	}
 	seconds := strconv.FormatInt(int64((cfg.RetryAfter+time.Second-1)/time.Second), 10) // whole seconds, rounded up
-	r := &sentryReceiver{cfg: cfg, settings: set, router: rt, telemetry: tb}
+	r := &sentryReceiver{cfg: cfg, settings: set, router: rt, telemetry: tb, gzip: newGzipDecoder(runtime.GOMAXPROCS(0))}
 	r.handler = &envelopeHandler{
 		cfg: cfg, logger: set.Logger, auth: newAuthenticator(cfg), router: rt, slots: slots, pool: pool,
-		bodies:     rawBodyDecoders{gzip: &r.gzip},
+		bodies:     rawBodyDecoders{gzip: r.gzip},
 		pace:       pacing{grace: bodyGrace, minRate: bodyMinRate, limit: cfg.ServerConfig.ReadTimeout},
 		retryAfter: seconds,
 		// No category list means every category: while the pipeline pushes
@@ -130,15 +130,17 @@ func (r *sentryReceiver) Start(ctx context.Context, host component.Host) error {
 // off the connection.
 func (r *sentryReceiver) newServer(ctx context.Context, host component.Host) (*http.Server, error) {
 	algorithms := r.cfg.ServerConfig.CompressionAlgorithms
-	decoders := serverDecoders(algorithms, &r.gzip)
+	decoders := serverDecoders(algorithms)
+	routes := r.gzip.gzipBodies(r.handler.routes(), r.cfg.ServerConfig.MaxRequestBodySize, r.handler.decodeError)
 	if r.handler.forward != nil {
 		decoders = passThroughDecoders(algorithms)
+		routes = r.handler.routes()
 	}
 	opts := []confighttp.ToServerOption{confighttp.WithErrorHandler(r.handler.decodeError)}
 	for name, dec := range decoders {
 		opts = append(opts, confighttp.WithDecoder(name, dec))
 	}
-	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, r.handler.routes(), opts...)
+	server, err := r.cfg.ServerConfig.ToServer(ctx, host.GetExtensions(), r.settings.TelemetrySettings, routes, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -23,9 +23,12 @@ const (
 // Reader reads an envelope item by item from a stream. It is not safe for
 // concurrent use.
 type Reader struct {
-	src    *bufio.Reader
-	limits Limits
-	off    int64 // bytes consumed from src
+	// src is buffered, reading a stream, or &whole, reading a buffer.
+	src      source
+	buffered *bufio.Reader
+	whole    wholeSource
+	limits   Limits
+	off      int64 // bytes consumed from src
 	// unread reports how many bytes the source still holds beyond src's
 	// buffer, when it can tell (bytes.Reader and friends); nil otherwise.
 	unread func() int
@@ -58,7 +61,8 @@ func NewReader(r io.Reader, limits Limits) *Reader {
 		// A small in-memory envelope does not need the full buffer.
 		bufSize = min(max(sized.Len()+1, 512), readBufferSize)
 	}
-	rd := &Reader{src: bufio.NewReaderSize(r, bufSize), limits: limits}
+	rd := &Reader{buffered: bufio.NewReaderSize(r, bufSize), limits: limits}
+	rd.src = rd.buffered
 	if ok {
 		rd.unread = sized.Len
 	}
@@ -76,8 +80,8 @@ func (r *Reader) Reset(src io.Reader, limits Limits) {
 	if cap(arena) > maxKeptArena {
 		arena = nil
 	}
-	r.src.Reset(src)
-	*r = Reader{src: r.src, limits: limits, arena: arena}
+	r.buffered.Reset(src)
+	*r = Reader{src: r.buffered, buffered: r.buffered, limits: limits, arena: arena}
 	if sized, ok := src.(interface{ Len() int }); ok {
 		r.unread = sized.Len
 	}
@@ -282,6 +286,9 @@ func (r *Reader) readSized(item *Item, index int, atEOF bool) error {
 
 // skipN reads past an oversized payload of n bytes without keeping it.
 func (r *Reader) skipN(index int, n int64) error {
+	if r.src == &r.whole {
+		return r.skipWhole(index, n)
+	}
 	skipped, err := io.CopyN(io.Discard, r.src, n)
 	r.off += skipped
 	if errors.Is(err, io.EOF) {
@@ -298,7 +305,7 @@ func (r *Reader) skipN(index int, n int64) error {
 func (r *Reader) readTerminator(index int, n int64) error {
 	b, err := r.src.ReadByte()
 	switch {
-	case err == io.EOF:
+	case errors.Is(err, io.EOF):
 		return nil
 	case err != nil:
 		return r.readErr(index, "payload terminator", err)
@@ -316,6 +323,9 @@ func (r *Reader) readN(index int, n int64) ([]byte, error) {
 	if n == 0 {
 		return []byte{}, nil
 	}
+	if r.src == &r.whole {
+		return r.takeN(index, n)
+	}
 	p := r.startPayload(r.firstChunk(n))
 	defer r.keepPayload(&p)
 	for int64(len(p.buf)) < n {
@@ -324,7 +334,7 @@ func (r *Reader) readN(index int, n int64) ([]byte, error) {
 		m, err := r.src.Read(p.buf[len(p.buf):min(int64(cap(p.buf)), n)])
 		p.buf = p.buf[:len(p.buf)+m]
 		r.off += int64(m)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return p.whole(n, r.truncated(index, n, int64(len(p.buf))))
 		}
 		if err != nil {
@@ -404,6 +414,10 @@ func (r *Reader) readDelimited(item *Item, index int, atEOF bool) error {
 		item.Payload = []byte{}
 		return nil
 	}
+	if r.src == &r.whole {
+		r.takeLine(item)
+		return nil
+	}
 	p := r.startPayload(0)
 	defer r.keepPayload(&p)
 	size, err := r.readToNewline(item, &p)
@@ -427,7 +441,7 @@ func (r *Reader) readToNewline(item *Item, p *payloadBuf) (int64, error) {
 		}
 		size += int64(len(chunk))
 		p.store(item, chunk, size, r.limits.MaxItemBytes)
-		if err == nil || err == io.EOF {
+		if err == nil || errors.Is(err, io.EOF) {
 			return size, nil
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
@@ -491,7 +505,7 @@ func (r *Reader) readLine(index int) ([]byte, bool, error) {
 		if long != nil {
 			chunk = append(long, chunk...)
 		}
-		return chunk, err == io.EOF, nil
+		return chunk, errors.Is(err, io.EOF), nil
 	}
 }
 
