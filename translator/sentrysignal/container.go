@@ -160,7 +160,7 @@ func (s *containerScan) entryObject() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.entryMember(key); err != nil {
+		if err := s.entryMember(key); err != nil {
 			return nil, err
 		}
 		if end, err := p.next('}', "after an object value"); end || err != nil {
@@ -206,7 +206,7 @@ func (s *containerScan) noteKeys() {
 }
 
 // entryMember reads one member of an entry onto the reused entry.
-func (s *containerScan) entryMember(key string) (any, error) {
+func (s *containerScan) entryMember(key string) error {
 	m := entryMember{key: key}
 	var err error
 	switch p := s.p; {
@@ -224,7 +224,7 @@ func (s *containerScan) entryMember(key string) (any, error) {
 	if err == nil {
 		s.entry.members = append(s.entry.members, m)
 	}
-	return nil, err
+	return err
 }
 
 // entryString reads a string member of an entry: one without escapes is
@@ -285,7 +285,7 @@ func (p *jsonParser) typedMembers() error {
 			if err != nil {
 				return err
 			}
-			if _, err := p.typedMember(key); err != nil {
+			if err := p.typedMember(key); err != nil {
 				return err
 			}
 		}
@@ -493,7 +493,7 @@ func sortedOrder(order []int32, entries []typedEntry) []int32 {
 
 // typedMember reads one attribute onto the scratch space: a typed value's
 // object, or anything else as it is.
-func (p *jsonParser) typedMember(key string) (any, error) {
+func (p *jsonParser) typedMember(key string) error {
 	a := p.typed
 	a.sent = append(a.sent, typedEntry{key: key})
 	// read in place: a value inside it reads no typed attributes, so
@@ -502,13 +502,13 @@ func (p *jsonParser) typedMember(key string) (any, error) {
 	var err error
 	if p.at('{') {
 		if p.canonicalTypedValue(e) {
-			return nil, nil
+			return nil
 		}
 		err = p.typedValue(e)
 	} else {
 		e.x, err = p.value()
 	}
-	return nil, err
+	return err
 }
 
 // typedValue reads one typed value's object ({"type", "value"} or a
