@@ -30,8 +30,47 @@ type decimal struct {
 // grammar, leading zeros allowed). It is exact: the nanoseconds are the
 // first nine digits after the point, the rest truncated toward zero.
 func ParseSeconds(text []byte) (Time, error) {
+	if t, ok := commonSeconds(text); ok {
+		return t, nil
+	}
 	return parseScaled(text, 0)
 }
+
+// commonSeconds reads seconds as SDKs write them, 1 to 10 digits with no
+// leading zero and an optional fraction of 1 to 9 digits, in range; ok is
+// false for any other text, which parseScaled reads (the same value:
+// TestCommonSecondsAsParseScaled). Every log and metric carries one.
+func commonSeconds(text []byte) (Time, bool) {
+	i, sec := 0, int64(0)
+	for i < len(text) && i < maxSecondDigits && isDigit(text[i]) {
+		sec = sec*10 + int64(text[i]-'0')
+		i++
+	}
+	if i == 0 || text[0] == '0' || sec > maxWholeSeconds-1 {
+		return 0, false // the last whole second's range is parseScaled's
+	}
+	if i == len(text) {
+		return Time(sec * 1e9), true
+	}
+	if text[i] != '.' {
+		return 0, false
+	}
+	i++
+	start, nsec := i, int64(0)
+	for i < len(text) && i-start < 9 && isDigit(text[i]) {
+		nsec = nsec*10 + int64(text[i]-'0')
+		i++
+	}
+	if i == start || i != len(text) {
+		return 0, false
+	}
+	for range 9 - (i - start) {
+		nsec *= 10
+	}
+	return Time(sec*1e9 + nsec), true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // ParseMilliseconds reads decimal milliseconds since the epoch, as
 // ParseSeconds reads seconds (some SDKs write epoch milliseconds where the

@@ -174,3 +174,28 @@ func TestComplexityGuardSeconds(t *testing.T) {
 		})
 	}
 }
+
+// TestCommonSecondsAsParseScaled: the common texts read by commonSeconds
+// are read as parseScaled reads them; the others are left to it
+// (FuzzParseSeconds holds both to the reference).
+func TestCommonSecondsAsParseScaled(t *testing.T) {
+	for _, tt := range []struct {
+		text   string
+		common bool
+	}{
+		{"1795644001.234", true}, {"1795644001.8564491", true}, {"1795644001", true},
+		{"1795644001.123456789", true}, {"9223372035.999999999", true}, {"1", true},
+		{"1795644001.1234567891", false}, {"9223372036.5", false}, {"17956440011", false},
+		{"01.5", false}, {"0", false}, {"1.", false}, {".5", false}, {"-1.5", false},
+		{"1e9", false}, {"1.5e3", false}, {"", false}, {"1.5 ", false},
+	} {
+		fast, ok := commonSeconds([]byte(tt.text))
+		if ok != tt.common {
+			t.Errorf("%q: commonSeconds ok %v, want %v", tt.text, ok, tt.common)
+			continue
+		}
+		if slow, err := parseScaled([]byte(tt.text), 0); ok && (err != nil || slow != fast) {
+			t.Errorf("%q: commonSeconds %d, parseScaled %d, %v", tt.text, fast, slow, err)
+		}
+	}
+}
