@@ -358,22 +358,21 @@ func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 			s.depth--
 			return indices, nil
 		}
-		if c < '0' || c > '9' {
-			break
-		}
-		// One subtraction tests for a digit; the number's length and
-		// leading zero are checked once it is read. Eighteen digits cannot
-		// overflow int64; longer numbers take the general path, which checks.
-		start := i
-		v := int64(c - '0')
-		for i++; i < len(data); i++ {
-			d := data[i] - '0'
-			if d > 9 {
-				break
+		// Indices of up to seven digits are read eight bytes at a time
+		// (digitRun); longer ones, leading zeros and the payload's last
+		// bytes go through fastIndex, anything else to the general loop.
+		var v int64
+		ok := false
+		if i+8 <= len(data) {
+			u, n := digitRun(data, i)
+			if ok = n > 0 && n < 8 && (c != '0' || n == 1); ok {
+				v, i = int64(u), i+n
 			}
-			v = v*10 + int64(d)
 		}
-		if i-start > 18 || (c == '0' && i-start > 1) || i >= len(data) || (data[i] != ',' && data[i] != ']') {
+		if !ok {
+			v, i, ok = fastIndex(data, i)
+		}
+		if !ok || i >= len(data) || (data[i] != ',' && data[i] != ']') {
 			break
 		}
 		indices = grow(indices)

@@ -1,0 +1,26 @@
+package sentry
+
+import (
+	"testing"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+)
+
+// BenchmarkDecoderReused decodes the 5.25 MB chunk (48,480 samples, 5,000
+// stacks, 2,000 frames) through one Decoder, as a receiver's worker does:
+// the arrays and interned strings of the previous payload are reused, so
+// what is measured is the scan, not the first payload's allocations.
+func BenchmarkDecoderReused(b *testing.B) {
+	data := benchdata.ChunkV2(benchdata.LargeChunkConfig())
+	var dec Decoder
+	if _, err := dec.Decode(data); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := dec.Decode(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
