@@ -14,17 +14,11 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		return err
 	}
 	samples := *out
-	// Sizing the slice once saves the regrowth copies of what is most of
-	// the decoded profile. The '{' up to the array's end in compact form
-	// count its samples closely; the bound keeps a payload whose strings
-	// are full of braces from reserving more than its own size.
-	if n := estimateElements(s.data[s.pos:], "}]", '{', minSampleBytes); cap(samples)-len(samples) < n {
-		samples = append(make([]Sample, 0, len(samples)+n), samples...)
-	}
 	if err := s.beginArray(); err != nil {
 		return err
 	}
 	defer func() { *out = samples }()
+	estimated := false
 	for n := 0; ; {
 		ok, err := s.arrayNext(&n)
 		if err != nil {
@@ -33,7 +27,15 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		if !ok {
 			return nil
 		}
-		samples = grow(samples)
+		if len(samples) == cap(samples) {
+			// Sizing the slice once saves the regrowth copies of what is
+			// most of the decoded profile. The '{' up to the array's end
+			// in compact form count its samples closely; the bound keeps
+			// a payload whose strings are full of braces from reserving
+			// more than its own size. A Decoder's kept memory usually
+			// holds the payload: then nothing is counted.
+			samples = growEstimated(samples, &estimated, s.data[s.pos:], "}]", '{', minSampleBytes)
+		}
 		samples = append(samples, Sample{})
 		smp := &samples[len(samples)-1]
 		start := s.pos
@@ -308,11 +310,7 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 		return err
 	}
 	offsets, indices := st.Offsets, st.FrameIndices
-	// As for samples: the separators up to the array's compact end bound
-	// the indices, and every index takes at least two bytes.
-	if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
-		indices = append(make([]int64, 0, len(indices)+n+1), indices...)
-	}
+	estimated := false
 	if err := s.beginArray(); err != nil {
 		return err
 	}
@@ -335,6 +333,15 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 		}
 		offsets = grow(offsets)
 		offsets = append(offsets, len(indices))
+		if !estimated && cap(indices)-len(indices) < stackIndicesSlack {
+			// As for samples: the separators up to the array's compact
+			// end bound the indices, and every index takes at least two
+			// bytes. Counted once, when the memory at hand runs short.
+			estimated = true
+			if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
+				indices = append(make([]int64, 0, len(indices)+n+1), indices...)
+			}
+		}
 		if indices, err = s.stackIndices(indices); err != nil {
 			return inElement(err, n-1)
 		}
@@ -407,6 +414,25 @@ func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 // minSampleBytes is less than the shortest sample object an SDK writes
 // (`{"stack_id":0,"thread_id":"1","timestamp":1.5}` is 46 bytes).
 const minSampleBytes = 40
+
+// stackIndicesSlack is how close to full the frame indices' memory may run
+// before the rest of "stacks" is counted: stacks deeper than it regrow.
+const stackIndicesSlack = 512
+
+// growEstimated makes room in a full s for one more element. The first
+// time (*estimated false), it sizes s for the rest of the array, whose
+// text starts at rest, as estimateElements counts it; after that, or with
+// no estimate, it doubles: a payload that misleads the estimate costs one
+// scan and the doublings, never a scan per growth.
+func growEstimated[T any](s []T, estimated *bool, rest []byte, end string, sep byte, minBytes int) []T {
+	if !*estimated {
+		*estimated = true
+		if n := estimateElements(rest, end, sep, minBytes); n > 0 {
+			return append(make([]T, 0, len(s)+n), s...)
+		}
+	}
+	return grow(s)
+}
 
 // estimateElements estimates the elements of the array at the start of data
 // from the occurrences of sep before the first end (the array's last
