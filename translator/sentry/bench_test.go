@@ -39,3 +39,19 @@ func processCPU(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkValidate applies Relay's rules to the decoded 5.25 MB chunk.
+func BenchmarkValidate(b *testing.B) {
+	p, err := DecodeProfile(benchdata.ChunkV2(benchdata.LargeChunkConfig()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu := processCPU(b)
+	for b.Loop() {
+		if err := Validate(p, DefaultLimits()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+}

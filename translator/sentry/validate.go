@@ -411,27 +411,34 @@ func lastKept(p *Profile, threads *threadSpans, window sampleWindow) (last uint6
 }
 
 func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {
-	threads := newThreadSpans(p)
+	// One pass: each thread's non-idle samples and time range, found
+	// through the thread's dense number (no array per sample).
+	var ids idindex.Index
+	var threads []threadRange
 	for i := range p.Samples {
 		smp := &p.Samples[i]
+		n, added := ids.Lookup(smp.ThreadID)
+		if added {
+			threads = append(threads, threadRange{first: smp.Timestamp, last: smp.Timestamp})
+		}
+		t := &threads[n]
+		t.first, t.last = min(t.first, smp.Timestamp), max(t.last, smp.Timestamp)
 		if !isIdle(p, smp) {
-			threads.get(i).kept++
+			t.active++
 		}
 	}
+	// Relay keeps the threads with two non-idle samples; the duration is
+	// that of every sample they hold.
 	var first, last int64
 	kept := false
-	for i := range p.Samples {
-		smp := &p.Samples[i]
-		if threads.get(i).kept < 2 {
+	for _, t := range threads {
+		if t.active < 2 {
 			continue
 		}
-		if !kept || smp.Timestamp < first {
-			first = smp.Timestamp
+		if !kept {
+			first, last = t.first, t.last
 		}
-		if !kept || smp.Timestamp > last {
-			last = smp.Timestamp
-		}
-		kept = true
+		first, last, kept = min(first, t.first), max(last, t.last), true
 	}
 	if !kept {
 		return NewError(ReasonNotEnoughSamples, "no thread has two non-idle samples")
@@ -440,6 +447,13 @@ func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {
 		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("samples span %s, more than %s", time.Duration(d), maxDuration))
 	}
 	return nil
+}
+
+// threadRange is one thread of a V2 chunk: its non-idle samples and the
+// time of its first and last sample.
+type threadRange struct {
+	active      int
+	first, last int64
 }
 
 // formatNanos writes Unix nanoseconds as decimal seconds for messages.
