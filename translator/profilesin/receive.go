@@ -121,7 +121,7 @@ type ProfilesBuilder struct {
 	images         []imageRange
 	events         []event
 	groups         []sampleGroup
-	groupHeads     []int32
+	groupCells     []cellGroups
 	groupStarts    []int32
 	groupFill      []int32
 	timestamps     []uint64
@@ -517,7 +517,7 @@ func timeRange(events []event) (first, last uint64) {
 // needs: the pdata Samples built next are the peak of its translation,
 // and the space is better given back than kept for the next item.
 func (b *ProfilesBuilder) releaseScratch() {
-	b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+	b.events, b.sampleThreads, b.groupCells = nil, nil, nil
 	b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 }
 
@@ -631,9 +631,16 @@ func sampleTime(s *sentry.Sample, v2 bool, start uint64) (uint64, bool) {
 // one cell that differ in queue, state or link are chained through next.
 type groupIndex struct {
 	threads uint64
-	heads   []int32 // dense: by cell, -1 for none
+	cells   []cellGroups // dense: by cell
 	headMap map[uint64]int32
 }
+
+// cellGroups is a cell of the dense table: the head of its chain, and
+// its plain group (no queue, state, link or idle mark: nearly every
+// sample's), -1 for none. In a cell the slot fixes the stack, so the
+// plain group is found without reading a key: on a chunk with as many
+// cells as samples, the groups' keys are a cache miss each.
+type cellGroups struct{ head, plain int32 }
 
 func (b *ProfilesBuilder) newGroupIndex(samples, slots int) groupIndex {
 	x := groupIndex{threads: uint64(b.threads.Len())}
@@ -642,18 +649,18 @@ func (b *ProfilesBuilder) newGroupIndex(samples, slots int) groupIndex {
 		x.headMap = make(map[uint64]int32, slots)
 		return x
 	}
-	x.heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
-	for i := range x.heads {
-		x.heads[i] = -1
+	x.cells = slices.Grow(b.groupCells[:0], int(cells))[:cells]
+	for i := range x.cells {
+		x.cells[i] = cellGroups{head: -1, plain: -1}
 	}
-	b.groupHeads = x.heads
+	b.groupCells = x.cells
 	return x
 }
 
 // head is the first group of a cell, -1 for none.
 func (x *groupIndex) head(cell uint64) int32 {
 	if x.headMap == nil {
-		return x.heads[cell]
+		return x.cells[cell].head
 	}
 	if h, ok := x.headMap[cell]; ok {
 		return h
@@ -663,6 +670,16 @@ func (x *groupIndex) head(cell uint64) int32 {
 
 // group is the group of key k in cell, added to groups when new.
 func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sampleGroup, int32) {
+	plain := x.headMap == nil && k.queue == 0 && k.state == 0 && k.link == 0 && k.idle == 0
+	if plain {
+		c := &x.cells[cell]
+		if c.plain < 0 {
+			c.plain = int32(len(groups))
+			groups = append(groups, sampleGroup{key: k, next: c.head})
+			c.head = c.plain
+		}
+		return groups, c.plain
+	}
 	head := x.head(cell)
 	g := head
 	for g >= 0 && groups[g].key != k {
@@ -678,7 +695,7 @@ func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sa
 
 func (x *groupIndex) setHead(cell uint64, g int32) {
 	if x.headMap == nil {
-		x.heads[cell] = g
+		x.cells[cell].head = g
 		return
 	}
 	x.headMap[cell] = g
