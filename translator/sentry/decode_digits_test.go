@@ -1,10 +1,16 @@
 package sentry
 
 import (
+	"encoding/json"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // slowDigits is digits one byte at a time: the reference.
@@ -79,6 +85,123 @@ func FuzzDigits(f *testing.F) {
 			if gotV, gotEnd := digits(data, i, limit); gotV != wantV || gotEnd != wantEnd {
 				t.Fatalf("digits(%q, %d, %d) = %d, %d; want %d, %d", data, i, limit, gotV, gotEnd, wantV, wantEnd)
 			}
+		}
+	})
+}
+
+// TestSDKNanos: the word-at-a-time read of the SDKs' timestamp shape
+// agrees with the one Sentry time, and leaves every other shape to the
+// byte loop (which TestFastNanosAgreesWithSentryTime covers).
+func TestSDKNanos(t *testing.T) {
+	tests := []struct {
+		text string
+		sdk  bool // sdkNanos takes it
+	}{
+		{"1795000000.000164", true},
+		{"1795000000.1", true},
+		{"1795000000.1234567", true},
+		{"9223372035.5", true},
+		{"1795000000.12345678", false}, // eight fraction digits: the byte loop
+		{"9223372036.5", false},        // beyond int64 nanoseconds
+		{"1795000000", false},
+		{"1795000000.", false},
+		{"0795000000.5", false},
+		{"179500000.5", false},
+		{"1795000000.5e3", false},
+		{"17950000\xb00.5", false},
+	}
+	for _, tt := range tests {
+		for _, tail := range []string{",", "}", "]", " ", "\n"} {
+			t.Run(tt.text+tail, func(t *testing.T) {
+				data := []byte(tt.text + tail + `"thread_id":"12345678"}`)
+				got, end, ok := sdkNanos(data, 0)
+				require.Equal(t, tt.sdk, ok)
+				slowV, slowEnd, slowOK := fastNanos(data[:len(tt.text)+1], 0)
+				if !ok {
+					return
+				}
+				want, err := sentrytime.ParseSeconds([]byte(tt.text))
+				require.NoError(t, err)
+				assert.Equal(t, want.UnixNano(), got)
+				assert.Equal(t, len(tt.text), end)
+				assert.Equal(t, []any{slowV, slowEnd, slowOK}, []any{got, end, ok}, "the byte loop reads the same")
+			})
+		}
+	}
+}
+
+func FuzzSDKNanos(f *testing.F) {
+	for _, s := range []string{"1795000000.000164,", "9223372035.9999999}", "1795000000.12345678]", "1795000000.5 "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		data := []byte(text + strings.Repeat("}", 20))
+		got, end, ok := sdkNanos(data, 0)
+		if !ok {
+			return
+		}
+		if !isDelimiter(data[end]) {
+			t.Fatalf("sdkNanos(%q) stopped at %d, not at a delimiter", text, end)
+		}
+		want, err := sentrytime.ParseSeconds(data[:end])
+		if err != nil || want.UnixNano() != got {
+			t.Fatalf("sdkNanos(%q) = %d; sentrytime reads %d, %v", text, got, want, err)
+		}
+	})
+}
+
+// stackIndicesOf decodes one stack, the rest of the payload after it.
+func stackIndicesOf(stack, rest string) ([]int64, error) {
+	s := scanner{data: []byte(stack + rest)}
+	return s.stackIndices(nil)
+}
+
+// TestStackIndicesWindows: a stack reads the same whether its indices fall
+// in the 64-byte windows of frameIndexRun, across their edges, or in the
+// payload's last bytes, where the byte loop reads them.
+func TestStackIndicesWindows(t *testing.T) {
+	var long []string
+	for k := range 200 {
+		long = append(long, strconv.Itoa(k*k%100003))
+	}
+	stacks := []string{
+		"[]", "[0]", "[7]", "[1819,12,7,0]", "[" + strings.Join(long, ",") + "]",
+		"[1234567,12345678,123456789012]", // eight digits and more: the byte loop
+		"[1, 2,3]", "[ 1,2]", "[1,2 ]",    // whitespace: the general loop
+		"[0,00]", "[1,-2]", "[1,2.5]", "[1,,2]", "[1,2,]", // refused
+	}
+	for _, stack := range stacks {
+		var want []int64
+		wantErr := json.Unmarshal([]byte(stack), &want) != nil
+		for pad := range 80 {
+			got, err := stackIndicesOf(stack, strings.Repeat(" ", pad))
+			if wantErr {
+				assert.Error(t, err, "%s + %d bytes", stack, pad)
+				continue
+			}
+			require.NoError(t, err, "%s + %d bytes", stack, pad)
+			assert.Equal(t, nilIfEmpty(want), nilIfEmpty(got), "%s + %d bytes", stack, pad)
+		}
+	}
+}
+
+// FuzzStackIndices: what encoding/json reads as a stack of int64, the
+// decoder reads the same, wherever it falls in the payload.
+func FuzzStackIndices(f *testing.F) {
+	for _, s := range []string{"[1819,12,7,0]", "[0,1234567,12345678]", "[1, 2]", "[]", "[00]"} {
+		f.Add(s, uint8(70))
+	}
+	f.Fuzz(func(t *testing.T, stack string, pad uint8) {
+		var want []int64
+		if json.Unmarshal([]byte(stack), &want) != nil || !strings.HasPrefix(stack, "[") {
+			return
+		}
+		got, err := stackIndicesOf(stack, strings.Repeat(" ", int(pad)))
+		if err != nil {
+			t.Fatalf("stack %q: %v", stack, err)
+		}
+		if !reflect.DeepEqual(nilIfEmpty(want), nilIfEmpty(got)) {
+			t.Fatalf("stack %q: %v, want %v", stack, got, want)
 		}
 	})
 }

@@ -350,15 +350,29 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 
 // stackIndices appends the frame indices of one stack. Stacks hold most of
 // the numbers of a payload, so compact non-negative indices ("[0,12,7]") are
-// read by a tight loop; anything else (whitespace, signs, long or malformed
-// numbers) continues in the general loop from the last complete index.
+// read 64 bytes at a time (frameIndexRun), then, near the payload's end or
+// for long numbers, by a loop per index; anything else (whitespace, signs,
+// malformed numbers) continues in the general loop from the last complete
+// index.
 func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 	if err := s.beginArray(); err != nil {
 		return indices, err
 	}
 	data := s.data
-	resume, count := s.pos, 0 // where the general loop would continue, indices read
-	for i := s.pos; i < len(data); {
+	first := len(indices)
+	indices, i, done := frameIndexRun(data, s.pos, indices)
+	if done {
+		s.pos = i
+		s.depth--
+		return indices, nil
+	}
+	// Where the general loop would continue (the ',' after the last index
+	// read), and the indices read.
+	resume, count := s.pos, len(indices)-first
+	if count > 0 {
+		resume = i - 1
+	}
+	for i < len(data) {
 		c := data[i]
 		if c == ']' && count == 0 {
 			s.pos = i + 1

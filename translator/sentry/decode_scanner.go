@@ -817,6 +817,9 @@ func (s *scanner) nanosValue() (int64, error) {
 // delimiter. It returns ok=false for anything else, which the exact general
 // parser then handles.
 func fastNanos(data []byte, i int) (v int64, end int, ok bool) {
+	if v, end, ok := sdkNanos(data, i); ok {
+		return v, end, true
+	}
 	if i >= len(data) || data[i] < '1' || data[i] > '9' {
 		return 0, 0, false
 	}
