@@ -111,7 +111,10 @@ type ProfilesBuilder struct {
 	frameLocations []int32
 	stackIndices   []int32 // Sentry stack → dictionary stack, -1 when invalid
 	stackSlots     []int32 // Sentry stack → first Sentry stack with the same dictionary stack
-	slotOfStack    map[int32]int32
+	// stackSlotTable: the slot of each dictionary stack (slotOf), valid
+	// for the item numbered item since Reset.
+	stackSlotTable []stackSlot
+	item           int32
 	stackScratch   []int32
 	attrScratch    []int32
 	threadAttrBuf  []int32
@@ -180,6 +183,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples, b.linked, b.byType = opts, pd, 0, 0, nil
+	b.stackSlotTable, b.item = b.stackSlotTable[:0], 0
 	b.resource, b.envelope = sentryresource.Resource{}, sentryresource.Resource{}
 }
 
@@ -316,23 +320,35 @@ func (b *ProfilesBuilder) addFramesAndStacks(p *sentry.Profile) {
 	}
 	b.stackIndices = b.stackIndices[:0]
 	b.stackSlots = b.stackSlots[:0]
-	if b.slotOfStack == nil {
-		b.slotOfStack = make(map[int32]int32, p.Stacks.Len())
-	}
-	clear(b.slotOfStack)
+	b.item++
 	for i := range p.Stacks.Len() {
 		stack := b.stack(p.Stacks.At(i))
 		b.stackIndices = append(b.stackIndices, stack)
 		// Sentry stacks that are the same dictionary stack (duplicates, or
 		// frames that are duplicates) share one slot, so that their samples
 		// merge into one pprofile Sample per thread.
-		slot, ok := b.slotOfStack[stack]
-		if !ok {
-			slot = int32(i)
-			b.slotOfStack[stack] = slot
-		}
-		b.stackSlots = append(b.stackSlots, slot)
+		b.stackSlots = append(b.stackSlots, b.slotOf(stack, int32(i)))
 	}
+}
+
+// stackSlot is the slot of a dictionary stack in the item being added
+// (item, ProfilesBuilder.item).
+type stackSlot struct{ item, slot int32 }
+
+// slotOf is the slot of a dictionary stack (-1: an invalid Sentry stack)
+// in this item: the first Sentry stack i that is it. The table is indexed
+// by dictionary stack, dense from 0, and marked by item rather than
+// cleared, so that an envelope of many items costs no clearing per item.
+func (b *ProfilesBuilder) slotOf(stack, i int32) int32 {
+	at := int(stack) + 1
+	for len(b.stackSlotTable) <= at {
+		b.stackSlotTable = append(b.stackSlotTable, stackSlot{})
+	}
+	e := &b.stackSlotTable[at]
+	if e.item != b.item {
+		*e = stackSlot{item: b.item, slot: i}
+	}
+	return e.slot
 }
 
 // putProfileHeader writes a profile's time range, sample and period types
