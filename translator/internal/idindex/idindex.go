@@ -16,7 +16,7 @@ const scanLimit = 16
 type Index struct {
 	ids  []string
 	byID map[string]int32
-	last int32 // the index Lookup returned last: samples often repeat it
+	last int32 // the index Lookup returned last: samples often repeat it or the next
 }
 
 // Reset empties the index, keeping its memory.
@@ -35,6 +35,15 @@ func (x *Index) ID(i int32) string { return x.ids[i] }
 func (x *Index) Lookup(id string) (i int32, added bool) {
 	if int(x.last) < len(x.ids) && sameBytes(x.ids[x.last], id) {
 		return x.last, false
+	}
+	// Samples of several threads come round-robin, in the order the
+	// threads were first seen: try the one after the last.
+	if next := x.last + 1; int(next) < len(x.ids) && sameBytes(x.ids[next], id) {
+		x.last = next
+		return next, false
+	} else if len(x.ids) > 0 && sameBytes(x.ids[0], id) {
+		x.last = 0
+		return 0, false
 	}
 	if x.byID != nil {
 		if i, ok := x.byID[id]; ok {
