@@ -47,6 +47,20 @@ func digitsValue(w uint64, n int) uint64 {
 	return (d*10000 + d>>32) & 0xffffffff
 }
 
+// compactIndex reads a stack id at data[i:]: up to seven digits without a
+// leading zero in one word read, longer ones through fastIndex. What
+// follows it is left to the caller, which takes only ',' or '}'.
+func compactIndex(data []byte, i int) (v int64, end int, ok bool) {
+	if i+8 <= len(data) {
+		w := binary.LittleEndian.Uint64(data[i:])
+		n := bits.TrailingZeros64(nonDigits(w)) / 8
+		if n > 0 && n < 8 && (n == 1 || data[i] != '0') {
+			return int64(digitsValue(w, n)), i + n, true
+		}
+	}
+	return fastIndex(data, i)
+}
+
 // shortDigitsValue is digitsValue for n (1 to 4) digits in a 32-bit word.
 func shortDigitsValue(w uint32, n int) uint32 {
 	d := (w - '0'*0x01010101) << (32 - 8*uint(n))

@@ -205,3 +205,19 @@ func FuzzStackIndices(f *testing.F) {
 		}
 	})
 }
+
+// TestCompactIndex: a stack id reads as fastIndex reads it, whether in one
+// word or through fastIndex, wherever it falls in the payload.
+func TestCompactIndex(t *testing.T) {
+	for _, text := range []string{"0", "7", "1819", "1234567", "12345678", "123456789012345678", "01", "-1", "", "x"} {
+		for pad := range 10 {
+			data := []byte(text + "," + strings.Repeat("}", pad))
+			wantV, wantEnd, wantOK := fastIndex(data, 0)
+			gotV, gotEnd, gotOK := compactIndex(data, 0)
+			require.Equal(t, wantOK, gotOK, "%q", data)
+			if wantOK {
+				assert.Equal(t, []int{int(wantV), wantEnd}, []int{int(gotV), gotEnd}, "%q", data)
+			}
+		}
+	}
+}

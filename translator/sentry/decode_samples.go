@@ -109,7 +109,7 @@ func (s *scanner) compactSample(smp *Sample) bool {
 		var ok bool
 		switch key {
 		case sampleStackID:
-			smp.StackID, i, ok = fastIndex(data, i)
+			smp.StackID, i, ok = compactIndex(data, i)
 		case sampleTimestamp:
 			smp.Timestamp, i, ok = fastNanos(data, i)
 		case sampleThreadID:
@@ -169,8 +169,13 @@ func (s *scanner) compactString(i int) (str string, end int, ok bool) {
 	}
 	start := i + 1
 	// Samples cycle through their threads in order: try the id predicted
-	// to come next before scanning for the closing quote.
+	// to come next before scanning for the closing quote. The ids fill
+	// the ring from its first slot: past the last one, the cycle starts
+	// over there.
 	slot := (s.hit + 1) % len(s.recent)
+	if s.recent[slot] == "" {
+		slot = 0
+	}
 	if r := s.recent[slot]; r != "" {
 		if end := start + len(r); end < len(data) && data[end] == '"' && string(data[start:end]) == r {
 			s.hit = slot
