@@ -121,13 +121,18 @@ type ProfilesBuilder struct {
 	threads        idindex.Index // thread ids of the item → dense numbers
 	threadAttrsOf  []threadAttrs // thread number → its attributes
 	sampleThreads  []int32       // Sentry sample → index in threads
-	images         []imageRange
-	events         []event
-	groups         []sampleGroup
-	groupCells     []cellGroups
-	groupStarts    []int32
-	groupFill      []int32
-	timestamps     []uint64
+	// Sentry sample → its "stack_id" (-1 without a time) and its time;
+	// ordinarySamples: none has a queue or a state (resolveThreads).
+	sampleStacks    []int64
+	sampleTimes     []uint64
+	ordinarySamples bool
+	images          []imageRange
+	events          []event
+	groups          []sampleGroup
+	groupCells      []cellGroups
+	groupStarts     []int32
+	groupFill       []int32
+	timestamps      []uint64
 	// idleOf and idleStacks: the idle samples of the item and the stacks
 	// Sentry gives them (receive_idle.go).
 	idleOf     []int32
@@ -277,11 +282,11 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 
 	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
 	// (thread.go).
-	b.resolveThreads(p)
+	start := profileStart(p)
+	b.resolveThreads(p, start)
 	// "frames" → Location table; "stacks" → Stack table (frame.go).
 	b.addFramesAndStacks(p)
 
-	start := profileStart(p)
 	added := b.addSamples(prof, p, item, start)
 	b.putProfileHeader(prof, p, start, added)
 	b.putProfileAttributes(prof, p, start)
@@ -534,6 +539,7 @@ func timeRange(events []event) (first, last uint64) {
 // and the space is better given back than kept for the next item.
 func (b *ProfilesBuilder) releaseScratch() {
 	b.events, b.sampleThreads, b.groupCells = nil, nil, nil
+	b.sampleStacks, b.sampleTimes = nil, nil
 	b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 }
 
@@ -553,24 +559,27 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 	groups := b.groups[:0]
 	events := b.events[:0]
 	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
-	v2 := isV2(p)
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		k, slot, ok := b.stackOf(s)
-		if !ok {
-			continue
-		}
+	// Most items have no links, queues, states or idle samples: their
+	// Samples need not be read again (resolveThreads read the rest).
+	ordinary := b.ordinarySamples && !lk.any() && idleAttr == 0
+	for i, id := range b.sampleStacks {
 		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
-		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
-		ts, ok := sampleTime(s, v2, start)
+		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano
+		// (resolveThreads).
+		k, slot, ok := b.stackOf(id)
 		if !ok {
 			continue
 		}
-		k.thread, k.link = b.sampleThreads[i], lk.linkFor(s.ThreadID, ts)
-		if idleAttr != 0 {
-			slot = b.idleKey(&k, i, slot, idleAttr)
+		ts := b.sampleTimes[i]
+		k.thread = b.sampleThreads[i]
+		if !ordinary {
+			s := &p.Samples[i]
+			k.link = lk.linkFor(s.ThreadID, ts)
+			if idleAttr != 0 {
+				slot = b.idleKey(&k, i, slot, idleAttr)
+			}
+			b.sampleAttrs(&k, s)
 		}
-		b.sampleAttrs(&k, s)
 		var g int32
 		groups, g = index.group(groups, uint64(slot)*index.threads+uint64(k.thread), k)
 		events = append(events, event{group: g, ts: ts})
@@ -584,12 +593,12 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 
 // stackOf is the dictionary stack of a sample ("stack_id") and the slot its
 // samples merge in; false for a stack out of range or invalid.
-func (b *ProfilesBuilder) stackOf(s *sentry.Sample) (sampleKey, int32, bool) {
-	if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+func (b *ProfilesBuilder) stackOf(id int64) (sampleKey, int32, bool) {
+	if id < 0 || id >= int64(len(b.stackIndices)) {
 		return sampleKey{}, 0, false
 	}
-	stack := b.stackIndices[s.StackID]
-	return sampleKey{stack: stack}, b.stackSlots[s.StackID], stack >= 0
+	stack := b.stackIndices[id]
+	return sampleKey{stack: stack}, b.stackSlots[id], stack >= 0
 }
 
 // idleKey marks idle sample i of k with sentry.sample.idle and, when Sentry
@@ -1144,6 +1153,9 @@ func newLinker(d *dictionaryBuilder, l sampleLinks) linker {
 	}
 	return linker{sampleLinks: l, dict: d}
 }
+
+// any reports whether a sample may have a Link.
+func (l *linker) any() bool { return l.lookup != nil || len(l.ranges) > 0 }
 
 // linkFor is the Link of a sample on thread at ts, 0 for none.
 func (l *linker) linkFor(thread string, ts uint64) int32 {

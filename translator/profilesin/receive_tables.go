@@ -179,21 +179,37 @@ type threadAttrs struct {
 // walked so that the thread attributes, which every pprofile Sample
 // references, get the smallest attribute indices: one-byte varints in the
 // protobuf encoding.
-func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
+//
+// In the same pass it reads what the grouping needs of each sample into
+// arrays of their own (sampleStacks, sampleTimes; ordinarySamples when no
+// sample has a queue or a state), so that the grouping reads 16 bytes a
+// sample instead of every Sample again.
+func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile, start uint64) {
 	b.threads.Reset()
 	b.threadAttrsOf = b.threadAttrsOf[:0]
 	b.threadAttrBuf = b.threadAttrBuf[:0]
 	active := activeThreads(p)
-	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
+	n := len(p.Samples)
+	threads := slices.Grow(b.sampleThreads[:0], n)[:n]
+	stacks := slices.Grow(b.sampleStacks[:0], n)[:n]
+	times := slices.Grow(b.sampleTimes[:0], n)[:n]
+	v2, ordinary := isV2(p), true
 	for i := range p.Samples {
-		id := p.Samples[i].ThreadID
-		t, added := b.threads.Lookup(id)
+		s := &p.Samples[i]
+		t, added := b.threads.Lookup(s.ThreadID)
 		if added {
-			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
+			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, s.ThreadID, active))
 		}
-		threads = append(threads, t)
+		threads[i] = t
+		// A sample without a time is left out as one without a stack.
+		ts, ok := sampleTime(s, v2, start)
+		stacks[i], times[i] = s.StackID, ts
+		if !ok {
+			stacks[i] = -1
+		}
+		ordinary = ordinary && s.QueueAddress == "" && s.State == ""
 	}
-	b.sampleThreads = threads
+	b.sampleThreads, b.sampleStacks, b.sampleTimes, b.ordinarySamples = threads, stacks, times, ordinary
 }
 
 // threadAttributes appends the attributes of one thread (threadOfProfile)
