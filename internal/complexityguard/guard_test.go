@@ -230,6 +230,7 @@ func allRows() []row {
 	rows = append(rows, jsscopeRows()...)
 	rows = append(rows, signalsRows()...)
 	rows = append(rows, eventperfRows()...)
+	rows = append(rows, chunkRows()...)
 	return rows
 }
 
