@@ -123,7 +123,7 @@ type ProfilesBuilder struct {
 	sampleThreads  []int32       // Sentry sample → index in threads
 	// Sentry sample → its "stack_id" (-1 without a time) and its time;
 	// ordinarySamples: none has a queue or a state (resolveThreads).
-	sampleStacks    []int64
+	sampleStacks    []int32
 	sampleTimes     []uint64
 	ordinarySamples bool
 	images          []imageRange
@@ -593,8 +593,8 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 
 // stackOf is the dictionary stack of a sample ("stack_id") and the slot its
 // samples merge in; false for a stack out of range or invalid.
-func (b *ProfilesBuilder) stackOf(id int64) (sampleKey, int32, bool) {
-	if id < 0 || id >= int64(len(b.stackIndices)) {
+func (b *ProfilesBuilder) stackOf(id int32) (sampleKey, int32, bool) {
+	if id < 0 || int(id) >= len(b.stackIndices) {
 		return sampleKey{}, 0, false
 	}
 	stack := b.stackIndices[id]

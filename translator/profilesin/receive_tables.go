@@ -8,6 +8,7 @@ package profilesin
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -201,10 +202,11 @@ func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile, start uint64) {
 			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, s.ThreadID, active))
 		}
 		threads[i] = t
-		// A sample without a time is left out as one without a stack.
+		// A sample without a time is left out as one without a stack, as
+		// is a stack id beyond any stack table.
 		ts, ok := sampleTime(s, v2, start)
-		stacks[i], times[i] = s.StackID, ts
-		if !ok {
+		stacks[i], times[i] = int32(s.StackID), ts
+		if !ok || s.StackID < 0 || s.StackID > math.MaxInt32 {
 			stacks[i] = -1
 		}
 		ordinary = ordinary && s.QueueAddress == "" && s.State == ""
