@@ -129,7 +129,7 @@ type ProfilesBuilder struct {
 	images          []imageRange
 	events          []event
 	groups          []sampleGroup
-	groupCells      []cellGroups
+	groupHeads      []int32
 	groupStarts     []int32
 	groupFill       []int32
 	timestamps      []uint64
@@ -538,7 +538,7 @@ func timeRange(events []event) (first, last uint64) {
 // needs: the pdata Samples built next are the peak of its translation,
 // and the space is better given back than kept for the next item.
 func (b *ProfilesBuilder) releaseScratch() {
-	b.events, b.sampleThreads, b.groupCells = nil, nil, nil
+	b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
 	b.sampleStacks, b.sampleTimes = nil, nil
 	b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 }
@@ -555,13 +555,13 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 	if b.findIdleSamples(p, start) {
 		idleAttr = b.dict.attrBool(sentryattr.SampleIdle, true)
 	}
-	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks))
 	groups := b.groups[:0]
 	events := b.events[:0]
 	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
 	// Most items have no links, queues, states or idle samples: their
 	// Samples need not be read again (resolveThreads read the rest).
 	ordinary := b.ordinarySamples && !lk.any() && idleAttr == 0
+	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks), ordinary)
 	for i, id := range b.sampleStacks {
 		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
 		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano
@@ -656,36 +656,34 @@ func sampleTime(s *sentry.Sample, v2 bool, start uint64) (uint64, bool) {
 // one cell that differ in queue, state or link are chained through next.
 type groupIndex struct {
 	threads uint64
-	cells   []cellGroups // dense: by cell
+	heads   []int32 // dense: by cell, -1 for none
 	headMap map[uint64]int32
+	// plain: no sample has a queue, state, link or idle mark, so a cell
+	// (whose slot fixes the stack) holds one group, its head, found
+	// without reading a key: on a chunk with as many cells as samples,
+	// the groups' keys are a cache miss each.
+	plain bool
 }
 
-// cellGroups is a cell of the dense table: the head of its chain, and
-// its plain group (no queue, state, link or idle mark: nearly every
-// sample's), -1 for none. In a cell the slot fixes the stack, so the
-// plain group is found without reading a key: on a chunk with as many
-// cells as samples, the groups' keys are a cache miss each.
-type cellGroups struct{ head, plain int32 }
-
-func (b *ProfilesBuilder) newGroupIndex(samples, slots int) groupIndex {
-	x := groupIndex{threads: uint64(b.threads.Len())}
+func (b *ProfilesBuilder) newGroupIndex(samples, slots int, plain bool) groupIndex {
+	x := groupIndex{threads: uint64(b.threads.Len()), plain: plain}
 	cells := uint64(slots) * x.threads
 	if cells > 2*uint64(samples)+1024 {
 		x.headMap = make(map[uint64]int32, slots)
 		return x
 	}
-	x.cells = slices.Grow(b.groupCells[:0], int(cells))[:cells]
-	for i := range x.cells {
-		x.cells[i] = cellGroups{head: -1, plain: -1}
+	x.heads = slices.Grow(b.groupHeads[:0], int(cells))[:cells]
+	for i := range x.heads {
+		x.heads[i] = -1
 	}
-	b.groupCells = x.cells
+	b.groupHeads = x.heads
 	return x
 }
 
 // head is the first group of a cell, -1 for none.
 func (x *groupIndex) head(cell uint64) int32 {
 	if x.headMap == nil {
-		return x.cells[cell].head
+		return x.heads[cell]
 	}
 	if h, ok := x.headMap[cell]; ok {
 		return h
@@ -695,17 +693,10 @@ func (x *groupIndex) head(cell uint64) int32 {
 
 // group is the group of key k in cell, added to groups when new.
 func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sampleGroup, int32) {
-	plain := x.headMap == nil && k.queue == 0 && k.state == 0 && k.link == 0 && k.idle == 0
-	if plain {
-		c := &x.cells[cell]
-		if c.plain < 0 {
-			c.plain = int32(len(groups))
-			groups = append(groups, sampleGroup{key: k, next: c.head})
-			c.head = c.plain
-		}
-		return groups, c.plain
-	}
 	head := x.head(cell)
+	if x.plain && head >= 0 {
+		return groups, head
+	}
 	g := head
 	for g >= 0 && groups[g].key != k {
 		g = groups[g].next
@@ -720,7 +711,7 @@ func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sa
 
 func (x *groupIndex) setHead(cell uint64, g int32) {
 	if x.headMap == nil {
-		x.cells[cell].head = g
+		x.heads[cell] = g
 		return
 	}
 	x.headMap[cell] = g
