@@ -231,6 +231,7 @@ func allRows() []row {
 	rows = append(rows, signalsRows()...)
 	rows = append(rows, eventperfRows()...)
 	rows = append(rows, inflateRows()...)
+	rows = append(rows, chunkRows()...)
 	return rows
 }
 

@@ -13,4 +13,9 @@
 // transaction.go ("transaction", "transactions", the sample links). A V2
 // chunk links to the spans a SpanSource knows (ChunkSpans): the receiver
 // adapts its span index to it; this package keeps no spans.
+//
+// A large chunk's cost is its samples: the builder reads the Sentry
+// samples once for their threads, stacks and times (resolveThreads),
+// groups them from those arrays, and writes one pprofile Sample per
+// Sentry sample, whose four allocations pdata's API makes unavoidable.
 package profilesin

@@ -111,20 +111,28 @@ type ProfilesBuilder struct {
 	frameLocations []int32
 	stackIndices   []int32 // Sentry stack → dictionary stack, -1 when invalid
 	stackSlots     []int32 // Sentry stack → first Sentry stack with the same dictionary stack
-	slotOfStack    map[int32]int32
+	// stackSlotTable: the slot of each dictionary stack (slotOf), valid
+	// for the item numbered item since Reset.
+	stackSlotTable []stackSlot
+	item           int32
 	stackScratch   []int32
 	attrScratch    []int32
 	threadAttrBuf  []int32
 	threads        idindex.Index // thread ids of the item → dense numbers
 	threadAttrsOf  []threadAttrs // thread number → its attributes
 	sampleThreads  []int32       // Sentry sample → index in threads
-	images         []imageRange
-	events         []event
-	groups         []sampleGroup
-	groupHeads     []int32
-	groupStarts    []int32
-	groupFill      []int32
-	timestamps     []uint64
+	// Sentry sample → its "stack_id" (-1 without a time) and its time;
+	// ordinarySamples: none has a queue or a state (resolveThreads).
+	sampleStacks    []int32
+	sampleTimes     []uint64
+	ordinarySamples bool
+	images          []imageRange
+	events          []event
+	groups          []sampleGroup
+	groupHeads      []int32
+	groupStarts     []int32
+	groupFill       []int32
+	timestamps      []uint64
 	// idleOf and idleStacks: the idle samples of the item and the stacks
 	// Sentry gives them (receive_idle.go).
 	idleOf     []int32
@@ -180,6 +188,7 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
 	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples, b.linked, b.byType = opts, pd, 0, 0, nil
+	b.stackSlotTable, b.item = b.stackSlotTable[:0], 0
 	b.resource, b.envelope = sentryresource.Resource{}, sentryresource.Resource{}
 }
 
@@ -273,11 +282,11 @@ func (b *ProfilesBuilder) Add(item DecodedProfile) int {
 
 	// "samples"[]."thread_id", "thread_metadata" → the threads' attributes
 	// (thread.go).
-	b.resolveThreads(p)
+	start := profileStart(p)
+	b.resolveThreads(p, start)
 	// "frames" → Location table; "stacks" → Stack table (frame.go).
 	b.addFramesAndStacks(p)
 
-	start := profileStart(p)
 	added := b.addSamples(prof, p, item, start)
 	b.putProfileHeader(prof, p, start, added)
 	b.putProfileAttributes(prof, p, start)
@@ -316,23 +325,35 @@ func (b *ProfilesBuilder) addFramesAndStacks(p *sentry.Profile) {
 	}
 	b.stackIndices = b.stackIndices[:0]
 	b.stackSlots = b.stackSlots[:0]
-	if b.slotOfStack == nil {
-		b.slotOfStack = make(map[int32]int32, p.Stacks.Len())
-	}
-	clear(b.slotOfStack)
+	b.item++
 	for i := range p.Stacks.Len() {
 		stack := b.stack(p.Stacks.At(i))
 		b.stackIndices = append(b.stackIndices, stack)
 		// Sentry stacks that are the same dictionary stack (duplicates, or
 		// frames that are duplicates) share one slot, so that their samples
 		// merge into one pprofile Sample per thread.
-		slot, ok := b.slotOfStack[stack]
-		if !ok {
-			slot = int32(i)
-			b.slotOfStack[stack] = slot
-		}
-		b.stackSlots = append(b.stackSlots, slot)
+		b.stackSlots = append(b.stackSlots, b.slotOf(stack, int32(i)))
 	}
+}
+
+// stackSlot is the slot of a dictionary stack in the item being added
+// (item, ProfilesBuilder.item).
+type stackSlot struct{ item, slot int32 }
+
+// slotOf is the slot of a dictionary stack (-1: an invalid Sentry stack)
+// in this item: the first Sentry stack i that is it. The table is indexed
+// by dictionary stack, dense from 0, and marked by item rather than
+// cleared, so that an envelope of many items costs no clearing per item.
+func (b *ProfilesBuilder) slotOf(stack, i int32) int32 {
+	at := int(stack) + 1
+	for len(b.stackSlotTable) <= at {
+		b.stackSlotTable = append(b.stackSlotTable, stackSlot{})
+	}
+	e := &b.stackSlotTable[at]
+	if e.item != b.item {
+		*e = stackSlot{item: b.item, slot: i}
+	}
+	return e.slot
 }
 
 // putProfileHeader writes a profile's time range, sample and period types
@@ -518,6 +539,7 @@ func timeRange(events []event) (first, last uint64) {
 // and the space is better given back than kept for the next item.
 func (b *ProfilesBuilder) releaseScratch() {
 	b.events, b.sampleThreads, b.groupHeads = nil, nil, nil
+	b.sampleStacks, b.sampleTimes = nil, nil
 	b.weights, b.cpuWeights, b.idleOf = nil, nil, nil
 }
 
@@ -533,28 +555,31 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 	if b.findIdleSamples(p, start) {
 		idleAttr = b.dict.attrBool(sentryattr.SampleIdle, true)
 	}
-	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks))
 	groups := b.groups[:0]
 	events := b.events[:0]
 	weights, cpuWeights := b.weights[:0], b.cpuWeights[:0]
-	v2 := isV2(p)
-	for i := range p.Samples {
-		s := &p.Samples[i]
-		k, slot, ok := b.stackOf(s)
-		if !ok {
-			continue
-		}
+	// Most items have no links, queues, states or idle samples: their
+	// Samples need not be read again (resolveThreads read the rest).
+	ordinary := b.ordinarySamples && !lk.any() && idleAttr == 0
+	index := b.newGroupIndex(len(p.Samples), len(b.stackSlots)+len(b.idleStacks), ordinary)
+	for i, id := range b.sampleStacks {
 		// "stack_id" → Sample.stack_index; V2 "timestamp", or V1
-		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano.
-		ts, ok := sampleTime(s, v2, start)
+		// "timestamp" + "elapsed_since_start_ns" → timestamps_unix_nano
+		// (resolveThreads).
+		k, slot, ok := b.stackOf(id)
 		if !ok {
 			continue
 		}
-		k.thread, k.link = b.sampleThreads[i], lk.linkFor(s.ThreadID, ts)
-		if idleAttr != 0 {
-			slot = b.idleKey(&k, i, slot, idleAttr)
+		ts := b.sampleTimes[i]
+		k.thread = b.sampleThreads[i]
+		if !ordinary {
+			s := &p.Samples[i]
+			k.link = lk.linkFor(s.ThreadID, ts)
+			if idleAttr != 0 {
+				slot = b.idleKey(&k, i, slot, idleAttr)
+			}
+			b.sampleAttrs(&k, s)
 		}
-		b.sampleAttrs(&k, s)
 		var g int32
 		groups, g = index.group(groups, uint64(slot)*index.threads+uint64(k.thread), k)
 		events = append(events, event{group: g, ts: ts})
@@ -568,12 +593,12 @@ func (b *ProfilesBuilder) groupSamples(p *sentry.Profile, lk *linker, start uint
 
 // stackOf is the dictionary stack of a sample ("stack_id") and the slot its
 // samples merge in; false for a stack out of range or invalid.
-func (b *ProfilesBuilder) stackOf(s *sentry.Sample) (sampleKey, int32, bool) {
-	if s.StackID < 0 || s.StackID >= int64(len(b.stackIndices)) {
+func (b *ProfilesBuilder) stackOf(id int32) (sampleKey, int32, bool) {
+	if id < 0 || int(id) >= len(b.stackIndices) {
 		return sampleKey{}, 0, false
 	}
-	stack := b.stackIndices[s.StackID]
-	return sampleKey{stack: stack}, b.stackSlots[s.StackID], stack >= 0
+	stack := b.stackIndices[id]
+	return sampleKey{stack: stack}, b.stackSlots[id], stack >= 0
 }
 
 // idleKey marks idle sample i of k with sentry.sample.idle and, when Sentry
@@ -633,10 +658,15 @@ type groupIndex struct {
 	threads uint64
 	heads   []int32 // dense: by cell, -1 for none
 	headMap map[uint64]int32
+	// plain: no sample has a queue, state, link or idle mark, so a cell
+	// (whose slot fixes the stack) holds one group, its head, found
+	// without reading a key: on a chunk with as many cells as samples,
+	// the groups' keys are a cache miss each.
+	plain bool
 }
 
-func (b *ProfilesBuilder) newGroupIndex(samples, slots int) groupIndex {
-	x := groupIndex{threads: uint64(b.threads.Len())}
+func (b *ProfilesBuilder) newGroupIndex(samples, slots int, plain bool) groupIndex {
+	x := groupIndex{threads: uint64(b.threads.Len()), plain: plain}
 	cells := uint64(slots) * x.threads
 	if cells > 2*uint64(samples)+1024 {
 		x.headMap = make(map[uint64]int32, slots)
@@ -664,6 +694,9 @@ func (x *groupIndex) head(cell uint64) int32 {
 // group is the group of key k in cell, added to groups when new.
 func (x *groupIndex) group(groups []sampleGroup, cell uint64, k sampleKey) ([]sampleGroup, int32) {
 	head := x.head(cell)
+	if x.plain && head >= 0 {
+		return groups, head
+	}
 	g := head
 	for g >= 0 && groups[g].key != k {
 		g = groups[g].next
@@ -1021,9 +1054,8 @@ func (b *ProfilesBuilder) sampleDurations(groups []sampleGroup, events []event, 
 // indices, in event order): until the next sample by time, the last one
 // period.
 func runDurations(durations []int64, events []event, run []int32, period int64) {
-	byTime := func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) }
-	if !slices.IsSortedFunc(run, byTime) {
-		slices.SortStableFunc(run, byTime)
+	if !inTimeOrder(events, run) {
+		slices.SortStableFunc(run, func(x, y int32) int { return cmp.Compare(events[x].ts, events[y].ts) })
 	}
 	for k, i := range run {
 		if k+1 < len(run) {
@@ -1032,6 +1064,18 @@ func runDurations(durations []int64, events []event, run []int32, period int64) 
 			durations[i] = period
 		}
 	}
+}
+
+// inTimeOrder reports whether the events of run are in time order, as
+// SDKs send them: compared in place, as a sort's comparison function
+// called per pair cost more than the durations themselves.
+func inTimeOrder(events []event, run []int32) bool {
+	for k := 1; k < len(run); k++ {
+		if events[run[k]].ts < events[run[k-1]].ts {
+			return false
+		}
+	}
+	return true
 }
 
 // No Sentry SDK samples faster than 10 kHz or slower than 1 Hz.
@@ -1100,6 +1144,9 @@ func newLinker(d *dictionaryBuilder, l sampleLinks) linker {
 	}
 	return linker{sampleLinks: l, dict: d}
 }
+
+// any reports whether a sample may have a Link.
+func (l *linker) any() bool { return l.lookup != nil || len(l.ranges) > 0 }
 
 // linkFor is the Link of a sample on thread at ts, 0 for none.
 func (l *linker) linkFor(thread string, ts uint64) int32 {

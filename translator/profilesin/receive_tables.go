@@ -8,6 +8,7 @@ package profilesin
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
@@ -155,14 +156,17 @@ func (b *ProfilesBuilder) locationStrAttr(a locationAttr, value string) int32 {
 // stack: "stacks"[i] (frame indices, leaf first) → a Stack of the frames'
 // Locations; -1 when a frame index is out of range.
 func (b *ProfilesBuilder) stack(frames []int64) int32 {
-	locs := b.stackScratch[:0]
-	for _, f := range frames {
-		if f < 0 || f >= int64(len(b.frameLocations)) {
+	// Sized once and filled by index: this loop runs once per frame
+	// index of the payload (250,000 in a busy minute's chunk).
+	locs := slices.Grow(b.stackScratch[:0], len(frames))[:len(frames)]
+	b.stackScratch = locs
+	frameLocations := b.frameLocations
+	for j, f := range frames {
+		if uint64(f) >= uint64(len(frameLocations)) { // negative too
 			return -1
 		}
-		locs = append(locs, b.frameLocations[f])
+		locs[j] = frameLocations[f]
 	}
-	b.stackScratch = locs
 	return b.dict.stack(locs)
 }
 
@@ -176,21 +180,38 @@ type threadAttrs struct {
 // walked so that the thread attributes, which every pprofile Sample
 // references, get the smallest attribute indices: one-byte varints in the
 // protobuf encoding.
-func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile) {
+//
+// In the same pass it reads what the grouping needs of each sample into
+// arrays of their own (sampleStacks, sampleTimes; ordinarySamples when no
+// sample has a queue or a state), so that the grouping reads 16 bytes a
+// sample instead of every Sample again.
+func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile, start uint64) {
 	b.threads.Reset()
 	b.threadAttrsOf = b.threadAttrsOf[:0]
 	b.threadAttrBuf = b.threadAttrBuf[:0]
 	active := activeThreads(p)
-	threads := slices.Grow(b.sampleThreads[:0], len(p.Samples))
+	n := len(p.Samples)
+	threads := slices.Grow(b.sampleThreads[:0], n)[:n]
+	stacks := slices.Grow(b.sampleStacks[:0], n)[:n]
+	times := slices.Grow(b.sampleTimes[:0], n)[:n]
+	v2, ordinary := isV2(p), true
 	for i := range p.Samples {
-		id := p.Samples[i].ThreadID
-		t, added := b.threads.Lookup(id)
+		s := &p.Samples[i]
+		t, added := b.threads.Lookup(s.ThreadID)
 		if added {
-			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, id, active))
+			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, s.ThreadID, active))
 		}
-		threads = append(threads, t)
+		threads[i] = t
+		// A sample without a time is left out as one without a stack, as
+		// is a stack id beyond any stack table.
+		ts, ok := sampleTime(s, v2, start)
+		stacks[i], times[i] = int32(s.StackID), ts
+		if !ok || s.StackID < 0 || s.StackID > math.MaxInt32 {
+			stacks[i] = -1
+		}
+		ordinary = ordinary && s.QueueAddress == "" && s.State == ""
 	}
-	b.sampleThreads = threads
+	b.sampleThreads, b.sampleStacks, b.sampleTimes, b.ordinarySamples = threads, stacks, times, ordinary
 }
 
 // threadAttributes appends the attributes of one thread (threadOfProfile)

@@ -14,17 +14,11 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		return err
 	}
 	samples := *out
-	// Sizing the slice once saves the regrowth copies of what is most of
-	// the decoded profile. The '{' up to the array's end in compact form
-	// count its samples closely; the bound keeps a payload whose strings
-	// are full of braces from reserving more than its own size.
-	if n := estimateElements(s.data[s.pos:], "}]", '{', minSampleBytes); cap(samples)-len(samples) < n {
-		samples = append(make([]Sample, 0, len(samples)+n), samples...)
-	}
 	if err := s.beginArray(); err != nil {
 		return err
 	}
 	defer func() { *out = samples }()
+	estimated := false
 	for n := 0; ; {
 		ok, err := s.arrayNext(&n)
 		if err != nil {
@@ -33,7 +27,15 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		if !ok {
 			return nil
 		}
-		samples = grow(samples)
+		if len(samples) == cap(samples) {
+			// Sizing the slice once saves the regrowth copies of what is
+			// most of the decoded profile. The '{' up to the array's end
+			// in compact form count its samples closely; the bound keeps
+			// a payload whose strings are full of braces from reserving
+			// more than its own size. A Decoder's kept memory usually
+			// holds the payload: then nothing is counted.
+			samples = growEstimated(samples, &estimated, s.data[s.pos:], "}]", '{', minSampleBytes)
+		}
 		samples = append(samples, Sample{})
 		smp := &samples[len(samples)-1]
 		start := s.pos
@@ -107,7 +109,7 @@ func (s *scanner) compactSample(smp *Sample) bool {
 		var ok bool
 		switch key {
 		case sampleStackID:
-			smp.StackID, i, ok = fastIndex(data, i)
+			smp.StackID, i, ok = compactIndex(data, i)
 		case sampleTimestamp:
 			smp.Timestamp, i, ok = fastNanos(data, i)
 		case sampleThreadID:
@@ -167,8 +169,13 @@ func (s *scanner) compactString(i int) (str string, end int, ok bool) {
 	}
 	start := i + 1
 	// Samples cycle through their threads in order: try the id predicted
-	// to come next before scanning for the closing quote.
+	// to come next before scanning for the closing quote. The ids fill
+	// the ring from its first slot: past the last one, the cycle starts
+	// over there.
 	slot := (s.hit + 1) % len(s.recent)
+	if s.recent[slot] == "" {
+		slot = 0
+	}
 	if r := s.recent[slot]; r != "" {
 		if end := start + len(r); end < len(data) && data[end] == '"' && string(data[start:end]) == r {
 			s.hit = slot
@@ -308,11 +315,7 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 		return err
 	}
 	offsets, indices := st.Offsets, st.FrameIndices
-	// As for samples: the separators up to the array's compact end bound
-	// the indices, and every index takes at least two bytes.
-	if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
-		indices = append(make([]int64, 0, len(indices)+n+1), indices...)
-	}
+	estimated := false
 	if err := s.beginArray(); err != nil {
 		return err
 	}
@@ -335,6 +338,15 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 		}
 		offsets = grow(offsets)
 		offsets = append(offsets, len(indices))
+		if !estimated && cap(indices)-len(indices) < stackIndicesSlack {
+			// As for samples: the separators up to the array's compact
+			// end bound the indices, and every index takes at least two
+			// bytes. Counted once, when the memory at hand runs short.
+			estimated = true
+			if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
+				indices = append(make([]int64, 0, len(indices)+n+1), indices...)
+			}
+		}
 		if indices, err = s.stackIndices(indices); err != nil {
 			return inElement(err, n-1)
 		}
@@ -343,37 +355,50 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 
 // stackIndices appends the frame indices of one stack. Stacks hold most of
 // the numbers of a payload, so compact non-negative indices ("[0,12,7]") are
-// read by a tight loop; anything else (whitespace, signs, long or malformed
-// numbers) continues in the general loop from the last complete index.
+// read 64 bytes at a time (frameIndexRun), then, near the payload's end or
+// for long numbers, by a loop per index; anything else (whitespace, signs,
+// malformed numbers) continues in the general loop from the last complete
+// index.
 func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 	if err := s.beginArray(); err != nil {
 		return indices, err
 	}
 	data := s.data
-	resume, count := s.pos, 0 // where the general loop would continue, indices read
-	for i := s.pos; i < len(data); {
+	first := len(indices)
+	indices, i, done := frameIndexRun(data, s.pos, indices)
+	if done {
+		s.pos = i
+		s.depth--
+		return indices, nil
+	}
+	// Where the general loop would continue (the ',' after the last index
+	// read), and the indices read.
+	resume, count := s.pos, len(indices)-first
+	if count > 0 {
+		resume = i - 1
+	}
+	for i < len(data) {
 		c := data[i]
 		if c == ']' && count == 0 {
 			s.pos = i + 1
 			s.depth--
 			return indices, nil
 		}
-		if c < '0' || c > '9' {
-			break
-		}
-		// One subtraction tests for a digit; the number's length and
-		// leading zero are checked once it is read. Eighteen digits cannot
-		// overflow int64; longer numbers take the general path, which checks.
-		start := i
-		v := int64(c - '0')
-		for i++; i < len(data); i++ {
-			d := data[i] - '0'
-			if d > 9 {
-				break
+		// Indices of up to seven digits are read eight bytes at a time
+		// (digitRun); longer ones, leading zeros and the payload's last
+		// bytes go through fastIndex, anything else to the general loop.
+		var v int64
+		ok := false
+		if i+8 <= len(data) {
+			u, n := digitRun(data, i)
+			if ok = n > 0 && n < 8 && (c != '0' || n == 1); ok {
+				v, i = int64(u), i+n
 			}
-			v = v*10 + int64(d)
 		}
-		if i-start > 18 || (c == '0' && i-start > 1) || i >= len(data) || (data[i] != ',' && data[i] != ']') {
+		if !ok {
+			v, i, ok = fastIndex(data, i)
+		}
+		if !ok || i >= len(data) || (data[i] != ',' && data[i] != ']') {
 			break
 		}
 		indices = grow(indices)
@@ -408,6 +433,25 @@ func (s *scanner) stackIndices(indices []int64) ([]int64, error) {
 // minSampleBytes is less than the shortest sample object an SDK writes
 // (`{"stack_id":0,"thread_id":"1","timestamp":1.5}` is 46 bytes).
 const minSampleBytes = 40
+
+// stackIndicesSlack is how close to full the frame indices' memory may run
+// before the rest of "stacks" is counted: stacks deeper than it regrow.
+const stackIndicesSlack = 512
+
+// growEstimated makes room in a full s for one more element. The first
+// time (*estimated false), it sizes s for the rest of the array, whose
+// text starts at rest, as estimateElements counts it; after that, or with
+// no estimate, it doubles: a payload that misleads the estimate costs one
+// scan and the doublings, never a scan per growth.
+func growEstimated[T any](s []T, estimated *bool, rest []byte, end string, sep byte, minBytes int) []T {
+	if !*estimated {
+		*estimated = true
+		if n := estimateElements(rest, end, sep, minBytes); n > 0 {
+			return append(make([]T, 0, len(s)+n), s...)
+		}
+	}
+	return grow(s)
+}
 
 // estimateElements estimates the elements of the array at the start of data
 // from the occurrences of sep before the first end (the array's last

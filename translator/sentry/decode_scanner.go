@@ -817,12 +817,17 @@ func (s *scanner) nanosValue() (int64, error) {
 // delimiter. It returns ok=false for anything else, which the exact general
 // parser then handles.
 func fastNanos(data []byte, i int) (v int64, end int, ok bool) {
+	if v, end, ok := sdkNanos(data, i); ok {
+		return v, end, true
+	}
 	if i >= len(data) || data[i] < '1' || data[i] > '9' {
 		return 0, 0, false
 	}
+	// The seconds have the same ten digits in every sample: a byte loop
+	// predicts them; the fraction's length varies and is read by digits.
 	var sec int64
 	j := i
-	for j < len(data) && j-i < 10 && data[j] >= '0' && data[j] <= '9' {
+	for j < len(data) && j-i < 10 && data[j]-'0' <= 9 {
 		sec = sec*10 + int64(data[j]-'0')
 		j++
 	}
@@ -832,13 +837,8 @@ func fastNanos(data []byte, i int) (v int64, end int, ok bool) {
 	if data[j] != '.' {
 		return sec * 1e9, j, isDelimiter(data[j])
 	}
-	j++
-	f := j
-	var frac int64
-	for j < len(data) && j-f < 9 && data[j] >= '0' && data[j] <= '9' {
-		frac = frac*10 + int64(data[j]-'0')
-		j++
-	}
+	f := j + 1
+	frac, j := digits(data, f, 9)
 	if j == f || j >= len(data) || !isDelimiter(data[j]) {
 		return 0, 0, false
 	}
@@ -855,11 +855,7 @@ func fastIndex(data []byte, i int) (v int64, end int, ok bool) {
 	if data[i] == '0' {
 		return 0, i + 1, i+1 < len(data) && (data[i+1] < '0' || data[i+1] > '9')
 	}
-	j := i
-	for j < len(data) && j-i < 18 && data[j] >= '0' && data[j] <= '9' {
-		v = v*10 + int64(data[j]-'0')
-		j++
-	}
+	v, j := digits(data, i, 18)
 	if j >= len(data) || (data[j] >= '0' && data[j] <= '9') || data[j] == '.' || data[j] == 'e' || data[j] == 'E' {
 		return 0, 0, false
 	}

@@ -124,14 +124,23 @@ func Check(p *Profile, limits Limits, mode Mode) (warnings []*Error, err error) 
 	if len(p.Samples) == 0 {
 		return nil, NewError(ReasonNotEnoughSamples, "profile has no samples")
 	}
-	if e := validateIndices(p); e != nil {
+	// A V2 chunk's threads are followed in the same pass over the samples
+	// as their indices: the samples are most of the profile's memory.
+	var threads *chunkThreads
+	if p.Version == VersionV2 {
+		threads = &chunkThreads{}
+	}
+	if e := validateSamples(p, threads); e != nil {
+		return nil, e
+	}
+	if e := validateStacks(p); e != nil {
 		return nil, e
 	}
 	var e *Error
 	if p.Version == VersionV1 {
 		e = metadata(validateSamplesV1(p, limits.MaxDurationV1))
 	} else {
-		e = metadata(validateSamplesV2(p, limits.MaxDurationV2))
+		e = metadata(threads.check(limits.MaxDurationV2))
 	}
 	if e != nil {
 		return nil, e
@@ -256,10 +265,11 @@ func validateTransaction(p *Profile) *Error {
 	return nil
 }
 
-// validateIndices checks that samples name stacks and stacks name frames.
-func validateIndices(p *Profile) *Error {
+// validateSamples checks that samples name stacks and, in a V2 chunk
+// (threads not nil), have a positive timestamp; it follows the chunk's
+// threads in threads.
+func validateSamples(p *Profile, threads *chunkThreads) *Error {
 	nStacks := int64(p.Stacks.Len())
-	v2 := p.Version == VersionV2
 	for i := range p.Samples {
 		smp := &p.Samples[i]
 		if smp.StackID < 0 || smp.StackID >= nStacks {
@@ -267,12 +277,31 @@ func validateIndices(p *Profile) *Error {
 			e.Sample = i
 			return e
 		}
-		if v2 && smp.Timestamp <= 0 {
+		if threads == nil {
+			continue
+		}
+		if smp.Timestamp <= 0 {
 			e := NewError(ReasonMalformedSamples, fmt.Sprintf("timestamp %s is not positive", formatNanos(smp.Timestamp)))
 			e.Sample = i
 			return e
 		}
+		threads.add(smp, stackEmpty(&p.Stacks, int(smp.StackID)))
 	}
+	return nil
+}
+
+// stackEmpty reports whether stack i (in range) has no frames, without
+// trusting the offsets that validateStacks checks after.
+func stackEmpty(st *Stacks, i int) bool {
+	end := len(st.FrameIndices)
+	if i+1 < len(st.Offsets) {
+		end = st.Offsets[i+1]
+	}
+	return end <= st.Offsets[i]
+}
+
+// validateStacks checks that stacks name frames.
+func validateStacks(p *Profile) *Error {
 	nFrames := int64(len(p.Frames))
 	offsets := p.Stacks.Offsets
 	for i, start := range offsets {
@@ -410,28 +439,40 @@ func lastKept(p *Profile, threads *threadSpans, window sampleWindow) (last uint6
 	return last, kept
 }
 
-func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {
-	threads := newThreadSpans(p)
-	for i := range p.Samples {
-		smp := &p.Samples[i]
-		if !isIdle(p, smp) {
-			threads.get(i).kept++
-		}
+// chunkThreads follows the threads of a V2 chunk through Relay's
+// clean-up: each thread's non-idle samples and time range, found through
+// the thread's dense number (no array per sample).
+type chunkThreads struct {
+	ids    idindex.Index
+	ranges []threadRange
+}
+
+// add counts a sample of the chunk, idle when its stack is empty.
+func (c *chunkThreads) add(smp *Sample, idle bool) {
+	n, added := c.ids.Lookup(smp.ThreadID)
+	if added {
+		c.ranges = append(c.ranges, threadRange{first: smp.Timestamp, last: smp.Timestamp})
 	}
+	t := &c.ranges[n]
+	t.first, t.last = min(t.first, smp.Timestamp), max(t.last, smp.Timestamp)
+	if !idle {
+		t.active++
+	}
+}
+
+// check applies the V2 sample rules: Relay keeps the threads with two
+// non-idle samples; the duration is that of every sample they hold.
+func (c *chunkThreads) check(maxDuration time.Duration) *Error {
 	var first, last int64
 	kept := false
-	for i := range p.Samples {
-		smp := &p.Samples[i]
-		if threads.get(i).kept < 2 {
+	for _, t := range c.ranges {
+		if t.active < 2 {
 			continue
 		}
-		if !kept || smp.Timestamp < first {
-			first = smp.Timestamp
+		if !kept {
+			first, last = t.first, t.last
 		}
-		if !kept || smp.Timestamp > last {
-			last = smp.Timestamp
-		}
-		kept = true
+		first, last, kept = min(first, t.first), max(last, t.last), true
 	}
 	if !kept {
 		return NewError(ReasonNotEnoughSamples, "no thread has two non-idle samples")
@@ -440,6 +481,13 @@ func validateSamplesV2(p *Profile, maxDuration time.Duration) *Error {
 		return NewError(ReasonDurationIsTooLong, fmt.Sprintf("samples span %s, more than %s", time.Duration(d), maxDuration))
 	}
 	return nil
+}
+
+// threadRange is one thread of a V2 chunk: its non-idle samples and the
+// time of its first and last sample.
+type threadRange struct {
+	active      int
+	first, last int64
 }
 
 // formatNanos writes Unix nanoseconds as decimal seconds for messages.

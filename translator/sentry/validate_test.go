@@ -167,6 +167,9 @@ func TestValidate(t *testing.T) {
 		{name: "V2 single-sample thread beside a good one", base: validV2, mutate: func(p *Profile) {
 			p.Samples = append(p.Samples, Sample{StackID: 0, ThreadID: "2", Timestamp: 1724777999_000000000})
 		}},
+		{name: "V2 idle sample of a kept thread counts in its span", base: validV2, mutate: func(p *Profile) {
+			p.Samples = append(p.Samples, Sample{StackID: 2, ThreadID: "1", Timestamp: p.Samples[1].Timestamp + int64(66*s) + 1})
+		}, want: ReasonDurationIsTooLong},
 		{name: "V2 span too long", base: validV2, mutate: func(p *Profile) { p.Samples[0].Timestamp = p.Samples[1].Timestamp - int64(66*s) - 1 }, want: ReasonDurationIsTooLong},
 		{name: "V2 span at the limit, samples unsorted", base: validV2, mutate: func(p *Profile) { p.Samples[0].Timestamp = p.Samples[1].Timestamp + int64(66*s) }},
 		{name: "V2 custom limit", base: validV2, limits: Limits{MaxDurationV2: time.Millisecond}, mutate: func(*Profile) {}, want: ReasonDurationIsTooLong},

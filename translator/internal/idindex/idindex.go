@@ -16,7 +16,7 @@ const scanLimit = 16
 type Index struct {
 	ids  []string
 	byID map[string]int32
-	last int32 // the index Lookup returned last: samples often repeat it
+	last int32 // the index Lookup returned last: samples often repeat it or the next
 }
 
 // Reset empties the index, keeping its memory.
@@ -33,8 +33,9 @@ func (x *Index) ID(i int32) string { return x.ids[i] }
 // Lookup returns the number of id, numbering it when it is new; added
 // reports that it was.
 func (x *Index) Lookup(id string) (i int32, added bool) {
-	if int(x.last) < len(x.ids) && sameBytes(x.ids[x.last], id) {
-		return x.last, false
+	if i, ok := x.expected(id); ok {
+		x.last = i
+		return i, false
 	}
 	if x.byID != nil {
 		if i, ok := x.byID[id]; ok {
@@ -58,6 +59,24 @@ func (x *Index) Lookup(id string) (i int32, added bool) {
 		}
 	}
 	return x.add(id), true
+}
+
+// expected finds id, by its bytes' address, where a sample's thread is
+// expected: the last one, or the one after it (samples of several
+// threads come round-robin, in the order the threads were first seen).
+func (x *Index) expected(id string) (int32, bool) {
+	n := int32(len(x.ids))
+	if x.last < n && sameBytes(x.ids[x.last], id) {
+		return x.last, true
+	}
+	next := x.last + 1
+	if next >= n {
+		next = 0
+	}
+	if next < n && sameBytes(x.ids[next], id) {
+		return next, true
+	}
+	return 0, false
 }
 
 func (x *Index) add(id string) int32 {

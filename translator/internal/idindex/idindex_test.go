@@ -14,6 +14,7 @@ func TestLookup(t *testing.T) {
 	}{
 		{"empty id", []string{"", "", "1"}, []int32{0, 0, 1}},
 		{"cycling threads", []string{"1", "2", "3", "1", "2", "3"}, []int32{0, 1, 2, 0, 1, 2}},
+		{"cycling, then out of turn", []string{"1", "2", "3", "1", "3", "3", "2", "1", "2"}, []int32{0, 1, 2, 0, 2, 2, 1, 0, 1}},
 		// Copies defeat the pointer comparison, so the contents decide.
 		{"equal ids in different memory", []string{"259", strings.Clone("259"), "25" + strconv.Itoa(9)}, []int32{0, 0, 0}},
 		{"same length, different ids", []string{"ab", "ba", "ab"}, []int32{0, 1, 0}},
