@@ -453,3 +453,37 @@ func TestNextSpecial(t *testing.T) {
 		}
 	}
 }
+
+// othersVisitor records what Others gives for each entry.
+type othersVisitor struct {
+	mapped func(string) bool
+	got    [][]Member
+}
+
+func (v *othersVisitor) Restart() {}
+func (v *othersVisitor) Entry(_ int, x any) {
+	if e, ok := x.(*Entry); ok {
+		v.got = append(v.got, slices.Clone(e.Others(v.mapped)))
+	}
+}
+
+// TestEntryOthersOfRepeatedKeys: an entry with the keys of the one before
+// gives its own unmapped members, whatever the one before had (Others
+// skips the look-ups only when the keys before were all mapped).
+func TestEntryOthersOfRepeatedKeys(t *testing.T) {
+	raw := `{"items":[{"a":1,"b":2},{"a":3,"b":4},{"a":1,"x":null},{"a":1,"x":5},{"a":1,"x":6},{"x":7,"a":1},{"a":2,"b":3},{"a":2,"b":3,"y":"z"}]}`
+	v := &othersVisitor{mapped: func(k string) bool { return k == "a" || k == "b" }}
+	if err := ScanContainer("log", []byte(raw), Options{}, v); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "", "", "x=5", "x=6", "x=7", "", "y=z"}
+	for i, others := range v.got {
+		var parts []string
+		for _, m := range others {
+			parts = append(parts, fmt.Sprintf("%s=%v", m.Key, m.Value))
+		}
+		if got := strings.Join(parts, ","); got != want[i] {
+			t.Errorf("entry %d: others %q, want %q", i, got, want[i])
+		}
+	}
+}
