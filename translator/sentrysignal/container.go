@@ -145,14 +145,8 @@ func (s *containerScan) element() (any, error) {
 func (s *containerScan) entryObject() (any, error) {
 	p := s.p
 	s.entry.p = p
-	if err := p.enter(); err != nil {
-		return nil, err
-	}
-	p.pos++ // '{'
-	if p.at('}') {
-		p.pos++
-		p.depth--
-		return &s.entry, nil
+	if empty, err := p.openObject(); empty || err != nil {
+		return &s.entry, err
 	}
 	s.recalled = 0
 	for {
@@ -262,19 +256,28 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	return into, nil
 }
 
-// typedMembers reads the attributes object at pos onto p.typed: what
-// objectWith(p.typedMember, true) reads, without its stack of members and
-// its calls through a function value (an attribute is the most read
-// member of a container).
-func (p *jsonParser) typedMembers() error {
+// openObject enters the object at pos (its "{"), within the nesting
+// limit; empty says it was "{}", read whole.
+func (p *jsonParser) openObject() (empty bool, err error) {
 	if err := p.enter(); err != nil {
-		return err
+		return false, err
 	}
 	p.pos++ // '{'
 	if p.at('}') {
 		p.pos++
 		p.depth--
-		return nil
+		return true, nil
+	}
+	return false, nil
+}
+
+// typedMembers reads the attributes object at pos onto p.typed: what
+// objectWith(p.typedMember, true) reads, without its stack of members and
+// its calls through a function value (an attribute is the most read
+// member of a container).
+func (p *jsonParser) typedMembers() error {
+	if empty, err := p.openObject(); empty || err != nil {
+		return err
 	}
 	a := p.typed
 	a.recall = a.shapeAfter(p, 0)
@@ -515,14 +518,8 @@ func (p *jsonParser) typedMember(key string) error {
 // legacy member) into e; its other members are read and left.
 func (p *jsonParser) typedValue(e *typedEntry) error {
 	e.isObject = true
-	if err := p.enter(); err != nil {
+	if empty, err := p.openObject(); empty || err != nil {
 		return err
-	}
-	p.pos++ // '{'
-	if p.at('}') {
-		p.pos++
-		p.depth--
-		return nil
 	}
 	// objectWith's loop without its stack: every attribute of a
 	// container is one of these

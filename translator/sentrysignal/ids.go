@@ -111,31 +111,30 @@ func optionalID[ID pcommon.TraceID | pcommon.SpanID](s string, read func(string)
 // entries of a container mostly share their trace and span, so each is
 // read once rather than once an entry. The zero value is ready.
 type IDMemo struct {
-	traceText, spanText string
-	trace               pcommon.TraceID
-	span                pcommon.SpanID
+	trace idMemo[pcommon.TraceID]
+	span  idMemo[pcommon.SpanID]
 }
 
 // TraceID is TraceID(s).
-func (m *IDMemo) TraceID(s string) (pcommon.TraceID, error) {
-	if s != m.traceText || s == "" {
-		id, err := TraceID(s)
-		if err != nil {
-			return id, err
-		}
-		m.traceText, m.trace = s, id
-	}
-	return m.trace, nil
-}
+func (m *IDMemo) TraceID(s string) (pcommon.TraceID, error) { return m.trace.read(s, TraceID) }
 
 // SpanID is SpanID(s).
-func (m *IDMemo) SpanID(s string) (pcommon.SpanID, error) {
-	if s != m.spanText || s == "" {
-		id, err := SpanID(s)
+func (m *IDMemo) SpanID(s string) (pcommon.SpanID, error) { return m.span.read(s, SpanID) }
+
+// idMemo is the last id read and its text.
+type idMemo[ID pcommon.TraceID | pcommon.SpanID] struct {
+	text string
+	id   ID
+}
+
+// read is parse(s), remembered.
+func (m *idMemo[ID]) read(s string, parse func(string) (ID, error)) (ID, error) {
+	if s != m.text || s == "" {
+		id, err := parse(s)
 		if err != nil {
 			return id, err
 		}
-		m.spanText, m.span = s, id
+		m.text, m.id = s, id
 	}
-	return m.span, nil
+	return m.id, nil
 }
