@@ -9,14 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
@@ -81,40 +79,6 @@ func startBuiltCollector(b *testing.B) (string, int) {
 	return "http://" + addr + "/api/42/envelope/?sentry_key=0123456789abcdef0123456789abcdef&sentry_version=7", cmd.Process.Pid
 }
 
-// processCPU is the CPU time (user and system) process pid has used, from
-// /proc/<pid>/stat in clock ticks of 10 ms (Linux's USER_HZ); false where
-// there is no /proc. On a machine shared with other work, CPU time per
-// request moves far less than wall time: it does not count the time the
-// collector waited for a core.
-func processCPU(pid int) (time.Duration, bool) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// The command name, in parentheses, may hold spaces: fields count
-	// from the last ')'. utime and stime are fields 14 and 15.
-	fields := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	if len(fields) < 13 {
-		return 0, false
-	}
-	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
-	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(utime+stime) * 10 * time.Millisecond, true
-}
-
-// selfCPU is the CPU time this process has used (every thread: the
-// decode's garbage collection counts, as the collector's does).
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkBuiltCollector posts the 5.25 MB V2 chunk, gzip'd, to the built
 // collector one request at a time, next to encoding/json decoding the same
 // JSON in the same run (the issue-18 target: the collector's whole request
@@ -128,9 +92,9 @@ func BenchmarkBuiltCollector(b *testing.B) {
 
 	var ref perOp // of the last (the measured) run of the reference
 	b.Run("LargeChunk/EncodingJSON", func(b *testing.B) {
-		cpu := selfCPU()
+		cpu := proccpu.Self()
 		benchmarkEncodingJSONDecode(b, chunk)
-		ref = perOp{wall: float64(b.Elapsed()) / float64(b.N), cpu: float64(selfCPU()-cpu) / float64(b.N)}
+		ref = perOp{wall: float64(b.Elapsed()) / float64(b.N), cpu: float64(proccpu.Self()-cpu) / float64(b.N)}
 		b.ReportMetric(ref.cpu, "cpu-ns/op")
 	})
 	// The gzip'd body as SDKs send it, and the same JSON uncompressed: the
@@ -147,13 +111,13 @@ func BenchmarkBuiltCollector(b *testing.B) {
 			post := envelopePoster(b, url, tc.encoding, tc.body)
 			post() // the first request warms the pools
 			b.SetBytes(int64(len(chunk)))
-			cpuBefore, hasCPU := processCPU(pid)
+			cpuBefore, cpuErr := proccpu.Of(pid)
 			b.ResetTimer()
 			for b.Loop() {
 				post()
 			}
-			cpuAfter, ok := processCPU(pid)
-			reportAgainst(b, ref, float64(cpuAfter-cpuBefore)/float64(b.N), ok && hasCPU)
+			cpuAfter, err := proccpu.Of(pid)
+			reportAgainst(b, ref, float64(cpuAfter-cpuBefore)/float64(b.N), err == nil && cpuErr == nil)
 		})
 	}
 }

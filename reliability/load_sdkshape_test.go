@@ -18,38 +18,13 @@ import (
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/loadgen"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/testnet"
 )
 
-// clockTicks is the unit of utime and stime in /proc/<pid>/stat (USER_HZ,
-// 100 on every Linux this runs on).
-const clockTicks = 100
-
 // cpuTime is the CPU the process has used so far, user and system.
 func (p *collectorProcess) cpuTime() (time.Duration, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
-	if err != nil {
-		return 0, fmt.Errorf("collector CPU time: %w", err)
-	}
-	// The command name may hold spaces: fields are counted after its ')'.
-	_, rest, ok := strings.Cut(string(raw), ") ")
-	if !ok {
-		return 0, fmt.Errorf("collector CPU time: unreadable stat %q", raw)
-	}
-	fields := strings.Fields(rest)
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("collector CPU time: %d fields in stat", len(fields))
-	}
-	// Fields 14 and 15 of stat (utime, stime) are 12 and 13 after the name.
-	var ticks int64
-	for _, f := range fields[11:13] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("collector CPU time: %w", err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicks, nil
+	return proccpu.Of(p.cmd.Process.Pid)
 }
 
 // scrapeSum adds up every series of the named metrics on a Prometheus

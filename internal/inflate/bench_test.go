@@ -4,14 +4,13 @@ import (
 	"bytes"
 	stdgzip "compress/gzip"
 	"io"
-	"syscall"
 	"testing"
-	"time"
 
 	kgzip "github.com/klauspost/compress/gzip"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/compresstest"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 )
 
 // benchInputs are the envelopes the receiver inflates most: the 5.25 MB
@@ -32,23 +31,13 @@ func benchInputs(tb testing.TB) []struct {
 	}
 }
 
-// cpuTime is the process's CPU time: on a machine shared with other
-// work, wall time measures the wait for a core as well.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // withCPU runs bench and reports its CPU time per op (cpu-ns/op) beside the
 // wall-time numbers.
 func withCPU(bench func(b *testing.B)) func(b *testing.B) {
 	return func(b *testing.B) {
-		start := cpuTime()
+		start := proccpu.Self()
 		bench(b)
-		b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(proccpu.Self()-start)/float64(b.N), "cpu-ns/op")
 	}
 }
 

@@ -1,11 +1,10 @@
 package profilesin
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/translatortest"
 )
 
@@ -15,7 +14,7 @@ func BenchmarkBuildReused(b *testing.B) {
 	p := translatortest.DecodeBenchChunk(b, benchdata.LargeChunkConfig())
 	bld := NewProfilesBuilder(ReceiveOptions{})
 	b.ReportAllocs()
-	cpu := processCPU(b)
+	cpu := proccpu.Self()
 	for b.Loop() {
 		bld.Reset(ReceiveOptions{})
 		if bld.Add(DecodedProfile{Profile: p}) != len(p.Samples) {
@@ -23,16 +22,5 @@ func BenchmarkBuildReused(b *testing.B) {
 		}
 		_ = bld.Profiles()
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU is the CPU time the process has used: on a machine shared
-// with other work, wall time per op moves with the load, CPU time much
-// less.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(proccpu.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }

@@ -1,11 +1,10 @@
 package sentry
 
 import (
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/benchdata"
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 )
 
 // BenchmarkDecoderReused decodes the 5.25 MB chunk (48,480 samples, 5,000
@@ -20,24 +19,13 @@ func BenchmarkDecoderReused(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
-	cpu := processCPU(b)
+	cpu := proccpu.Self()
 	for b.Loop() {
 		if _, err := dec.Decode(data); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
-}
-
-// processCPU is the CPU time the process has used: on a machine shared
-// with other work, wall time per op moves with the load, CPU time much
-// less.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(proccpu.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkValidate applies Relay's rules to the decoded 5.25 MB chunk.
@@ -47,11 +35,11 @@ func BenchmarkValidate(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu := processCPU(b)
+	cpu := proccpu.Self()
 	for b.Loop() {
 		if err := Validate(p, DefaultLimits()); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(processCPU(b)-cpu)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(proccpu.Self()-cpu)/float64(b.N), "cpu-ns/op")
 }

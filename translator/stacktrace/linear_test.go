@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/internal/proccpu"
 )
 
 // hostile builds inputs of about n bytes in the shapes that would cost
@@ -58,26 +59,16 @@ var hostile = map[string]func(n int) string{
 	},
 }
 
-// cpuTime is the CPU time the process has used: unlike the wall clock it
-// does not count the time other sessions on this shared machine take.
-func cpuTime(t *testing.T) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatalf("getrusage: %v", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // measure returns the CPU time of one Parse of text (the best of three
 // rounds of reps runs) and the bytes one run allocates.
 func measure(t *testing.T, text string, reps int) (time.Duration, uint64) {
 	best := time.Duration(1 << 62)
 	for round := 0; round < 3; round++ {
-		start := cpuTime(t)
+		start := proccpu.Self()
 		for i := 0; i < reps; i++ {
 			Parse(text)
 		}
-		best = min(best, (cpuTime(t)-start)/time.Duration(reps))
+		best = min(best, (proccpu.Self()-start)/time.Duration(reps))
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
