@@ -61,7 +61,7 @@ var hostile = map[string]func(n int) string{
 
 // measure returns the CPU time of one Parse of text (the best of three
 // rounds of reps runs) and the bytes one run allocates.
-func measure(t *testing.T, text string, reps int) (time.Duration, uint64) {
+func measure(text string, reps int) (time.Duration, uint64) {
 	best := time.Duration(1 << 62)
 	for round := 0; round < 3; round++ {
 		start := proccpu.Self()
@@ -86,8 +86,8 @@ func TestParseIsLinear(t *testing.T) {
 			a, b := gen(small), gen(8*small)
 			var ratioT, ratioB float64
 			for attempt := 0; attempt < 3; attempt++ { // the machine is shared: retry a disturbed run
-				ta, ba := measure(t, a, 16)
-				tb, bb := measure(t, b, 2)
+				ta, ba := measure(a, 16)
+				tb, bb := measure(b, 2)
 				ratioT = float64(tb) / float64(max(ta, time.Microsecond))
 				ratioB = float64(bb) / float64(max(ba, 1))
 				if ratioT <= 10 {
