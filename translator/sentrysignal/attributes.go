@@ -171,8 +171,9 @@ type TypedAttributes struct {
 	// shapes remembers the last few shapes of entries' attributes; recall
 	// is the one the entry being read has matched so far, key by key, by
 	// their text in the payload: an entry of a remembered shape finds its
-	// keys and the values the one before had by comparing bytes, and is
-	// not sorted again (see keptOrderOf). nil once a key differs.
+	// keys, the string values and the whole attributes the one before had
+	// by comparing bytes, and is not sorted again (see keptOrderOf). nil
+	// once a key differs from every remembered shape's.
 	shapes [4]shape
 	recall *shape
 	// oldest is the shape the next new one replaces

@@ -140,7 +140,7 @@ func (s *containerScan) element() (any, error) {
 	return nil, err
 }
 
-// entryObject reads an entry object into the reused map: "attributes",
+// entryObject reads an entry object onto the reused entry: "attributes",
 // when an object, as typed attributes.
 func (s *containerScan) entryObject() (any, error) {
 	p := s.p
