@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"strconv"
 	"strings"
@@ -156,6 +157,29 @@ func gzipBomb(tb testing.TB, prefix string) []byte {
 		out = append(out, block...)
 	}
 	return out
+}
+
+// gzipBombOneMember is one gzip member of the prefix and n bytes of fill,
+// whose trailer states its size, as the gzip tool writes a bomb.
+func gzipBombOneMember(tb testing.TB, prefix string, n int) []byte {
+	tb.Helper()
+	var out bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&out, gzip.BestSpeed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fill := bytes.Repeat([]byte{'a'}, bombBlock)
+	_, err = zw.Write([]byte(prefix))
+	for written := 0; err == nil && written < n; written += len(fill) {
+		_, err = zw.Write(fill)
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out.Bytes()
 }
 
 // zstdBomb concatenates zstd frames the same way.

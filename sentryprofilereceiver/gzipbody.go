@@ -13,6 +13,7 @@ package sentryprofilereceiver // import "github.com/sentryprofile/otelcol-sentry
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -177,8 +178,25 @@ func inflatedWhole(body io.Reader) ([]byte, bool) {
 	case len(in) > maxWholeGzip:
 		b.startStream(io.MultiReader(bytes.NewReader(in), b.raw))
 		return nil, false
+	case statedSize(in) > maxWholeGzip:
+		// The body says it inflates past a whole inflate (a bomb says it
+		// too): streamed from the start, without first filling the whole
+		// inflate's buffer. A body that understates its size (the field is
+		// the sender's) costs that buffer, then streams.
+		b.startStream(bytes.NewReader(in))
+		return nil, false
 	}
 	return b.inflate(in)
+}
+
+// statedSize is the size the gzip body in says its last member inflates
+// to (ISIZE, its last four bytes: the size modulo 2³²); 0 when in is too
+// short to hold one.
+func statedSize(in []byte) uint32 {
+	if len(in) < 18 { // a gzip member's header and trailer
+		return 0
+	}
+	return binary.LittleEndian.Uint32(in[len(in)-4:])
 }
 
 // inflate decodes in into the pooled output, within the body limit and
