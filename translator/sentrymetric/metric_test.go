@@ -125,7 +125,7 @@ func TestBadEntryCostsOnlyItself(t *testing.T) {
 		{"name":"x","type":"gauge","value":1},
 		{"timestamp":1795644001,"name":"x","type":"gauge","value":1,"trace_id":"abc"},
 		{"timestamp":1795644001,"name":"x","type":"gauge","value":1,"span_id":"abc"},
-		{"timestamp":1795644001,"name":"bad","type":"gauge","value":1,"attributes":{"n":{"type":"integer","value":"x"}}},
+		{"timestamp":1795644001,"name":"bad","type":"gauge","value":1,"attributes":{"a":{"type":"string","value":"left"},"n":{"type":"integer","value":"x"}}},
 		[],
 		{"timestamp":1795644002,"name":"ok","type":"gauge","value":2}]}`
 	dst := pmetric.NewMetricSlice()
@@ -136,7 +136,11 @@ func TestBadEntryCostsOnlyItself(t *testing.T) {
 		t.Fatalf("AppendMetrics = %d, %v", n, err)
 	}
 	if dst.Len() != 2 || dst.At(0).Name() != "the caller's" || dst.At(1).Gauge().DataPoints().Len() != 2 {
-		t.Errorf("metrics: %d, first %q", dst.Len(), dst.At(0).Name())
+		t.Fatalf("metrics: %d, first %q", dst.Len(), dst.At(0).Name())
+	}
+	// what the bad entry wrote before it failed is no later point's
+	if attrs := dst.At(1).Gauge().DataPoints().At(1).Attributes(); attrs.Len() != 0 {
+		t.Errorf("the last point has attributes %v", attrs.AsRaw())
 	}
 	fields := []string{"name", "type", "value", "timestamp", "trace_id", "span_id", "attributes", ""}
 	for i, de := range pe.Errors {
