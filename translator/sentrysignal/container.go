@@ -406,7 +406,7 @@ func plainText(text string) bool {
 // and remembered as a shape in place of the oldest.
 func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
-		sh.note(a.sent, data)
+		sh.note(a.sent, data, false)
 		return append(order, sh.order...)
 	}
 	order = keptOrder(order, a.sent)
@@ -426,17 +426,18 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	for range a.sent {
 		sh.members = append(sh.members, recalled{})
 	}
-	sh.note(a.sent, data)
+	sh.note(a.sent, data, true)
 	return order
 }
 
 // note keeps what entries (which have the shape's keys) sent, read from
-// data, for the next entry of the shape to recall.
-func (sh *shape) note(entries []typedEntry, data []byte) {
+// data, for the next entry of the shape to recall; but for a new shape
+// (all), the attributes taken from the shape, which it has already.
+func (sh *shape) note(entries []typedEntry, data []byte, all bool) {
 	for i := range entries {
 		e := &entries[i]
-		if e.same {
-			continue // what the shape has already
+		if e.same && !all {
+			continue
 		}
 		sh.members[i] = recalled{
 			raw: data[e.start:e.end], text: e.text, typ: e.typ, kind: e.textKind,
