@@ -132,7 +132,12 @@ func (r *Reader) Next() (Item, error) {
 // Parse reads a whole envelope held in memory. On error it returns the header
 // and the items read before the error.
 func Parse(data []byte, limits Limits) (Header, []Item, error) {
-	r := NewReader(bytes.NewReader(data), limits)
+	return NewReader(bytes.NewReader(data), limits).All()
+}
+
+// All reads the header and every item left. On error it returns the
+// header and the items read before the error.
+func (r *Reader) All() (Header, []Item, error) {
 	h, err := r.Header()
 	if err != nil {
 		return h, nil, err

@@ -2,8 +2,6 @@ package envelope_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -14,26 +12,6 @@ import (
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/fixtures"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/envelope"
 )
-
-// readEnvelope reads every item with r and returns the header, the items and
-// the error that ended the reading (nil for io.EOF).
-func readEnvelope(r *envelope.Reader) (envelope.Header, []envelope.Item, error) {
-	h, err := r.Header()
-	if err != nil {
-		return h, nil, err
-	}
-	var items []envelope.Item
-	for {
-		item, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return h, items, nil
-		}
-		if err != nil {
-			return h, items, err
-		}
-		items = append(items, item)
-	}
-}
 
 // TestResetBytesReadsAsTheStream: an envelope held whole reads to the same
 // header, items (payloads, sizes, oversized flags) and errors as the same
@@ -68,10 +46,10 @@ func TestResetBytesReadsAsTheStream(t *testing.T) {
 	for name, in := range inputs {
 		t.Run(name, func(t *testing.T) {
 			stream.Reset(strings.NewReader(in), limits)
-			wantH, wantItems, wantErr := readEnvelope(stream)
+			wantH, wantItems, wantErr := stream.All()
 			data := []byte(in)
 			whole.ResetBytes(data, limits)
-			h, items, err := readEnvelope(whole)
+			h, items, err := whole.All()
 			assert.Equal(t, wantH, h)
 			require.Equal(t, wantItems, items)
 			if wantErr == nil {

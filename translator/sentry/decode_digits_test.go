@@ -135,19 +135,26 @@ func FuzzSDKNanos(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		data := []byte(text + strings.Repeat("}", 20))
-		got, end, ok := sdkNanos(data, 0)
-		if !ok {
-			return
-		}
-		if !isDelimiter(data[end]) {
-			t.Fatalf("sdkNanos(%q) stopped at %d, not at a delimiter", text, end)
-		}
-		want, err := sentrytime.ParseSeconds(data[:end])
-		if err != nil || want.UnixNano() != got {
-			t.Fatalf("sdkNanos(%q) = %d; sentrytime reads %d, %v", text, got, want, err)
-		}
+		sameAsSentrytime(t, "sdkNanos", sdkNanos, []byte(text+strings.Repeat("}", 20)))
 	})
+}
+
+// sameAsSentrytime fails t when a fast reader of timestamps stops at
+// anything but a delimiter or reads another value than sentrytime's exact
+// parser reads of the same text; one it does not take is fine.
+func sameAsSentrytime(t *testing.T, name string, read func([]byte, int) (int64, int, bool), data []byte) {
+	t.Helper()
+	got, end, ok := read(data, 0)
+	if !ok {
+		return
+	}
+	if !isDelimiter(data[end]) {
+		t.Fatalf("%s(%q) stopped at %d, not at a delimiter", name, data, end)
+	}
+	want, err := sentrytime.ParseSeconds(data[:end])
+	if err != nil || want.UnixNano() != got {
+		t.Fatalf("%s(%q) = %d; sentrytime reads %d, %v", name, data, got, want, err)
+	}
 }
 
 // stackIndicesOf decodes one stack, the rest of the payload after it.
