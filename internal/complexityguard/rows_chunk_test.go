@@ -67,7 +67,7 @@ func chunkRows() []row {
 		},
 		{
 			name: "chunk_sample_times", dimension: "samples with timestamps as SDKs write them", n: 2000, maxN: 1 << 18, clock: ThreadClock,
-			fuzz:  []string{"translator/sentry.FuzzSDKNanos", "translator/sentry.FuzzDigits"},
+			fuzz:  []string{"translator/internal/sentrytime.FuzzScan", "translator/sentry.FuzzDigits"},
 			build: directRow(chunkSampleTimes, decode),
 		},
 	}

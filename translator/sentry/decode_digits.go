@@ -3,48 +3,24 @@ package sentry
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/swar"
 )
 
 // Reading the digits of the numbers that fill a payload (the stacks' frame
 // indices, the samples' stack ids and timestamps) eight bytes at a time:
-// a byte-by-byte loop stops at a number's end after a branch the CPU
-// mispredicts once per number (their lengths vary), which made it the
-// costliest loop of a decode.
-
-const (
-	swarOnes = 0x0101010101010101
-	swarHigh = 0x8080808080808080
-)
+// see translator/internal/swar.
 
 // digitRun returns the value and the count (0 to 8) of the ASCII digits
 // at the start of the eight bytes at data[i:]; 8 means the run may go on.
 // It needs i+8 <= len(data).
 func digitRun(data []byte, i int) (v uint64, n int) {
 	w := binary.LittleEndian.Uint64(data[i:])
-	n = bits.TrailingZeros64(nonDigits(w)) / 8
+	n = bits.TrailingZeros64(swar.NonDigits(w)) / 8
 	if n == 0 {
 		return 0, 0
 	}
-	return digitsValue(w, n), n
-}
-
-// nonDigits marks the top bit of each byte of w that is no ASCII digit. A
-// byte is no digit when it is below '0' (the subtraction borrows into its
-// top bit), above '9' (the addition carries into it) or not ASCII. Borrows
-// and carries only run toward later bytes, so the first marked byte is
-// the first non-digit.
-func nonDigits(w uint64) uint64 {
-	return ((w - '0'*swarOnes) | (w + (0x80-':')*swarOnes) | w) & swarHigh
-}
-
-// digitsValue is the value of the first n (1 to 8) bytes of w, digits:
-// they move to the top bytes, zeros below them, and are combined
-// pairwise: 8 one-digit lanes, 4 two-digit, 2 four-digit.
-func digitsValue(w uint64, n int) uint64 {
-	d := (w - '0'*swarOnes) << (64 - 8*uint(n))
-	d = (d*10 + d>>8) & 0x00ff00ff00ff00ff
-	d = (d*100 + d>>16) & 0x0000ffff0000ffff
-	return (d*10000 + d>>32) & 0xffffffff
+	return swar.DigitsValue(w, n), n
 }
 
 // compactIndex reads a stack id at data[i:]: up to seven digits without a
@@ -53,9 +29,9 @@ func digitsValue(w uint64, n int) uint64 {
 func compactIndex(data []byte, i int) (v int64, end int, ok bool) {
 	if i+8 <= len(data) {
 		w := binary.LittleEndian.Uint64(data[i:])
-		n := bits.TrailingZeros64(nonDigits(w)) / 8
+		n := bits.TrailingZeros64(swar.NonDigits(w)) / 8
 		if n > 0 && n < 8 && (n == 1 || data[i] != '0') {
-			return int64(digitsValue(w, n)), i + n, true
+			return int64(swar.DigitsValue(w, n)), i + n, true
 		}
 	}
 	return fastIndex(data, i)
@@ -66,28 +42,6 @@ func shortDigitsValue(w uint32, n int) uint32 {
 	d := (w - '0'*0x01010101) << (32 - 8*uint(n))
 	d = (d*10 + d>>8) & 0x00ff00ff
 	return (d*100 + d>>16) & 0xffff
-}
-
-// sdkNanos reads the timestamp shape every SDK writes: ten digits of
-// seconds, a point, one to seven digits of fraction and a delimiter, with
-// two word reads and no loop (the byte loop's multiply-add chain made the
-// timestamps the costliest field of a sample). ok=false: another shape.
-func sdkNanos(data []byte, i int) (v int64, end int, ok bool) {
-	if i+19 > len(data) {
-		return 0, 0, false
-	}
-	w := binary.LittleEndian.Uint64(data[i:])
-	if nonDigits(w) != 0 || data[i] == '0' || data[i+8]-'0' > 9 || data[i+9]-'0' > 9 || data[i+10] != '.' {
-		return 0, 0, false
-	}
-	sec := int64(digitsValue(w, 8))*100 + int64(data[i+8]-'0')*10 + int64(data[i+9]-'0')
-	f := binary.LittleEndian.Uint64(data[i+11:])
-	n := bits.TrailingZeros64(nonDigits(f)) / 8
-	end = i + 11 + n
-	if n == 0 || n == 8 || sec > maxNanosSeconds || !isDelimiter(data[end]) {
-		return 0, 0, false
-	}
-	return sec*1e9 + int64(digitsValue(f, n))*pow10[9-n], end, true
 }
 
 // digits reads at most limit (≤ 18) ASCII digits at data[i:]: their value
@@ -136,7 +90,7 @@ func frameIndexRun(data []byte, i int, indices []int64) (out []int64, next int, 
 				// steps in 32 bits instead of three.
 				v = uint64(shortDigitsValue(binary.LittleEndian.Uint32(data[start:]), n))
 			} else {
-				v = digitsValue(binary.LittleEndian.Uint64(data[start:]), n)
+				v = swar.DigitsValue(binary.LittleEndian.Uint64(data[start:]), n)
 			}
 			indices = grow(indices)
 			indices = append(indices, int64(v))
@@ -155,7 +109,7 @@ func frameIndexRun(data []byte, i int, indices []int64) (out []int64, next int, 
 func nonDigitBits(data []byte, base int) uint64 {
 	var m uint64
 	for w := range 8 {
-		marks := nonDigits(binary.LittleEndian.Uint64(data[base+8*w:])) >> 7
+		marks := swar.NonDigits(binary.LittleEndian.Uint64(data[base+8*w:])) >> 7
 		m |= (marks * gatherTopBits >> 56) << (8 * w)
 	}
 	return m

@@ -89,56 +89,6 @@ func FuzzDigits(f *testing.F) {
 	})
 }
 
-// TestSDKNanos: the word-at-a-time read of the SDKs' timestamp shape
-// agrees with the one Sentry time, and leaves every other shape to the
-// byte loop (which TestFastNanosAgreesWithSentryTime covers).
-func TestSDKNanos(t *testing.T) {
-	tests := []struct {
-		text string
-		sdk  bool // sdkNanos takes it
-	}{
-		{"1795000000.000164", true},
-		{"1795000000.1", true},
-		{"1795000000.1234567", true},
-		{"9223372035.5", true},
-		{"1795000000.12345678", false}, // eight fraction digits: the byte loop
-		{"9223372036.5", false},        // beyond int64 nanoseconds
-		{"1795000000", false},
-		{"1795000000.", false},
-		{"0795000000.5", false},
-		{"179500000.5", false},
-		{"1795000000.5e3", false},
-		{"17950000\xb00.5", false},
-	}
-	for _, tt := range tests {
-		for _, tail := range []string{",", "}", "]", " ", "\n"} {
-			t.Run(tt.text+tail, func(t *testing.T) {
-				data := []byte(tt.text + tail + `"thread_id":"12345678"}`)
-				got, end, ok := sdkNanos(data, 0)
-				require.Equal(t, tt.sdk, ok)
-				slowV, slowEnd, slowOK := fastNanos(data[:len(tt.text)+1], 0)
-				if !ok {
-					return
-				}
-				want, err := sentrytime.ParseSeconds([]byte(tt.text))
-				require.NoError(t, err)
-				assert.Equal(t, want.UnixNano(), got)
-				assert.Equal(t, len(tt.text), end)
-				assert.Equal(t, []any{slowV, slowEnd, slowOK}, []any{got, end, ok}, "the byte loop reads the same")
-			})
-		}
-	}
-}
-
-func FuzzSDKNanos(f *testing.F) {
-	for _, s := range []string{"1795000000.000164,", "9223372035.9999999}", "1795000000.12345678]", "1795000000.5 "} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, text string) {
-		sameAsSentrytime(t, "sdkNanos", sdkNanos, []byte(text+strings.Repeat("}", 20)))
-	})
-}
-
 // sameAsSentrytime fails t when a fast reader of timestamps stops at
 // anything but a delimiter or reads another value than sentrytime's exact
 // parser reads of the same text; one it does not take is fine.

@@ -812,37 +812,15 @@ func (s *scanner) nanosValue() (int64, error) {
 	return t.UnixNano(), err
 }
 
-// fastNanos reads the common shape of a timestamp at data[i:]: up to 10
-// integer digits, optionally a point and up to 9 fraction digits, ended by a
-// delimiter. It returns ok=false for anything else, which the exact general
-// parser then handles.
+// fastNanos reads a timestamp of the shape SDKs write (sentrytime.Scan)
+// ended by a delimiter. It returns ok=false for anything else, which the
+// exact general parser then handles.
 func fastNanos(data []byte, i int) (v int64, end int, ok bool) {
-	if v, end, ok := sdkNanos(data, i); ok {
-		return v, end, true
-	}
-	if i >= len(data) || data[i] < '1' || data[i] > '9' {
+	t, end, ok := sentrytime.Scan(data, i)
+	if !ok || end >= len(data) || !isDelimiter(data[end]) {
 		return 0, 0, false
 	}
-	// The seconds have the same ten digits in every sample: a byte loop
-	// predicts them; the fraction's length varies and is read by digits.
-	var sec int64
-	j := i
-	for j < len(data) && j-i < 10 && data[j]-'0' <= 9 {
-		sec = sec*10 + int64(data[j]-'0')
-		j++
-	}
-	if sec > maxNanosSeconds || j >= len(data) {
-		return 0, 0, false
-	}
-	if data[j] != '.' {
-		return sec * 1e9, j, isDelimiter(data[j])
-	}
-	f := j + 1
-	frac, j := digits(data, f, 9)
-	if j == f || j >= len(data) || !isDelimiter(data[j]) {
-		return 0, 0, false
-	}
-	return sec*1e9 + frac*pow10[9-(j-f)], j, true
+	return t.UnixNano(), end, true
 }
 
 // fastIndex reads a compact non-negative integer of at most 18 digits (which
@@ -861,11 +839,6 @@ func fastIndex(data []byte, i int) (v int64, end int, ok bool) {
 	}
 	return v, j, true
 }
-
-// maxNanosSeconds keeps sec*1e9+nsec inside int64.
-const maxNanosSeconds = (1<<63-1)/1_000_000_000 - 1
-
-var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 
 func isDelimiter(c byte) bool {
 	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t'

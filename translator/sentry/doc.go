@@ -7,9 +7,10 @@
 // Samples and stacks are most of a payload and are read by fast paths for
 // the compact shape SDKs write (decode_samples.go), backed by the general
 // scanner for everything else. Their numbers are read eight bytes at a
-// time (decode_digits.go): a stack's frame indices through a bitmap of
-// where each ends, 64 bytes at a time, and a sample's timestamp, in the
-// shape every SDK writes, in two word reads.
+// time (decode_digits.go, translator/internal/swar): a stack's frame
+// indices through a bitmap of where each ends, 64 bytes at a time; a
+// sample's timestamp by sentrytime.Scan, which reads the shape every SDK
+// writes in two word reads.
 //
 // The package knows nothing about OpenTelemetry; the conversions live in the
 // parent package translator.

@@ -175,27 +175,62 @@ func TestComplexityGuardSeconds(t *testing.T) {
 	}
 }
 
-// TestCommonSecondsAsParseScaled: the common texts read by commonSeconds
-// are read as parseScaled reads them; the others are left to it
-// (FuzzParseSeconds holds both to the reference).
-func TestCommonSecondsAsParseScaled(t *testing.T) {
+// TestScan: the shapes Scan reads are read as parseScaled reads them,
+// ended by whatever ends a number; the word read takes the SDKs' shape and
+// leaves the others to the byte loop; everything else is left to
+// ParseSeconds (FuzzScan holds both to it).
+func TestScan(t *testing.T) {
 	for _, tt := range []struct {
-		text   string
-		common bool
+		text      string
+		scan, sdk bool
 	}{
-		{"1795644001.234", true}, {"1795644001.8564491", true}, {"1795644001", true},
-		{"1795644001.123456789", true}, {"9223372035.999999999", true}, {"1", true},
-		{"1795644001.1234567891", false}, {"9223372036.5", false}, {"17956440011", false},
-		{"01.5", false}, {"0", false}, {"1.", false}, {".5", false}, {"-1.5", false},
-		{"1e9", false}, {"1.5e3", false}, {"", false}, {"1.5 ", false},
+		{"1795000000.000164", true, true}, {"1795000000.1", true, true}, {"1795000000.1234567", true, true},
+		{"9223372035.5", true, true}, {"1795644001.8564491", true, true},
+		{"1795000000.12345678", true, false}, {"1795000000.123456789", true, false}, {"1795000000", true, false},
+		{"1795644001.234", true, true}, {"1", true, false}, {"9223372035.999999999", true, false},
+		{"9223372036.5", false, false}, {"9223372036.854775807", false, false},
+		{"1795000000.1234567891", false, false}, {"17956440011", false, false}, {"10000000000.5", false, false},
+		{"01.5", false, false}, {"0795000000.5", false, false}, {"0", false, false}, {"1.", false, false},
+		{".5", false, false}, {"-1.5", false, false}, {"1e9", false, false}, {"1.5e3", false, false},
+		{"1795000000.5e3", false, false}, {"", false, false},
 	} {
-		fast, ok := commonSeconds([]byte(tt.text))
-		if ok != tt.common {
-			t.Errorf("%q: commonSeconds ok %v, want %v", tt.text, ok, tt.common)
-			continue
-		}
-		if slow, err := parseScaled([]byte(tt.text), 0); ok && (err != nil || slow != fast) {
-			t.Errorf("%q: commonSeconds %d, parseScaled %d, %v", tt.text, fast, slow, err)
+		for _, tail := range []string{"", ",", "}", " ", `,"thread_id":"12345678"}`} {
+			data := []byte(tt.text + tail)
+			got, end, ok := Scan(data, 0)
+			if ok != tt.scan {
+				t.Errorf("Scan(%q) ok %v, want %v", data, ok, tt.scan)
+				continue
+			}
+			if _, _, sdk := scanSDK(data, 0); sdk && !tt.sdk {
+				t.Errorf("scanSDK(%q) took it", data)
+			}
+			if !ok {
+				continue
+			}
+			if want, err := parseScaled([]byte(tt.text), 0); err != nil || got != want || end != len(tt.text) {
+				t.Errorf("Scan(%q) = %d ending at %d; parseScaled %d, %v", data, got, end, want, err)
+			}
 		}
 	}
+}
+
+// FuzzScan: what Scan takes, ParseSeconds' exact parser reads to the same
+// value, and the number ends where Scan says.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"1795000000.000164,", "9223372035.9999999}", "1795000000.12345678]", "1795000000.5 ", "1795000000", "1.5e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		data := []byte(text)
+		got, end, ok := Scan(data, 0)
+		if !ok {
+			return
+		}
+		if continuesAt(data, end) {
+			t.Fatalf("Scan(%q) stopped at %d inside the number", text, end)
+		}
+		if want, err := parseScaled(data[:end], 0); err != nil || got != want {
+			t.Fatalf("Scan(%q) = %d; parseScaled reads %d, %v", text, got, want, err)
+		}
+	})
 }
