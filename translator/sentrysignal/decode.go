@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/internal/sentryattr"
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/swar"
 )
 
 // maxNesting is encoding/json's nesting limit: a value nested deeper is
@@ -550,19 +551,13 @@ func (p *jsonParser) plain() ([]byte, bool) {
 	return nil, false
 }
 
-// Words of eight equal bytes, for plainWord.
-const (
-	ones  = 0x0101010101010101
-	highs = 0x8080808080808080
-)
-
 // nextSpecial is the index of the first byte of data from i on that is not
 // plainASCII (printable ASCII other than the quote and the backslash, most
 // of every payload), or len(data): eight bytes at a time (a fifth of a log
 // container's translation was this loop a byte at a time).
 func nextSpecial(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
-		if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		if m := swar.StringSpecials(binary.LittleEndian.Uint64(data[i:])); m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -570,22 +565,6 @@ func nextSpecial(data []byte, i int) int {
 		i++
 	}
 	return i
-}
-
-// specialBytes has the high bit set of the first byte of w (little-endian)
-// that is not plainASCII, and possibly of later ones; 0 when all eight
-// are. A byte of v is zero where (v-ones) &^ v has its high bit, exactly
-// for the first (a borrow only runs past a zero byte); v = w^(c*ones) is
-// zero where w holds c; w-' ' has the high bit of a byte below ' ' (the
-// bytes before it borrow nothing), and w its own where a byte is at or
-// above 0x80.
-func specialBytes(w uint64) uint64 {
-	quotes := w ^ ('"' * ones)
-	backslashes := w ^ ('\\' * ones)
-	special := w | (w - ' '*ones) |
-		((quotes - ones) &^ quotes) |
-		((backslashes - ones) &^ backslashes)
-	return special & highs
 }
 
 // plainASCII marks the bytes a string copies as they are: printable ASCII

@@ -32,3 +32,23 @@ func TestDigits(t *testing.T) {
 		}
 	}
 }
+
+// TestStringSpecials: the first flagged byte is the first a JSON string
+// cannot copy, for every byte value at every place after plain bytes.
+func TestStringSpecials(t *testing.T) {
+	copies := func(c byte) bool { return c >= ' ' && c < 0x80 && c != '"' && c != '\\' }
+	for place := range 8 {
+		for c := range 256 {
+			b := []byte("abcdefgh")
+			b[place] = byte(c)
+			m := StringSpecials(binary.LittleEndian.Uint64(b))
+			want := 8
+			if !copies(byte(c)) {
+				want = place
+			}
+			if got := bits.TrailingZeros64(m) / 8; got != want {
+				t.Fatalf("%q: first special at %d, want %d", b, got, want)
+			}
+		}
+	}
+}
