@@ -81,27 +81,40 @@ func scanSDK(data []byte, i int) (Time, int, bool) {
 
 // scanDigits is Scan's other shapes, a byte at a time.
 func scanDigits(data []byte, i int) (Time, int, bool) {
-	j, sec := i, int64(0)
-	for j < len(data) && j-i < maxSecondDigits && isDigit(data[j]) {
-		sec = sec*10 + int64(data[j]-'0')
-		j++
-	}
-	if j == i || data[i] == '0' || sec > maxWholeSeconds-1 {
-		return 0, 0, false // the last whole second's range is parseScaled's
+	sec, j, ok := wholeSeconds(data, i)
+	if !ok {
+		return 0, 0, false
 	}
 	if j == len(data) || data[j] != '.' {
 		return Time(sec * 1e9), j, !continuesAt(data, j)
 	}
-	j++
-	start, nsec := j, int64(0)
-	for j < len(data) && j-start < 9 && isDigit(data[j]) {
+	nsec, end, ok := fractionNanos(data, j+1)
+	return Time(sec*1e9 + nsec), end, ok
+}
+
+// wholeSeconds reads 1 to 10 digits with no leading zero at data[i:],
+// short of the range's last second (which parseScaled reads).
+func wholeSeconds(data []byte, i int) (sec int64, end int, ok bool) {
+	j := i
+	for j < len(data) && j-i < maxSecondDigits && isDigit(data[j]) {
+		sec = sec*10 + int64(data[j]-'0')
+		j++
+	}
+	return sec, j, j > i && data[i] != '0' && sec <= maxWholeSeconds-1
+}
+
+// fractionNanos reads 1 to 9 digits of fraction at data[i:] as
+// nanoseconds, where the number ends.
+func fractionNanos(data []byte, i int) (nsec int64, end int, ok bool) {
+	j := i
+	for j < len(data) && j-i < 9 && isDigit(data[j]) {
 		nsec = nsec*10 + int64(data[j]-'0')
 		j++
 	}
-	if j == start || continuesAt(data, j) {
+	if j == i || continuesAt(data, j) {
 		return 0, 0, false
 	}
-	return Time(sec*1e9 + nsec*pow10[9-(j-start)]), j, true
+	return nsec * pow10[9-(j-i)], j, true
 }
 
 // continuesAt says whether a number would go on at data[j]: a digit, a
