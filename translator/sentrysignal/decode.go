@@ -127,6 +127,11 @@ func (p *jsonParser) syntaxError(what string) error {
 }
 
 func (p *jsonParser) skipSpace() {
+	// SDKs write compact JSON: one comparison settles the common case
+	// (every JSON space is at most ' ').
+	if p.pos < len(p.data) && p.data[p.pos] > ' ' {
+		return
+	}
 	for p.pos < len(p.data) {
 		switch p.data[p.pos] {
 		case ' ', '\t', '\n', '\r':
