@@ -103,14 +103,12 @@ func (s *scanner) compactSample(smp *Sample) bool {
 	}
 	i++
 	for {
-		if i >= len(data) || data[i] != '"' {
-			return false
-		}
-		s.pos = i
-		key := s.matchSampleKey()
-		i = s.pos
+		key, n := compactSampleKey(data[i:])
+		i += n
 		var ok bool
 		switch key {
+		case sampleOther:
+			return false
 		case sampleStackID:
 			smp.StackID, i, ok = compactIndex(data, i)
 		case sampleTimestamp:
@@ -147,6 +145,30 @@ func (s *scanner) compactSample(smp *Sample) bool {
 			return false
 		}
 	}
+}
+
+// compactSampleKey recognizes a known sample key at the start of rest as
+// the compact shape writes it, quoted and followed by its colon: its kind
+// and its length with the colon, or sampleOther. Each comparison with a
+// constant of up to 16 bytes compiles to one or two word loads, which is
+// what makes it cheaper than matchSampleKey's general reading, a third of
+// the sample's decoding once (75 instructions a key).
+func compactSampleKey(rest []byte) (key, n int) {
+	switch {
+	case len(rest) >= 11 && string(rest[:11]) == `"stack_id":`:
+		return sampleStackID, 11
+	case len(rest) >= 12 && string(rest[:12]) == `"thread_id":`:
+		return sampleThreadID, 12
+	case len(rest) >= 12 && string(rest[:12]) == `"timestamp":`:
+		return sampleTimestamp, 12
+	case len(rest) >= 25 && string(rest[:25]) == `"elapsed_since_start_ns":`:
+		return sampleElapsed, 25
+	case len(rest) >= 16 && string(rest[:16]) == `"queue_address":`:
+		return sampleQueueAddress, 16
+	case len(rest) >= 8 && string(rest[:8]) == `"state":`:
+		return sampleState, 8
+	}
+	return sampleOther, 0
 }
 
 // compactTime reads a sample's timestamp at data[i:] (fastNanos). SDKs
