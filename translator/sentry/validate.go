@@ -345,9 +345,13 @@ func newThreadSpans(p *Profile) threadSpans {
 	var ids idindex.Index
 	t := threadSpans{ofSample: make([]int32, len(p.Samples))}
 	for i := range p.Samples {
-		n, added := ids.Lookup(p.Samples[i].ThreadID)
-		if added {
-			t.spans = append(t.spans, threadSpan{firstActive: -1, lastActive: -1})
+		id := p.Samples[i].ThreadID
+		n, ok := ids.Next(id)
+		if !ok {
+			var added bool
+			if n, added = ids.Lookup(id); added {
+				t.spans = append(t.spans, threadSpan{firstActive: -1, lastActive: -1})
+			}
 		}
 		t.ofSample[i] = n
 	}
@@ -449,9 +453,12 @@ type chunkThreads struct {
 
 // add counts a sample of the chunk, idle when its stack is empty.
 func (c *chunkThreads) add(smp *Sample, idle bool) {
-	n, added := c.ids.Lookup(smp.ThreadID)
-	if added {
-		c.ranges = append(c.ranges, threadRange{first: smp.Timestamp, last: smp.Timestamp})
+	n, ok := c.ids.Next(smp.ThreadID)
+	if !ok {
+		var added bool
+		if n, added = c.ids.Lookup(smp.ThreadID); added {
+			c.ranges = append(c.ranges, threadRange{first: smp.Timestamp, last: smp.Timestamp})
+		}
 	}
 	t := &c.ranges[n]
 	t.first, t.last = min(t.first, smp.Timestamp), max(t.last, smp.Timestamp)
