@@ -30,6 +30,26 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 		if !ok {
 			return nil
 		}
+		var compact bool
+		if samples, compact = s.compactSamples(samples, &estimated, &n); compact {
+			continue
+		}
+		smp := &samples[len(samples)-1]
+		if err := d.sample(smp); err != nil {
+			return inElement(err, n-1)
+		}
+	}
+}
+
+// compactSamples appends the sample at s.pos and those after it while
+// they have the compact shape (compactSample) and follow one another
+// without space (`},{`), counting them in n: a run of them, most of a
+// payload, costs no arrayNext per sample. It returns true when the last
+// one read was compact (s.pos then at what follows it), or false with the
+// sample that was not appended, zero, and s.pos at its start, for the
+// general path.
+func (s *scanner) compactSamples(samples []Sample, estimated *bool, n *int) ([]Sample, bool) {
+	for {
 		if len(samples) == cap(samples) {
 			// Sizing the slice once saves the regrowth copies of what is
 			// most of the decoded profile. The '{' up to the array's end
@@ -37,18 +57,20 @@ func (d *profileDecoder) samples(out *[]Sample) error {
 			// a payload whose strings are full of braces from reserving
 			// more than its own size. A Decoder's kept memory usually
 			// holds the payload: then nothing is counted.
-			samples = growEstimated(samples, &estimated, s.data[s.pos:], "}]", '{', minSampleBytes)
+			samples = growEstimated(samples, estimated, s.data[s.pos:], "}]", '{', minSampleBytes)
 		}
 		samples = append(samples, Sample{})
 		smp := &samples[len(samples)-1]
 		start := s.pos
-		if s.compactSample(smp) {
-			continue
+		if !s.compactSample(smp) {
+			s.pos, *smp = start, Sample{}
+			return samples, false
 		}
-		s.pos, *smp = start, Sample{}
-		if err := d.sample(smp); err != nil {
-			return inElement(err, n-1)
+		if i := s.pos; i+1 >= len(s.data) || s.data[i] != ',' || s.data[i+1] != '{' {
+			return samples, true
 		}
+		s.pos++
+		*n++
 	}
 }
 

@@ -97,3 +97,46 @@ func TestDecodeRepeatedSampleTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestDecodeCompactRunThenOther: samples read as a compact run, then one
+// that is not compact (spaces, an unknown key, an error), decode as the
+// general path reads them, and an error names the sample it is in.
+func TestDecodeCompactRunThenOther(t *testing.T) {
+	compact := `{"stack_id":0,"thread_id":"1","timestamp":1.5},{"stack_id":0,"thread_id":"1","timestamp":1.6}`
+	tests := []struct {
+		name    string
+		samples string
+		want    int    // samples decoded
+		wantErr string // or the error
+	}{
+		{"a spaced sample after the run", compact + `, {"stack_id": 0, "thread_id": "1", "timestamp": 1.7}`, 3, ""},
+		{"an unknown key after the run", compact + `,{"stack_id":0,"thread_id":"1","timestamp":1.7,"x":[1]},` + compact, 5, ""},
+		{"an error after the run", compact + `,{"stack_id":"x","thread_id":"1","timestamp":1.7}`, 0, "profile.samples[2].stack_id"},
+		{"a trailing comma after the run", compact + `,]`, 0, "trailing comma"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			payload := `{"version":"2","platform":"python","profile":{"samples":[` + tt.samples + `],"stacks":[[0]],"frames":[{"function":"f"}]}}`
+			p, err := DecodeProfile([]byte(payload))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one naming %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := referenceDecode([]byte(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Samples) != tt.want {
+				t.Fatalf("%d samples, want %d", len(p.Samples), tt.want)
+			}
+			if diff := diffProfiles(p, want); diff != "" {
+				t.Fatalf("differs from the reference: %s", diff)
+			}
+		})
+	}
+}
