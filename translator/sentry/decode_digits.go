@@ -82,10 +82,11 @@ func frameIndexRun(data []byte, i int, indices []int64) (out []int64, next int, 
 		// for it then fall inside, which the compiler can tell, and the
 		// loop below checks no bounds.
 		win := (*[windowBefore + windowAfter]byte)(data[base-windowBefore:])
-		// A window holds at most 32 indices: room is made once for
-		// them, so that the appends below never grow the slice.
-		if cap(indices)-len(indices) < 32 {
-			indices = append(make([]int64, 0, 2*cap(indices)+64), indices...)
+		// Room is made once for the window's indices, so that the
+		// appends below never grow the slice (stacks leaves this room
+		// past the estimated indices).
+		if cap(indices)-len(indices) < windowIndices {
+			indices = append(make([]int64, 0, 2*cap(indices)+2*windowIndices), indices...)
 		}
 		// s: where the index being read starts, from the window's start
 		// (below windowBefore when it began in the window before).
@@ -126,6 +127,9 @@ func frameIndexRun(data []byte, i int, indices []int64) (out []int64, next int, 
 const (
 	windowBefore = 8
 	windowAfter  = 128
+	// windowIndices is the most indices a window holds (each ends at a
+	// byte that is no digit).
+	windowIndices = 32
 )
 
 // nonDigitBits sets bit k for each byte win[windowBefore+k] that is no

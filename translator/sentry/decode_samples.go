@@ -408,8 +408,10 @@ func (d *profileDecoder) stacks(st *Stacks) error {
 			// end bound the indices, and every index takes at least two
 			// bytes. Counted once, when the memory at hand runs short.
 			estimated = true
-			if n := estimateElements(s.data[s.pos:], "]]", ',', 2); cap(indices)-len(indices) < n+1 {
-				indices = append(make([]int64, 0, len(indices)+n+1), indices...)
+			// The room of one window of frameIndexRun beyond them spares
+			// it a regrowth at the array's end.
+			if n := estimateElements(s.data[s.pos:], "]]", ',', 2) + 1 + windowIndices; cap(indices)-len(indices) < n {
+				indices = append(make([]int64, 0, len(indices)+n), indices...)
 			}
 		}
 		if indices, err = s.stackIndices(indices); err != nil {
