@@ -513,7 +513,7 @@ func (b *ProfilesBuilder) addSamples(prof pprofile.Profile, p *sentry.Profile, i
 	if weighted {
 		added.period = methodTracePeriodNanos
 	} else {
-		added.period = b.measurePeriod(groups, events)
+		added.period = b.measurePeriod(events)
 		if withValues {
 			weights = b.sampleDurations(events, added.period)
 		}
@@ -974,10 +974,10 @@ const maxPeriodIntervals = 4096
 // SDKs differ), the profile's period and the wall time of each thread's
 // last sample. Without two samples on a thread, or when
 // the median is no plausible sampling interval, it is the spec's 1/101 s.
-func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) int64 {
+func (b *ProfilesBuilder) measurePeriod(events []event) int64 {
 	// The first samples suffice; sorted by thread and time, as SDKs need
 	// not send them in order.
-	pairs := b.byThreadAndTime(groups, events[:min(len(events), maxPeriodIntervals)])
+	pairs := b.byThreadAndTime(events[:min(len(events), maxPeriodIntervals)])
 	intervals := appendIntervals(b.intervals[:0], pairs)
 	b.periodPairs, b.intervals = pairs, intervals
 	if len(intervals) == 0 {
@@ -996,7 +996,7 @@ func (b *ProfilesBuilder) measurePeriod(groups []sampleGroup, events []event) in
 // (a counting sort: threads are dense numbers) and then by time within a
 // thread, where an SDK did not send them in order: linear for the usual
 // time-ordered samples, instead of a comparison sort of them all.
-func (b *ProfilesBuilder) byThreadAndTime(groups []sampleGroup, events []event) []threadTime {
+func (b *ProfilesBuilder) byThreadAndTime(events []event) []threadTime {
 	starts := slices.Grow(b.periodStarts[:0], b.threads.Len()+1)[:b.threads.Len()+1]
 	clear(starts)
 	for _, e := range events {
