@@ -688,7 +688,7 @@ func (b *ProfilesBuilder) newGroupIndex(samples, slots int, plain bool) groupInd
 
 // known is the group of cell when the index is plain and dense and the
 // cell has one, found inline: a call per sample to group, which passes the
-// key and the groups, cost 30 % of the grouping's instructions.
+// key and the groups, cost 1.9 % of BenchmarkBuildReused's instructions.
 func (x *groupIndex) known(cell uint64) (int32, bool) {
 	if x.plain && x.headMap == nil {
 		if g := x.heads[cell]; g >= 0 {

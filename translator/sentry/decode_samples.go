@@ -172,9 +172,9 @@ func (s *scanner) compactSample(smp *Sample) bool {
 // compactSampleKey recognizes a known sample key at the start of rest as
 // the compact shape writes it, quoted and followed by its colon: its kind
 // and its length with the colon, or sampleOther. Each comparison with a
-// constant of up to 16 bytes compiles to one or two word loads, which is
-// what makes it cheaper than matchSampleKey's general reading, a third of
-// the sample's decoding once (75 instructions a key).
+// constant of up to 16 bytes compiles to one or two word loads: about 30
+// instructions a key, where matchSampleKey (two calls and a space skip)
+// took 75, a third of a compact sample's decoding.
 func compactSampleKey(rest []byte) (key, n int) {
 	switch {
 	case len(rest) >= 11 && string(rest[:11]) == `"stack_id":`:
