@@ -197,9 +197,12 @@ func (b *ProfilesBuilder) resolveThreads(p *sentry.Profile, start uint64) {
 	v2, ordinary := isV2(p), true
 	for i := range p.Samples {
 		s := &p.Samples[i]
-		t, added := b.threads.Lookup(s.ThreadID)
-		if added {
-			b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, s.ThreadID, active))
+		t, ok := b.threads.Next(s.ThreadID)
+		if !ok {
+			var added bool
+			if t, added = b.threads.Lookup(s.ThreadID); added {
+				b.threadAttrsOf = append(b.threadAttrsOf, b.threadAttributes(p, s.ThreadID, active))
+			}
 		}
 		threads[i] = t
 		// A sample without a time is left out as one without a stack, as

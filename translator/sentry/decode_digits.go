@@ -39,7 +39,9 @@ func compactIndex(data []byte, i int) (v int64, end int, ok bool) {
 
 // shortDigitsValue is digitsValue for n (1 to 4) digits in a 32-bit word.
 func shortDigitsValue(w uint32, n int) uint32 {
-	d := (w - '0'*0x01010101) << (32 - 8*uint(n))
+	// The mask (a no-op for n from 1 to 4) spares the compiler's guard of
+	// a shift by 32 or more.
+	d := (w - '0'*0x01010101) << ((32 - 8*uint(n)) & 31)
 	d = (d*10 + d>>8) & 0x00ff00ff
 	return (d*100 + d>>16) & 0xffff
 }
@@ -70,46 +72,73 @@ func digits(data []byte, i, limit int) (v int64, end int) {
 // does not wait on finding where the one before it ends. It stops at the
 // stack's ']' (done, next past it) or at anything else (an empty stack, an
 // index of eight digits or more, a leading zero, whitespace, the
-// payload's last bytes), next then being the start of the first index it
-// did not read.
+// payload's first or last bytes), next then being the start of the first
+// index it did not read.
 func frameIndexRun(data []byte, i int, indices []int64) (out []int64, next int, done bool) {
 	start := i
-	// Every index read is within a window, and the word read for it
-	// starts at most 63 bytes into it: 8 bytes of room past the window.
-	for base := i; base+64+8 <= len(data); base += 64 {
-		for m := nonDigitBits(data, base); m != 0; m &= m - 1 {
-			end := base + bits.TrailingZeros64(m)
-			n := end - start
-			c := data[end]
-			if n < 1 || n > 7 || (n > 1 && data[start] == '0') || (c != ',' && c != ']') {
-				return indices, start, false
+	for base := i; base >= windowBefore && base+windowAfter <= len(data); base += 64 {
+		// The window's bytes seen through an array, from 8 bytes before
+		// the 64 read to 64 after them: every index and the word read
+		// for it then fall inside, which the compiler can tell, and the
+		// loop below checks no bounds.
+		win := (*[windowBefore + windowAfter]byte)(data[base-windowBefore:])
+		// Room is made once for the window's indices, so that the
+		// appends below never grow the slice (stacks leaves this room
+		// past the estimated indices).
+		if cap(indices)-len(indices) < windowIndices {
+			indices = append(make([]int64, 0, 2*cap(indices)+2*windowIndices), indices...)
+		}
+		// s: where the index being read starts, from the window's start
+		// (below windowBefore when it began in the window before).
+		s := start - base + windowBefore
+		for m := nonDigitBits(win); m != 0; m &= m - 1 {
+			n := windowBefore + bits.TrailingZeros64(m) - s
+			if uint(n-1) > 6 {
+				return indices, base - windowBefore + s, false
+			}
+			// One word holds the index and the byte after it (n is at
+			// most 7); s is at least 1 here.
+			w := binary.LittleEndian.Uint64(win[s&127:])
+			c := byte(w >> ((8 * uint(n)) & 63))
+			if (c != ',' && c != ']') || (n > 1 && byte(w) == '0') {
+				return indices, base - windowBefore + s, false
 			}
 			var v uint64
 			if n <= 4 {
 				// Frame indices are mostly below 10,000: two pairing
 				// steps in 32 bits instead of three.
-				v = uint64(shortDigitsValue(binary.LittleEndian.Uint32(data[start:]), n))
+				v = uint64(shortDigitsValue(uint32(w), n))
 			} else {
-				v = swar.DigitsValue(binary.LittleEndian.Uint64(data[start:]), n)
+				v = swar.DigitsValue(w, n)
 			}
-			indices = grow(indices)
 			indices = append(indices, int64(v))
+			s += n + 1
 			if c == ']' {
-				return indices, end + 1, true
+				return indices, base - windowBefore + s, true
 			}
-			start = end + 1
 		}
+		start = base - windowBefore + s
 	}
 	return indices, start, false
 }
 
-// nonDigitBits sets bit k for each byte data[base+k] that is no digit, k
-// below 64: each word's marks (nonDigits) gathered into a byte by one
-// multiplication.
-func nonDigitBits(data []byte, base int) uint64 {
+// The window of frameIndexRun: the 64 bytes read start windowBefore bytes
+// into it, and windowAfter bytes follow their start.
+const (
+	windowBefore = 8
+	windowAfter  = 128
+	// windowIndices is the most indices a window holds (each ends at a
+	// byte that is no digit).
+	windowIndices = 32
+)
+
+// nonDigitBits sets bit k for each byte win[windowBefore+k] that is no
+// digit, k below 64: each word's marks (nonDigits) gathered into a byte by
+// one multiplication.
+func nonDigitBits(win *[windowBefore + windowAfter]byte) uint64 {
 	var m uint64
 	for w := range 8 {
-		marks := swar.NonDigits(binary.LittleEndian.Uint64(data[base+8*w:])) >> 7
+		marks := swar.NonDigits(binary.LittleEndian.Uint64(win[windowBefore+8*w:])) >> 7
 		m |= (marks * gatherTopBits >> 56) << (8 * w)
 	}
 	return m

@@ -178,3 +178,64 @@ func TestCompactIndex(t *testing.T) {
 		}
 	}
 }
+
+// stackIndicesAfter decodes one stack that starts lead bytes into the
+// payload (frameIndexRun reads windows of a payload from its eighth byte
+// on), the rest of the payload after it.
+func stackIndicesAfter(lead int, stack, rest string) ([]int64, error) {
+	s := scanner{data: []byte(strings.Repeat(" ", lead) + stack + rest), pos: lead}
+	return s.stackIndices(nil)
+}
+
+// TestStackIndicesWindowsAfterALead: TestStackIndicesWindows with the
+// stack where a payload has it, past its first bytes, at every offset of
+// a window: indices then fall inside frameIndexRun's windows, across
+// their edges, and in the payload's last bytes.
+func TestStackIndicesWindowsAfterALead(t *testing.T) {
+	var long []string
+	for k := range 200 {
+		long = append(long, strconv.Itoa(k*k%100003))
+	}
+	stacks := []string{
+		"[]", "[0]", "[7]", "[1819,12,7,0]", "[" + strings.Join(long, ",") + "]",
+		"[1234567,12345678,123456789012]", "[" + strings.Repeat("9", 70) + "]",
+		"[1, 2,3]", "[ 1,2]", "[1,2 ]",
+		"[0,00]", "[00,1]", "[01]", "[1,2,3,4,5,6,7,012]", "[1,-2]", "[1,2.5]", "[1,,2]", "[1,2,]", "[1;2]",
+	}
+	for _, stack := range stacks {
+		var want []int64
+		wantErr := json.Unmarshal([]byte(stack), &want) != nil
+		for lead := range 72 {
+			for _, pad := range []int{0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200} {
+				got, err := stackIndicesAfter(lead, stack, strings.Repeat(" ", pad))
+				if wantErr {
+					assert.Error(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
+					continue
+				}
+				require.NoError(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
+				assert.Equal(t, nilIfEmpty(want), nilIfEmpty(got), "%d bytes + %s + %d bytes", lead, stack, pad)
+			}
+		}
+	}
+}
+
+// FuzzStackIndicesAfterALead: FuzzStackIndices with the stack lead bytes
+// into the payload.
+func FuzzStackIndicesAfterALead(f *testing.F) {
+	for _, s := range []string{"[1819,12,7,0]", "[0,1234567,12345678]", "[1, 2]", "[]", "[00]"} {
+		f.Add(s, uint8(9), uint8(200))
+	}
+	f.Fuzz(func(t *testing.T, stack string, lead, pad uint8) {
+		var want []int64
+		if json.Unmarshal([]byte(stack), &want) != nil || !strings.HasPrefix(stack, "[") {
+			return
+		}
+		got, err := stackIndicesAfter(int(lead), stack, strings.Repeat(" ", int(pad)))
+		if err != nil {
+			t.Fatalf("stack %q: %v", stack, err)
+		}
+		if !reflect.DeepEqual(nilIfEmpty(want), nilIfEmpty(got)) {
+			t.Fatalf("stack %q: %v, want %v", stack, got, want)
+		}
+	})
+}

@@ -82,6 +82,10 @@ type scanner struct {
 	recent [16]string
 	next   int // the slot the next interned string goes to
 	hit    int // the slot of the last match: samples cycle through their threads in order
+	// lastTime is the text of the last sample timestamp read (a slice of
+	// data), lastNanos its value (compactTime).
+	lastTime  []byte
+	lastNanos int64
 
 	// scratch holds unescaped strings until they are interned.
 	scratch []byte

@@ -269,10 +269,10 @@ func validateTransaction(p *Profile) *Error {
 // (threads not nil), have a positive timestamp; it follows the chunk's
 // threads in threads.
 func validateSamples(p *Profile, threads *chunkThreads) *Error {
-	nStacks := int64(p.Stacks.Len())
+	nStacks := uint64(p.Stacks.Len())
 	for i := range p.Samples {
 		smp := &p.Samples[i]
-		if smp.StackID < 0 || smp.StackID >= nStacks {
+		if uint64(smp.StackID) >= nStacks { // negative too
 			e := NewError(ReasonMalformedSamples, fmt.Sprintf("stack_id %d is out of range (%d stacks)", smp.StackID, nStacks))
 			e.Sample = i
 			return e
@@ -285,7 +285,13 @@ func validateSamples(p *Profile, threads *chunkThreads) *Error {
 			e.Sample = i
 			return e
 		}
-		threads.add(smp, stackEmpty(&p.Stacks, int(smp.StackID)))
+		// The thread, found inline when it is the one after the last
+		// (chunkThreads.add): this runs once per sample.
+		n, ok := threads.ids.Next(smp.ThreadID)
+		if !ok {
+			n = threads.thread(smp)
+		}
+		threads.ranges[n].add(smp.Timestamp, stackEmpty(&p.Stacks, int(smp.StackID)))
 	}
 	return nil
 }
@@ -302,19 +308,42 @@ func stackEmpty(st *Stacks, i int) bool {
 
 // validateStacks checks that stacks name frames.
 func validateStacks(p *Profile) *Error {
-	nFrames := int64(len(p.Frames))
-	offsets := p.Stacks.Offsets
+	offsets, indices := p.Stacks.Offsets, p.Stacks.FrameIndices
 	for i, start := range offsets {
-		end := len(p.Stacks.FrameIndices)
+		end := len(indices)
 		if i+1 < len(offsets) {
 			end = offsets[i+1]
 		}
-		if start < 0 || start > end || end > len(p.Stacks.FrameIndices) {
+		if start < 0 || start > end || end > len(indices) {
 			e := NewError(ReasonMalformedStacks, "stack offsets are inconsistent")
 			e.Stack = i
 			return e
 		}
-		for j, f := range p.Stacks.FrameIndices[start:end] {
+	}
+	// The stacks, consistent, hold indices[offsets[0]:]: the largest of
+	// them as unsigned (a negative index is larger than any frame count)
+	// tells whether every one names a frame, in a loop without a branch
+	// per index; the stack of a bad one is looked for only then.
+	if len(offsets) == 0 || largestUnsigned(indices[offsets[0]:]) < uint64(len(p.Frames)) {
+		return nil
+	}
+	return badFrameIndex(p)
+}
+
+// largestUnsigned is the largest of v as unsigned integers, 0 for none.
+func largestUnsigned(v []int64) uint64 {
+	var m uint64
+	for _, x := range v {
+		m = max(m, uint64(x))
+	}
+	return m
+}
+
+// badFrameIndex is the error of the first frame index out of range.
+func badFrameIndex(p *Profile) *Error {
+	nFrames := int64(len(p.Frames))
+	for i := range p.Stacks.Len() {
+		for j, f := range p.Stacks.At(i) {
 			if f < 0 || f >= nFrames {
 				e := NewError(ReasonMalformedStacks, fmt.Sprintf("frame index %d at position %d is out of range (%d frames)", f, j, nFrames))
 				e.Stack = i
@@ -345,9 +374,13 @@ func newThreadSpans(p *Profile) threadSpans {
 	var ids idindex.Index
 	t := threadSpans{ofSample: make([]int32, len(p.Samples))}
 	for i := range p.Samples {
-		n, added := ids.Lookup(p.Samples[i].ThreadID)
-		if added {
-			t.spans = append(t.spans, threadSpan{firstActive: -1, lastActive: -1})
+		id := p.Samples[i].ThreadID
+		n, ok := ids.Next(id)
+		if !ok {
+			var added bool
+			if n, added = ids.Lookup(id); added {
+				t.spans = append(t.spans, threadSpan{firstActive: -1, lastActive: -1})
+			}
 		}
 		t.ofSample[i] = n
 	}
@@ -447,14 +480,18 @@ type chunkThreads struct {
 	ranges []threadRange
 }
 
-// add counts a sample of the chunk, idle when its stack is empty.
-func (c *chunkThreads) add(smp *Sample, idle bool) {
+// thread is the number of a sample's thread, a new one when first seen.
+func (c *chunkThreads) thread(smp *Sample) int32 {
 	n, added := c.ids.Lookup(smp.ThreadID)
 	if added {
 		c.ranges = append(c.ranges, threadRange{first: smp.Timestamp, last: smp.Timestamp})
 	}
-	t := &c.ranges[n]
-	t.first, t.last = min(t.first, smp.Timestamp), max(t.last, smp.Timestamp)
+	return n
+}
+
+// add counts a sample of the thread at ts, idle when its stack is empty.
+func (t *threadRange) add(ts int64, idle bool) {
+	t.first, t.last = min(t.first, ts), max(t.last, ts)
 	if !idle {
 		t.active++
 	}

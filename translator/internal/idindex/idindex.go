@@ -61,6 +61,24 @@ func (x *Index) Lookup(id string) (i int32, added bool) {
 	return x.add(id), true
 }
 
+// Next returns the number of id when it is the id after the last one
+// Lookup or Next found (the first after the last), comparing the bytes'
+// address only; false sends the caller to Lookup. Samples of several
+// threads come round-robin, in the order the threads were first seen, and
+// a single thread is its own next: a caller that looks up every sample's
+// thread finds it here, in a call the compiler inlines.
+func (x *Index) Next(id string) (int32, bool) {
+	next := x.last + 1
+	if int(next) >= len(x.ids) {
+		next = 0
+	}
+	if int(next) < len(x.ids) && sameBytes(x.ids[next], id) {
+		x.last = next
+		return next, true
+	}
+	return 0, false
+}
+
 // expected finds id, by its bytes' address, where a sample's thread is
 // expected: the last one, or the one after it (samples of several
 // threads come round-robin, in the order the threads were first seen).

@@ -60,3 +60,43 @@ func TestManyIDs(t *testing.T) {
 		t.Fatalf("after Reset: Lookup = %d, %v; Len %d", got, added, x.Len())
 	}
 }
+
+// TestNext: Next then Lookup, as the callers go, numbers ids as Lookup
+// alone does, and Next finds the round-robin successor (or a single
+// thread again) by its address, never an id in other memory.
+func TestNext(t *testing.T) {
+	a, b, c := "140195255602048", "140195247209344", "140195238816640"
+	tests := []struct {
+		name     string
+		ids      []string
+		wantNext int // how many Next finds
+	}{
+		{"round-robin", []string{a, b, c, a, b, c, a}, 4},
+		{"one thread", []string{a, a, a}, 2},
+		{"out of turn, then the next", []string{a, b, c, c, b, a, b}, 1},
+		{"equal ids in different memory", []string{a, b, strings.Clone(a), strings.Clone(b)}, 0},
+		{"empty ids", []string{"", "", a}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var alone, both Index
+			found := 0
+			for i, id := range tt.ids {
+				want, wantAdded := alone.Lookup(id)
+				got, ok := both.Next(id)
+				added := false
+				if ok {
+					found++
+				} else {
+					got, added = both.Lookup(id)
+				}
+				if got != want || added != wantAdded {
+					t.Fatalf("id #%d %q: %d (added %v), Lookup alone %d (added %v)", i, id, got, added, want, wantAdded)
+				}
+			}
+			if found != tt.wantNext {
+				t.Fatalf("Next found %d ids, want %d", found, tt.wantNext)
+			}
+		})
+	}
+}
