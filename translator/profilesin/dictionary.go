@@ -10,22 +10,30 @@ import (
 )
 
 // dictionaryBuilder appends to a pprofile.ProfilesDictionary without ever
-// adding an entry twice. It keeps its own maps keyed by comparable structs:
-// the pprofile Set* helpers scan their table linearly, which is quadratic on a
-// chunk with thousands of frames and stacks.
+// adding an entry twice. It finds the entries it made through indexes of
+// their own (the pprofile Set* helpers scan their table linearly, which is
+// quadratic on a chunk with thousands of frames and stacks): strings,
+// functions, scalar attributes and stacks by a hash of their content
+// (hashIndex, confirmed against the table or attrKeys), links and
+// structured attribute values, which are rare, by Go maps.
 type dictionaryBuilder struct {
 	dict pprofile.ProfilesDictionary
 
-	strings   map[string]int32
-	functions map[functionKey]int32
-	links     map[linkKey]int32
-	attrs     map[attrKey]int32
+	strings   hashIndex
+	functions hashIndex
+	attrs     hashIndex
+	stacks    hashIndex
+	// attrKeys are the scalar attributes by attribute index (zero for the
+	// structured ones), what attrs confirms a candidate against.
+	attrKeys []attrKey
+	links    map[linkKey]int32
 
-	// Stacks and structured attribute values are not comparable; they are
-	// keyed by a hash, with chains through *Next for the rare collision.
-	seed         maphash.Seed
-	stackHeads   map[uint64]int32
-	stackNext    []int32
+	// seed keys every hash, and hashKey (drawn from it) the integer ones,
+	// so that a crafted payload cannot aim for collisions.
+	seed    maphash.Seed
+	hashKey uint64
+	// Structured attribute values are keyed by a hash, with chains
+	// through complexNext for the rare collision.
 	complexHeads map[uint64]int32
 	complexNext  map[int32]int32
 }
@@ -55,18 +63,16 @@ type dictionarySizes struct {
 }
 
 func newDictionaryBuilder(dict pprofile.ProfilesDictionary, hint dictionarySizes) *dictionaryBuilder {
+	seed := maphash.MakeSeed()
 	b := &dictionaryBuilder{
-		strings:      make(map[string]int32, hint.strings+1),
-		functions:    make(map[functionKey]int32, hint.functions+1),
 		links:        make(map[linkKey]int32),
-		attrs:        make(map[attrKey]int32, hint.attributes+1),
-		seed:         maphash.MakeSeed(),
-		stackHeads:   make(map[uint64]int32, hint.stacks+1),
-		stackNext:    make([]int32, 0, hint.stacks+1),
+		seed:         seed,
+		hashKey:      maphash.Comparable(seed, uint64(0)),
 		complexHeads: make(map[uint64]int32),
 		complexNext:  make(map[int32]int32),
 	}
 	b.reset(dict)
+	b.reserve(hint.strings, hint.functions, hint.attributes, hint.stacks)
 	dict.StringTable().EnsureCapacity(hint.strings + 1)
 	dict.FunctionTable().EnsureCapacity(hint.functions + 1)
 	dict.LocationTable().EnsureCapacity(hint.locations + 1)
@@ -88,55 +94,86 @@ func (b *dictionaryBuilder) appendStr(attrs []int32, key, value string) []int32 
 // reset starts over on an empty dict, keeping the memory of the maps.
 func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
 	b.dict = dict
-	clear(b.strings)
-	clear(b.functions)
+	b.strings.reset()
+	b.functions.reset()
+	b.attrs.reset()
+	b.stacks.reset()
 	clear(b.links)
-	clear(b.attrs)
-	clear(b.stackHeads)
 	clear(b.complexHeads)
 	clear(b.complexNext)
 
 	// Index 0 of every table is the zero entry, as OTLP requires: references
-	// of 0 mean "none".
+	// of 0 mean "none". The empty string and the empty stack are found
+	// without a look-up; the zero function is looked up as any other.
 	dict.StringTable().Append("")
-	b.strings[""] = 0
 	dict.FunctionTable().AppendEmpty()
-	b.functions[functionKey{}] = 0
+	h0 := b.functionHash(functionKey{})
+	b.functions.put(b.functions.start(h0), h0, 0)
 	dict.LocationTable().AppendEmpty()
 	dict.MappingTable().AppendEmpty()
 	dict.StackTable().AppendEmpty()
-	b.stackNext = append(b.stackNext[:0], -1)
 	dict.LinkTable().AppendEmpty()
 	b.links[linkKey{}] = 0
 	dict.AttributeTable().AppendEmpty()
+	b.attrKeys = append(b.attrKeys[:0], attrKey{})
+}
+
+// reserve makes room in the indexes for that many more strings, functions,
+// scalar attributes and stacks, so that a large item does not rehash its
+// way up.
+func (b *dictionaryBuilder) reserve(strings, functions, attrs, stacks int) {
+	b.strings.reserve(strings)
+	b.functions.reserve(functions)
+	b.attrs.reserve(attrs)
+	b.stacks.reserve(stacks)
 }
 
 func (b *dictionaryBuilder) str(s string) int32 {
 	if s == "" {
 		return 0 // the table's first entry
 	}
-	if i, ok := b.strings[s]; ok {
-		return i
+	h := maphash.String(b.seed, s)
+	table := b.dict.StringTable()
+	x := &b.strings
+	p := x.start(h)
+	for ; x.slots[p].idx != 0; p = x.next(p) {
+		if e := x.slots[p]; e.hash == h && table.At(int(e.idx-1)) == s {
+			return e.idx - 1
+		}
 	}
-	i := int32(b.dict.StringTable().Len())
-	b.dict.StringTable().Append(s)
-	b.strings[s] = i
+	i := int32(table.Len())
+	table.Append(s)
+	x.put(p, h, i)
 	return i
 }
 
 func (b *dictionaryBuilder) function(name, systemName, filename string, startLine int64) int32 {
 	k := functionKey{name: b.str(name), systemName: b.str(systemName), filename: b.str(filename), startLine: startLine}
-	if i, ok := b.functions[k]; ok {
-		return i
+	h := b.functionHash(k)
+	table := b.dict.FunctionTable()
+	x := &b.functions
+	p := x.start(h)
+	for ; x.slots[p].idx != 0; p = x.next(p) {
+		if e := x.slots[p]; e.hash == h && functionKeyOf(table.At(int(e.idx-1))) == k {
+			return e.idx - 1
+		}
 	}
-	i := int32(b.dict.FunctionTable().Len())
-	f := b.dict.FunctionTable().AppendEmpty()
+	i := int32(table.Len())
+	f := table.AppendEmpty()
 	f.SetNameStrindex(k.name)
 	f.SetSystemNameStrindex(k.systemName)
 	f.SetFilenameStrindex(k.filename)
 	f.SetStartLine(startLine)
-	b.functions[k] = i
+	x.put(p, h, i)
 	return i
+}
+
+func (b *dictionaryBuilder) functionHash(k functionKey) uint64 {
+	return mixHash(mixHash(b.hashKey^uint64(uint32(k.name))<<32^uint64(uint32(k.systemName)), uint64(uint32(k.filename))), uint64(k.startLine))
+}
+
+func functionKeyOf(f pprofile.Function) functionKey {
+	return functionKey{name: f.NameStrindex(), systemName: f.SystemNameStrindex(), filename: f.FilenameStrindex(), startLine: f.StartLine()}
 }
 
 // link returns the index of the link to a span; 0 (no link) for an empty
@@ -163,21 +200,17 @@ func (b *dictionaryBuilder) stack(locations []int32) int32 {
 		return 0
 	}
 	h := b.hashInt32s(locations)
-	head, ok := b.stackHeads[h]
-	if ok {
-		table := b.dict.StackTable()
-		for i := head; i >= 0; i = b.stackNext[i] {
-			if int32SliceEqual(table.At(int(i)).LocationIndices(), locations) {
-				return i
-			}
+	table := b.dict.StackTable()
+	x := &b.stacks
+	p := x.start(h)
+	for ; x.slots[p].idx != 0; p = x.next(p) {
+		if e := x.slots[p]; e.hash == h && int32SliceEqual(table.At(int(e.idx-1)).LocationIndices(), locations) {
+			return e.idx - 1
 		}
-	} else {
-		head = -1
 	}
-	i := int32(b.dict.StackTable().Len())
-	b.dict.StackTable().AppendEmpty().LocationIndices().FromRaw(locations)
-	b.stackNext = append(b.stackNext, head)
-	b.stackHeads[h] = i
+	i := int32(table.Len())
+	table.AppendEmpty().LocationIndices().FromRaw(locations)
+	x.put(p, h, i)
 	return i
 }
 
@@ -221,11 +254,20 @@ func (b *dictionaryBuilder) attrBool(key string, value bool) int32 {
 }
 
 func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
-	if i, ok := b.attrs[k]; ok {
-		return i
+	h := mixHash(b.hashKey^uint64(uint32(k.key))<<8^uint64(k.kind), k.num)
+	if k.kind == pcommon.ValueTypeStr {
+		h ^= maphash.String(b.seed, k.str)
 	}
-	i := int32(b.dict.AttributeTable().Len())
-	a := b.dict.AttributeTable().AppendEmpty()
+	x := &b.attrs
+	p := x.start(h)
+	for ; x.slots[p].idx != 0; p = x.next(p) {
+		if e := x.slots[p]; e.hash == h && b.attrKeys[e.idx-1] == k {
+			return e.idx - 1
+		}
+	}
+	table := b.dict.AttributeTable()
+	i := int32(table.Len())
+	a := table.AppendEmpty()
 	a.SetKeyStrindex(k.key)
 	switch k.kind {
 	case pcommon.ValueTypeStr:
@@ -237,8 +279,18 @@ func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
 	case pcommon.ValueTypeDouble:
 		a.Value().SetDouble(math.Float64frombits(k.num))
 	}
-	b.attrs[k] = i
+	b.keepAttrKey(i, k)
+	x.put(p, h, i)
 	return i
+}
+
+// keepAttrKey records the key of attribute i in attrKeys, zero for the
+// structured attributes before it.
+func (b *dictionaryBuilder) keepAttrKey(i int32, k attrKey) {
+	for int(i) > len(b.attrKeys) {
+		b.attrKeys = append(b.attrKeys, attrKey{})
+	}
+	b.attrKeys = append(b.attrKeys, k)
 }
 
 // attrValue returns the index of a structured attribute (a map or an array),

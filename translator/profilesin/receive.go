@@ -8,7 +8,6 @@ package profilesin
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 
@@ -96,13 +95,13 @@ type ProfilesBuilder struct {
 	cpuProf                      pprofile.Profile
 	cpuWeights, cpuWeightsSorted []int64
 
-	// Locations are found through a hint of a few frame fields, and
+	// Locations are found through a hash of a few frame fields, and
 	// confirmed by comparing the whole key: hashing every field of every
-	// frame costs more than the rare hint collision.
-	locationHeads map[locationHint]int32
-	locationKeys  []locationEntry // by Location index
-	mappings      map[sentry.Image]int32
-	frameKeys     frameAttrKeys
+	// frame costs more than the rare collision.
+	locations    hashIndex
+	locationKeys []locationKey // by Location index
+	mappings     map[sentry.Image]int32
+	frameKeys    frameAttrKeys
 	// The most frames and stacks of an item since the maps were made: the
 	// maps have grown to hold them.
 	frameRoom, stackRoom int
@@ -177,17 +176,16 @@ func (b *ProfilesBuilder) Reset(opts ReceiveOptions) {
 	pd := pprofile.NewProfiles()
 	if b.dict == nil || b.frameRoom > builderKeepsFrames || b.stackRoom > builderKeepsStacks || cap(b.events) > builderKeepsSamples {
 		*b = ProfilesBuilder{
-			dict:          newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
-			locationHeads: make(map[locationHint]int32),
-			mappings:      make(map[sentry.Image]int32),
+			dict:     newDictionaryBuilder(pd.Dictionary(), dictionarySizes{}),
+			mappings: make(map[sentry.Image]int32),
 		}
 	} else {
 		b.dict.reset(pd.Dictionary())
-		clear(b.locationHeads)
 		clear(b.mappings)
 	}
+	b.locations.reset()
 	// Index 0 is the zero Location, which no frame maps to.
-	b.locationKeys = append(b.locationKeys[:0], locationEntry{next: -1})
+	b.locationKeys = append(b.locationKeys[:0], locationKey{})
 	b.frameKeys = frameAttrKeys{}
 	b.opts, b.pd, b.samples, b.linked, b.byType = opts, pd, 0, 0, nil
 	b.stackSlotTable, b.item = b.stackSlotTable[:0], 0
@@ -448,40 +446,22 @@ func (b *ProfilesBuilder) grow(p *sentry.Profile) {
 	// their memory) have room already.
 	if frames > b.frameRoom {
 		b.frameRoom = frames
-		b.locationHeads = presized(b.locationHeads, frames)
 		b.locationKeys = slices.Grow(b.locationKeys, frames)
-		d.functions = presized(d.functions, frames)
-		d.strings = presized(d.strings, 2*frames)
-		// A frame's module, filename and in_app become attributes; most
-		// are shared, a few per frame are new.
-		d.attrs = presized(d.attrs, 2*frames)
 	}
-	if stacks > b.stackRoom {
-		b.stackRoom = stacks
-		d.stackHeads = presized(d.stackHeads, stacks)
-	}
+	b.stackRoom = max(b.stackRoom, stacks)
+	b.locations.reserve(frames)
+	// A frame's module, filename and in_app become attributes; most are
+	// shared, a few per frame are new.
+	d.reserve(2*frames, frames, frames, stacks)
 	tables := d.dict
 	tables.LocationTable().EnsureCapacity(tables.LocationTable().Len() + frames)
 	tables.FunctionTable().EnsureCapacity(tables.FunctionTable().Len() + frames)
 	tables.StringTable().EnsureCapacity(tables.StringTable().Len() + 2*frames)
 	tables.AttributeTable().EnsureCapacity(tables.AttributeTable().Len() + 2*frames)
 	tables.StackTable().EnsureCapacity(tables.StackTable().Len() + stacks)
-	d.stackNext = slices.Grow(d.stackNext, stacks)
 	b.frameLocations = slices.Grow(b.frameLocations[:0], frames)
 	b.stackIndices = slices.Grow(b.stackIndices[:0], stacks)
 	b.events = slices.Grow(b.events[:0], len(p.Samples))
-}
-
-// presized returns m with room for extra more keys: a copy made at the
-// right size while m is still small, m itself once it is in use (Go grows
-// it from there at amortized cost).
-func presized[K comparable, V any](m map[K]V, extra int) map[K]V {
-	if len(m) > 64 || extra <= 64 {
-		return m
-	}
-	n := make(map[K]V, len(m)+extra)
-	maps.Copy(n, m)
-	return n
 }
 
 // largeItemSamples is the sample count above which an item's scratch space

@@ -8,6 +8,7 @@ package profilesin
 
 import (
 	"cmp"
+	"hash/maphash"
 	"math"
 	"slices"
 
@@ -29,20 +30,6 @@ type locationKey struct {
 	mapping   int32
 }
 
-// locationHint is what most frames differ in.
-type locationHint struct {
-	function, path string
-	addr           uint64
-	lineno         uint32
-}
-
-// locationEntry is one Location's key, chained to the previous Location with
-// the same hint (-1 at the end).
-type locationEntry struct {
-	key  locationKey
-	next int32
-}
-
 // frameAttrKeys caches the string indices of the location attribute keys
 // and the attributes every frame of a platform shares, for the current
 // dictionary; 0 is "not looked up yet" (index 0 is the empty string).
@@ -59,21 +46,20 @@ type frameAttrKeys struct {
 // first sight. Identical frames (node sends one per call-tree node) share one.
 func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
 	k := locationKey{frame: *f, frameType: frametype.Of(cmp.Or(f.Platform, profilePlatform)), mapping: b.imageOf(f.InstructionAddr)}
-	hint := locationHint{function: f.Function, path: frameFunctionFile(f), addr: f.InstructionAddr, lineno: f.Lineno}
-	head, ok := b.locationHeads[hint]
-	if !ok {
-		head = -1
-	}
-	for i := head; i >= 0; i = b.locationKeys[i].next {
-		if b.locationKeys[i].key == k {
-			return i
+	d := b.dict
+	// What most frames differ in: function, file, address and line.
+	h := mixHash(maphash.String(d.seed, f.Function)^uint64(f.Lineno), maphash.String(d.seed, frameFunctionFile(f))^f.InstructionAddr)
+	x := &b.locations
+	p := x.start(h)
+	for ; x.slots[p].idx != 0; p = x.next(p) {
+		if e := x.slots[p]; e.hash == h && b.locationKeys[e.idx-1] == k {
+			return e.idx - 1
 		}
 	}
-	d := b.dict
 	table := d.dict.LocationTable()
 	i := int32(table.Len())
-	b.locationKeys = append(b.locationKeys, locationEntry{key: k, next: head})
-	b.locationHeads[hint] = i
+	b.locationKeys = append(b.locationKeys, k)
+	x.put(p, h, i)
 	loc := table.AppendEmpty()
 	loc.SetAddress(f.InstructionAddr)
 	loc.SetMappingIndex(k.mapping)

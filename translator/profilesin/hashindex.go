@@ -1,0 +1,93 @@
+package profilesin
+
+import "math/bits"
+
+// hashIndex finds a dictionary table's entries by a 64-bit hash of their
+// content: open addressing with linear probing over a power-of-two array
+// kept at most half full. It holds only hashes and entry indices; the caller
+// confirms a candidate by comparing the entry itself, so contents that
+// share a hash are simply two slots. Compared with a Go map keyed by the
+// content it hashes each key once, in the caller's own way (two strings and
+// two integers combined, not a generic struct hash), and stores no key copy.
+//
+// A lookup walks the slots from start(h) with next until it finds the entry
+// or an empty slot; put then fills that empty slot:
+//
+//	p := x.start(h)
+//	for ; x.slots[p].idx != 0; p = x.next(p) {
+//		if x.slots[p].hash == h && same(x.slots[p].idx-1) { … }
+//	}
+//	x.put(p, h, i)
+type hashIndex struct {
+	slots []hashSlot
+	used  int
+}
+
+type hashSlot struct {
+	hash uint64
+	idx  int32 // the entry's index + 1; 0 marks an empty slot
+}
+
+// minHashSlots is the size of an empty index: small items stay in a few
+// cache lines.
+const minHashSlots = 16
+
+// reset empties x, keeping its memory.
+func (x *hashIndex) reset() {
+	if len(x.slots) == 0 {
+		x.slots = make([]hashSlot, minHashSlots)
+	} else if x.used > 0 {
+		clear(x.slots)
+	}
+	x.used = 0
+}
+
+// reserve makes room for n more entries without growing on the way.
+func (x *hashIndex) reserve(n int) {
+	if 2*(x.used+n) > len(x.slots) {
+		x.rehash(2 * (x.used + n))
+	}
+}
+
+// rehash moves the entries to an array of at least n slots.
+func (x *hashIndex) rehash(n int) {
+	size := max(minHashSlots, 1<<bits.Len(uint(n-1)))
+	old := x.slots
+	x.slots = make([]hashSlot, size)
+	mask := uint64(size - 1)
+	for _, s := range old {
+		if s.idx == 0 {
+			continue
+		}
+		p := s.hash & mask
+		for x.slots[p].idx != 0 {
+			p = (p + 1) & mask
+		}
+		x.slots[p] = s
+	}
+}
+
+func (x *hashIndex) start(h uint64) uint64 {
+	return h & uint64(len(x.slots)-1)
+}
+
+func (x *hashIndex) next(p uint64) uint64 {
+	return (p + 1) & uint64(len(x.slots)-1)
+}
+
+// put records entry i under h in the empty slot p, where the lookup of h
+// ended.
+func (x *hashIndex) put(p, h uint64, i int32) {
+	x.slots[p] = hashSlot{hash: h, idx: i + 1}
+	x.used++
+	if 2*x.used > len(x.slots) {
+		x.rehash(2 * x.used)
+	}
+}
+
+// mixHash folds b into the hash a (the multiply-and-fold step of wyhash):
+// each bit of either input moves about half of the output's bits.
+func mixHash(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, b^0xe7037ed1a0b428db)
+	return hi ^ lo
+}
