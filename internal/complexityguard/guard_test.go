@@ -232,6 +232,7 @@ func allRows() []row {
 	rows = append(rows, eventperfRows()...)
 	rows = append(rows, inflateRows()...)
 	rows = append(rows, chunkRows()...)
+	rows = append(rows, dictRows()...)
 	return rows
 }
 

@@ -7,6 +7,8 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pprofile"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentry"
 )
 
 // dictionaryBuilder appends to a pprofile.ProfilesDictionary without ever
@@ -212,6 +214,25 @@ func (b *dictionaryBuilder) stack(locations []int32) int32 {
 	table.AppendEmpty().LocationIndices().FromRaw(locations)
 	x.put(p, h, i)
 	return i
+}
+
+// frameHash is the hash of a frame's Location key: every field of the
+// frame, and the mapping its address falls in (the frame type, one of a
+// few, is left out). A client can send any number of frames alike in all
+// but one field, and each must still land in a slot of its own. Empty strings,
+// most of a frame's, cost a comparison; each field is mixed in under its
+// own position, so that a value cannot pass for the same value in another
+// field.
+func (b *dictionaryBuilder) frameHash(f *sentry.Frame, mapping int32) uint64 {
+	h := mixHash(b.hashKey^uint64(f.Lineno)<<32^uint64(f.Colno), f.InstructionAddr)
+	h = mixHash(h^uint64(f.InApp)<<32^uint64(uint32(mapping)), f.SymbolAddr)
+	h = mixHash(h, f.ImageAddr)
+	for i, s := range [...]string{f.Function, f.AbsPath, f.Filename, f.Module, f.Package, f.RawFunction, f.Symbol, f.Platform, f.AddrMode, f.Status, f.Data} {
+		if s != "" {
+			h = mixHash(h^uint64(i+1), maphash.String(b.seed, s))
+		}
+	}
+	return h
 }
 
 // hashInt32s hashes with a per-builder seed, so that a crafted payload

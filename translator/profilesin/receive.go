@@ -95,9 +95,8 @@ type ProfilesBuilder struct {
 	cpuProf                      pprofile.Profile
 	cpuWeights, cpuWeightsSorted []int64
 
-	// Locations are found through a hash of a few frame fields, and
-	// confirmed by comparing the whole key: hashing every field of every
-	// frame costs more than the rare collision.
+	// Locations are found through a hash of their key (frameHash) and
+	// confirmed by comparing the whole key.
 	locations    hashIndex
 	locationKeys []locationKey // by Location index
 	mappings     map[sentry.Image]int32

@@ -8,7 +8,6 @@ package profilesin
 
 import (
 	"cmp"
-	"hash/maphash"
 	"math"
 	"slices"
 
@@ -47,8 +46,7 @@ type frameAttrKeys struct {
 func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int32 {
 	k := locationKey{frame: *f, frameType: frametype.Of(cmp.Or(f.Platform, profilePlatform)), mapping: b.imageOf(f.InstructionAddr)}
 	d := b.dict
-	// What most frames differ in: function, file, address and line.
-	h := mixHash(maphash.String(d.seed, f.Function)^uint64(f.Lineno), maphash.String(d.seed, frameFunctionFile(f))^f.InstructionAddr)
+	h := d.frameHash(f, k.mapping)
 	x := &b.locations
 	p := x.start(h)
 	for ; x.slots[p].idx != 0; p = x.next(p) {
