@@ -2,7 +2,11 @@
 // ProfilesBuilder adds validated V1 `profile` and V2 `profile_chunk` items
 // (a *sentry.Profile each, with what the envelope gives it: DecodedProfile)
 // to one pprofile.Profiles, one Profile per item, all sharing one
-// dictionary built with hash maps.
+// dictionary. The dictionary finds the strings, functions, locations,
+// attributes and stacks it made by a seeded hash of their whole content in
+// an open-addressed index of table positions (hashindex.go), so that no
+// entry is written twice and a client's input costs linear work however
+// alike its frames are.
 //
 // The walk (receive.go, receive_tables.go, receive_idle.go, dictionary.go)
 // holds the state and calls one file per Sentry object, each mapping its
