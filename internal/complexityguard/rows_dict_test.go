@@ -15,8 +15,11 @@ import (
 // anything else: each must still cost the same.
 
 // chunkSamePlace is a chunk of n frames at one function, file and line,
-// differing in the column, the module or the symbolication data, each
-// frame a stack of its own.
+// differing in the column, the module or the symbolication data, or at
+// one function and file, differing in the line, their instruction address
+// the constant a multiply step of the hash once folded it with (which made
+// the product, and with it the line, nothing); each frame a stack of its
+// own.
 func chunkSamePlace(n int) []byte {
 	var frames, stacks, samples strings.Builder
 	for i := range n {
@@ -24,6 +27,12 @@ func chunkSamePlace(n int) []byte {
 			frames.WriteByte(',')
 			stacks.WriteByte(',')
 			samples.WriteByte(',')
+		}
+		if i%4 == 3 {
+			fmt.Fprintf(&frames, `{"function":"handle","filename":"app.py","lineno":%d,"instruction_addr":"0xe7037ed1a0b428db"}`, i)
+			fmt.Fprintf(&stacks, "[%d]", i)
+			fmt.Fprintf(&samples, `{"stack_id":%d,"thread_id":"1","timestamp":1795000000.%06d}`, i, i)
+			continue
 		}
 		frames.WriteString(`{"function":"handle","filename":"app.py","lineno":7,`)
 		switch i % 3 {
@@ -54,7 +63,7 @@ func dictRows() []row {
 	}
 	return []row{
 		{
-			name: "profile_frames_same_place", dimension: "frames alike but for the column, module or data", n: 1000, maxN: 1 << 16, clock: ThreadClock,
+			name: "profile_frames_same_place", dimension: "frames alike but for the column, module, data or line", n: 1000, maxN: 1 << 16, clock: ThreadClock,
 			fuzz:  []string{"translator/profilesin.FuzzToProfiles"},
 			build: directRow(chunkSamePlace, build),
 		},

@@ -30,10 +30,11 @@ type dictionaryBuilder struct {
 	attrKeys []attrKey
 	links    map[linkKey]int32
 
-	// seed keys every hash, and hashKey (drawn from it) the integer ones,
-	// so that a crafted payload cannot aim for collisions.
-	seed    maphash.Seed
-	hashKey uint64
+	// seed keys every hash, and hashKey and mixKey (drawn from it) the
+	// integer ones (see mixHash), so that a crafted payload cannot aim for
+	// collisions.
+	seed            maphash.Seed
+	hashKey, mixKey uint64
 	// Structured attribute values are keyed by a hash, with chains
 	// through complexNext for the rare collision.
 	complexHeads map[uint64]int32
@@ -70,6 +71,7 @@ func newDictionaryBuilder(dict pprofile.ProfilesDictionary, hint dictionarySizes
 		links:        make(map[linkKey]int32),
 		seed:         seed,
 		hashKey:      maphash.Comparable(seed, uint64(0)),
+		mixKey:       maphash.Comparable(seed, uint64(1)),
 		complexHeads: make(map[uint64]int32),
 		complexNext:  make(map[int32]int32),
 	}
@@ -171,7 +173,7 @@ func (b *dictionaryBuilder) function(name, systemName, filename string, startLin
 }
 
 func (b *dictionaryBuilder) functionHash(k functionKey) uint64 {
-	return mixHash(mixHash(b.hashKey^uint64(uint32(k.name))<<32^uint64(uint32(k.systemName)), uint64(uint32(k.filename))), uint64(k.startLine))
+	return mixHash(mixHash(b.hashKey^uint64(uint32(k.name))<<32^uint64(uint32(k.systemName)), uint64(uint32(k.filename)), b.mixKey), uint64(k.startLine), b.mixKey)
 }
 
 func functionKeyOf(f pprofile.Function) functionKey {
@@ -224,12 +226,12 @@ func (b *dictionaryBuilder) stack(locations []int32) int32 {
 // own position, so that a value cannot pass for the same value in another
 // field.
 func (b *dictionaryBuilder) frameHash(f *sentry.Frame, mapping int32) uint64 {
-	h := mixHash(b.hashKey^uint64(f.Lineno)<<32^uint64(f.Colno), f.InstructionAddr)
-	h = mixHash(h^uint64(f.InApp)<<32^uint64(uint32(mapping)), f.SymbolAddr)
-	h = mixHash(h, f.ImageAddr)
+	h := mixHash(b.hashKey^uint64(f.Lineno)<<32^uint64(f.Colno), f.InstructionAddr, b.mixKey)
+	h = mixHash(h^uint64(f.InApp)<<32^uint64(uint32(mapping)), f.SymbolAddr, b.mixKey)
+	h = mixHash(h, f.ImageAddr, b.mixKey)
 	for i, s := range [...]string{f.Function, f.AbsPath, f.Filename, f.Module, f.Package, f.RawFunction, f.Symbol, f.Platform, f.AddrMode, f.Status, f.Data} {
 		if s != "" {
-			h = mixHash(h^uint64(i+1), maphash.String(b.seed, s))
+			h = mixHash(h^uint64(i+1), maphash.String(b.seed, s), b.mixKey)
 		}
 	}
 	return h
@@ -275,7 +277,7 @@ func (b *dictionaryBuilder) attrBool(key string, value bool) int32 {
 }
 
 func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
-	h := mixHash(b.hashKey^uint64(uint32(k.key))<<8^uint64(k.kind), k.num)
+	h := mixHash(b.hashKey^uint64(uint32(k.key))<<8^uint64(k.kind), k.num, b.mixKey)
 	if k.kind == pcommon.ValueTypeStr {
 		h ^= maphash.String(b.seed, k.str)
 	}

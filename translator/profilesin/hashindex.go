@@ -86,8 +86,12 @@ func (x *hashIndex) put(p, h uint64, i int32) {
 }
 
 // mixHash folds b into the hash a (the multiply-and-fold step of wyhash):
-// each bit of either input moves about half of the output's bits.
-func mixHash(a, b uint64) uint64 {
-	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, b^0xe7037ed1a0b428db)
+// each bit of either input moves about half of the output's bits. b is
+// folded with key, the builder's secret, not with a constant: with a
+// constant, the one b equal to it made the product zero and so dropped a,
+// and a client could send any number of frames at that instruction
+// address, differing in their line, that all hashed alike.
+func mixHash(a, b, key uint64) uint64 {
+	hi, lo := bits.Mul64(a^0xa0761d6478bd642f, b^key)
 	return hi ^ lo
 }

@@ -76,15 +76,21 @@ func TestHashIndexResetAndReserve(t *testing.T) {
 }
 
 func TestMixHashSpreadsItsInputs(t *testing.T) {
+	const key = 0x243f6a8885a308d3
 	seen := make(map[uint64]string)
 	for a := range uint64(64) {
 		for b := range uint64(64) {
-			h := mixHash(a, b)
+			h := mixHash(a, b, key)
 			name := fmt.Sprintf("mixHash(%d, %d)", a, b)
 			if other, ok := seen[h]; ok {
 				t.Fatalf("%s collides with %s", name, other)
 			}
 			seen[h] = name
 		}
+	}
+	// No b known without the key drops a: the wyhash constant that b was
+	// once folded with is just another value.
+	for _, b := range []uint64{0, 0xe7037ed1a0b428db, ^uint64(0)} {
+		assert.NotEqual(t, mixHash(1, b, key), mixHash(2, b, key), "b = %#x", b)
 	}
 }
