@@ -62,7 +62,7 @@ func chunkRows() []row {
 	return []row{
 		{
 			name: "chunk_stack_depth", dimension: "frame indices of one stack", n: 5000, maxN: 1 << 20, clock: ThreadClock,
-			fuzz:  []string{"translator/sentry.FuzzStackIndices", "translator/sentry.FuzzStackIndicesAfterALead", "translator/sentry.FuzzDigits"},
+			fuzz:  []string{"translator/sentry.FuzzStackIndices", "translator/sentry.FuzzDigits"},
 			build: directRow(chunkDeepStack, decode),
 		},
 		{

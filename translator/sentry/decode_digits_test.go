@@ -107,15 +107,18 @@ func sameAsSentrytime(t *testing.T, name string, read func([]byte, int) (int64, 
 	}
 }
 
-// stackIndicesOf decodes one stack, the rest of the payload after it.
-func stackIndicesOf(stack, rest string) ([]int64, error) {
-	s := scanner{data: []byte(stack + rest)}
+// stackIndicesAfter decodes one stack that starts lead bytes into the
+// payload (frameIndexRun reads windows of a payload from its eighth byte
+// on), the rest of the payload after it.
+func stackIndicesAfter(lead int, stack, rest string) ([]int64, error) {
+	s := scanner{data: []byte(strings.Repeat(" ", lead) + stack + rest), pos: lead}
 	return s.stackIndices(nil)
 }
 
-// TestStackIndicesWindows: a stack reads the same whether its indices fall
-// in the 64-byte windows of frameIndexRun, across their edges, or in the
-// payload's last bytes, where the byte loop reads them.
+// TestStackIndicesWindows: a stack reads the same wherever its indices
+// fall: in the 64-byte windows of frameIndexRun, across their edges, in
+// the payload's first bytes (before the windows start) or its last ones,
+// where the byte loop reads them.
 func TestStackIndicesWindows(t *testing.T) {
 	var long []string
 	for k := range 200 {
@@ -123,21 +126,27 @@ func TestStackIndicesWindows(t *testing.T) {
 	}
 	stacks := []string{
 		"[]", "[0]", "[7]", "[1819,12,7,0]", "[" + strings.Join(long, ",") + "]",
-		"[1234567,12345678,123456789012]", // eight digits and more: the byte loop
-		"[1, 2,3]", "[ 1,2]", "[1,2 ]",    // whitespace: the general loop
-		"[0,00]", "[1,-2]", "[1,2.5]", "[1,,2]", "[1,2,]", // refused
+		"[1234567,12345678,123456789012]", "[" + strings.Repeat("9", 70) + "]", // eight digits and more: the byte loop
+		"[1, 2,3]", "[ 1,2]", "[1,2 ]", // whitespace: the general loop
+		"[0,00]", "[00,1]", "[01]", "[1,2,3,4,5,6,7,012]", "[1,-2]", "[1,2.5]", "[1,,2]", "[1,2,]", "[1;2]", // refused
+	}
+	pads := []int{127, 128, 129, 200}
+	for pad := range 80 {
+		pads = append(pads, pad)
 	}
 	for _, stack := range stacks {
 		var want []int64
 		wantErr := json.Unmarshal([]byte(stack), &want) != nil
-		for pad := range 80 {
-			got, err := stackIndicesOf(stack, strings.Repeat(" ", pad))
-			if wantErr {
-				assert.Error(t, err, "%s + %d bytes", stack, pad)
-				continue
+		for lead := range 72 {
+			for _, pad := range pads {
+				got, err := stackIndicesAfter(lead, stack, strings.Repeat(" ", pad))
+				if wantErr {
+					assert.Error(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
+					continue
+				}
+				require.NoError(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
+				assert.Equal(t, nilIfEmpty(want), nilIfEmpty(got), "%d bytes + %s + %d bytes", lead, stack, pad)
 			}
-			require.NoError(t, err, "%s + %d bytes", stack, pad)
-			assert.Equal(t, nilIfEmpty(want), nilIfEmpty(got), "%s + %d bytes", stack, pad)
 		}
 	}
 }
@@ -146,14 +155,15 @@ func TestStackIndicesWindows(t *testing.T) {
 // decoder reads the same, wherever it falls in the payload.
 func FuzzStackIndices(f *testing.F) {
 	for _, s := range []string{"[1819,12,7,0]", "[0,1234567,12345678]", "[1, 2]", "[]", "[00]"} {
-		f.Add(s, uint8(70))
+		f.Add(s, uint8(0), uint8(70))
+		f.Add(s, uint8(9), uint8(200))
 	}
-	f.Fuzz(func(t *testing.T, stack string, pad uint8) {
+	f.Fuzz(func(t *testing.T, stack string, lead, pad uint8) {
 		var want []int64
 		if json.Unmarshal([]byte(stack), &want) != nil || !strings.HasPrefix(stack, "[") {
 			return
 		}
-		got, err := stackIndicesOf(stack, strings.Repeat(" ", int(pad)))
+		got, err := stackIndicesAfter(int(lead), stack, strings.Repeat(" ", int(pad)))
 		if err != nil {
 			t.Fatalf("stack %q: %v", stack, err)
 		}
@@ -177,65 +187,4 @@ func TestCompactIndex(t *testing.T) {
 			}
 		}
 	}
-}
-
-// stackIndicesAfter decodes one stack that starts lead bytes into the
-// payload (frameIndexRun reads windows of a payload from its eighth byte
-// on), the rest of the payload after it.
-func stackIndicesAfter(lead int, stack, rest string) ([]int64, error) {
-	s := scanner{data: []byte(strings.Repeat(" ", lead) + stack + rest), pos: lead}
-	return s.stackIndices(nil)
-}
-
-// TestStackIndicesWindowsAfterALead: TestStackIndicesWindows with the
-// stack where a payload has it, past its first bytes, at every offset of
-// a window: indices then fall inside frameIndexRun's windows, across
-// their edges, and in the payload's last bytes.
-func TestStackIndicesWindowsAfterALead(t *testing.T) {
-	var long []string
-	for k := range 200 {
-		long = append(long, strconv.Itoa(k*k%100003))
-	}
-	stacks := []string{
-		"[]", "[0]", "[7]", "[1819,12,7,0]", "[" + strings.Join(long, ",") + "]",
-		"[1234567,12345678,123456789012]", "[" + strings.Repeat("9", 70) + "]",
-		"[1, 2,3]", "[ 1,2]", "[1,2 ]",
-		"[0,00]", "[00,1]", "[01]", "[1,2,3,4,5,6,7,012]", "[1,-2]", "[1,2.5]", "[1,,2]", "[1,2,]", "[1;2]",
-	}
-	for _, stack := range stacks {
-		var want []int64
-		wantErr := json.Unmarshal([]byte(stack), &want) != nil
-		for lead := range 72 {
-			for _, pad := range []int{0, 1, 7, 8, 63, 64, 65, 127, 128, 129, 200} {
-				got, err := stackIndicesAfter(lead, stack, strings.Repeat(" ", pad))
-				if wantErr {
-					assert.Error(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
-					continue
-				}
-				require.NoError(t, err, "%d bytes + %s + %d bytes", lead, stack, pad)
-				assert.Equal(t, nilIfEmpty(want), nilIfEmpty(got), "%d bytes + %s + %d bytes", lead, stack, pad)
-			}
-		}
-	}
-}
-
-// FuzzStackIndicesAfterALead: FuzzStackIndices with the stack lead bytes
-// into the payload.
-func FuzzStackIndicesAfterALead(f *testing.F) {
-	for _, s := range []string{"[1819,12,7,0]", "[0,1234567,12345678]", "[1, 2]", "[]", "[00]"} {
-		f.Add(s, uint8(9), uint8(200))
-	}
-	f.Fuzz(func(t *testing.T, stack string, lead, pad uint8) {
-		var want []int64
-		if json.Unmarshal([]byte(stack), &want) != nil || !strings.HasPrefix(stack, "[") {
-			return
-		}
-		got, err := stackIndicesAfter(int(lead), stack, strings.Repeat(" ", int(pad)))
-		if err != nil {
-			t.Fatalf("stack %q: %v", stack, err)
-		}
-		if !reflect.DeepEqual(nilIfEmpty(want), nilIfEmpty(got)) {
-			t.Fatalf("stack %q: %v, want %v", stack, got, want)
-		}
-	})
 }
