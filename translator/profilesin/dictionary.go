@@ -112,7 +112,8 @@ func (b *dictionaryBuilder) reset(dict pprofile.ProfilesDictionary) {
 	dict.StringTable().Append("")
 	dict.FunctionTable().AppendEmpty()
 	h0 := b.functionHash(functionKey{})
-	b.functions.put(b.functions.start(h0), h0, 0)
+	_, p, _ := b.functions.find(h0, func(int32) bool { return false }) // the index is empty
+	b.functions.put(p, h0, 0)
 	dict.LocationTable().AppendEmpty()
 	dict.MappingTable().AppendEmpty()
 	dict.StackTable().AppendEmpty()
@@ -138,16 +139,13 @@ func (b *dictionaryBuilder) str(s string) int32 {
 	}
 	h := maphash.String(b.seed, s)
 	table := b.dict.StringTable()
-	x := &b.strings
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && table.At(int(e.idx-1)) == s {
-			return e.idx - 1
-		}
+	i, p, ok := b.strings.find(h, func(i int32) bool { return table.At(int(i)) == s })
+	if ok {
+		return i
 	}
-	i := int32(table.Len())
+	i = int32(table.Len())
 	table.Append(s)
-	x.put(p, h, i)
+	b.strings.put(p, h, i)
 	return i
 }
 
@@ -155,20 +153,17 @@ func (b *dictionaryBuilder) function(name, systemName, filename string, startLin
 	k := functionKey{name: b.str(name), systemName: b.str(systemName), filename: b.str(filename), startLine: startLine}
 	h := b.functionHash(k)
 	table := b.dict.FunctionTable()
-	x := &b.functions
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && functionKeyOf(table.At(int(e.idx-1))) == k {
-			return e.idx - 1
-		}
+	i, p, ok := b.functions.find(h, func(i int32) bool { return functionKeyOf(table.At(int(i))) == k })
+	if ok {
+		return i
 	}
-	i := int32(table.Len())
+	i = int32(table.Len())
 	f := table.AppendEmpty()
 	f.SetNameStrindex(k.name)
 	f.SetSystemNameStrindex(k.systemName)
 	f.SetFilenameStrindex(k.filename)
 	f.SetStartLine(startLine)
-	x.put(p, h, i)
+	b.functions.put(p, h, i)
 	return i
 }
 
@@ -205,16 +200,13 @@ func (b *dictionaryBuilder) stack(locations []int32) int32 {
 	}
 	h := b.hashInt32s(locations)
 	table := b.dict.StackTable()
-	x := &b.stacks
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && int32SliceEqual(table.At(int(e.idx-1)).LocationIndices(), locations) {
-			return e.idx - 1
-		}
+	i, p, ok := b.stacks.find(h, func(i int32) bool { return int32SliceEqual(table.At(int(i)).LocationIndices(), locations) })
+	if ok {
+		return i
 	}
-	i := int32(table.Len())
+	i = int32(table.Len())
 	table.AppendEmpty().LocationIndices().FromRaw(locations)
-	x.put(p, h, i)
+	b.stacks.put(p, h, i)
 	return i
 }
 
@@ -281,15 +273,12 @@ func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
 	if k.kind == pcommon.ValueTypeStr {
 		h ^= maphash.String(b.seed, k.str)
 	}
-	x := &b.attrs
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && b.attrKeys[e.idx-1] == k {
-			return e.idx - 1
-		}
+	i, p, ok := b.attrs.find(h, func(i int32) bool { return b.attrKeys[i] == k })
+	if ok {
+		return i
 	}
 	table := b.dict.AttributeTable()
-	i := int32(table.Len())
+	i = int32(table.Len())
 	a := table.AppendEmpty()
 	a.SetKeyStrindex(k.key)
 	switch k.kind {
@@ -303,7 +292,7 @@ func (b *dictionaryBuilder) scalarAttr(k attrKey) int32 {
 		a.Value().SetDouble(math.Float64frombits(k.num))
 	}
 	b.keepAttrKey(i, k)
-	x.put(p, h, i)
+	b.attrs.put(p, h, i)
 	return i
 }
 

@@ -10,14 +10,13 @@ import "math/bits"
 // content it hashes each key once, in the caller's own way (two strings and
 // two integers combined, not a generic struct hash), and stores no key copy.
 //
-// A lookup walks the slots from start(h) with next until it finds the entry
-// or an empty slot; put then fills that empty slot:
+// A lookup (find) walks the slots from h's with the caller's comparison
+// until it finds the entry or an empty slot; put then fills that slot:
 //
-//	p := x.start(h)
-//	for ; x.slots[p].idx != 0; p = x.next(p) {
-//		if x.slots[p].hash == h && same(x.slots[p].idx-1) { … }
+//	i, p, ok := x.find(h, func(i int32) bool { return table[i] == key })
+//	if !ok {
+//		x.put(p, h, appended)
 //	}
-//	x.put(p, h, i)
 type hashIndex struct {
 	slots []hashSlot
 	used  int
@@ -67,12 +66,17 @@ func (x *hashIndex) rehash(n int) {
 	}
 }
 
-func (x *hashIndex) start(h uint64) uint64 {
-	return h & uint64(len(x.slots)-1)
-}
-
-func (x *hashIndex) next(p uint64) uint64 {
-	return (p + 1) & uint64(len(x.slots)-1)
+// find is the entry under h that same confirms, or, when there is none,
+// the empty slot where the walk ended (for put). It is small enough to be
+// inlined, and with it the caller's comparison.
+func (x *hashIndex) find(h uint64, same func(i int32) bool) (i int32, p uint64, ok bool) {
+	mask := uint64(len(x.slots) - 1)
+	for p = h & mask; x.slots[p].idx != 0; p = (p + 1) & mask {
+		if e := x.slots[p]; e.hash == h && same(e.idx-1) {
+			return e.idx - 1, p, true
+		}
+	}
+	return 0, p, false
 }
 
 // put records entry i under h in the empty slot p, where the lookup of h

@@ -13,13 +13,11 @@ import (
 // as the dictionary's callers do; hash gives each key its hash.
 func indexOf(x *hashIndex, entries *[]string, key string, hash func(string) uint64) int32 {
 	h := hash(key)
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && (*entries)[e.idx-1] == key {
-			return e.idx - 1
-		}
+	i, p, ok := x.find(h, func(i int32) bool { return (*entries)[i] == key })
+	if ok {
+		return i
 	}
-	i := int32(len(*entries))
+	i = int32(len(*entries))
 	*entries = append(*entries, key)
 	x.put(p, h, i)
 	return i

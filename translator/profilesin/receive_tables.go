@@ -47,17 +47,14 @@ func (b *ProfilesBuilder) location(f *sentry.Frame, profilePlatform string) int3
 	k := locationKey{frame: *f, frameType: frametype.Of(cmp.Or(f.Platform, profilePlatform)), mapping: b.imageOf(f.InstructionAddr)}
 	d := b.dict
 	h := d.frameHash(f, k.mapping)
-	x := &b.locations
-	p := x.start(h)
-	for ; x.slots[p].idx != 0; p = x.next(p) {
-		if e := x.slots[p]; e.hash == h && b.locationKeys[e.idx-1] == k {
-			return e.idx - 1
-		}
+	i, p, ok := b.locations.find(h, func(i int32) bool { return b.locationKeys[i] == k })
+	if ok {
+		return i
 	}
 	table := d.dict.LocationTable()
-	i := int32(table.Len())
+	i = int32(table.Len())
 	b.locationKeys = append(b.locationKeys, k)
-	x.put(p, h, i)
+	b.locations.put(p, h, i)
 	loc := table.AppendEmpty()
 	loc.SetAddress(f.InstructionAddr)
 	loc.SetMappingIndex(k.mapping)
