@@ -21,8 +21,8 @@ func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, en
 	if !ok {
 		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
-	*p = point{attrs: reusedMap(p.attrs)}
-	d := pointDecoder{members: members, index: index, p: p, l: l, ids: ids}
+	*p = point{attrs: reusedMap(p.attrs), observed: reusedMap(p.observed)}
+	d := pointDecoder{members: members, at: indexMembers(members), index: index, p: p, l: l, ids: ids}
 	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
 		if de := step(); de != nil {
 			return de
@@ -31,9 +31,61 @@ func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, en
 	return nil
 }
 
+// memberIndex is where a metric's members are in its entry: the index of
+// the last one sent of each key a metric maps, -1 when it was not sent;
+// others says a member of another key was sent. One pass over the members
+// finds them all, where a look-up by key each scanned the members again.
+type memberIndex struct {
+	timestamp, traceID, spanID, name, typ, value, unit, attributes int
+	others                                                         bool
+}
+
+// slot is the place of member key in x; nil for a member no block maps.
+func (x *memberIndex) slot(key string) *int {
+	switch key {
+	case "timestamp":
+		return &x.timestamp
+	case "trace_id":
+		return &x.traceID
+	case "span_id":
+		return &x.spanID
+	case "name":
+		return &x.name
+	case "type":
+		return &x.typ
+	case "value":
+		return &x.value
+	case "unit":
+		return &x.unit
+	case "attributes":
+		return &x.attributes
+	}
+	return nil
+}
+
+// known says whether a member of a Sentry metric is mapped by its own
+// block.
+func known(member string) bool {
+	var x memberIndex
+	return x.slot(member) != nil
+}
+
+func indexMembers(e *sentrysignal.Entry) memberIndex {
+	x := memberIndex{-1, -1, -1, -1, -1, -1, -1, -1, false}
+	for i := range e.Len() {
+		if at := x.slot(e.Key(i)); at != nil {
+			*at = i
+		} else {
+			x.others = true
+		}
+	}
+	return x
+}
+
 // pointDecoder reads the members of one metric into its point.
 type pointDecoder struct {
 	members *sentrysignal.Entry
+	at      memberIndex
 	ids     *sentrysignal.IDMemo
 	index   int
 	p       *point
@@ -44,11 +96,20 @@ func (d *pointDecoder) fail(field, reason string, err error) *sentrysignal.Decod
 	return sentrysignal.EntryError(ItemType, d.index, field, reason, err)
 }
 
+// str is member i when it was sent as a string, else "".
+func (d *pointDecoder) str(i int) string {
+	if i < 0 {
+		return ""
+	}
+	s, _ := d.members.StringAt(i)
+	return s
+}
+
 // readSeries: "name", "type", "unit"
 func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
-	d.p.name = d.members.Str("name")
-	d.p.typ = d.members.Str("type")
-	d.p.unit = d.members.Str("unit")
+	d.p.name = d.str(d.at.name)
+	d.p.typ = d.str(d.at.typ)
+	d.p.unit = d.str(d.at.unit)
 	if d.p.name == "" {
 		return d.fail("name", "missing", nil)
 	}
@@ -60,7 +121,10 @@ func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
 
 // readTimestamp: "timestamp"
 func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
-	ts, err := d.members.Timestamp("timestamp")
+	if d.at.timestamp < 0 {
+		return d.fail("timestamp", "not a timestamp", sentrysignal.ErrMissing)
+	}
+	ts, err := d.members.TimestampAt(d.at.timestamp)
 	if err != nil {
 		return d.fail("timestamp", "not a timestamp", err)
 	}
@@ -70,7 +134,14 @@ func (d *pointDecoder) readTimestamp() *sentrysignal.DecodeError {
 
 // readValue: "value"
 func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
-	v, err := readNumber(d.members.Get("value"))
+	if d.at.value < 0 {
+		return d.fail("value", "not a number", sentrysignal.ErrMissing)
+	}
+	text, ok := d.members.NumberAt(d.at.value)
+	if !ok {
+		return d.fail("value", "not a number", sentrysignal.ErrMissing)
+	}
+	v, err := readNumberText(string(text))
 	if err != nil {
 		return d.fail("value", "not a number", err)
 	}
@@ -81,12 +152,12 @@ func (d *pointDecoder) readValue() *sentrysignal.DecodeError {
 // readIDs: "trace_id", "span_id"
 func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 	var err error
-	if s := d.members.Str("trace_id"); s != "" {
+	if s := d.str(d.at.traceID); s != "" {
 		if d.p.traceID, err = d.ids.TraceID(s); err != nil {
 			return d.fail("trace_id", "not a trace id", err)
 		}
 	}
-	if s := d.members.Str("span_id"); s != "" {
+	if s := d.str(d.at.spanID); s != "" {
 		if d.p.spanID, err = d.ids.SpanID(s); err != nil {
 			return d.fail("span_id", "not a span id", err)
 		}
@@ -97,16 +168,20 @@ func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 // readAttributes: "attributes", typed; the other members →
 // sentry.payload.<member>
 func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
-	if a := d.members.Get("attributes"); a != nil {
-		err := d.l.PutEntryAttributes(d.p.attrs, a, &d.p.resource)
-		switch {
-		case errors.Is(err, sentrysignal.ErrNotObject):
-			return d.fail("attributes", "not an object", nil)
-		case err != nil:
-			return d.fail("attributes", "not typed attributes", err)
+	if i := d.at.attributes; i >= 0 {
+		if a := d.members.At(i); a != nil {
+			err := d.l.PutEntryAttributesAside(d.p.attrs, a, &d.p.resource, observationAttribute, d.p.observed)
+			switch {
+			case errors.Is(err, sentrysignal.ErrNotObject):
+				return d.fail("attributes", "not an object", nil)
+			case err != nil:
+				return d.fail("attributes", "not typed attributes", err)
+			}
 		}
 	}
-	putOthers(d.p.attrs, d.l, d.members, d.l.MaxDepth())
+	if d.at.others {
+		putOthers(d.p.attrs, d.l, d.members, d.l.MaxDepth())
+	}
 	return nil
 }
 
@@ -117,14 +192,21 @@ func readNumber(x any) (number, error) {
 	if !ok {
 		return number{}, sentrysignal.ErrMissing
 	}
-	if sentrysignal.IsIntegerText(string(n)) {
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+	return readNumberText(string(n))
+}
+
+// readNumberText is readNumber of a number's text. The text is not kept,
+// not even by its error, so that reading the payload's bytes as one
+// copies them on the stack.
+func readNumberText(text string) (number, error) {
+	if sentrysignal.IsIntegerText(text) {
+		if i, err := strconv.ParseInt(text, 10, 64); err == nil {
 			return number{isInt: true, i: i}, nil
 		}
 	}
-	f, err := strconv.ParseFloat(string(n), 64)
+	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return number{}, fmt.Errorf("not a finite number: %.40s", n)
+		return number{}, fmt.Errorf("not a finite number: %.40s", strings.Clone(text))
 	}
 	return number{f: f}, nil
 }

@@ -25,16 +25,6 @@ const (
 // typed attributes, which SDKs already name sentry.*).
 const AttrPrefix = sentryattr.PayloadPrefix
 
-// known says whether a member of a Sentry metric is mapped by its own
-// block.
-func known(member string) bool {
-	switch member {
-	case "timestamp", "trace_id", "span_id", "name", "type", "value", "unit", "attributes":
-		return true
-	}
-	return false
-}
-
 // point is one decoded Sentry metric.
 type point struct {
 	name, typ, unit string
@@ -43,6 +33,9 @@ type point struct {
 	traceID         pcommon.TraceID
 	spanID          pcommon.SpanID
 	attrs           pcommon.Map // "attributes" and the unknown members
+	// observed is the attribute of the one observation (see
+	// observationAttribute), for its exemplar.
+	observed pcommon.Map
 	// resource is what the attributes name of the program.
 	resource sentryresource.Resource
 }
@@ -170,32 +163,23 @@ func putNumberPoint(dp pmetric.NumberDataPoint, p *point) {
 	putAttributesAndExemplar(dp.Attributes(), dp.Exemplars(), p)
 }
 
-// observationAttributes are attributes of one observation, not of its
-// series: as point attributes every observation would be a series of its
+// observationAttribute is the attribute of one observation, not of its
+// series: as a point attribute every observation would be a series of its
 // own (JavaScript numbers its observations within a millisecond).
-var observationAttributes = []string{sentryattr.TimestampSequence}
+const observationAttribute = sentryattr.TimestampSequence
 
-// putAttributesAndExemplar writes p's attributes as the point's, but those
-// of the one observation, which go with "trace_id" and "span_id" onto an
-// exemplar of the value.
+// putAttributesAndExemplar writes p's attributes as the point's, and the
+// one of the observation (see observationAttribute) with "trace_id" and
+// "span_id" onto an exemplar of the value.
 func putAttributesAndExemplar(attrs pcommon.Map, exemplars pmetric.ExemplarSlice, p *point) {
 	p.attrs.MoveTo(attrs)
-	var ex pmetric.Exemplar
-	exemplar := func() pmetric.Exemplar {
-		if exemplars.Len() == 0 {
-			ex = exemplars.AppendEmpty()
-			putExemplar(ex, p)
-		}
-		return ex
+	if p.traceID.IsEmpty() && p.observed.Len() == 0 {
+		return
 	}
-	if !p.traceID.IsEmpty() {
-		exemplar()
-	}
-	for _, k := range observationAttributes {
-		if v, ok := attrs.Get(k); ok {
-			v.MoveTo(exemplar().FilteredAttributes().PutEmpty(k))
-			attrs.Remove(k)
-		}
+	ex := exemplars.AppendEmpty()
+	putExemplar(ex, p)
+	if p.observed.Len() > 0 {
+		p.observed.MoveTo(ex.FilteredAttributes())
 	}
 }
 

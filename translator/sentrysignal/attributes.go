@@ -36,9 +36,42 @@ var ErrNotObject = errors.New("not an object")
 // noted in it.
 func (l *Limiter) PutEntryAttributes(m pcommon.Map, attrs any, res *sentryresource.Resource) error {
 	if t, ok := attrs.(*TypedAttributes); ok {
-		return l.putTypedEntries(m, t, res)
+		return l.putTypedEntries(m, t, res, -1)
 	}
 	return ErrNotObject
+}
+
+// PutEntryAttributesAside is PutEntryAttributes, but the attribute called
+// asideKey goes to aside rather than to m: a metric's
+// sentry.timestamp.sequence, an attribute of its one observation, goes to
+// its exemplar without being put into m and found and removed again.
+func (l *Limiter) PutEntryAttributesAside(m pcommon.Map, attrs any, res *sentryresource.Resource, asideKey string, aside pcommon.Map) error {
+	t, ok := attrs.(*TypedAttributes)
+	if !ok {
+		return ErrNotObject
+	}
+	at := t.kept(asideKey)
+	if at >= 0 && l.leftOut(asideKey) {
+		at = -1
+	}
+	if err := l.putTypedEntries(m, t, res, at); err != nil {
+		return err
+	}
+	if at >= 0 {
+		return l.putTypedEntry(aside, &t.sent[at], res)
+	}
+	return nil
+}
+
+// kept is the index in a.sent of the attribute called key that is kept
+// (the last one sent); -1 when there is none.
+func (a *TypedAttributes) kept(key string) int32 {
+	for _, i := range a.order {
+		if a.sent[i].key == key {
+			return i
+		}
+	}
+	return -1
 }
 
 // leftOut says whether the attribute key is left out: personal data
@@ -62,14 +95,16 @@ func (l *Limiter) written(a *TypedAttributes) int {
 // noting the program's attributes in res when it is not nil. Personal
 // ones are skipped in place rather than copied out (a copy per metric
 // was a third of the bytes a metric container's translation allocated).
-func (l *Limiter) putTypedEntries(m pcommon.Map, a *TypedAttributes, res *sentryresource.Resource) error {
+// All but the attribute at skip (an index in a.sent; -1 for none), which
+// the caller puts elsewhere.
+func (l *Limiter) putTypedEntries(m pcommon.Map, a *TypedAttributes, res *sentryresource.Resource, skip int32) error {
 	n := l.written(a)
 	if m.Len() == 0 && n >= minBulkKeys {
-		return l.putTypedBulk(m, a, n, res)
+		return l.putTypedBulk(m, a, n, res, skip)
 	}
 	m.EnsureCapacity(m.Len() + min(n, l.opts.MaxMapEntries))
 	for _, i := range a.order {
-		if l.leftOut(a.sent[i].key) {
+		if i == skip || l.leftOut(a.sent[i].key) {
 			continue
 		}
 		if err := l.putTypedEntry(m, &a.sent[i], res); err != nil {
@@ -108,12 +143,12 @@ func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresourc
 // putTypedBulk is PutTyped of many attributes into an empty map, in time
 // linear in their number (see Entries). Every attribute is checked before
 // any is put.
-func (l *Limiter) putTypedBulk(m pcommon.Map, a *TypedAttributes, n int, res *sentryresource.Resource) error {
+func (l *Limiter) putTypedBulk(m pcommon.Map, a *TypedAttributes, n int, res *sentryresource.Resource, skip int32) error {
 	vals := make([]typedValue, 0, n)
 	present := make([]string, 0, n)
 	for _, i := range a.order {
 		e := &a.sent[i]
-		if l.leftOut(e.key) {
+		if i == skip || l.leftOut(e.key) {
 			continue
 		}
 		val, ok, err := e.read()

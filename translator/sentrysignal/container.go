@@ -709,12 +709,61 @@ type entryMember struct {
 
 // find is the last member called key; nil when there is none.
 func (e *Entry) find(key string) *entryMember {
-	for i := len(e.members) - 1; i >= 0; i-- {
-		if e.members[i].key == key {
-			return &e.members[i]
-		}
+	if i := e.index(key); i >= 0 {
+		return &e.members[i]
 	}
 	return nil
+}
+
+// index is the index of the last member called key; -1 when there is none.
+func (e *Entry) index(key string) int {
+	for i := len(e.members) - 1; i >= 0; i-- {
+		if e.members[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
+
+// Len is the number of members sent, a repeated key counted each time: a
+// translator that maps many members reads them by index in one pass
+// (Key, StringAt, NumberAt, ...), the last of a key winning as with Get,
+// rather than looking each one up by its key.
+func (e *Entry) Len() int { return len(e.members) }
+
+// Key is the key of member i, in the order sent.
+func (e *Entry) Key(i int) string { return e.members[i].key }
+
+// At is member i's value, as Get gives it.
+func (e *Entry) At(i int) any { return e.valueOf(&e.members[i]) }
+
+// StringAt is member i when it is a string, as String gives it.
+func (e *Entry) StringAt(i int) (string, bool) {
+	m := &e.members[i]
+	if m.text == stringText {
+		return e.p.shared(e.bytes(m)), true
+	}
+	s, ok := m.value.(string)
+	return s, ok
+}
+
+// NumberAt is the text of member i when it is a number: the payload's own
+// bytes, valid only during the visitor's call, so that reading it makes
+// no value.
+func (e *Entry) NumberAt(i int) ([]byte, bool) {
+	m := &e.members[i]
+	if m.text != numberText {
+		return nil, false
+	}
+	return e.bytes(m), true
+}
+
+// TimestampAt reads member i as Timestamp does.
+func (e *Entry) TimestampAt(i int) (pcommon.Timestamp, error) {
+	if m := &e.members[i]; m.text == numberText {
+		return timestampOfSeconds(e.bytes(m))
+	}
+	return TimestampOf(e.At(i))
 }
 
 // bytes is the text of a member kept as its place in the payload.
@@ -742,15 +791,10 @@ func (e *Entry) Get(key string) any {
 
 // String is member key when it is a string.
 func (e *Entry) String(key string) (string, bool) {
-	m := e.find(key)
-	switch {
-	case m == nil:
-		return "", false
-	case m.text == stringText:
-		return e.p.shared(e.bytes(m)), true
+	if i := e.index(key); i >= 0 {
+		return e.StringAt(i)
 	}
-	s, ok := m.value.(string)
-	return s, ok
+	return "", false
 }
 
 // Str is member key when it is a string, else "".
@@ -773,10 +817,10 @@ func (e *Entry) Int(key string) (int64, bool) {
 
 // Timestamp reads member key as TimestampOf reads a decoded value.
 func (e *Entry) Timestamp(key string) (pcommon.Timestamp, error) {
-	if m := e.find(key); m != nil && m.text == numberText {
-		return timestampOfSeconds(e.bytes(m))
+	if i := e.index(key); i >= 0 {
+		return e.TimestampAt(i)
 	}
-	return TimestampOf(e.Get(key))
+	return TimestampOf(nil)
 }
 
 // Others are the members that are not null and that mapped does not

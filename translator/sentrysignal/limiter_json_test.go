@@ -46,7 +46,7 @@ func (l *Limiter) PutTyped(m pcommon.Map, attrs map[string]any) error {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	return l.putTypedEntries(m, &TypedAttributes{sent: entries, order: order}, nil)
+	return l.putTypedEntries(m, &TypedAttributes{sent: entries, order: order}, nil, -1)
 }
 
 // PutJSON maps a free-form JSON value into v: objects become maps (keys in
