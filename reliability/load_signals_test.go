@@ -205,6 +205,12 @@ const envSignalProfiles = "LOAD_SIGNAL_PROFILES"
 // envSignalRounds sets the rounds of TestLoadSignalsAgainstOTLP (default 5).
 const envSignalRounds = "LOAD_SIGNAL_ROUNDS"
 
+// envSignalSink names the file the file exporter writes to in the
+// measured windows (default: a file on disk, which the OTLP equivalents
+// are read from in any case). /dev/null keeps the disk's write-back, which
+// both paths share, out of the windows.
+const envSignalSink = "LOAD_SIGNAL_SINK"
+
 // TestLoadSignalsAgainstOTLP is `make load`'s errors mode: a real
 // @sentry/node 11.1.0 error event (chained exception, two stack traces),
 // a Sentry Logs container and a trace_metric container of 100 items each,
@@ -239,6 +245,13 @@ func TestLoadSignalsAgainstOTLP(t *testing.T) {
 	sentryURL := envelopeURL("http://" + sentryAddr)
 	cases := signalCases(t)
 	captureOTLP(t, cases, sentryURL, out)
+	if sink := os.Getenv(envSignalSink); sink != "" {
+		// the same collector, its file exporter writing to sink
+		p.stop(t)
+		p = startCollector(t, bin, dir, strings.Replace(config, fmt.Sprintf("path: %q", out), fmt.Sprintf("path: %q", sink), 1))
+		p.waitListening(t, sentryAddr)
+		p.waitListening(t, otlpAddr)
+	}
 
 	const d = time.Second
 	var report strings.Builder

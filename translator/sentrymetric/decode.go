@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/pmetric"
 
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
@@ -16,13 +17,17 @@ import (
 // decodePoint reads one metric of a container into p (the batch's, reset
 // for each metric, as is l); everything that can fail fails here, before
 // any Metric is started for it.
-func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, entry any, index int) *sentrysignal.DecodeError {
+//
+// The point's series is looked up in groups once its name, type and unit
+// are read: the attributes that name the program are noted only for the
+// first point of a series, whose resource is the batch's.
+func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, groups map[groupKey]pmetric.Metric, entry any, index int) *sentrysignal.DecodeError {
 	members, ok := entry.(*sentrysignal.Entry)
 	if !ok {
 		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
 	*p = point{attrs: reusedMap(p.attrs), observed: reusedMap(p.observed)}
-	d := pointDecoder{members: members, at: indexMembers(members), index: index, p: p, l: l, ids: ids}
+	d := pointDecoder{members: members, at: indexMembers(members), index: index, p: p, l: l, ids: ids, groups: groups}
 	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
 		if de := step(); de != nil {
 			return de
@@ -84,6 +89,7 @@ func indexMembers(e *sentrysignal.Entry) memberIndex {
 
 // pointDecoder reads the members of one metric into its point.
 type pointDecoder struct {
+	groups  map[groupKey]pmetric.Metric
 	members *sentrysignal.Entry
 	at      memberIndex
 	ids     *sentrysignal.IDMemo
@@ -116,6 +122,7 @@ func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
 	if d.p.typ != TypeCounter && d.p.typ != TypeGauge && d.p.typ != TypeDistribution {
 		return d.fail("type", "not counter, gauge or distribution", nil)
 	}
+	d.p.series, d.p.inSeries = d.groups[groupKey{d.p.name, d.p.typ, d.p.unit}]
 	return nil
 }
 
@@ -170,7 +177,14 @@ func (d *pointDecoder) readIDs() *sentrysignal.DecodeError {
 func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
 	if i := d.at.attributes; i >= 0 {
 		if a := d.members.At(i); a != nil {
-			err := d.l.PutEntryAttributesAside(d.p.attrs, a, &d.p.resource, observationAttribute, d.p.observed)
+			if typed, ok := a.(*sentrysignal.TypedAttributes); ok && !d.at.others {
+				d.p.typed = typed
+			}
+			res := &d.p.resource
+			if d.p.inSeries {
+				res = nil
+			}
+			err := d.l.PutEntryAttributesAside(d.p.attrs, a, res, observationAttribute, d.p.observed)
 			switch {
 			case errors.Is(err, sentrysignal.ErrNotObject):
 				return d.fail("attributes", "not an object", nil)

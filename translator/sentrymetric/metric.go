@@ -36,6 +36,14 @@ type point struct {
 	// observed is the attribute of the one observation (see
 	// observationAttribute), for its exemplar.
 	observed pcommon.Map
+	// series is the Metric of the point's name, type and unit, when
+	// inSeries says an earlier point started it.
+	series   pmetric.Metric
+	inSeries bool
+	// typed are the "attributes" read when they are all of attrs: told
+	// where they were written, so that the entries after with the same
+	// attributes write a copy (see TypedAttributes.Wrote).
+	typed *sentrysignal.TypedAttributes
 	// resource is what the attributes name of the program.
 	resource sentryresource.Resource
 }
@@ -99,18 +107,20 @@ func (b *metricBatch) Restart() {
 func (b *metricBatch) Entry(index int, entry any) {
 	b.limiter.Reset(b.opts)
 	p := &b.point
-	if de := decodePoint(p, &b.limiter, &b.ids, entry, index); de != nil {
+	if de := decodePoint(p, &b.limiter, &b.ids, b.groups, entry, index); de != nil {
 		b.partial.Add(de)
 		return
 	}
-	key := groupKey{p.name, p.typ, p.unit}
-	m, ok := b.groups[key]
-	if !ok {
+	m := p.series
+	if !p.inSeries {
 		m = newMetric(b.metrics.AppendEmpty(), p)
-		b.groups[key] = m
+		b.groups[groupKey{p.name, p.typ, p.unit}] = m
 		b.facts.Resource.Fill(p.resource)
 	}
-	putPoint(m, p)
+	attrs := putPoint(m, p)
+	if p.typed != nil {
+		p.typed.Wrote(attrs)
+	}
 	b.points++
 }
 
@@ -135,18 +145,24 @@ func newMetric(m pmetric.Metric, p *point) pmetric.Metric {
 	return m
 }
 
-// putPoint appends p's data point to m.
-func putPoint(m pmetric.Metric, p *point) {
+// putPoint appends p's data point to m and returns its attributes.
+func putPoint(m pmetric.Metric, p *point) pcommon.Map {
 	switch p.typ {
 	case TypeCounter:
-		putNumberPoint(m.Sum().DataPoints().AppendEmpty(), p)
+		dp := m.Sum().DataPoints().AppendEmpty()
+		putNumberPoint(dp, p)
 		if p.value.float() < 0 {
 			m.Sum().SetIsMonotonic(false) // SDKs do not refuse negative counts
 		}
+		return dp.Attributes()
 	case TypeGauge:
-		putNumberPoint(m.Gauge().DataPoints().AppendEmpty(), p)
-	case TypeDistribution:
-		putDistribution(m.ExponentialHistogram().DataPoints().AppendEmpty(), p)
+		dp := m.Gauge().DataPoints().AppendEmpty()
+		putNumberPoint(dp, p)
+		return dp.Attributes()
+	default: // TypeDistribution
+		dp := m.ExponentialHistogram().DataPoints().AppendEmpty()
+		putDistribution(dp, p)
+		return dp.Attributes()
 	}
 }
 

@@ -54,13 +54,63 @@ func (l *Limiter) PutEntryAttributesAside(m pcommon.Map, attrs any, res *sentryr
 	if at >= 0 && l.leftOut(asideKey) {
 		at = -1
 	}
-	if err := l.putTypedEntries(m, t, res, at); err != nil {
-		return err
+	if !l.putWritten(m, t, res, at) {
+		dropped := l.dropped
+		if err := l.putTypedEntries(m, t, res, at); err != nil {
+			return err
+		}
+		t.unchanged = l.dropped == dropped
 	}
 	if at >= 0 {
 		return l.putTypedEntry(aside, &t.sent[at], res)
 	}
 	return nil
+}
+
+// putWritten writes the attributes (but the one at skip) into the empty m
+// as a copy of what was written for the entry before of their shape, when
+// each one is the very text that entry sent (and so is read as it was:
+// the release, environment, SDK, server and user a container's entries
+// share) and the translator told where it wrote that entry's (Wrote): the
+// copy costs no look-up of a key, no limit and no check of a value. The
+// attributes that name the program are noted in res as writing notes them.
+// False, writing nothing, when the attributes cannot be written so.
+func (l *Limiter) putWritten(m pcommon.Map, a *TypedAttributes, res *sentryresource.Resource, skip int32) bool {
+	sh := a.recall
+	if sh == nil || a.recallAt != 0 || a.before == 0 || sh.writtenOf != a.before || m.Len() != 0 {
+		return false
+	}
+	if a.read1 > 1 || a.read1 == 1 && a.readAt != skip {
+		return false // an attribute that is not its shape's last entry's
+	}
+	sh.written.CopyTo(m)
+	a.unchanged = true
+	if res == nil {
+		return true
+	}
+	for _, i := range a.order {
+		// what putTypedEntry notes of a typed value read as its text
+		e := &a.sent[i]
+		if i == skip || l.leftOut(e.key) || e.textKind != stringText {
+			continue
+		}
+		switch e.typ {
+		case TypeInteger, TypeDouble, TypeBoolean:
+		default:
+			NoteResourceAttribute(res, e.key, e.text)
+		}
+	}
+	return true
+}
+
+// Wrote tells that the attributes written by PutEntryAttributesAside are
+// now m, where nothing else was written and which is not to change, so
+// that an entry of the same attributes after them is written as a copy of
+// m. Only a container's scan gives attributes it helps.
+func (a *TypedAttributes) Wrote(m pcommon.Map) {
+	if sh := a.recall; sh != nil && a.recallAt == 0 && sh.last == a.read && a.unchanged {
+		sh.written, sh.writtenOf = m, a.read
+	}
 }
 
 // kept is the index in a.sent of the attribute called key that is kept
@@ -213,6 +263,21 @@ type TypedAttributes struct {
 	recall *shape
 	// oldest is the shape the next new one replaces
 	oldest int
+	// objectAt is where the attributes being read start, after their "{"
+	objectAt int
+	// unchanged says the attributes last written were all written (none
+	// dropped at the limit).
+	unchanged bool
+	// read1 counts the attributes read one by one, not recalled as the
+	// very text of their shape's last entry; readAt is the last of them.
+	read1  int
+	readAt int32
+	// read numbers the attribute objects read (from 1); recallAt is the
+	// attribute from which recall was recalled (0: all of them), and
+	// before the entry its shape had before this one (0: none), whose
+	// written attributes may be written again (see putWritten).
+	read, before uint64
+	recallAt     int
 }
 
 // shape is the keys of an entry's attributes in the order sent, their
@@ -221,6 +286,16 @@ type shape struct {
 	keys    []string
 	order   []int32
 	members []recalled
+	// object is the text of the last entry's attributes, from after the
+	// object's "{" to the end of its last attribute, where each member's
+	// at and end are
+	object []byte
+	// last is the number (TypedAttributes.read) of the last entry of the
+	// shape; written is the map a translator wrote that entry's attributes
+	// into, when it told (see Wrote): of entry writtenOf, a map no other
+	// member wrote into and in which no attribute was dropped.
+	last, writtenOf uint64
+	written         pcommon.Map
 }
 
 // recalled is what the last entry of a shape sent under one of its keys:
@@ -235,6 +310,8 @@ type recalled struct {
 	// recognised by its text alone; whole says the attribute is a typed
 	// value whose reading is all in text, typ and kind.
 	plain, whole bool
+	// at and end are the attribute's place in the shape's object
+	at, end int
 }
 
 // Len is the number of attributes.

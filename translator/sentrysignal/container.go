@@ -2,12 +2,16 @@ package sentrysignal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"math/bits"
 	"slices"
 	"strings"
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
+
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/internal/sentrytime"
 )
 
 // ContainerVisitor receives the entries of a container as ScanContainer
@@ -245,7 +249,9 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	// entry left past the new ones lives no longer than the scan, whose
 	// TypedAttributes into is
 	into.sent = into.sent[:0]
-	into.recall = nil
+	into.recall, into.recallAt, into.before, into.unchanged = nil, 0, 0, false
+	into.read1 = 0
+	into.read++
 	p.typed = into
 	err := p.typedMembers()
 	p.typed = nil
@@ -280,7 +286,14 @@ func (p *jsonParser) typedMembers() error {
 		return err
 	}
 	a := p.typed
+	a.objectAt = p.pos
 	a.recall = a.shapeAfter(p, 0)
+	if p.sameAttributes() {
+		if end, err := p.next('}', "after an object value"); end || err != nil {
+			p.depth--
+			return err
+		}
+	}
 	for {
 		start := p.pos
 		if !p.sameAttribute() {
@@ -321,6 +334,89 @@ func (p *jsonParser) sameAttribute() bool {
 	return true
 }
 
+// sameAttributes reads the first attributes when the payload has at pos
+// the very text the last entry of a remembered shape had: found by one
+// comparison of the attributes' text, up to the first byte that differs
+// (most attributes of a container are the same in every entry: release,
+// environment, SDK, server), where reading them one by one cost a
+// comparison and a look for the separator each. The shape whose text goes
+// on longest is recalled. False, leaving pos, when not one attribute was
+// the same.
+func (p *jsonParser) sameAttributes() bool {
+	a := p.typed
+	rest := p.data[p.pos:]
+	var best *shape
+	taken, lead := 0, false
+	// a shape of other attributes most often differs within the first
+	// block: only the shapes that do not are compared further, unless none
+	for pass := 0; pass < 2 && !lead; pass++ {
+		for k := range a.shapes {
+			sh := &a.shapes[k]
+			if len(sh.keys) == 0 || !sh.members[0].whole {
+				continue
+			}
+			if pass == 0 {
+				n := min(len(rest), len(sh.object), prefixBlock)
+				if !bytes.Equal(rest[:n], sh.object[:n]) {
+					continue
+				}
+				lead = true
+			}
+			if n := sh.sameIn(rest); n > taken {
+				best, taken = sh, n
+			}
+		}
+	}
+	if best == nil {
+		return false
+	}
+	a.recall = best
+	for i := range taken {
+		m := &best.members[i]
+		a.sent = append(a.sent, typedEntry{key: best.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain, same: true,
+			start: a.objectAt + m.at, end: a.objectAt + m.end})
+	}
+	p.pos = a.objectAt + best.members[taken-1].end
+	return true
+}
+
+// sameIn is the number of the shape's first attributes that text begins
+// with, each the very text the shape's last entry sent.
+func (sh *shape) sameIn(text []byte) int {
+	same := commonPrefix(text, sh.object)
+	n := 0
+	for n < len(sh.members) && sh.members[n].whole && sh.members[n].end <= same {
+		n++
+	}
+	return n
+}
+
+// prefixBlock is the block commonPrefix compares at a time.
+const prefixBlock = 64
+
+// commonPrefix is the length of the longest common prefix of a and b:
+// found by comparing 256 then 64 bytes at a time (bytes.Equal's vector
+// code), then eight bytes at a time within the block that differs.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+4*prefixBlock <= n && bytes.Equal(a[i:i+4*prefixBlock], b[i:i+4*prefixBlock]) {
+		i += 4 * prefixBlock
+	}
+	for i+prefixBlock <= n && bytes.Equal(a[i:i+prefixBlock], b[i:i+prefixBlock]) {
+		i += prefixBlock
+	}
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
 // attributeKey reads the key of the next attribute and the ":" after it:
 // the key an earlier entry of the same shape sent in the same place when
 // the payload has its very text there (see TypedAttributes.recall), else
@@ -331,7 +427,7 @@ func (p *jsonParser) attributeKey() (string, error) {
 	if a.recall != nil && !a.recall.keyAt(p, i) {
 		// shapes may share their first keys: another one that sent the
 		// keys read so far may go on with this one
-		a.recall = a.shapeAfter(p, i)
+		a.recall, a.recallAt = a.shapeAfter(p, i), i
 	}
 	if sh := a.recall; sh != nil {
 		p.pos += len(sh.keys[i]) + 2
@@ -406,7 +502,8 @@ func plainText(text string) bool {
 // and remembered as a shape in place of the oldest.
 func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
-		sh.note(a.sent, data, false)
+		sh.note(a.sent, data, a.objectAt, false)
+		a.before, sh.last = sh.last, a.read
 		return append(order, sh.order...)
 	}
 	order = keptOrder(order, a.sent)
@@ -426,23 +523,32 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	for range a.sent {
 		sh.members = append(sh.members, recalled{})
 	}
-	sh.note(a.sent, data, true)
+	sh.note(a.sent, data, a.objectAt, true)
+	sh.last, sh.writtenOf, sh.written = a.read, 0, pcommon.Map{}
+	// the entry is the shape's: what is written of it may be told (Wrote)
+	a.recall, a.recallAt = sh, 0
 	return order
 }
 
 // note keeps what entries (which have the shape's keys) sent, read from
 // data, for the next entry of the shape to recall; but for a new shape
 // (all), the attributes taken from the shape, which it has already.
-func (sh *shape) note(entries []typedEntry, data []byte, all bool) {
+func (sh *shape) note(entries []typedEntry, data []byte, objectAt int, all bool) {
 	for i := range entries {
 		e := &entries[i]
 		if e.same && !all {
+			sh.members[i].at, sh.members[i].end = e.start-objectAt, e.end-objectAt
 			continue
 		}
 		sh.members[i] = recalled{
 			raw: data[e.start:e.end], text: e.text, typ: e.typ, kind: e.textKind,
 			plain: e.plainString, whole: e.isObject && e.legacy == nil && e.x == nil,
+			at: e.start - objectAt, end: e.end - objectAt,
 		}
+	}
+	sh.object = nil
+	if len(entries) > 0 {
+		sh.object = data[objectAt:entries[len(entries)-1].end]
 	}
 }
 
@@ -452,9 +558,10 @@ func (a *TypedAttributes) forget() {
 		sh := &a.shapes[i]
 		clear(sh.keys)
 		clear(sh.members)
-		sh.keys, sh.members = sh.keys[:0], sh.members[:0]
+		sh.keys, sh.members, sh.object = sh.keys[:0], sh.members[:0], nil
+		sh.last, sh.writtenOf, sh.written = 0, 0, pcommon.Map{}
 	}
-	a.recall = nil
+	a.recall, a.read = nil, 0
 }
 
 // keptOrder appends to order the indices of entries by key, one per key:
@@ -500,6 +607,7 @@ func sortedOrder(order []int32, entries []typedEntry) []int32 {
 func (p *jsonParser) typedMember(key string) error {
 	a := p.typed
 	a.sent = append(a.sent, typedEntry{key: key})
+	a.read1, a.readAt = a.read1+1, int32(len(a.sent)-1)
 	// read in place: a value inside it reads no typed attributes, so
 	// nothing appends to a.sent until it is read
 	e := &a.sent[len(a.sent)-1]
@@ -761,6 +869,11 @@ func (e *Entry) NumberAt(i int) ([]byte, bool) {
 // TimestampAt reads member i as Timestamp does.
 func (e *Entry) TimestampAt(i int) (pcommon.Timestamp, error) {
 	if m := &e.members[i]; m.text == numberText {
+		// Scan reads the shape SDKs write by words, from the payload, which
+		// goes on past the number (the number's own text is too short)
+		if t, end, ok := sentrytime.Scan(e.p.data, m.start); ok && end == m.end {
+			return afterEpoch(t)
+		}
 		return timestampOfSeconds(e.bytes(m))
 	}
 	return TimestampOf(e.At(i))
