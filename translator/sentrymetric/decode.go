@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/pmetric"
 
+	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentryresource"
 	"github.com/sentryprofile/otelcol-sentryprofile/translator/sentrysignal"
 )
 
@@ -26,7 +27,7 @@ func decodePoint(p *point, l *sentrysignal.Limiter, ids *sentrysignal.IDMemo, gr
 	if !ok {
 		return sentrysignal.EntryError(ItemType, index, "", "not a JSON object", nil)
 	}
-	*p = point{attrs: reusedMap(p.attrs), observed: reusedMap(p.observed)}
+	p.reset()
 	d := pointDecoder{members: members, at: indexMembers(members), index: index, p: p, l: l, ids: ids, groups: groups}
 	for _, step := range [...]func() *sentrysignal.DecodeError{d.readSeries, d.readTimestamp, d.readValue, d.readIDs, d.readAttributes} {
 		if de := step(); de != nil {
@@ -123,6 +124,9 @@ func (d *pointDecoder) readSeries() *sentrysignal.DecodeError {
 		return d.fail("type", "not counter, gauge or distribution", nil)
 	}
 	d.p.series, d.p.inSeries = d.groups[groupKey{d.p.name, d.p.typ, d.p.unit}]
+	if !d.p.inSeries {
+		d.p.resource = sentryresource.Resource{} // the new series' resource
+	}
 	return nil
 }
 
@@ -180,9 +184,9 @@ func (d *pointDecoder) readAttributes() *sentrysignal.DecodeError {
 			if typed, ok := a.(*sentrysignal.TypedAttributes); ok && !d.at.others {
 				d.p.typed = typed
 			}
-			res := &d.p.resource
-			if d.p.inSeries {
-				res = nil
+			var res *sentryresource.Resource
+			if !d.p.inSeries {
+				res = &d.p.resource
 			}
 			err := d.l.PutEntryAttributesAside(d.p.attrs, a, res, observationAttribute, d.p.observed)
 			switch {
@@ -233,14 +237,14 @@ func jsonNumber(s string) any {
 	return json.Number(s)
 }
 
-// reusedMap is m emptied, or a new map when m is none yet: the point's
+// emptyMap empties *m, or makes it when it is none yet: the point's
 // attributes move into its data point (pcommon.Map.MoveTo leaves m empty
 // and usable), so that a map made per metric was a seventh of a
 // container's allocations.
-func reusedMap(m pcommon.Map) pcommon.Map {
-	if m == (pcommon.Map{}) {
-		return pcommon.NewMap()
+func emptyMap(m *pcommon.Map) {
+	if *m == (pcommon.Map{}) {
+		*m = pcommon.NewMap()
+		return
 	}
 	m.Clear()
-	return m
 }

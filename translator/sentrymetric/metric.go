@@ -48,6 +48,19 @@ type point struct {
 	resource sentryresource.Resource
 }
 
+// reset makes p ready for the next metric. Only what the metric may not
+// set is reset, and the resource only when written to (see
+// readAttributes): writing the pointers of a whole point per metric cost
+// the write barriers of each while the garbage collector marks.
+func (p *point) reset() {
+	emptyMap(&p.attrs)
+	emptyMap(&p.observed)
+	p.traceID, p.spanID = pcommon.TraceID{}, pcommon.SpanID{}
+	if p.typed != nil {
+		p.typed = nil
+	}
+}
+
 // number keeps an integer value apart from a float one.
 type number struct {
 	isInt bool

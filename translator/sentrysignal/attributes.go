@@ -62,7 +62,8 @@ func (l *Limiter) PutEntryAttributesAside(m pcommon.Map, attrs any, res *sentryr
 		t.unchanged = l.dropped == dropped
 	}
 	if at >= 0 {
-		return l.putTypedEntry(aside, &t.sent[at], res)
+		var tmp typedEntry
+		return l.putTypedEntry(aside, t.entry(at, &tmp), res)
 	}
 	return nil
 }
@@ -88,9 +89,10 @@ func (l *Limiter) putWritten(m pcommon.Map, a *TypedAttributes, res *sentryresou
 	if res == nil {
 		return true
 	}
+	var tmp typedEntry
 	for _, i := range a.order {
 		// what putTypedEntry notes of a typed value read as its text
-		e := &a.sent[i]
+		e := a.entry(i, &tmp)
 		if i == skip || l.leftOut(e.key) || e.textKind != stringText {
 			continue
 		}
@@ -117,7 +119,7 @@ func (a *TypedAttributes) Wrote(m pcommon.Map) {
 // (the last one sent); -1 when there is none.
 func (a *TypedAttributes) kept(key string) int32 {
 	for _, i := range a.order {
-		if a.sent[i].key == key {
+		if a.keyOf(i) == key {
 			return i
 		}
 	}
@@ -134,7 +136,7 @@ func (l *Limiter) leftOut(key string) bool {
 func (l *Limiter) written(a *TypedAttributes) int {
 	n := 0
 	for _, i := range a.order {
-		if !l.leftOut(a.sent[i].key) {
+		if !l.leftOut(a.keyOf(i)) {
 			n++
 		}
 	}
@@ -153,11 +155,12 @@ func (l *Limiter) putTypedEntries(m pcommon.Map, a *TypedAttributes, res *sentry
 		return l.putTypedBulk(m, a, n, res, skip)
 	}
 	m.EnsureCapacity(m.Len() + min(n, l.opts.MaxMapEntries))
+	var tmp typedEntry
 	for _, i := range a.order {
-		if i == skip || l.leftOut(a.sent[i].key) {
+		if i == skip || l.leftOut(a.keyOf(i)) {
 			continue
 		}
-		if err := l.putTypedEntry(m, &a.sent[i], res); err != nil {
+		if err := l.putTypedEntry(m, a.entry(i, &tmp), res); err != nil {
 			return err
 		}
 	}
@@ -196,8 +199,9 @@ func (l *Limiter) putTypedEntry(m pcommon.Map, e *typedEntry, res *sentryresourc
 func (l *Limiter) putTypedBulk(m pcommon.Map, a *TypedAttributes, n int, res *sentryresource.Resource, skip int32) error {
 	vals := make([]typedValue, 0, n)
 	present := make([]string, 0, n)
+	var tmp typedEntry
 	for _, i := range a.order {
-		e := &a.sent[i]
+		e := a.entry(i, &tmp)
 		if i == skip || l.leftOut(e.key) {
 			continue
 		}
@@ -268,6 +272,12 @@ type TypedAttributes struct {
 	// unchanged says the attributes last written were all written (none
 	// dropped at the limit).
 	unchanged bool
+	// virtual is the number of first attributes recalled as virtualOf's
+	// last entry's, which a.sent holds no copy of: writing each one's
+	// strings cost the garbage collector's write barriers most of what
+	// recalling them saved (see entry).
+	virtual   int
+	virtualOf *shape
 	// read1 counts the attributes read one by one, not recalled as the
 	// very text of their shape's last entry; readAt is the last of them.
 	read1  int
@@ -316,6 +326,41 @@ type recalled struct {
 
 // Len is the number of attributes.
 func (a *TypedAttributes) Len() int { return len(a.order) }
+
+// entry is attribute i as read: a.sent[i], or for one of the first
+// a.virtual, which are not written there (see sameAttributes), the same
+// built into tmp.
+func (a *TypedAttributes) entry(i int32, tmp *typedEntry) *typedEntry {
+	if int(i) >= a.virtual {
+		return &a.sent[i]
+	}
+	*tmp = a.virtualOf.recalledEntry(int(i), a.objectAt)
+	return tmp
+}
+
+// keyOf is the key of attribute i (see entry).
+func (a *TypedAttributes) keyOf(i int32) string {
+	if int(i) < a.virtual {
+		return a.virtualOf.keys[i]
+	}
+	return a.sent[i].key
+}
+
+// materialize writes the first a.virtual attributes into a.sent.
+func (a *TypedAttributes) materialize() {
+	for i := range a.virtual {
+		a.sent[i] = a.virtualOf.recalledEntry(i, a.objectAt)
+	}
+	a.virtual, a.virtualOf = 0, nil
+}
+
+// recalledEntry is the attribute the shape's member i is, read at its
+// place in an object at objectAt that has the shape's very text there.
+func (sh *shape) recalledEntry(i, objectAt int) typedEntry {
+	m := &sh.members[i]
+	return typedEntry{key: sh.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain, same: true,
+		start: objectAt + m.at, end: objectAt + m.end}
+}
 
 // typedEntry is one typed attribute: the attribute itself in x when it is
 // not an object (or when it came from a map), else the members a typed

@@ -99,6 +99,7 @@ func (s *containerScan) scan() error {
 // returnAttributes gives the typed attributes' space back to the parser,
 // holding no value of the payload.
 func (s *containerScan) returnAttributes() {
+	s.entry.reset()
 	sent := s.attrs.sent[:cap(s.attrs.sent)]
 	clear(sent)
 	s.attrs.forget()
@@ -140,7 +141,10 @@ func (s *containerScan) element() (any, error) {
 	if err == nil && index < s.limit {
 		s.visitor.Entry(index, x)
 	}
-	s.entry.reset() // the reused entry keeps no values alive
+	// the next entry overwrites this one's members: clearing them each
+	// time cost write barriers while the collector marks (returnAttributes
+	// clears them once, at the end)
+	s.entry.members = s.entry.members[:0]
 	return nil, err
 }
 
@@ -250,7 +254,7 @@ func (p *jsonParser) typedAttributes(into *TypedAttributes) (any, error) {
 	// TypedAttributes into is
 	into.sent = into.sent[:0]
 	into.recall, into.recallAt, into.before, into.unchanged = nil, 0, 0, false
-	into.read1 = 0
+	into.read1, into.virtual, into.virtualOf = 0, 0, nil
 	into.read++
 	p.typed = into
 	err := p.typedMembers()
@@ -371,11 +375,8 @@ func (p *jsonParser) sameAttributes() bool {
 		return false
 	}
 	a.recall = best
-	for i := range taken {
-		m := &best.members[i]
-		a.sent = append(a.sent, typedEntry{key: best.keys[i], isObject: true, textKind: m.kind, typ: m.typ, text: m.text, plainString: m.plain, same: true,
-			start: a.objectAt + m.at, end: a.objectAt + m.end})
-	}
+	a.sent = slices.Grow(a.sent, taken)[:taken] // written only when needed
+	a.virtual, a.virtualOf = taken, best
 	p.pos = a.objectAt + best.members[taken-1].end
 	return true
 }
@@ -448,6 +449,7 @@ func (sh *shape) keyAt(p *jsonParser, i int) bool {
 // shapeAfter is a remembered shape whose first i keys are those read and
 // whose key i is the text at pos.
 func (a *TypedAttributes) shapeAfter(p *jsonParser, i int) *shape {
+	a.materialize() // its keys are compared to the shapes'
 	for k := range a.shapes {
 		if sh := &a.shapes[k]; len(sh.keys) > 0 && sh.keyAt(p, i) && sh.sentFirst(a.sent[:i]) {
 			return sh
@@ -502,10 +504,12 @@ func plainText(text string) bool {
 // and remembered as a shape in place of the oldest.
 func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
-		sh.note(a.sent, data, a.objectAt, false)
+		// the attributes not written are the shape's already, where they were
+		sh.note(a.sent[a.virtual:], a.virtual, data, a.objectAt, false)
 		a.before, sh.last = sh.last, a.read
 		return append(order, sh.order...)
 	}
+	a.materialize()
 	order = keptOrder(order, a.sent)
 	for i := range a.sent {
 		if !plainText(a.sent[i].key) {
@@ -523,7 +527,7 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	for range a.sent {
 		sh.members = append(sh.members, recalled{})
 	}
-	sh.note(a.sent, data, a.objectAt, true)
+	sh.note(a.sent, 0, data, a.objectAt, true)
 	sh.last, sh.writtenOf, sh.written = a.read, 0, pcommon.Map{}
 	// the entry is the shape's: what is written of it may be told (Wrote)
 	a.recall, a.recallAt = sh, 0
@@ -533,9 +537,9 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 // note keeps what entries (which have the shape's keys) sent, read from
 // data, for the next entry of the shape to recall; but for a new shape
 // (all), the attributes taken from the shape, which it has already.
-func (sh *shape) note(entries []typedEntry, data []byte, objectAt int, all bool) {
-	for i := range entries {
-		e := &entries[i]
+func (sh *shape) note(entries []typedEntry, from int, data []byte, objectAt int, all bool) {
+	for k := range entries {
+		e, i := &entries[k], from+k
 		if e.same && !all {
 			sh.members[i].at, sh.members[i].end = e.start-objectAt, e.end-objectAt
 			continue
@@ -546,9 +550,12 @@ func (sh *shape) note(entries []typedEntry, data []byte, objectAt int, all bool)
 			at: e.start - objectAt, end: e.end - objectAt,
 		}
 	}
-	sh.object = nil
 	if len(entries) > 0 {
 		sh.object = data[objectAt:entries[len(entries)-1].end]
+	} else if from > 0 {
+		sh.object = data[objectAt : objectAt+sh.members[from-1].end]
+	} else {
+		sh.object = nil
 	}
 }
 
@@ -968,6 +975,6 @@ type Member struct {
 
 // reset empties the entry, keeping no values alive.
 func (e *Entry) reset() {
-	clear(e.members)
+	clear(e.members[:cap(e.members)])
 	e.members = e.members[:0]
 }

@@ -155,6 +155,7 @@ func (c *collectedEntries) Entry(_ int, x any) {
 		out[e.members[i].key] = e.valueOf(&e.members[i])
 	}
 	if ta, ok := out["attributes"].(*TypedAttributes); ok {
+		ta.materialize() // the attributes recalled and not written
 		out["attributes"] = &TypedAttributes{sent: slices.Clone(ta.sent), order: slices.Clone(ta.order)}
 	}
 	c.items = append(c.items, out)

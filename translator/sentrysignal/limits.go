@@ -56,7 +56,14 @@ func NewLimiter(opts Options) *Limiter {
 // does, keeping its scratch space: a container's translator resets one
 // Limiter per entry rather than making one.
 func (l *Limiter) Reset(opts Options) {
-	*l = Limiter{opts: opts.WithDefaults(), members: l.members[:0], nodeMembers: l.nodeMembers[:0]}
+	// field by field, the same options not written again: a container's
+	// translator resets its Limiter per entry, and each pointer written
+	// costs a write barrier while the garbage collector marks
+	if opts = opts.WithDefaults(); l.opts != opts {
+		l.opts = opts
+	}
+	l.dropped = 0
+	l.members, l.nodeMembers = l.members[:0], l.nodeMembers[:0]
 }
 
 // MaxDepth is the depth free-form values are written to (Options.MaxDepth
