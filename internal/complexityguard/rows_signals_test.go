@@ -41,5 +41,22 @@ func signalsRows() []row {
 				return `{"items":[` + strings.Join(entries, ",") + `]}`
 			})),
 		},
+		{
+			name: "trace_metric_attribute_prefixes", itemType: "trace_metric", dimension: "attributes of metrics whose shapes share all but the last, written as copies", n: 128,
+			fuzz: []string{"translator/sentrymetric.FuzzRecalledAttributesAsAlone", "translator/sentrysignal.FuzzContainer"},
+			build: httpRow("envelope", env("trace_metric", func(n int) string {
+				// six shapes in turn, more than are remembered, each sharing
+				// the n attributes before its last: every entry's text is
+				// compared with each remembered shape's, recalled as the
+				// longest, and written as a copy when its shape comes back
+				shared := repeat(n, ",", `"attr_%d":{"value":"v%d","type":"string"}`)
+				entries := make([]string, 24)
+				for i := range entries {
+					entries[i] = `{"timestamp":` + nowSeconds + `,"name":"m","type":"counter","value":1,"attributes":{` + shared +
+						fmt.Sprintf(`,"last_%d":{"value":"x","type":"string"}`, i%6) + `}}`
+				}
+				return `{"items":[` + strings.Join(entries, ",") + `]}`
+			})),
+		},
 	}
 }

@@ -1,8 +1,9 @@
 package sentrymetric
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -69,34 +70,82 @@ var recallEntries = func() []string {
 func TestRecalledAttributesAsAlone(t *testing.T) {
 	for _, opts := range []sentrysignal.Options{{}, {IncludeUserData: true}, {MaxMapEntries: 4}} {
 		t.Run(fmt.Sprintf("%+v", opts), func(t *testing.T) {
-			var truncTogether, truncAlone sentrysignal.Truncations
-			o := opts
-			o.Truncations = &truncTogether
-			together := translate(t, "["+strings.Join(recallEntries, ",")+"]", o)
-			seen := map[string]int{} // points taken of each series
-			var resource sentryresource.Resource
-			for i, e := range recallEntries {
-				o := opts
-				o.Truncations = &truncAlone
-				alone := translate(t, "["+e+"]", o)
-				name := alone.metrics.At(0).Name()
-				if seen[name] == 0 {
-					resource.Fill(alone.resource)
-				}
-				got, want := pointOf(t, together.metrics, name, seen[name]), pointOf(t, alone.metrics, name, 0)
-				seen[name]++
-				if !reflect.DeepEqual(got, want) {
-					t.Errorf("entry %d:\n got %v\nwant %v", i, got, want)
-				}
-			}
-			if together.resource != resource {
-				t.Errorf("resource %+v, alone %+v", together.resource, resource)
-			}
-			if truncTogether != truncAlone {
-				t.Errorf("truncations %+v, alone %+v", truncTogether, truncAlone)
+			if err := asAlone(recallEntries, opts); err != nil {
+				t.Fatal(err)
 			}
 		})
 	}
+}
+
+// FuzzRecalledAttributesAsAlone is TestRecalledAttributesAsAlone of any
+// entries (one per line).
+func FuzzRecalledAttributesAsAlone(f *testing.F) {
+	f.Add(strings.Join(recallEntries, "\n"))
+	f.Add(strings.Join(recallEntries[3:9], "\n"))
+	f.Fuzz(func(t *testing.T, lines string) {
+		entries := strings.Split(lines, "\n")
+		if len(entries) > 64 {
+			return
+		}
+		for _, e := range entries {
+			var obj map[string]any
+			if json.Unmarshal([]byte(e), &obj) != nil {
+				return // entries are objects; a container of others is not what is compared
+			}
+		}
+		for _, opts := range []sentrysignal.Options{{}, {MaxMapEntries: 4}} {
+			if err := asAlone(entries, opts); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+// asAlone translates entries as one container and each alone, and says
+// where they differ: a point's attributes and exemplars, the resource of
+// the series' first points, the truncations counted.
+func asAlone(entries []string, opts sentrysignal.Options) error {
+	var truncTogether, truncAlone sentrysignal.Truncations
+	o := opts
+	o.Truncations = &truncTogether
+	together, err := translate("["+strings.Join(entries, ",")+"]", o)
+	if err != nil {
+		return nil // the container is not one: nothing to compare
+	}
+	seen := map[seriesKey]int{} // points taken of each series
+	var resource sentryresource.Resource
+	for i, e := range entries {
+		o := opts
+		o.Truncations = &truncAlone
+		alone, err := translate("["+e+"]", o)
+		if err != nil || alone.metrics.Len() == 0 {
+			continue // an entry dropped alone is dropped in the container too
+		}
+		m := alone.metrics.At(0)
+		key := seriesKey{m.Name(), m.Type(), m.Unit()}
+		if seen[key] == 0 {
+			resource.Fill(alone.resource)
+		}
+		got, ok := pointOf(together.metrics, key, seen[key])
+		want, _ := pointOf(alone.metrics, key, 0)
+		seen[key]++
+		if !ok || got != want {
+			return fmt.Errorf("entry %d:\n got %s\nwant %s", i, got, want)
+		}
+	}
+	if together.resource != resource {
+		return fmt.Errorf("resource %+v, alone %+v", together.resource, resource)
+	}
+	if truncTogether != truncAlone {
+		return fmt.Errorf("truncations %+v, alone %+v", truncTogether, truncAlone)
+	}
+	return nil
+}
+
+type seriesKey struct {
+	name string
+	typ  pmetric.MetricType
+	unit string
 }
 
 type translated struct {
@@ -104,35 +153,46 @@ type translated struct {
 	resource sentryresource.Resource
 }
 
-func translate(t *testing.T, items string, opts sentrysignal.Options) translated {
-	t.Helper()
+func translate(items string, opts sentrysignal.Options) (translated, error) {
 	m, err := Metrics([]byte(`{"items":`+items+`}`), opts)
-	if err != nil {
-		t.Fatal(err)
+	var de *sentrysignal.DecodeError
+	if errors.As(err, &de) && m.Append == nil {
+		return translated{}, err
 	}
 	dst := pmetric.NewMetricSlice()
-	m.Append(dst)
-	return translated{dst, m.Resource}
+	if m.Append != nil {
+		m.Append(dst)
+	}
+	return translated{dst, m.Resource}, nil
 }
 
-// pointOf is point i of the metric called name, as maps: its attributes,
-// and its exemplars' filtered attributes.
-func pointOf(t *testing.T, metrics pmetric.MetricSlice, name string, i int) [2]any {
-	t.Helper()
+// pointOf is point i of the metric of key, printed: its attributes, and
+// its exemplars' filtered attributes (printed, as NaN is not equal to
+// itself).
+func pointOf(metrics pmetric.MetricSlice, key seriesKey, i int) (string, bool) {
 	for _, m := range metrics.All() {
-		if m.Name() != name {
+		if (seriesKey{m.Name(), m.Type(), m.Unit()}) != key {
 			continue
 		}
 		var attrs pcommon.Map
 		var exemplars pmetric.ExemplarSlice
 		switch m.Type() {
 		case pmetric.MetricTypeSum:
+			if i >= m.Sum().DataPoints().Len() {
+				return "", false
+			}
 			dp := m.Sum().DataPoints().At(i)
 			attrs, exemplars = dp.Attributes(), dp.Exemplars()
 		case pmetric.MetricTypeGauge:
+			if i >= m.Gauge().DataPoints().Len() {
+				return "", false
+			}
 			dp := m.Gauge().DataPoints().At(i)
 			attrs, exemplars = dp.Attributes(), dp.Exemplars()
 		default:
+			if i >= m.ExponentialHistogram().DataPoints().Len() {
+				return "", false
+			}
 			dp := m.ExponentialHistogram().DataPoints().At(i)
 			attrs, exemplars = dp.Attributes(), dp.Exemplars()
 		}
@@ -140,8 +200,7 @@ func pointOf(t *testing.T, metrics pmetric.MetricSlice, name string, i int) [2]a
 		for _, ex := range exemplars.All() {
 			filtered = append(filtered, ex.FilteredAttributes().AsRaw())
 		}
-		return [2]any{attrs.AsRaw(), filtered}
+		return fmt.Sprint(attrs.AsRaw(), filtered), true
 	}
-	t.Fatalf("no metric %q", name)
-	return [2]any{}
+	return "", false
 }

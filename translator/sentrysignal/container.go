@@ -504,8 +504,11 @@ func plainText(text string) bool {
 // and remembered as a shape in place of the oldest.
 func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 	if sh := a.recall; sh != nil && len(sh.keys) == len(a.sent) {
-		// the attributes not written are the shape's already, where they were
-		sh.note(a.sent[a.virtual:], a.virtual, data, a.objectAt, false)
+		// the attributes not written are the shape's already, where they
+		// were; but those recalled before the shape was (recallAt > 0) were
+		// another shape's, and are noted like the rest, lest the shape's
+		// text and what it recalls of it part
+		sh.note(a.sent[a.virtual:], a.virtual, data, a.objectAt, a.recallAt > 0)
 		a.before, sh.last = sh.last, a.read
 		return append(order, sh.order...)
 	}
