@@ -69,11 +69,14 @@ type containerScan struct {
 	// entry and attrs are reused for every entry.
 	entry Entry
 	attrs TypedAttributes
-	// keys are the member keys of the last entry read whose keys can be
-	// recognised by their text (see entryKey); recalled counts those the
-	// entry being read sent in the same places.
-	keys     []string
-	recalled int
+	// keyLists are the member keys of the last entries read whose keys
+	// can be recognised by their text (see entryKey), one list per way an
+	// SDK writes its entries (a counter without "unit", a distribution
+	// with it); keys is the one the entry being read has sent so far
+	// (-1: none), oldestKeys the one a new list replaces.
+	keyLists   [4][]string
+	keys       int
+	oldestKeys int
 }
 
 // scan reads the payload as one JSON value, giving the entries of an
@@ -156,7 +159,6 @@ func (s *containerScan) entryObject() (any, error) {
 	if empty, err := p.openObject(); empty || err != nil {
 		return &s.entry, err
 	}
-	s.recalled = 0
 	for {
 		key, err := s.entryKey()
 		if err != nil {
@@ -174,37 +176,74 @@ func (s *containerScan) entryObject() (any, error) {
 }
 
 // entryKey reads the key of the entry's next member and the ":" after it:
-// the key the entry before sent in the same place when the payload has its
-// very text there (an SDK writes the members of its entries in one
-// order), else as memberKey reads it.
+// the key an entry before of the same keys sent in the same place when the
+// payload has its very text there (an SDK writes the members of its
+// entries in one order), else as memberKey reads it. When the list of keys
+// recalled has another key there, another list that has the keys read so
+// far and this one goes on; once none has, the entry's keys are read.
 func (s *containerScan) entryKey() (string, error) {
 	p, i := s.p, len(s.entry.members)
-	if i == s.recalled && i < len(s.keys) && p.skipQuoted(s.keys[i]) {
-		if !p.at(':') {
-			return "", p.syntaxError("after an object key")
-		}
-		p.pos++
-		s.recalled++
-		return s.keys[i], nil
+	if s.keys >= 0 && !s.keyAt(s.keys, i) || s.keys < 0 && i == 0 {
+		s.keys = s.otherKeys(i)
 	}
-	return p.memberKey()
+	if s.keys < 0 {
+		return p.memberKey()
+	}
+	key := s.keyLists[s.keys][i]
+	p.pos += len(key) + 2
+	if !p.at(':') {
+		return "", p.syntaxError("after an object key")
+	}
+	p.pos++
+	return key, nil
 }
 
-// noteKeys keeps the keys of the entry read for the next one, when it did
-// not send the same keys as the one before.
+// keyAt says whether list k's key i is the text at pos.
+func (s *containerScan) keyAt(k, i int) bool {
+	keys := s.keyLists[k]
+	return i < len(keys) && s.p.quotedAt(keys[i])
+}
+
+// otherKeys is a list of keys other than the one recalled whose first i
+// are the keys read and whose key i is the text at pos; -1 when none is.
+func (s *containerScan) otherKeys(i int) int {
+	for k := range s.keyLists {
+		if k != s.keys && s.keyAt(k, i) && sameKeys(s.keyLists[k][:i], s.entry.members) {
+			return k
+		}
+	}
+	return -1
+}
+
+// sameKeys says whether members have the keys.
+func sameKeys(keys []string, members []entryMember) bool {
+	for i := range keys {
+		if members[i].key != keys[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// noteKeys keeps the keys of the entry read for the next ones, when no
+// list has them; the entry after starts with the list that has.
 func (s *containerScan) noteKeys() {
-	if s.recalled == len(s.entry.members) && s.recalled == len(s.keys) {
+	if s.keys >= 0 && len(s.keyLists[s.keys]) == len(s.entry.members) {
 		return
 	}
-	// the keys recalled are those of the entry before: plain already
-	s.keys = s.keys[:s.recalled]
-	for _, m := range s.entry.members[s.recalled:] {
+	for _, m := range s.entry.members {
 		if !plainText(m.key) {
-			s.keys = s.keys[:0]
+			s.keys = -1 // a key only found by reading it
 			return
 		}
-		s.keys = append(s.keys, m.key)
 	}
+	k := s.oldestKeys
+	s.oldestKeys = (k + 1) % len(s.keyLists)
+	keys := s.keyLists[k][:0]
+	for _, m := range s.entry.members {
+		keys = append(keys, m.key)
+	}
+	s.keyLists[k], s.keys = keys, k
 }
 
 // entryMember reads one member of an entry onto the reused entry.
