@@ -26,6 +26,20 @@ func metricContainer100(b *testing.B) []byte {
 	return append(append([]byte(`{"items":[`), bytes.Join(items, []byte(","))...), "]}"...)
 }
 
+// otlpOf is the OTLP protobuf request of the container's metrics, as the
+// otlp receiver gets it.
+func otlpOf(b *testing.B, payload []byte) []byte {
+	md := pmetric.NewMetrics()
+	if _, err := AppendMetrics(payload, sentrysignal.Options{}, md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()); err != nil {
+		b.Fatal(err)
+	}
+	otlp, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return otlp
+}
+
 // BenchmarkDecodeMetricContainer: the trace_metric decoder against the
 // OTLP protobuf decode of the same metrics, the otlp receiver's path.
 func BenchmarkDecodeMetricContainer(b *testing.B) {
@@ -39,14 +53,7 @@ func BenchmarkDecodeMetricContainer(b *testing.B) {
 			}
 		}
 	})
-	md := pmetric.NewMetrics()
-	if _, err := AppendMetrics(payload, sentrysignal.Options{}, md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()); err != nil {
-		b.Fatal(err)
-	}
-	otlp, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
-	if err != nil {
-		b.Fatal(err)
-	}
+	otlp := otlpOf(b, payload)
 	b.Run("otlp-protobuf.UnmarshalMetrics", func(b *testing.B) {
 		b.SetBytes(int64(len(payload)))
 		b.ReportAllocs()
@@ -68,14 +75,7 @@ func BenchmarkDecodeMetricContainer(b *testing.B) {
 // collector's CPU does.
 func BenchmarkDecodeMetricContainerInterleaved(b *testing.B) {
 	payload := metricContainer100(b)
-	md := pmetric.NewMetrics()
-	if _, err := AppendMetrics(payload, sentrysignal.Options{}, md.ResourceMetrics().AppendEmpty().ScopeMetrics().AppendEmpty().Metrics()); err != nil {
-		b.Fatal(err)
-	}
-	otlp, err := (&pmetric.ProtoMarshaler{}).MarshalMetrics(md)
-	if err != nil {
-		b.Fatal(err)
-	}
+	otlp := otlpOf(b, payload)
 	const batch = 50
 	var ours, theirs time.Duration
 	b.ReportAllocs()

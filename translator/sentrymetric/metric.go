@@ -49,9 +49,10 @@ type point struct {
 }
 
 // reset makes p ready for the next metric. Only what the metric may not
-// set is reset, and the resource only when written to (see
-// readAttributes): writing the pointers of a whole point per metric cost
-// the write barriers of each while the garbage collector marks.
+// set is reset here, and the resource only for a point that starts a
+// series (see readSeries): writing the pointers of a whole point per
+// metric cost the write barriers of each while the garbage collector
+// marks.
 func (p *point) reset() {
 	emptyMap(&p.attrs)
 	emptyMap(&p.observed)

@@ -86,12 +86,18 @@ func (l *Limiter) putWritten(m pcommon.Map, a *TypedAttributes, res *sentryresou
 	}
 	sh.written.CopyTo(m)
 	a.unchanged = true
-	if res == nil {
-		return true
+	if res != nil {
+		l.noteWritten(res, a, skip)
 	}
+	return true
+}
+
+// noteWritten notes in res what putTypedEntry notes of the attributes
+// (but the one at skip) when it writes them: those read as text whose
+// type writes them as strings.
+func (l *Limiter) noteWritten(res *sentryresource.Resource, a *TypedAttributes, skip int32) {
 	var tmp typedEntry
 	for _, i := range a.order {
-		// what putTypedEntry notes of a typed value read as its text
 		e := a.entry(i, &tmp)
 		if i == skip || l.leftOut(e.key) || e.textKind != stringText {
 			continue
@@ -102,7 +108,6 @@ func (l *Limiter) putWritten(m pcommon.Map, a *TypedAttributes, res *sentryresou
 			NoteResourceAttribute(res, e.key, e.text)
 		}
 	}
-	return true
 }
 
 // Wrote tells that the attributes written by PutEntryAttributesAside are
