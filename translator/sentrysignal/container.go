@@ -551,6 +551,9 @@ func (a *TypedAttributes) keptOrderOf(order []int32, data []byte) []int32 {
 		a.before, sh.last = sh.last, a.read
 		return append(order, sh.order...)
 	}
+	if len(a.sent) == 0 {
+		return order // "attributes": {} is no shape to remember
+	}
 	a.materialize()
 	order = keptOrder(order, a.sent)
 	for i := range a.sent {
