@@ -41,25 +41,25 @@ var recallEntries = func() []string {
 			`"name":"` + name + `","type":"` + typ + `",` + unit + `"value":1.5,` + members + `"attributes":{` + attributes + `}}`
 	}
 	return []string{
-		entry("p", "gauge", "", "", `"sentry.environment":{"value":"e0","type":"string"}`),                                                                            // series p starts: its resource
-		entry("p", "gauge", "", "", `"sentry.release":{"value":"rp","type":"string"},"sentry.timestamp.sequence":{"value":0,"type":"integer"}`),                       // not its first point: no resource
-		entry("q", "gauge", "", "", `"sentry.release":{"value":"rp","type":"string"},"sentry.timestamp.sequence":{"value":1,"type":"integer"}`),                       // a copy starts series q: its resource
-		entry("c", "counter", "", "", attrs("r1", "eu", 0, "")),                                                                                                       // a shape's first entry
-		entry("c", "counter", "", "", attrs("r1", "eu", 1, "")),                                                                                                       // the same but the sequence: a copy
-		entry("c", "counter", "", "", attrs("r1", "eu", 1, "")),                                                                                                       // all the same: a copy
-		entry("d", "distribution", "ms", "", attrs("r1", "", 0, "")),                                                                                                  // another shape
-		entry("c", "counter", "", "", attrs("r1", "eu", 2, "")),                                                                                                       // back to the first shape: a copy
-		entry("c", "counter", "", "", attrs("r2", "eu", 3, "")),                                                                                                       // another release: written
-		entry("c", "counter", "", "", attrs("r2", "eu", 4, "")),                                                                                                       // a copy noting r2
-		entry("c", "counter", "", `"extra":1,`, attrs("r2", "eu", 5, "")),                                                                                             // a member of its own: written, not told
-		entry("c", "counter", "", "", attrs("r2", "eu", 6, "")),                                                                                                       // after an entry not told: written
-		entry("c", "counter", "", "", attrs("r2", "us", 7, `"flag":{"value":true,"type":"boolean"},`)),                                                                // a boolean (read as a value, not recalled): written
-		entry("c", "counter", "", "", attrs("r2", "us", 7, `"flag":{"value":true,"type":"boolean"},`)),                                                                // and again
-		entry("c", "counter", "", "", attrs("r2", "us", 7, "")),                                                                                                       // one attribute differs: written
-		entry("g", "gauge", "", "", attrs("r2", "us", 8, `"region":{"value":"ap","type":"string"},`)),                                                                 // a repeated key: its last value
-		entry("g", "gauge", "", "", attrs("r2", "us", 9, `"region":{"value":"ap","type":"string"},`)),                                                                 // and its copy
-		entry("c", "counter", "", "", `"sentry.timestamp.sequence":{"value":1,"type":"integer"},`+attrs("r2", "us", 10, "")[0:0]+`"a":{"value":"b","type":"string"}`), // the sequence first
-		entry("c", "counter", "", "", `"sentry.timestamp.sequence":{"value":2,"type":"integer"},"a":{"value":"b","type":"string"}`),                                   // and its copy
+		entry("p", "gauge", "", "", `"sentry.environment":{"value":"e0","type":"string"}`),                                                      // series p starts: its resource
+		entry("p", "gauge", "", "", `"sentry.release":{"value":"rp","type":"string"},"sentry.timestamp.sequence":{"value":0,"type":"integer"}`), // not its first point: no resource
+		entry("q", "gauge", "", "", `"sentry.release":{"value":"rp","type":"string"},"sentry.timestamp.sequence":{"value":1,"type":"integer"}`), // a copy starts series q: its resource
+		entry("c", "counter", "", "", attrs("r1", "eu", 0, "")),                                                                                 // a shape's first entry
+		entry("c", "counter", "", "", attrs("r1", "eu", 1, "")),                                                                                 // the same but the sequence: a copy
+		entry("c", "counter", "", "", attrs("r1", "eu", 1, "")),                                                                                 // all the same: a copy
+		entry("d", "distribution", "ms", "", attrs("r1", "", 0, "")),                                                                            // another shape
+		entry("c", "counter", "", "", attrs("r1", "eu", 2, "")),                                                                                 // back to the first shape: a copy
+		entry("c", "counter", "", "", attrs("r2", "eu", 3, "")),                                                                                 // another release: written
+		entry("c", "counter", "", "", attrs("r2", "eu", 4, "")),                                                                                 // a copy noting r2
+		entry("c", "counter", "", `"extra":1,`, attrs("r2", "eu", 5, "")),                                                                       // a member of its own: written, not told
+		entry("c", "counter", "", "", attrs("r2", "eu", 6, "")),                                                                                 // after an entry not told: written
+		entry("c", "counter", "", "", attrs("r2", "us", 7, `"flag":{"value":true,"type":"boolean"},`)),                                          // a boolean (read as a value, not recalled): written
+		entry("c", "counter", "", "", attrs("r2", "us", 7, `"flag":{"value":true,"type":"boolean"},`)),                                          // and again
+		entry("c", "counter", "", "", attrs("r2", "us", 7, "")),                                                                                 // one attribute differs: written
+		entry("g", "gauge", "", "", attrs("r2", "us", 8, `"region":{"value":"ap","type":"string"},`)),                                           // a repeated key: its last value
+		entry("g", "gauge", "", "", attrs("r2", "us", 9, `"region":{"value":"ap","type":"string"},`)),                                           // and its copy
+		entry("c", "counter", "", "", `"sentry.timestamp.sequence":{"value":1,"type":"integer"},"a":{"value":"b","type":"string"}`),             // the sequence first
+		entry("c", "counter", "", "", `"sentry.timestamp.sequence":{"value":2,"type":"integer"},"a":{"value":"b","type":"string"}`),             // and its copy
 	}
 }()
 
